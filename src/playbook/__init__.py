@@ -1,0 +1,60 @@
+"""Playbook: a decaying rule playbook for coding agents.
+
+The public API of SPEC §2. Names are imported lazily so that `import playbook` (and the
+`playbook` command) stays fast and never pulls in numpy or Textual until they are used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "open_database": "playbook.store",
+    "run_migrations": "playbook.store",
+    "memory_migration": "playbook.store",
+    "PlaybookStore": "playbook.store",
+    "curate": "playbook.curate",
+    "CurateResult": "playbook.curate",
+    "recall": "playbook.recall",
+    "RecallResult": "playbook.recall",
+    "RecallItem": "playbook.recall",
+    "reflect_session": "playbook.reflect",
+    "apply_outcome": "playbook.outcomes",
+    "MemoryVectors": "playbook.vectors",
+    "HashTrigramEmbedder": "playbook.vectors",
+    "Policy": "playbook.policy",
+    "DEFAULT_POLICY": "playbook.policy",
+    "Bullet": "playbook.model",
+    "FeedbackEvent": "playbook.model",
+    "Score": "playbook.model",
+    "PlaybookDelta": "playbook.deltas",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from .curate import CurateResult, curate
+    from .deltas import PlaybookDelta
+    from .model import Bullet, FeedbackEvent, Score
+    from .outcomes import apply_outcome
+    from .policy import DEFAULT_POLICY, Policy
+    from .recall import RecallItem, RecallResult, recall
+    from .reflect import reflect_session
+    from .store import PlaybookStore, memory_migration, open_database, run_migrations
+    from .vectors import HashTrigramEmbedder, MemoryVectors
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'playbook' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -1,0 +1,607 @@
+"""The deterministic curator of SPEC §5: `curate(store, deltas, provenance, actor)`.
+
+No model is involved. The whole batch is one transaction; invalid items are reported in
+`result.rejected`, never raised; every decision is written to the decision log.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from . import scoring
+from .deltas import (
+    AddDelta,
+    DeprecateDelta,
+    HarmfulDelta,
+    HelpfulDelta,
+    InvalidDelta,
+    MergeDelta,
+    PlaybookDelta,
+    ReplaceDelta,
+    delta_dict,
+    parse_delta,
+)
+from .model import Actor, Bullet, Maturity, Provenance
+from .store import PlaybookStore, new_batch_id
+from .text import content_hash, core_tokens, is_negative, jaccard, normalize, strip_avoid, tokens
+
+STATUSES = (
+    "added",
+    "folded",
+    "conflict",
+    "applied",
+    "refused-blocked",
+    "refused-zombie",
+    "refused-pinned",
+    "dropped-duplicate",
+    "rejected-invalid",
+)
+
+
+@dataclass
+class DeltaOutcome:
+    index: int
+    status: str
+    bullet_id: str | None = None
+    reason: str | None = None
+    type: str | None = None
+
+
+@dataclass
+class CurateResult:
+    batch_id: str
+    outcomes: list[DeltaOutcome] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    inversions: list[tuple[str, str]] = field(default_factory=list)
+    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> list[DeltaOutcome]:
+        return [o for o in self.outcomes if o.status == "rejected-invalid"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "outcomes": [asdict(o) for o in self.outcomes],
+            "rejected": [asdict(o) for o in self.rejected],
+            "added": list(self.added),
+            "conflicts": [list(p) for p in self.conflicts],
+            "inversions": [list(p) for p in self.inversions],
+            "maturity_changes": [list(c) for c in self.maturity_changes],
+        }
+
+
+def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance:
+    if value is None:
+        return Provenance()
+    if isinstance(value, Provenance):
+        return value
+    return Provenance.model_validate(value)
+
+
+def _polarity(content: str, bullet_type: str) -> bool:
+    return is_negative(content, bullet_type)
+
+
+def _add_type(delta: AddDelta) -> str:
+    if delta.bullet_type is not None:
+        return str(delta.bullet_type)
+    return "anti-pattern" if strip_avoid(delta.content) != delta.content else "rule"
+
+
+@dataclass
+class _Block:
+    id: str
+    pattern: str
+    normalized: str
+    tokens: frozenset[str]
+    negative: bool
+
+
+class _Batch:
+    """The state of one curate call."""
+
+    def __init__(
+        self, store: PlaybookStore, provenance: Provenance, actor: str, result: CurateResult
+    ) -> None:
+        self.store = store
+        self.policy = store.policy
+        self.provenance = provenance
+        self.actor = actor
+        self.human = actor == Actor.HUMAN
+        self.result = result
+        self.batch = result.batch_id
+        self.voted: set[str] = set()
+        self.touched: dict[str, None] = {}
+        self.harmed: dict[str, None] = {}
+        self.applied = 0
+        self._blocks: list[_Block] | None = None
+
+    # -- outcome bookkeeping
+    def outcome(
+        self,
+        index: int,
+        delta: PlaybookDelta | None,
+        status: str,
+        bullet_id: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        kind = delta.type if delta is not None else None
+        self.result.outcomes.append(DeltaOutcome(index, status, bullet_id, reason, kind))
+        if status in ("added", "folded", "conflict", "applied"):
+            self.applied += 1
+        if status == "rejected-invalid" or delta is None:
+            return
+        detail: dict[str, Any] = {"index": index, "delta": delta_dict(delta)}
+        self.store.log_decision(
+            self.batch, self.actor, kind or "?", bullet_id, status, reason, detail
+        )
+
+    # -- validation that needs the database
+    def check(self, delta: PlaybookDelta) -> str | None:
+        limit = self.policy.max_content_length
+        content = getattr(delta, "content", None)
+        if content is not None and len(content) > limit:
+            return (
+                f"content is {len(content):,} characters; the maximum is {limit:,} "
+                "(Policy.max_content_length)"
+            )
+        ids = (
+            delta.bullet_ids
+            if isinstance(delta, MergeDelta)
+            else [getattr(delta, "bullet_id", None)]
+        )
+        for bid in ids:
+            if bid is None:
+                continue
+            bullet = self.store.get_bullet(bid)
+            if bullet is None:
+                return f"no bullet with id {bid!r}"
+            if bullet.state == "retired":
+                succ = [b for _, b in self.store.lineage(bid).successors]
+                hint = f" (succeeded by {', '.join(succ)})" if succ else ""
+                return f"bullet {bid} is retired{hint}"
+        return None
+
+    # -- step 2: blocked patterns
+    def blocks(self) -> list[_Block]:
+        if self._blocks is None:
+            self._blocks = [
+                _Block(
+                    b.id,
+                    b.pattern,
+                    normalize(b.pattern),
+                    frozenset(tokens(b.pattern)),
+                    is_negative(b.pattern),
+                )
+                for b in self.store.blocked()
+            ]
+        return self._blocks
+
+    def blocked_by(self, content: str, bullet_type: str) -> _Block | None:
+        norm = normalize(content)
+        toks = frozenset(tokens(content))
+        negative = _polarity(content, bullet_type)
+        for b in self.blocks():
+            if norm == b.normalized:
+                return b
+            if negative != b.negative and bullet_type == "anti-pattern":
+                # "AVOID: <blocked thing>" is the lesson, not the blocked thing.
+                continue
+            if negative != b.negative:
+                continue
+            if jaccard(toks, b.tokens) >= self.policy.blocked_jaccard - 1e-9:
+                return b
+            if fuzz.ratio(norm, b.normalized) >= self.policy.blocked_fuzz_ratio:
+                return b
+        return None
+
+    # -- step 3: near-duplicates
+    def similar(self, content: str) -> list[tuple[float, Bullet]]:
+        """Existing bullets whose subject has token Jaccard >= threshold, best first."""
+        threshold = self.policy.duplicate_jaccard - 1e-9
+        core = core_tokens(content)
+        found: dict[str, Bullet] = {b.id: b for b in self.store.find_by_hash(content_hash(content))}
+        if core:
+            df = self.store.token_df(core)
+            need = math.ceil(threshold * len(core))
+            prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
+            ids: dict[str, None] = {}
+            for tok in prefix:
+                if df[tok]:
+                    ids.update(dict.fromkeys(self.store.token_postings(tok)))
+            found.update(self.store.get_bullets(i for i in ids if i not in found))
+        out = []
+        for b in found.values():
+            score = 1.0 if b.content == content else jaccard(core, core_tokens(b.content))
+            if score >= threshold:
+                out.append((score, b))
+        out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
+        return out
+
+    def add(self, index: int, delta: AddDelta) -> None:
+        btype = _add_type(delta)
+        block = self.blocked_by(delta.content, btype)
+        if block is not None:
+            self.outcome(
+                index,
+                delta,
+                "refused-blocked",
+                None,
+                f"near blocked pattern {block.id}: {block.pattern!r}",
+            )
+            return
+        negative = _polarity(delta.content, btype)
+        fold = zombie = conflict = None
+        for score, b in self.similar(delta.content):
+            same = _polarity(b.content, b.type) == negative
+            alive = b.state != "retired" and b.maturity != Maturity.DEPRECATED
+            if same and alive and fold is None:
+                fold = (score, b)
+            elif same and not alive and zombie is None:
+                zombie = (score, b)
+            elif not same and alive and conflict is None:
+                conflict = (score, b)
+        if fold is not None:
+            score, b = fold
+            if b.id in self.voted:
+                self.outcome(index, delta, "dropped-duplicate", b.id, "already voted in this batch")
+                return
+            self.feedback(b.id, "helpful", context=f"folded duplicate add: {delta.content}")
+            self.outcome(
+                index, delta, "folded", b.id, f"duplicate of {b.id} (similarity {score:.2f})"
+            )
+            return
+        if zombie is not None:
+            score, b = zombie
+            what = "retired" if b.state == "retired" else "deprecated"
+            self.outcome(
+                index,
+                delta,
+                "refused-zombie",
+                b.id,
+                f"duplicates {what} bullet {b.id} (similarity {score:.2f}); no zombie rules",
+            )
+            return
+        bullet = self.store.insert_bullet(
+            delta.content,
+            category=delta.category or "general",
+            tags=delta.tags,
+            scope=str(delta.scope or "global"),
+            scope_key=delta.scope_key,
+            type=btype,
+            kind=delta.kind or ("pitfall" if btype == "anti-pattern" else "workflow_rule"),
+            source="manual" if self.human else "learned",
+            provenance=self.provenance,
+            batch_id=self.batch,
+        )
+        self.result.added.append(bullet.id)
+        self.touched[bullet.id] = None
+        if conflict is not None:
+            score, b = conflict
+            reason = f"opposite polarity to {b.id} (similarity {score:.2f})"
+            self.store.flag_conflict(bullet.id, b.id, reason, batch_id=self.batch)
+            self.result.conflicts.append((bullet.id, b.id))
+            self.outcome(index, delta, "conflict", bullet.id, reason)
+        else:
+            self.outcome(index, delta, "added", bullet.id, delta.reason)
+
+    # -- feedback
+    def feedback(self, bullet_id: str, kind: str, **kw: Any) -> None:
+        self.store.add_feedback(
+            bullet_id,
+            kind,
+            provenance=self.provenance,
+            actor=self.actor,
+            batch_id=self.batch,
+            **kw,
+        )
+        self.voted.add(bullet_id)
+        self.touched[bullet_id] = None
+        if kind == "harmful":
+            self.harmed[bullet_id] = None
+
+    # -- step 4: structure
+    def pinned_refusal(self, bullets: Iterable[Bullet]) -> Bullet | None:
+        if self.human:
+            return None
+        return next((b for b in bullets if b.pinned), None)
+
+    def successor(
+        self, originals: list[Bullet], content: str, source: str, reason: str | None
+    ) -> str:
+        first = originals[0]
+        same = lambda attr: len({getattr(b, attr) for b in originals}) == 1  # noqa: E731
+        tags = list(dict.fromkeys(t for b in originals for t in b.tags))
+        new = self.store.insert_bullet(
+            content,
+            category=first.category if same("category") else "general",
+            tags=tags,
+            scope=str(first.scope) if same("scope") else "global",
+            scope_key=first.scope_key if same("scope") else None,
+            type=str(first.type) if same("type") else "rule",
+            kind=first.kind,
+            source=source,
+            half_life_days=first.half_life_days,
+            pinned=any(b.pinned for b in originals),
+            pinned_reason=next((b.pinned_reason for b in originals if b.pinned), None),
+            provenance=self.provenance,
+            batch_id=self.batch,
+        )
+        for b in originals:
+            self.store.add_edge("supersedes", new.id, b.id, batch_id=self.batch)
+            self.store.retire(b.id)
+            self.store.set_maturity_due(b.id, None)
+        self.result.added.append(new.id)
+        self.touched[new.id] = None
+        return new.id
+
+    def structural(self, index: int, delta: PlaybookDelta) -> None:
+        if isinstance(delta, DeprecateDelta):
+            b = self.store.require_bullet(delta.bullet_id)
+            if self.pinned_refusal([b]):
+                self.outcome(
+                    index,
+                    delta,
+                    "refused-pinned",
+                    b.id,
+                    "bullet is pinned; only a human can deprecate it",
+                )
+                return
+            if b.maturity == Maturity.DEPRECATED:
+                self.outcome(index, delta, "applied", b.id, "already deprecated")
+                return
+            self.set_maturity(b, Maturity.DEPRECATED)
+            self.outcome(index, delta, "applied", b.id, delta.reason)
+            return
+        if isinstance(delta, ReplaceDelta):
+            originals = [self.store.require_bullet(delta.bullet_id)]
+            source = str(originals[0].source)
+        else:
+            assert isinstance(delta, MergeDelta)
+            originals = [self.store.require_bullet(i) for i in delta.bullet_ids]
+            source = "merged"
+        if any(b.state == "retired" for b in originals):
+            gone = next(b.id for b in originals if b.state == "retired")
+            self.outcome(
+                index,
+                delta,
+                "rejected-invalid",
+                gone,
+                f"bullet {gone} was retired earlier in this batch",
+            )
+            return
+        pinned = self.pinned_refusal(originals)
+        if pinned is not None:
+            self.outcome(
+                index,
+                delta,
+                "refused-pinned",
+                pinned.id,
+                f"bullet {pinned.id} is pinned; only a human can retire it",
+            )
+            return
+        new_id = self.successor(originals, delta.content, source, delta.reason)
+        self.outcome(index, delta, "applied", new_id, delta.reason)
+
+    def set_maturity(self, bullet: Bullet, to: Maturity) -> None:
+        self.store.set_maturity(bullet.id, str(to), batch_id=self.batch)
+        self.result.maturity_changes.append((bullet.id, str(bullet.maturity), str(to)))
+        self.store.log_decision(
+            self.batch,
+            self.actor,
+            "maturity",
+            bullet.id,
+            "applied",
+            None,
+            {"from": str(bullet.maturity), "to": str(to)},
+        )
+        self.touched[bullet.id] = None
+
+    # -- step 5: inversion
+    def invert(self) -> None:
+        if not self.harmed:
+            return
+        ids = list(self.harmed)
+        bullets = self.store.get_bullets(ids)
+        evidence = self.store.evidence_many(ids)
+        for bid in ids:
+            b = bullets[bid]
+            ev = evidence[bid]
+            if b.type != "rule" or b.pinned or b.state == "retired":
+                continue
+            if not scoring.should_invert(ev.helpful, ev.harmful, self.policy):
+                continue
+            new = self.store.insert_bullet(
+                f"AVOID: {strip_avoid(b.content)}",
+                category=b.category,
+                tags=b.tags,
+                scope=str(b.scope),
+                scope_key=b.scope_key,
+                type="anti-pattern",
+                kind="pitfall",
+                source="inverted",
+                half_life_days=b.half_life_days,
+                provenance=self.provenance,
+                batch_id=self.batch,
+            )
+            self.store.add_edge("inverts", new.id, b.id, batch_id=self.batch)
+            self.store.retire(b.id)
+            self.result.inversions.append((b.id, new.id))
+            self.result.added.append(new.id)
+            self.touched[new.id] = None
+            self.store.log_decision(
+                self.batch,
+                self.actor,
+                "invert",
+                b.id,
+                "applied",
+                f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}",
+                {"anti_pattern": new.id},
+            )
+
+
+def run_maturity_pass(
+    store: PlaybookStore,
+    *,
+    touched: Iterable[str] = (),
+    batch_id: str | None = None,
+    actor: str = "agent",
+    result: CurateResult | None = None,
+) -> list[tuple[str, str, str]]:
+    """The maturity pass of SPEC §4 over every non-retired bullet.
+
+    Only bullets that can move are evaluated: the ones touched now, the ones whose
+    decay-driven due time has come, and all of them when the policy changed.
+    """
+    policy = store.policy
+    now_t = store.now()
+    now = scoring.days(now_t)
+    ids = dict.fromkeys(touched)
+    full = store.maturity_policy_changed()
+    ids.update(dict.fromkeys(store.active_ids() if full else store.due_for_maturity(now)))
+    changes: list[tuple[str, str, str]] = []
+    if not ids:
+        return changes
+    with store.transaction():
+        bullets = store.get_bullets(ids)
+        evidence = store.evidence_many(list(bullets), at=now_t)
+        for bid, b in bullets.items():
+            if b.state == "retired":
+                store.set_maturity_due(bid, None)
+                continue
+            ev = evidence[bid]
+            current = Maturity(b.maturity)
+            new = scoring.next_maturity(current, ev.helpful, ev.harmful, b.pinned, policy)
+            if new is not current:
+                store.set_maturity(bid, str(new), batch_id=batch_id)
+                store.log_decision(
+                    batch_id,
+                    actor,
+                    "maturity",
+                    bid,
+                    "applied",
+                    f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}",
+                    {"from": str(current), "to": str(new)},
+                )
+                changes.append((bid, str(current), str(new)))
+            due = scoring.maturity_due(
+                ev.helpful, ev.harmful, new, b.pinned, now, store.half_life(b), policy
+            )
+            if ev.pending_until is not None and due is not None:
+                due = min(due, ev.pending_until)
+            store.set_maturity_due(bid, due)
+        if full:
+            store.record_maturity_policy()
+    if result is not None:
+        result.maturity_changes.extend(changes)
+    return changes
+
+
+def curate(
+    store: PlaybookStore,
+    deltas: object,
+    provenance: Provenance | dict[str, Any] | None = None,
+    actor: str = "agent",
+) -> CurateResult:
+    """Apply a batch of deltas deterministically, in one transaction."""
+    actor = str(Actor(actor))
+    prov = _provenance(provenance)
+    result = CurateResult(batch_id=new_batch_id())
+    if not isinstance(deltas, list | tuple):
+        result.outcomes.append(
+            DeltaOutcome(
+                0,
+                "rejected-invalid",
+                None,
+                f"a batch must be a list of deltas, not {type(deltas).__name__}",
+            )
+        )
+        return result
+    with store.transaction():
+        run = _Batch(store, prov, actor, result)
+        parsed: list[tuple[int, PlaybookDelta]] = []
+        for i, item in enumerate(deltas):
+            try:
+                delta = parse_delta(item)
+            except InvalidDelta as exc:
+                run.outcome(i, None, "rejected-invalid", _item_id(item), str(exc))
+                continue
+            problem = run.check(delta)
+            if problem:
+                run.result.outcomes.append(
+                    DeltaOutcome(i, "rejected-invalid", _item_id(item), problem, delta.type)
+                )
+                continue
+            parsed.append((i, delta))
+        # Step 1: one vote per bullet per batch, one add per subject, no repeated delta.
+        kept: list[tuple[int, PlaybookDelta]] = []
+        votes: dict[str, int] = {}
+        adds: dict[str, int] = {}
+        seen: dict[str, int] = {}
+        for i, delta in parsed:
+            key = delta.model_dump_json()
+            first = seen.setdefault(key, i)
+            if first != i:
+                run.outcome(
+                    i, delta, "dropped-duplicate", _item_id(delta), f"repeats delta {first}"
+                )
+                continue
+            if isinstance(delta, HelpfulDelta | HarmfulDelta):
+                first = votes.setdefault(delta.bullet_id, i)
+                if first != i:
+                    run.outcome(
+                        i,
+                        delta,
+                        "dropped-duplicate",
+                        delta.bullet_id,
+                        f"one vote per bullet per batch (delta {first} voted)",
+                    )
+                    continue
+            if isinstance(delta, AddDelta):
+                first = adds.setdefault(normalize(delta.content), i)
+                if first != i:
+                    run.outcome(
+                        i, delta, "dropped-duplicate", None, f"same content as delta {first}"
+                    )
+                    continue
+            kept.append((i, delta))
+        # Steps 2-3: adds (blocked, folded, conflicting, zombie) and feedback, in input order.
+        for i, delta in kept:
+            if isinstance(delta, AddDelta):
+                run.add(i, delta)
+            elif isinstance(delta, HelpfulDelta):
+                run.feedback(delta.bullet_id, "helpful", context=delta.context)
+                run.outcome(i, delta, "applied", delta.bullet_id)
+            elif isinstance(delta, HarmfulDelta):
+                run.feedback(
+                    delta.bullet_id,
+                    "harmful",
+                    reason=str(delta.reason or "other"),
+                    context=delta.context,
+                )
+                run.outcome(i, delta, "applied", delta.bullet_id)
+        # Step 4: replace, merge, deprecate.
+        for i, delta in kept:
+            if isinstance(delta, ReplaceDelta | MergeDelta | DeprecateDelta):
+                run.structural(i, delta)
+        if run.applied:
+            run.invert()  # step 5
+            run_maturity_pass(  # step 6
+                store, touched=run.touched, batch_id=result.batch_id, actor=actor, result=result
+            )
+    result.outcomes.sort(key=lambda o: o.index)
+    return result
+
+
+def _item_id(item: object) -> str | None:
+    if isinstance(item, dict):
+        value = item.get("bullet_id")
+        return value if isinstance(value, str) else None
+    return getattr(item, "bullet_id", None)

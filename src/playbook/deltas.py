@@ -1,0 +1,132 @@
+"""The PlaybookDelta union of SPEC §5 and its validation into plain reasons."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from .model import BulletType, HarmReason, Scope
+
+PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
+
+
+class _Delta(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+class AddDelta(_Delta):
+    type: Literal["add"]
+    content: str
+    category: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    scope: Scope | None = None
+    scope_key: str | None = None
+    bullet_type: BulletType | None = None
+    kind: str | None = None
+    reason: str | None = None
+
+    _content = field_validator("content")(_text)
+
+
+class HelpfulDelta(_Delta):
+    type: Literal["helpful"]
+    bullet_id: str
+    context: str | None = None
+
+
+class HarmfulDelta(_Delta):
+    type: Literal["harmful"]
+    bullet_id: str
+    reason: HarmReason | None = None
+    context: str | None = None
+
+
+class ReplaceDelta(_Delta):
+    type: Literal["replace"]
+    bullet_id: str
+    content: str
+    reason: str | None = None
+
+    _content = field_validator("content")(_text)
+
+
+class DeprecateDelta(_Delta):
+    type: Literal["deprecate"]
+    bullet_id: str
+    reason: str
+
+
+class MergeDelta(_Delta):
+    type: Literal["merge"]
+    bullet_ids: list[str] = Field(min_length=2)
+    content: str
+    reason: str | None = None
+
+    _content = field_validator("content")(_text)
+
+    @field_validator("bullet_ids")
+    @classmethod
+    def _distinct(cls, ids: list[str]) -> list[str]:
+        if len(set(ids)) != len(ids):
+            raise ValueError("must name distinct bullets")
+        return ids
+
+
+PlaybookDelta = Annotated[
+    AddDelta | HelpfulDelta | HarmfulDelta | ReplaceDelta | DeprecateDelta | MergeDelta,
+    Field(discriminator="type"),
+]
+DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(PlaybookDelta)
+
+
+class InvalidDelta(ValueError):
+    """Why an item is not a valid delta, in one plain sentence."""
+
+
+def _describe(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors(include_url=False)[:3]:
+        loc = ".".join(str(p) for p in e["loc"] if p not in DELTA_TYPES)
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif e["type"] == "union_tag_invalid":
+            msg = f"unknown delta type; expected one of {', '.join(DELTA_TYPES)}"
+            loc = "type"
+        elif e["type"] == "union_tag_not_found":
+            msg = "missing delta type"
+            loc = "type"
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts)
+
+
+def parse_delta(item: object) -> PlaybookDelta:
+    """Validate one raw item, raising InvalidDelta with a plain reason."""
+    if isinstance(item, BaseModel) and not isinstance(item, _Delta):
+        item = item.model_dump()
+    if isinstance(item, _Delta):
+        return item  # type: ignore[return-value]
+    if not isinstance(item, dict):
+        raise InvalidDelta(f"a delta must be an object, not {type(item).__name__}")
+    carried = [k for k in PROVENANCE_KEYS if k in item]
+    if carried:
+        raise InvalidDelta(
+            f"a delta cannot carry provenance ({carried[0]}): provenance is an argument "
+            "of curate, recorded from the session, never from the delta"
+        )
+    try:
+        return _ADAPTER.validate_python(item)
+    except ValidationError as exc:
+        raise InvalidDelta(_describe(exc)) from None
+
+
+def delta_dict(delta: PlaybookDelta) -> dict[str, Any]:
+    return delta.model_dump(mode="json", exclude_none=True, exclude_defaults=False)

@@ -1,0 +1,173 @@
+"""Scoring of SPEC §4 as pure functions of (events, policy, now). No SQL here.
+
+`DecayAccumulator` is the exponential-decay identity that lets the store keep O(1) per-bullet
+aggregates: Σ w·0.5^((now−tᵢ)/h) = 0.5^((now−ref)/h) · Σ w·0.5^((ref−tᵢ)/h) for now ≥ ref.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from .model import Maturity
+from .policy import Policy
+
+DAY = 86400.0
+LADDER = (Maturity.DEPRECATED, Maturity.CANDIDATE, Maturity.ESTABLISHED, Maturity.PROVEN)
+RANK = {m: i for i, m in enumerate(LADDER)}
+
+
+def days(t: datetime) -> float:
+    """A timestamp as (fractional) days since the Unix epoch."""
+    return t.timestamp() / DAY
+
+
+def decay(weight: float, age_days: float, half_life_days: float) -> float:
+    """One event's weight after `age_days` (events in the future count as age 0)."""
+    return weight * 0.5 ** (max(0.0, age_days) / half_life_days)
+
+
+@dataclass(frozen=True)
+class RawEvent:
+    """What scoring needs of an event: kind, observation time in epoch days, weight."""
+
+    kind: str
+    at: float
+    weight: float
+
+
+def decayed_totals(events: Iterable[RawEvent], now: float, half_life: float) -> tuple[float, float]:
+    """(H, X): the decayed sums of helpful and harmful events at `now` (epoch days)."""
+    h = x = 0.0
+    for e in events:
+        v = decay(e.weight, now - e.at, half_life)
+        if e.kind == "helpful":
+            h += v
+        else:
+            x += v
+    return h, x
+
+
+@dataclass
+class DecayAccumulator:
+    """Decayed helpful/harmful sums referenced to `ref` (the latest event time folded in).
+
+    Folding an event is O(1); the value at any `now >= ref` is exact. For `now < ref` (an
+    as-of read before the latest event) the caller must fall back to the raw events.
+    """
+
+    half_life: float
+    ref: float = float("-inf")
+    helpful: float = 0.0
+    harmful: float = 0.0
+    count: int = 0
+
+    def fold(self, kind: str, at: float, weight: float) -> None:
+        if at > self.ref:
+            if self.count:
+                factor = 0.5 ** ((at - self.ref) / self.half_life)
+                self.helpful *= factor
+                self.harmful *= factor
+            self.ref = at
+        v = weight * 0.5 ** ((self.ref - at) / self.half_life)
+        if kind == "helpful":
+            self.helpful += v
+        else:
+            self.harmful += v
+        self.count += 1
+
+    def covers(self, now: float) -> bool:
+        return self.count == 0 or now >= self.ref
+
+    def at(self, now: float) -> tuple[float, float]:
+        if not self.count:
+            return 0.0, 0.0
+        if now < self.ref:
+            raise ValueError("accumulator cannot answer before its reference time")
+        factor = 0.5 ** ((now - self.ref) / self.half_life)
+        return self.helpful * factor, self.harmful * factor
+
+
+def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
+    return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity)
+
+
+def earned_rung(helpful: float, harmful: float, policy: Policy) -> Maturity:
+    """The rung the evidence alone earns (SPEC §4), comparing floats with an epsilon."""
+    eps = policy.epsilon
+    total = helpful + harmful
+    ratio = harmful / total if total > 0 else 0.0
+    if ratio > policy.deprecate_harm_ratio + eps and total >= policy.min_events_for_rung - eps:
+        return Maturity.DEPRECATED
+    if total < policy.min_events_for_rung - eps:
+        return Maturity.CANDIDATE
+    if helpful >= policy.proven_min_helpful - eps and ratio < policy.proven_max_harm_ratio - eps:
+        return Maturity.PROVEN
+    return Maturity.ESTABLISHED
+
+
+def next_maturity(
+    current: Maturity | str,
+    helpful: float,
+    harmful: float,
+    pinned: bool,
+    policy: Policy,
+) -> Maturity:
+    """One maturity pass for one bullet (SPEC §4)."""
+    current = Maturity(current)
+    if pinned or current is Maturity.DEPRECATED:
+        return current
+    if effective_score(helpful, harmful, current, policy) < policy.deprecate_score_below:
+        return Maturity.DEPRECATED
+    earned = earned_rung(helpful, harmful, policy)
+    if RANK[earned] > RANK[current]:
+        return earned
+    if RANK[earned] < RANK[current]:
+        return LADDER[RANK[current] - 1]
+    return current
+
+
+def is_stale(last_activity: float, now: float, policy: Policy) -> bool:
+    """No feedback (or creation) for `stale_after_days`: re-validate. Changes no score."""
+    return now - last_activity >= policy.stale_after_days
+
+
+def should_invert(helpful: float, harmful: float, policy: Policy) -> bool:
+    """Step 5 of curation: harm at least 3 and more than twice the help."""
+    return (
+        harmful >= policy.invert_min_harm - policy.epsilon
+        and harmful > policy.invert_harm_over_help * helpful
+    )
+
+
+def maturity_due(
+    helpful: float,
+    harmful: float,
+    maturity: Maturity | str,
+    pinned: bool,
+    now: float,
+    half_life: float,
+    policy: Policy,
+) -> float | None:
+    """When decay alone could next move this bullet's maturity (epoch days), or None.
+
+    Without new events H and X shrink by the same factor, so the harm ratio is constant and
+    the earned rung only changes when H falls below the proven threshold or H + X below the
+    minimum event count. The maturity pass re-examines a bullet at that moment, which keeps
+    a pass over "every bullet" exact while touching only the ones that can move.
+    """
+    if pinned or Maturity(maturity) is Maturity.DEPRECATED:
+        return None
+    if earned_rung(helpful, harmful, policy) is not Maturity(maturity):
+        return now  # still moving one rung per pass
+    eps = policy.epsilon
+    times = []
+    for value, threshold in (
+        (helpful + harmful, policy.min_events_for_rung - eps),
+        (helpful, policy.proven_min_helpful - eps),
+    ):
+        if threshold > 0 and value >= threshold:
+            times.append(now + half_life * math.log2(value / threshold) + 1e-6)
+    return min(times) if times else None

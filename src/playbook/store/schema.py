@@ -1,0 +1,324 @@
+"""The schema of SPEC §3 as namespaced, versioned migrations.
+
+`run_migrations(db, [memory_migration(1)])` brings the `memory` namespace up to version 1.
+Each step runs in its own transaction; a database whose namespace is newer than this code
+knows is refused with `SchemaTooNewError` and not touched. Other namespaces in the same
+file (a session graph, say) are left alone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+MIGRATIONS_TABLE = "_migrations"
+
+
+class SchemaError(RuntimeError):
+    """The database cannot be used by this version of Playbook."""
+
+
+class SchemaTooNewError(SchemaError):
+    pass
+
+
+@dataclass(frozen=True)
+class Migration:
+    """Steps 1..`version` of one namespace. `steps[i]` brings version i to i + 1."""
+
+    namespace: str
+    version: int
+    steps: tuple[tuple[str, ...], ...]
+
+    @property
+    def latest(self) -> int:
+        return len(self.steps)
+
+
+APPEND_ONLY = """
+CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: rows cannot be updated'); END;
+CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only: rows cannot be deleted'); END;
+"""
+
+MEMORY_V1 = f"""
+CREATE TABLE bullets (
+    id TEXT PRIMARY KEY,
+    content TEXT NOT NULL,
+    category TEXT NOT NULL DEFAULT 'general',
+    tags TEXT NOT NULL DEFAULT '[]',
+    scope TEXT NOT NULL DEFAULT 'global'
+        CHECK (scope IN ('global','workspace','language','framework','task')),
+    scope_key TEXT,
+    type TEXT NOT NULL DEFAULT 'rule' CHECK (type IN ('rule','anti-pattern')),
+    kind TEXT NOT NULL DEFAULT 'workflow_rule',
+    source TEXT NOT NULL DEFAULT 'learned'
+        CHECK (source IN ('learned','manual','imported','inverted','merged')),
+    state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('draft','active','retired')),
+    maturity TEXT NOT NULL DEFAULT 'candidate'
+        CHECK (maturity IN ('candidate','established','proven','deprecated')),
+    pinned INTEGER NOT NULL DEFAULT 0,
+    pinned_reason TEXT,
+    half_life_days REAL CHECK (half_life_days IS NULL OR half_life_days > 0),
+    session_ref TEXT,
+    byte_offset INTEGER,
+    created_at TEXT NOT NULL,
+    valid_from TEXT NOT NULL,
+    valid_to TEXT,
+    content_hash TEXT NOT NULL,
+    batch_id TEXT,
+    maturity_due REAL,
+    rev INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX bullets_state ON bullets(state, maturity);
+CREATE INDEX bullets_hash ON bullets(content_hash);
+CREATE INDEX bullets_due ON bullets(maturity_due) WHERE maturity_due IS NOT NULL;
+CREATE INDEX bullets_rev ON bullets(rev);
+
+CREATE TABLE bullet_tokens (
+    token TEXT NOT NULL,
+    bullet_id TEXT NOT NULL REFERENCES bullets(id),
+    PRIMARY KEY (token, bullet_id)
+) WITHOUT ROWID;
+CREATE TABLE vocab (token TEXT PRIMARY KEY, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+CREATE TABLE bullet_tags (
+    tag TEXT NOT NULL,
+    bullet_id TEXT NOT NULL REFERENCES bullets(id),
+    PRIMARY KEY (tag, bullet_id)
+) WITHOUT ROWID;
+
+CREATE TABLE feedback (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    bullet_id TEXT NOT NULL REFERENCES bullets(id),
+    kind TEXT NOT NULL CHECK (kind IN ('helpful','harmful')),
+    at TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    weight REAL NOT NULL DEFAULT 1.0 CHECK (weight >= 0),
+    reason TEXT CHECK (reason IS NULL OR reason IN
+        ('caused_bug','wasted_time','contradicted_requirements','wrong_context','outdated','other')),
+    context TEXT,
+    session_ref TEXT,
+    byte_offset INTEGER,
+    actor TEXT NOT NULL DEFAULT 'agent' CHECK (actor IN ('agent','human')),
+    receipt TEXT,
+    batch_id TEXT
+);
+CREATE INDEX feedback_bullet ON feedback(bullet_id, id);
+{APPEND_ONLY.format(table="feedback")}
+
+CREATE TABLE receipts (
+    receipt TEXT PRIMARY KEY,
+    recorded_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    batch_id TEXT
+);
+{APPEND_ONLY.format(table="receipts")}
+
+CREATE TABLE evidence (
+    bullet_id TEXT PRIMARY KEY REFERENCES bullets(id),
+    half_life REAL NOT NULL,
+    ref REAL NOT NULL,
+    helpful REAL NOT NULL,
+    harmful REAL NOT NULL,
+    count INTEGER NOT NULL,
+    last_at REAL NOT NULL,
+    last_event_id INTEGER NOT NULL
+);
+
+CREATE TABLE edges (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('supersedes','inverts')),
+    src TEXT NOT NULL REFERENCES bullets(id),
+    dst TEXT NOT NULL REFERENCES bullets(id),
+    at TEXT NOT NULL,
+    batch_id TEXT
+);
+CREATE INDEX edges_src ON edges(src);
+CREATE INDEX edges_dst ON edges(dst);
+{APPEND_ONLY.format(table="edges")}
+
+CREATE TABLE maturity_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    bullet_id TEXT NOT NULL REFERENCES bullets(id),
+    at TEXT NOT NULL,
+    maturity TEXT NOT NULL,
+    batch_id TEXT
+);
+CREATE INDEX maturity_log_bullet ON maturity_log(bullet_id, at);
+{APPEND_ONLY.format(table="maturity_log")}
+
+CREATE TABLE cache_blob (
+    key TEXT PRIMARY KEY,
+    embedder_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    value BLOB NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX cache_blob_embedder ON cache_blob(embedder_id);
+
+CREATE TABLE watermarks (
+    session_ref TEXT PRIMARY KEY,
+    byte_offset INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+);
+
+CREATE TABLE blocked_patterns (
+    id TEXT PRIMARY KEY,
+    pattern TEXT NOT NULL,
+    normalized TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1,
+    unblocked_at TEXT
+);
+
+CREATE TABLE proposals (
+    id TEXT PRIMARY KEY,
+    delta TEXT NOT NULL,
+    session_ref TEXT,
+    byte_offset INTEGER,
+    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','approved','rejected')),
+    origin TEXT NOT NULL DEFAULT 'reflection',
+    created_at TEXT NOT NULL,
+    decided_at TEXT,
+    decided_by TEXT,
+    reason TEXT,
+    edited_delta TEXT,
+    result TEXT
+);
+CREATE INDEX proposals_status ON proposals(status, created_at);
+
+CREATE TABLE conflicts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    a TEXT NOT NULL REFERENCES bullets(id),
+    b TEXT NOT NULL REFERENCES bullets(id),
+    reason TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open','resolved')),
+    resolved_at TEXT,
+    resolution TEXT,
+    batch_id TEXT
+);
+CREATE INDEX conflicts_status ON conflicts(status);
+
+CREATE TABLE decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    batch_id TEXT,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    bullet_id TEXT,
+    status TEXT NOT NULL,
+    reason TEXT,
+    detail TEXT
+);
+CREATE INDEX decisions_bullet ON decisions(bullet_id, id);
+CREATE INDEX decisions_batch ON decisions(batch_id);
+{APPEND_ONLY.format(table="decisions")}
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _split(script: str) -> tuple[str, ...]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return tuple(out)
+
+
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1),)
+MEMORY_LATEST = len(MEMORY_STEPS)
+
+
+def memory_migration(version: int = MEMORY_LATEST) -> Migration:
+    """The playbook's own tables (namespace `memory`), up to `version`."""
+    if not 1 <= version <= MEMORY_LATEST:
+        raise ValueError(f"memory schema version must be 1..{MEMORY_LATEST}, not {version}")
+    return Migration("memory", version, MEMORY_STEPS)
+
+
+def _ensure_table(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (namespace TEXT NOT NULL, "
+        "version INTEGER NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, version))"
+    )
+
+
+def connection_of(db: Database | sqlite3.Connection | Any) -> sqlite3.Connection:
+    """The sqlite3 connection behind a sqlite-utils Database (or the connection itself)."""
+    return db if isinstance(db, sqlite3.Connection) else db.conn
+
+
+def schema_version(db: Database | sqlite3.Connection, namespace: str = "memory") -> int:
+    """The version of `namespace` the file holds (0 when absent)."""
+    conn = connection_of(db)
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (MIGRATIONS_TABLE,)
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute(
+        f"SELECT MAX(version) FROM {MIGRATIONS_TABLE} WHERE namespace=?", (namespace,)
+    ).fetchone()
+    return int(row[0] or 0)
+
+
+def check_version(db: Database | sqlite3.Connection, migration: Migration) -> int:
+    current = schema_version(db, migration.namespace)
+    if current > migration.latest:
+        raise SchemaTooNewError(
+            f"this database's '{migration.namespace}' schema is version {current}, newer than "
+            f"this Playbook understands ({migration.latest}); upgrade Playbook to open it"
+        )
+    return current
+
+
+def run_migrations(
+    db: Database | sqlite3.Connection, migrations: Sequence[Migration]
+) -> list[tuple[str, int]]:
+    """Apply what is missing of each migration; return the (namespace, version) applied."""
+    conn = connection_of(db)
+    for m in migrations:  # refuse before touching anything
+        check_version(db, m)
+    applied: list[tuple[str, int]] = []
+    for m in migrations:
+        current = check_version(db, m)
+        for version in range(current + 1, m.version + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                _ensure_table(conn)
+                # Re-read inside the write lock: another process may have just migrated.
+                now_at = schema_version(db, m.namespace)
+                if now_at >= version:
+                    conn.execute("COMMIT")
+                    continue
+                for statement in m.steps[version - 1]:
+                    conn.execute(statement)
+                conn.execute(
+                    f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
+                    (m.namespace, version, datetime.now(UTC).isoformat()),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            applied.append((m.namespace, version))
+    return applied

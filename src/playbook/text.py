@@ -1,0 +1,80 @@
+"""Text helpers shared by curation and recall: tokens, normalization, similarity, polarity."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
+
+# Query stop words (SPEC §6): dropped from the query, never from content.
+STOP_WORDS = frozenset(
+    """
+    a an the and or but if of to in on at by for with from into onto over under as is are
+    was were be been being it its this that these those there here how what which who whom
+    when where why do does did doing done i me my we us our you your he she they them
+    their can could should would will shall may might must not no so than then too very
+    just also any all some such via about after before again against between both each few
+    more most other own same only up down out off once while until because through during
+    above below further get got have has had
+    """.split()  # noqa: SIM905
+)
+
+# Words that set a rule's polarity. They are left out of duplicate detection so that
+# "Always X" and "Never X" are recognised as the same subject with opposite polarity.
+NEGATIVE_RE = re.compile(
+    r"\b(never|avoid|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|no longer|"
+    r"stop|forbid(?:den)?|disallow|refrain)\b",
+    re.IGNORECASE,
+)
+POLARITY_WORDS = frozenset(
+    """
+    never avoid don dont do not must mustn should shouldn always use using prefer stop no
+    longer forbid forbidden disallow refrain ensure
+    """.split()  # noqa: SIM905
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased tokens of at least two characters, in order (duplicates kept)."""
+    return [t for t in TOKEN_RE.findall(text.lower()) if len(t) >= 2]
+
+
+def query_tokens(text: str) -> list[str]:
+    """Distinct query tokens in order of first appearance, stop words dropped."""
+    seen: dict[str, None] = {}
+    for t in tokens(text):
+        if t not in STOP_WORDS:
+            seen.setdefault(t, None)
+    return list(seen)
+
+
+def strip_avoid(text: str) -> str:
+    return re.sub(r"^\s*avoid\s*:\s*", "", text, flags=re.IGNORECASE)
+
+
+def core_tokens(text: str) -> frozenset[str]:
+    """The subject of a rule: its tokens without polarity words or an `AVOID:` prefix."""
+    return frozenset(t for t in tokens(strip_avoid(text)) if t not in POLARITY_WORDS)
+
+
+def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def normalize(text: str) -> str:
+    """Case, punctuation and spacing folded away: the form blocked patterns are compared in."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(re.findall(r"[a-z0-9]+", text))
+
+
+def is_negative(text: str, bullet_type: str = "rule") -> bool:
+    """Polarity: an anti-pattern, or a rule phrased as a prohibition."""
+    return bullet_type == "anti-pattern" or bool(NEGATIVE_RE.search(text))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
