@@ -12,7 +12,7 @@ PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "by
 
 
 class _Delta(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 def _text(value: str) -> str:
@@ -84,7 +84,19 @@ PlaybookDelta = Annotated[
     Field(discriminator="type"),
 ]
 DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(PlaybookDelta)
+DELTA_CLASSES: dict[str, type[_Delta]] = {
+    "add": AddDelta,
+    "helpful": HelpfulDelta,
+    "harmful": HarmfulDelta,
+    "replace": ReplaceDelta,
+    "deprecate": DeprecateDelta,
+    "merge": MergeDelta,
+}
+
+
+def delta_adapter() -> TypeAdapter[Any]:
+    """The whole union, e.g. for its JSON schema (built on demand: it is slow to build)."""
+    return TypeAdapter(PlaybookDelta)
 
 
 class InvalidDelta(ValueError):
@@ -122,8 +134,16 @@ def parse_delta(item: object) -> PlaybookDelta:
             f"a delta cannot carry provenance ({carried[0]}): provenance is an argument "
             "of curate, recorded from the session, never from the delta"
         )
+    # Dispatch on the discriminator ourselves: validating against one member builds only
+    # that member's schema, which keeps small commands (a single mark) fast to start.
+    kind = item.get("type")
+    if kind is None:
+        raise InvalidDelta("type: missing delta type")
+    cls = DELTA_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InvalidDelta(f"type: unknown delta type; expected one of {', '.join(DELTA_TYPES)}")
     try:
-        return _ADAPTER.validate_python(item)
+        return cls.model_validate(item)  # type: ignore[return-value]
     except ValidationError as exc:
         raise InvalidDelta(_describe(exc)) from None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,10 +62,22 @@ class Actor(StrEnum):
     HUMAN = "human"
 
 
+BulletTypeName = Literal["rule", "anti-pattern"]
+ScopeName = Literal["global", "workspace", "language", "framework", "task"]
+SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
+StateName = Literal["draft", "active", "retired"]
+MaturityName = Literal["candidate", "established", "proven", "deprecated"]
+FeedbackKindName = Literal["helpful", "harmful"]
+HarmReasonName = Literal[
+    "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
+]
+ActorName = Literal["agent", "human"]
+
+
 class Provenance(BaseModel):
     """Where a bullet or an event came from: a session and a byte offset in its diary."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     session_ref: str | None = None
     byte_offset: int | None = Field(default=None, ge=0)
@@ -73,19 +86,19 @@ class Provenance(BaseModel):
 class Bullet(BaseModel):
     """One rule or anti-pattern. Content never changes: a replacement is a new bullet."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     content: str
     category: str = "general"
     tags: list[str] = Field(default_factory=list)
-    scope: Scope = Scope.GLOBAL
+    scope: ScopeName = "global"
     scope_key: str | None = None
-    type: BulletType = BulletType.RULE
+    type: BulletTypeName = "rule"
     kind: str = "workflow_rule"
-    source: Source = Source.LEARNED
-    state: State = State.ACTIVE
-    maturity: Maturity = Maturity.CANDIDATE
+    source: SourceName = "learned"
+    state: StateName = "active"
+    maturity: MaturityName = "candidate"
     pinned: bool = False
     pinned_reason: str | None = None
     half_life_days: float | None = None
@@ -99,30 +112,30 @@ class Bullet(BaseModel):
 class FeedbackEvent(BaseModel):
     """One immutable entry of the feedback log."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: int
     bullet_id: str
-    kind: FeedbackKind
+    kind: FeedbackKindName
     at: datetime
     recorded_at: datetime
     weight: float = 1.0
-    reason: HarmReason | None = None
+    reason: HarmReasonName | None = None
     context: str | None = None
     provenance: Provenance = Field(default_factory=Provenance)
-    actor: Actor = Actor.AGENT
+    actor: ActorName = "agent"
     receipt: str | None = None
 
 
 class Score(BaseModel):
     """A bullet's confidence as derived from the log at one moment."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     helpful: float
     harmful: float
     effective: float
-    earned: Maturity
+    earned: MaturityName
     stale: bool
 
 

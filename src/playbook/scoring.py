@@ -95,15 +95,19 @@ def effective_score(helpful: float, harmful: float, maturity: str, policy: Polic
 
 
 def earned_rung(helpful: float, harmful: float, policy: Policy) -> Maturity:
-    """The rung the evidence alone earns (SPEC §4), comparing floats with an epsilon."""
+    """The rung the evidence alone earns (SPEC §4).
+
+    Event totals are compared with an epsilon (a decayed 2.9999999 counts as 3); ratios are
+    scale-free and compared as they are.
+    """
     eps = policy.epsilon
     total = helpful + harmful
     ratio = harmful / total if total > 0 else 0.0
-    if ratio > policy.deprecate_harm_ratio + eps and total >= policy.min_events_for_rung - eps:
+    if ratio > policy.deprecate_harm_ratio and total >= policy.min_events_for_rung - eps:
         return Maturity.DEPRECATED
     if total < policy.min_events_for_rung - eps:
         return Maturity.CANDIDATE
-    if helpful >= policy.proven_min_helpful - eps and ratio < policy.proven_max_harm_ratio - eps:
+    if helpful >= policy.proven_min_helpful - eps and ratio < policy.proven_max_harm_ratio:
         return Maturity.PROVEN
     return Maturity.ESTABLISHED
 

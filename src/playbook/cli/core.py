@@ -1,0 +1,170 @@
+"""init, add, mark, curate, show."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+
+from ..inert import inert
+from . import app
+from .common import CliError, emit, open_store, state
+
+JSON = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+def _json(flag: bool) -> None:
+    state.json = flag
+
+
+def _outcome_line(o: dict[str, Any]) -> str:
+    text = f"{o['status']}"
+    if o.get("bullet_id"):
+        text += f" {o['bullet_id']}"
+    if o.get("reason"):
+        text += f": {inert(o['reason'], one_line=True)}"
+    return text
+
+
+def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
+    from ..curate import curate
+
+    with open_store() as store:
+        result = curate(store, [delta], provenance=provenance)
+    data = result.to_dict()
+    outcome = data["outcomes"][0]
+    if outcome["status"] == "rejected-invalid":
+        code = "not_found" if "no bullet" in (outcome["reason"] or "") else "invalid_input"
+        raise CliError(code, outcome["reason"] or "invalid delta")
+    human = _outcome_line(outcome)
+    for bid, old, new in result.maturity_changes:
+        human += f"\n{bid}: {old} -> {new}"
+    for old, new in result.inversions:
+        human += f"\n{old} inverted into {new}"
+    emit(data, human)
+
+
+def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
+    if session is None and offset is None:
+        return None
+    return {"session_ref": session, "byte_offset": offset}
+
+
+@app.command()
+def init(json_out: bool = JSON) -> None:
+    """Create the playbook file (and its folder) if needed, and bring its schema up to date."""
+    _json(json_out)
+    from .common import db_path
+
+    with open_store() as store:
+        data = {"path": str(db_path()), "bullets": store.count_bullets()}
+    emit(data, f"playbook ready at {data['path']} ({data['bullets']} bullets)")
+
+
+@app.command()
+def add(
+    content: str = typer.Argument(..., help="The rule, e.g. 'Pin npm to 11 in release jobs'."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="A tag (repeatable)."),
+    category: str | None = typer.Option(None, help="Category, e.g. ci, testing."),
+    anti_pattern: bool = typer.Option(False, "--anti-pattern", help="Record an anti-pattern."),
+    scope: str | None = typer.Option(None, help="global|workspace|language|framework|task."),
+    scope_key: str | None = typer.Option(None, help="e.g. the repo or language name."),
+    session: str | None = typer.Option(None, help="Provenance: the session it came from."),
+    offset: int | None = typer.Option(None, help="Provenance: byte offset in the session diary."),
+    json_out: bool = JSON,
+) -> None:
+    """Add a rule (curated: duplicates fold, blocked patterns are refused)."""
+    _json(json_out)
+    delta: dict[str, Any] = {"type": "add", "content": content, "tags": tag}
+    if category:
+        delta["category"] = category
+    if anti_pattern:
+        delta["bullet_type"] = "anti-pattern"
+    if scope:
+        delta["scope"] = scope
+    if scope_key:
+        delta["scope_key"] = scope_key
+    _curate_one(delta, provenance=_provenance(session, offset))
+
+
+@app.command()
+def mark(
+    bullet_id: str = typer.Argument(..., metavar="ID"),
+    kind: str = typer.Argument(..., metavar="helpful|harmful"),
+    reason: str | None = typer.Option(
+        None,
+        help="For harmful: caused_bug, wasted_time, contradicted_requirements, wrong_context, "
+        "outdated or other.",
+    ),
+    context: str | None = typer.Option(None, help="What happened, briefly."),
+    session: str | None = typer.Option(None, help="Provenance: the session it came from."),
+    json_out: bool = JSON,
+) -> None:
+    """Record that a rule helped or hurt."""
+    _json(json_out)
+    if kind not in ("helpful", "harmful"):
+        raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
+    delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
+    if context:
+        delta["context"] = context
+    if kind == "harmful":
+        delta["reason"] = reason or "other"
+    elif reason:
+        raise CliError("invalid_input", "--reason goes with harmful marks")
+    _curate_one(delta, provenance=_provenance(session, None))
+
+
+def read_json_input(source: str) -> Any:
+    """JSON from a file or '-' (stdin); a user error when it is not JSON."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+    except FileNotFoundError:
+        raise CliError("file_not_found", f"no such file: {source}") from None
+    except UnicodeDecodeError:
+        raise CliError("invalid_json", f"{source}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(
+            "invalid_json", f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
+
+
+@app.command("curate")
+def curate_cmd(
+    source: str = typer.Argument(..., metavar="FILE|-", help="A JSON list of deltas."),
+    session: str | None = typer.Option(None, help="Provenance: the session they came from."),
+    offset: int | None = typer.Option(None, help="Provenance: byte offset in the diary."),
+    json_out: bool = JSON,
+) -> None:
+    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction."""
+    _json(json_out)
+    from ..curate import curate
+
+    deltas = read_json_input(source)
+    if isinstance(deltas, dict) and "deltas" in deltas:
+        deltas = deltas["deltas"]
+    with open_store() as store:
+        result = curate(store, deltas, provenance=_provenance(session, offset))
+    data = result.to_dict()
+    lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
+    lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
+    lines += [f"{a} inverted into {b}" for a, b in result.inversions]
+    emit(data, "\n".join(lines) or "nothing to curate")
+
+
+@app.command()
+def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JSON) -> None:
+    """A bullet: content, score, provenance, lineage and its feedback timeline."""
+    _json(json_out)
+    from .views import bullet_detail, render_detail
+
+    with open_store(create=False) as store:
+        data = bullet_detail(store, bullet_id)
+    emit(data, render_detail(data))

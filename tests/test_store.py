@@ -1,0 +1,186 @@
+"""The store kit: migrations, append-only log, queries, human actions."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from playbook import memory_migration, open_database, run_migrations
+from playbook.curate import curate
+from playbook.store import (
+    DatabaseOpenError,
+    PlaybookStore,
+    SchemaTooNewError,
+    StoreError,
+    connect,
+    schema_version,
+)
+
+from .conftest import Clock
+
+
+def test_open_database_configures_wal_timeout_and_foreign_keys(db_path: Path) -> None:
+    db = open_database(db_path)
+    conn = db.conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+
+
+def test_migrations_are_idempotent_and_versioned(db_path: Path) -> None:
+    db = open_database(db_path)
+    assert run_migrations(db, [memory_migration(1)]) == [("memory", 1)]
+    assert run_migrations(db, [memory_migration(1)]) == []
+    assert schema_version(db) == 1
+    assert {"bullets", "feedback", "edges", "cache_blob", "watermarks", "blocked_patterns",
+            "proposals", "conflicts", "decisions"} <= set(db.table_names())  # fmt: skip
+
+
+def test_other_namespaces_are_left_alone(db_path: Path) -> None:
+    db = open_database(db_path)
+    db.conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY)")
+    db.conn.execute("CREATE TABLE _migrations (namespace TEXT, version INTEGER, applied_at TEXT, PRIMARY KEY (namespace, version))")  # fmt: skip
+    db.conn.execute("INSERT INTO _migrations VALUES ('graph', 4, 'then')")
+    db.conn.execute("INSERT INTO sessions VALUES ('s1')")
+    run_migrations(db, [memory_migration(1)])
+    assert schema_version(db, "graph") == 4
+    assert db.conn.execute("SELECT id FROM sessions").fetchall() == [("s1",)]
+
+
+def test_a_newer_database_is_refused_untouched(db_path: Path) -> None:
+    db = open_database(db_path)
+    run_migrations(db, [memory_migration(1)])
+    db.conn.execute("INSERT INTO _migrations VALUES ('memory', 2, 'the future')")
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.conn.close()
+    digest = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    conn = connect(db_path)
+    with pytest.raises(SchemaTooNewError, match="version 2, newer"):
+        PlaybookStore(conn)
+    with pytest.raises(SchemaTooNewError):
+        run_migrations(conn, [memory_migration(1)])
+    conn.close()
+    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == digest
+
+
+def test_a_file_that_is_not_sqlite_gives_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite3"
+    path.write_bytes(b"this is a text file, not a database\n" * 100)
+    with pytest.raises(DatabaseOpenError, match="not a usable SQLite database"):
+        connect(path)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE feedback SET weight = 5",
+        "DELETE FROM feedback",
+        "UPDATE feedback SET kind='harmful'",
+    ],
+)
+def test_feedback_log_is_append_only_in_the_database(store: PlaybookStore, sql: str) -> None:
+    b = store.insert_bullet("Run the linter")
+    store.add_feedback(b.id, "helpful")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.conn.execute(sql)
+    assert [(e.kind, e.weight) for e in store.timeline(b.id)] == [("helpful", 1.0)]
+
+
+def test_decisions_and_edges_are_append_only_too(store: PlaybookStore) -> None:
+    r = curate(store, [{"type": "add", "content": "Run the linter"}])
+    curate(store, [{"type": "replace", "bullet_id": r.added[0], "content": "Run ruff"}])
+    for sql in ("DELETE FROM decisions", "UPDATE edges SET kind='inverts'", "DELETE FROM edges"):
+        with pytest.raises(sqlite3.IntegrityError):
+            store.conn.execute(sql)
+
+
+def test_bullet_filters(store: PlaybookStore) -> None:
+    a = store.insert_bullet("Use uv", tags=["python", "Tooling"])
+    b = store.insert_bullet("AVOID: pip install --user", type="anti-pattern", tags=["python"])
+    c = store.insert_bullet("Retired rule", state="retired")
+    store.set_maturity(b.id, "established")
+    store.pin(a.id, "team standard")
+    ids = lambda bs: [x.id for x in bs]  # noqa: E731
+    assert ids(store.bullets()) == [a.id, b.id]
+    assert ids(store.bullets(state="retired")) == [c.id]
+    assert ids(store.bullets(state="all")) == [a.id, b.id, c.id]
+    assert ids(store.bullets(maturity="established")) == [b.id]
+    assert ids(store.bullets(tag="tooling")) == [a.id]
+    assert ids(store.bullets(tag="python")) == [a.id, b.id]
+    assert ids(store.bullets(pinned=True)) == [a.id]
+    assert ids(store.bullets(pinned=False)) == [b.id]
+    assert store.get_bullet("b-none") is None
+
+
+def test_pin_and_unpin_are_logged(store: PlaybookStore) -> None:
+    b = store.insert_bullet("Use uv")
+    store.pin(b.id, "house style")
+    got = store.get_bullet(b.id)
+    assert got.pinned and got.pinned_reason == "house style"
+    store.unpin(b.id)
+    assert not store.get_bullet(b.id).pinned
+    assert [(d.action, d.actor, d.reason) for d in store.decisions(bullet_id=b.id)] == [
+        ("pin", "human", "house style"),
+        ("unpin", "human", None),
+    ]
+    with pytest.raises(StoreError):
+        store.pin("b-nothere", "x")
+
+
+def test_block_listing_and_unblock(store: PlaybookStore, clock: Clock) -> None:
+    pid = store.block("Use --no-verify to skip hooks", "hooks are the safety net")
+    (p,) = store.blocked()
+    assert (p.id, p.pattern, p.reason, p.created_at, p.active) == (
+        pid, "Use --no-verify to skip hooks", "hooks are the safety net", clock.t, True,
+    )  # fmt: skip
+    store.unblock(pid)
+    assert store.blocked() == []
+    with pytest.raises(StoreError):
+        store.unblock(pid)
+    with pytest.raises(StoreError):
+        store.block("!!!", "no words")
+
+
+def test_timeline_is_oldest_first_by_observation_time(store: PlaybookStore, clock: Clock) -> None:
+    b = store.insert_bullet("Use uv")
+    later = clock.t
+    store.add_feedback(b.id, "helpful", at=later)
+    clock.advance(days=1)
+    store.add_feedback(b.id, "harmful", at=later - timedelta(days=1), reason="outdated")
+    events = store.timeline(b.id)
+    assert [e.kind for e in events] == ["harmful", "helpful"]
+    assert events[0].recorded_at == clock.t and events[0].reason == "outdated"
+
+
+def test_evidence_cache_catches_up_with_events_written_elsewhere(
+    db_path: Path, clock: Clock
+) -> None:
+    a = PlaybookStore(connect(db_path), clock=clock)
+    b = a.insert_bullet("Use uv")
+    a.add_feedback(b.id, "helpful")
+    # another writer appends without folding (an older version, a raw import)
+    a.conn.execute(
+        "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
+        (b.id, "2026-03-01T12:00:00.000000Z", "2026-03-01T12:00:00.000000Z"),
+    )
+    other = PlaybookStore(connect(db_path), clock=clock)
+    assert other.score(b.id).helpful == 2.0
+    assert other.evidence_watermark() == other.log_watermark()
+
+
+def test_core_imports_no_textual() -> None:
+    code = (
+        "import sys, playbook, playbook.curate, playbook.store, playbook.scoring, "
+        "playbook.policy, playbook.deltas, playbook.text\n"
+        "from playbook import curate, PlaybookStore, open_database\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual',))\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
