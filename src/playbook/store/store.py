@@ -44,6 +44,8 @@ EVENT_COLUMNS = (
     "actor, receipt"
 )
 
+IN_IDS = "(SELECT value FROM json_each(?))"  # a list bound as one JSON parameter
+
 
 class StoreError(ValueError):
     """A request the store cannot carry out (unknown id, wrong state): a user error."""
@@ -327,12 +329,11 @@ class PlaybookStore:
     def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
         out: dict[str, Bullet] = {}
         ids = list(dict.fromkeys(ids))
-        for chunk in _chunks(ids, 900):
-            marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(
-                f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id IN ({marks})", chunk
-            ):
-                out[row[0]] = _bullet(row)
+        for row in self.conn.execute(
+            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id IN {IN_IDS}",
+            (_json_ids(ids),),
+        ):
+            out[row[0]] = _bullet(row)
         return out
 
     def bullets(
@@ -388,13 +389,41 @@ class PlaybookStore:
     def token_df(self, toks: Iterable[str]) -> dict[str, int]:
         toks = list(toks)
         out = dict.fromkeys(toks, 0)
-        for chunk in _chunks(toks, 900):
-            marks = ",".join("?" * len(chunk))
-            for tok, df in self.conn.execute(
-                f"SELECT token, df FROM vocab WHERE token IN ({marks})", chunk
-            ):
-                out[tok] = df
+        for tok, df in self.conn.execute(
+            f"SELECT token, df FROM vocab WHERE token IN {IN_IDS}",
+            (_json_ids(toks),),
+        ):
+            out[tok] = df
         return out
+
+    def substring_postings(self, token: str) -> list[str]:
+        """Bullets with a token that contains `token` without being it (recall's +1)."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT t.bullet_id FROM vocab v JOIN bullet_tokens t ON t.token = v.token "
+            "WHERE instr(v.token, ?) > 0 AND v.token != ?",
+            (token, token),
+        )
+        return [r[0] for r in rows]
+
+    def tag_postings(self, tag: str) -> list[str]:
+        rows = self.conn.execute("SELECT bullet_id FROM bullet_tags WHERE tag = ?", (tag.lower(),))
+        return [r[0] for r in rows]
+
+    def recall_candidates(
+        self, ids: list[str] | None, *, at: str | None = None
+    ) -> list[tuple[str, str, str, str, str, str | None]]:
+        """(id, type, maturity, state, scope, scope_key) of bullets that can be recalled:
+        not retired now, or, with `at` (ISO), valid at that time. `ids` None means all."""
+        cols = "id, type, maturity, state, scope, scope_key FROM bullets"
+        if at is None:
+            where, args = "state != 'retired'", []
+        else:
+            where, args = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)", [at, at]
+        if ids is None:
+            return self.conn.execute(f"SELECT {cols} WHERE {where}", args).fetchall()
+        return self.conn.execute(
+            f"SELECT {cols} WHERE id IN {IN_IDS} AND {where}", [_json_ids(ids), *args]
+        ).fetchall()
 
     def set_maturity(
         self,
@@ -586,15 +615,13 @@ class PlaybookStore:
     def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
         out: dict[str, _Agg] = {}
         ids = list(ids)
-        for chunk in _chunks(ids, 900):
-            marks = ",".join("?" * len(chunk))
-            for bid, hl, ref, h, x, n, last_at, last_id in self.conn.execute(
-                "SELECT bullet_id, half_life, ref, helpful, harmful, count, last_at, "
-                f"last_event_id FROM evidence WHERE bullet_id IN ({marks})",
-                chunk,
-            ):
-                acc = scoring.DecayAccumulator(hl, ref, h, x, n)
-                out[bid] = _Agg(bid, acc, last_at, last_id)
+        for bid, hl, ref, h, x, n, last_at, last_id in self.conn.execute(
+            "SELECT bullet_id, half_life, ref, helpful, harmful, count, last_at, "
+            f"last_event_id FROM evidence WHERE bullet_id IN {IN_IDS}",
+            (_json_ids(ids),),
+        ):
+            acc = scoring.DecayAccumulator(hl, ref, h, x, n)
+            out[bid] = _Agg(bid, acc, last_at, last_id)
         return out
 
     def _rebuild_agg(self, bullet_id: str, half_life: float, upto: int) -> _Agg:
@@ -621,17 +648,15 @@ class PlaybookStore:
         if recorded_by is not None:
             extra = " AND recorded_at <= ?"
             args_tail = [iso(recorded_by)]
-        for chunk in _chunks(ids, 900):
-            marks = ",".join("?" * len(chunk))
-            for bid, kind, at, weight in self.conn.execute(
-                f"SELECT bullet_id, kind, at, weight FROM feedback WHERE bullet_id IN ({marks})"
-                + extra
-                + " ORDER BY id",
-                [*chunk, *args_tail],
-            ):
-                out.setdefault(bid, []).append(
-                    scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
-                )
+        for bid, kind, at, weight in self.conn.execute(
+            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE bullet_id IN {IN_IDS}"
+            + extra
+            + " ORDER BY id",
+            [_json_ids(ids), *args_tail],
+        ):
+            out.setdefault(bid, []).append(
+                scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
+            )
         return out
 
     def supersedes_map(self, *, as_of: datetime | None = None) -> dict[str, list[str]]:
@@ -680,13 +705,11 @@ class PlaybookStore:
         groups = {bid: [bid, *self.ancestors(bid, smap)] if smap else [bid] for bid in ids}
         members = list({m for g in groups.values() for m in g})
         info: dict[str, tuple[float | None, float]] = {}
-        for chunk in _chunks(members, 900):
-            marks = ",".join("?" * len(chunk))
-            for bid, hl, created in self.conn.execute(
-                f"SELECT id, half_life_days, created_at FROM bullets WHERE id IN ({marks})",
-                chunk,
-            ):
-                info[bid] = (hl, scoring.days(parse_iso(created)))
+        for bid, hl, created in self.conn.execute(
+            f"SELECT id, half_life_days, created_at FROM bullets WHERE id IN {IN_IDS}",
+            (_json_ids(members),),
+        ):
+            info[bid] = (hl, scoring.days(parse_iso(created)))
         raw: dict[str, list[scoring.RawEvent]] | None = None
         aggs: dict[str, _Agg] = {}
         if as_of is None:
@@ -746,14 +769,12 @@ class PlaybookStore:
         """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
         out: dict[str, str] = {}
         ids = list(ids)
-        for chunk in _chunks(ids, 900):
-            marks = ",".join("?" * len(chunk))
-            for bid, maturity in self.conn.execute(
-                f"SELECT bullet_id, maturity FROM maturity_log WHERE bullet_id IN ({marks}) "
-                "AND at <= ? ORDER BY at, id",
-                [*chunk, iso(as_of)],
-            ):
-                out[bid] = maturity
+        for bid, maturity in self.conn.execute(
+            f"SELECT bullet_id, maturity FROM maturity_log WHERE bullet_id IN {IN_IDS} "
+            "AND at <= ? ORDER BY at, id",
+            [_json_ids(ids), iso(as_of)],
+        ):
+            out[bid] = maturity
         return out
 
     def score(self, bullet_id: str, at: datetime | None = None) -> Score:
@@ -944,12 +965,11 @@ class PlaybookStore:
     def cache_get(self, embedder_id: str, hashes: Iterable[str]) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
         keys = [f"{embedder_id}:{h}" for h in hashes]
-        for chunk in _chunks(keys, 900):
-            marks = ",".join("?" * len(chunk))
-            for digest, value in self.conn.execute(
-                f"SELECT content_hash, value FROM cache_blob WHERE key IN ({marks})", chunk
-            ):
-                out[digest] = value
+        for digest, value in self.conn.execute(
+            f"SELECT content_hash, value FROM cache_blob WHERE key IN {IN_IDS}",
+            (_json_ids(keys),),
+        ):
+            out[digest] = value
         return out
 
     def cache_put(self, embedder_id: str, dims: int, items: dict[str, bytes]) -> None:
@@ -981,6 +1001,6 @@ class PlaybookStore:
         return [r[0] for r in rows]
 
 
-def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
+def _json_ids(items: Iterable[str]) -> str:
+    """A list bound as one parameter, for `x IN (SELECT value FROM json_each(?))`."""
+    return json.dumps(list(items))
