@@ -289,6 +289,32 @@ def test_read_diary_honours_the_watermark_for_jsonl(tmp_path: Path) -> None:
     assert second.passages[0].offset == first.end
 
 
+def test_read_diary_from_a_watermark_matches_reading_the_bytes(tmp_path: Path) -> None:
+    text_file = tmp_path / "notes.md"
+    text_file.write_bytes(TEXT)
+    cases = [
+        (FIXTURES / "claude_session.jsonl", read_jsonl_transcript),
+        (FIXTURES / "codex_rollout.jsonl", read_jsonl_transcript),
+        (text_file, read_text_diary),
+    ]
+    for path, reader in cases:
+        data = path.read_bytes()
+        first_line_end = data.index(b"\n") + 1
+        for start in (0, 1, first_line_end - 1, first_line_end, len(data) // 2, len(data), 10**7):
+            from_file = read_diary(path, start=start)
+            assert from_file == reader(data, start=start, ref=str(path)), (path.name, start)
+            assert all(p.offset >= start for p in from_file.passages)
+
+
+def test_a_transcript_whose_first_record_is_huge_is_still_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "session.log"  # an extension that says nothing
+    big = _msg("user", "x" * (2 << 20)) + b"\n"
+    path.write_bytes(big + _msg("assistant", "after the big one") + b"\n")
+    diary = read_diary(path)
+    assert [p.role for p in diary.passages] == ["user", "assistant"]
+    assert diary.passages[1].offset == len(big)
+
+
 def test_passage_at_finds_the_covering_passage() -> None:
     diary = read_text_diary(TEXT)
     first, second, third = diary.passages

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playbook.diaries import Diary, Passage, read_diary, read_jsonl_transcript, read_text_diary
 from playbook.reflectors import (
@@ -444,3 +446,16 @@ def test_shell_metacharacters_are_never_executed(tmp_path: Path) -> None:
     items = CommandReflector(command, timeout=30).propose(diary, [], [])
     assert items[0].item["content"] == f"$(touch {hits[3]}) ; touch {hits[4]}"  # type: ignore[index]
     assert [h for h in hits if h.exists()] == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400))
+def test_heuristic_and_parser_never_raise_on_arbitrary_text(text: str) -> None:
+    diary = read_text_diary(text.encode("utf-8", "surrogatepass"))
+    for item in propose(diary):
+        assert isinstance(item.item, dict)
+        assert item.offset in {p.offset for p in diary.passages}
+    parse_deltas(text)
+    for marker in ("RULE: ", "[playbook: harmful b-1 ", "```json\n[", '{"deltas": '):
+        parse_deltas(marker + text)
+        propose(read_text_diary((marker + text).encode("utf-8", "surrogatepass")))

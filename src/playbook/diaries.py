@@ -37,6 +37,7 @@ TOOL_LINE_PREFIX = "[tool"
 TOOL_SUMMARY_MAX = 200  # characters of a tool call or result kept in its one-line summary
 
 _BOM = b"\xef\xbb\xbf"
+_HEAD_BYTES = 1 << 20  # how much of a file format detection looks at
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 # Text a Codex session injects as "user" input that nobody typed in this session.
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
@@ -95,40 +96,58 @@ class Diary:
 def read_diary(path: str | Path, *, start: int = 0) -> Diary:
     """Read the diary at ``path`` from byte ``start``, choosing the format by its content.
 
-    The file's content decides (see ``detect_format``); the extension only decides for an
-    empty file. Raises ``OSError`` if the file cannot be read, never on its content.
+    The head of the file decides (see ``detect_format``); the extension only decides for an
+    empty file. Only the head and the part from the watermark on are read from disk, so
+    re-reading a long session costs what was appended. Raises ``OSError`` if the file cannot
+    be read, never on its content.
     """
     p = Path(path)
-    data = p.read_bytes()
-    fmt = detect_format(data)
-    if fmt is None:
-        fmt = "jsonl" if p.suffix.lower() in _JSONL_SUFFIXES else "text"
+    with p.open("rb") as f:
+        head = f.read(_HEAD_BYTES)
+        fmt = detect_format(head, complete=len(head) < _HEAD_BYTES)
+        if fmt is None:
+            fmt = "jsonl" if p.suffix.lower() in _JSONL_SUFFIXES else "text"
+        # JSONL needs the byte before the watermark, to tell whether it falls on a line start.
+        base = max(0, start - 1) if fmt == "jsonl" else max(0, start)
+        if base <= len(head):
+            data = head[base:] + f.read()
+        else:
+            f.seek(base)
+            data = f.read()
     if fmt == "jsonl":
-        return read_jsonl_transcript(data, start=start, ref=str(path))
-    return read_text_diary(data, start=start, ref=str(path))
+        return _read_jsonl(data, start=start, ref=str(path), base=base)
+    return _read_text(data, start=start, ref=str(path), base=base)
 
 
-def detect_format(data: bytes, *, sample_lines: int = 5) -> Literal["jsonl", "text"] | None:
+def detect_format(
+    data: bytes, *, sample_lines: int = 5, complete: bool = True
+) -> Literal["jsonl", "text"] | None:
     """``"jsonl"`` if the file is JSON Lines, ``"text"`` if not, None if it is empty.
 
     JSON Lines means: the first non-blank line starts with ``{`` and at least one of the first
-    ``sample_lines`` non-blank lines (a partial last line included) parses as a JSON object.
-    Detection always looks at the head of the file, whatever the watermark.
+    ``sample_lines`` non-blank lines parses as a JSON object. ``complete=False`` says ``data``
+    is only the head of the file: a first line cut off by the end of the head (one huge
+    record) then counts as an object. Detection always looks at the head of the file,
+    whatever the watermark.
     """
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
-    lines = []
-    for raw in data.split(b"\n", 64):  # the head is enough; never split a huge file fully
+    segments = data.split(b"\n", 64)  # the head is enough; never split a huge file fully
+    lines: list[tuple[bytes, bool]] = []  # (line, cut off by the end of a partial head)
+    for i, raw in enumerate(segments):
         line = raw.strip()
         if line:
-            lines.append(line)
+            lines.append((line, not complete and i == len(segments) - 1 and len(segments) <= 64))
             if len(lines) >= sample_lines:
                 break
     if not lines:
         return None
-    if not lines[0].startswith(b"{"):
+    first, first_cut = lines[0]
+    if not first.startswith(b"{"):
         return "text"
-    return "jsonl" if any(isinstance(_loads(line), dict) for line in lines) else "text"
+    if first_cut or any(isinstance(_loads(line), dict) for line, _ in lines):
+        return "jsonl"
+    return "text"
 
 
 # ---------------------------------------------------------------------------------- text
@@ -141,9 +160,14 @@ def read_text_diary(data: bytes, *, start: int = 0, ref: str = "") -> Diary:
     line in ``data`` and its text is that paragraph as written (trailing whitespace removed),
     so ``data[offset:]`` starts with the passage's UTF-8 bytes whenever they are valid.
     """
+    return _read_text(data, start=start, ref=ref, base=0)
+
+
+def _read_text(data: bytes, *, start: int, ref: str, base: int) -> Diary:
+    """``read_text_diary`` over ``data`` = the file from byte ``base`` on (``base <= start``)."""
     size = len(data)
-    pos = min(max(start, 0), size)
-    if pos == 0 and data.startswith(_BOM):
+    pos = min(max(start - base, 0), size)
+    if base + pos == 0 and data.startswith(_BOM):
         pos = len(_BOM)
     passages: list[Passage] = []
     para_start: int | None = None
@@ -156,16 +180,16 @@ def read_text_diary(data: bytes, *, start: int = 0, ref: str = "") -> Diary:
                 para_start = pos
             para_end = line_end
         elif para_start is not None:
-            passages.append(_text_passage(data, para_start, para_end))
+            passages.append(_text_passage(data, para_start, para_end, base))
             para_start = None
         pos = line_end + 1
     if para_start is not None:
-        passages.append(_text_passage(data, para_start, para_end))
-    return Diary(ref=ref, passages=passages, end=max(start, size))
+        passages.append(_text_passage(data, para_start, para_end, base))
+    return Diary(ref=ref, passages=passages, end=max(start, base + size))
 
 
-def _text_passage(data: bytes, begin: int, end: int) -> Passage:
-    return Passage(offset=begin, text=_decode(data[begin:end]).rstrip(), role=None)
+def _text_passage(data: bytes, begin: int, end: int, base: int) -> Passage:
+    return Passage(offset=base + begin, text=_decode(data[begin:end]).rstrip(), role=None)
 
 
 # ---------------------------------------------------------------------------------- JSONL
@@ -181,8 +205,16 @@ def read_jsonl_transcript(data: bytes, *, start: int = 0, ref: str = "") -> Diar
     dropped; lines that are not JSON objects, or objects of no known shape, are counted in
     ``skipped``.
     """
+    return _read_jsonl(data, start=start, ref=ref, base=0)
+
+
+def _read_jsonl(data: bytes, *, start: int, ref: str, base: int) -> Diary:
+    """``read_jsonl_transcript`` over ``data`` = the file from byte ``base`` on.
+
+    ``base`` is at most ``start - 1`` (or 0), so the byte before the watermark is in ``data``.
+    """
     size = len(data)
-    pos = max(start, 0)
+    pos = max(start, 0) - base
     if pos > size:
         return Diary(ref=ref, passages=[], end=start)
     if pos > 0 and data[pos - 1 : pos] != b"\n":  # the watermark fell inside a line
@@ -205,10 +237,10 @@ def read_jsonl_transcript(data: bytes, *, start: int = 0, ref: str = "") -> Diar
                 if reduced is None:
                     skipped += 1
                 elif reduced[1]:
-                    passages.append(Passage(offset=pos, text=reduced[1], role=reduced[0]))
+                    passages.append(Passage(offset=base + pos, text=reduced[1], role=reduced[0]))
         pos = nl + 1
         end = pos
-    return Diary(ref=ref, passages=passages, end=max(end, start), skipped=skipped)
+    return Diary(ref=ref, passages=passages, end=max(base + end, start), skipped=skipped)
 
 
 def _reduce_record(record: dict[str, Any]) -> tuple[str | None, str] | None:
