@@ -556,6 +556,9 @@ class CommandReflector:
             timed_out = True
             _kill(proc)
             proc.wait()
+        except BaseException:  # interrupted (Ctrl-C): never leave the program running
+            _kill(proc)
+            raise
         for t in threads[1:]:
             t.join(timeout=2.0)  # a stray grandchild may hold the pipes; don't wait forever
 
