@@ -150,6 +150,18 @@ def test_every_harmful_reason_is_recognised(reason: str) -> None:
     }
 
 
+def test_marker_scanning_stays_linear_on_hostile_lines() -> None:
+    hostile = [
+        "[playbook: helpful b-1 " * 20_000,  # unclosed markers
+        "RULE: a" + " " * 200_000 + "b",  # a long blank run inside a rule
+        "- " * 100_000 + "x",  # endless bullet prefixes
+    ]
+    began = time.monotonic()
+    items = propose(read_text_diary("\n\n".join(hostile).encode()))
+    assert time.monotonic() - began < 2
+    assert [p.item for p in items] == [{"type": "add", "content": "a b", "bullet_type": "rule"}]
+
+
 def test_prior_deltas_are_not_proposed_again() -> None:
     diary = read_text_diary(NOTES + b"\n[playbook: helpful b-12345678]\n")
     first = propose(diary)

@@ -90,14 +90,13 @@ _RULE_RE = re.compile(
     + _EMPHASIS
     + r"\s*:"
     + _EMPHASIS
-    + r"\s*(?P<rest>.*?)\s*$",
+    + r"(?P<rest>.*)$",
     re.IGNORECASE,
 )
-_TAG_WORD = r"#[A-Za-z][\w.+/-]*"
-_TRAILING_TAGS_RE = re.compile(rf"(?:^|\s+)(?:{_TAG_WORD}\s*)+$")
+_TAG_RE = re.compile(r"#[A-Za-z][\w.+/-]*")
 _MARKER_RE = re.compile(
     r"\[\s*playbook\s*:\s*(?P<verb>helpful|harmful|deprecate)\s+(?P<id>b-[0-9a-z]+)\b"
-    r"(?P<inner>[^\]]*)\]",
+    r"(?P<inner>[^\[\]]*)\]",  # no brackets inside: each try stops at the next one
     re.IGNORECASE,
 )
 
@@ -154,15 +153,13 @@ def _markers(text: str) -> Iterator[dict[str, Any]]:
 
 
 def _rule_item(keyword: str, rest: str) -> dict[str, Any] | None:
-    tags: list[str] = []
-    t = _TRAILING_TAGS_RE.search(rest)
-    if t:
-        for tag in re.findall(_TAG_WORD, t.group()):
-            tag = tag[1:].lower()
-            if tag not in tags:
-                tags.append(tag)
-        rest = rest[: t.start()]
-    content = rest.strip()
+    words = rest.split()  # (splitting, not a regex: no backtracking on long blank runs)
+    n = len(words)
+    while n and _TAG_RE.fullmatch(words[n - 1]):
+        n -= 1
+    tags = list(dict.fromkeys(w[1:].lower() for w in words[n:]))
+    words = words[:n]
+    content = " ".join(words)
     if not content:
         return None
     item: dict[str, Any] = {"type": "add"}
