@@ -105,9 +105,18 @@ def test_anti_pattern(imported: CassImport) -> None:
     assert b.kind == "anti_pattern"
 
 
-def test_kind_anti_pattern_alone_makes_an_anti_pattern() -> None:
-    result = parse_cass_playbook(doc(minimal(type="rule", kind="anti_pattern")))
+@pytest.mark.parametrize(
+    "fields",
+    [{"kind": "anti_pattern"}, {"isNegative": True}, {"type": "anti-pattern"}],
+)
+def test_any_cass_anti_pattern_marker_makes_an_anti_pattern(fields: dict[str, object]) -> None:
+    result = parse_cass_playbook(doc(minimal(**{"type": "rule", **fields})))
     assert result.bullets[0].type == "anti-pattern"
+
+
+def test_plain_rule_stays_a_rule() -> None:
+    result = parse_cass_playbook(doc(minimal(isNegative=False, kind="workflow_rule")))
+    assert result.bullets[0].type == "rule"
 
 
 def test_deprecated_flag_sets_maturity_without_retiring(imported: CassImport) -> None:

@@ -8,10 +8,14 @@ each, in ``CassImport.unmapped`` instead of being dropped silently.
 What cass-memory writes (the schema, as found)
 ==============================================
 
-Source: ``Dicklesworthstone/cass_memory_system``, ``src/types.ts`` (zod schemas, stored
-version at commit 95d5b7beb46a0a676db15b26572879d3ecf8d870); ``src/playbook.ts``
-(``createEmptyPlaybook``, ``loadPlaybook``, ``deprecateBullet``, ``getActiveBullets``,
-``exportToMarkdown``); ``src/commands/context.ts`` (how ``deprecatedPatterns`` are used).
+Source: ``Dicklesworthstone/cass_memory_system``:
+
+* ``src/types.ts`` at 95d5b7beb46a0a676db15b26572879d3ecf8d870 (the zod schemas);
+* ``src/playbook.ts`` at 26560da0a8575b3e8dd5e25b70c62232ff816592 (``createEmptyPlaybook``,
+  ``loadPlaybook``, ``deprecateBullet``, ``getActiveBullets``, ``exportToMarkdown``);
+* ``src/commands/context.ts`` at 178af69c79b9c9f1595e0d1e78f0a9857b3429fb (how
+  ``deprecatedPatterns`` and ``isNegative`` are used).
+
 Later versions seen in forks of the same repository (e.g. the ``types.ts`` that adds
 ``BulletSourceEnum``) add a bullet ``source`` field and drop the legacy per-type event lists.
 
@@ -45,7 +49,9 @@ Later versions seen in forks of the same repository (e.g. the ``types.ts`` that 
 * ``deprecateBullet`` sets ``deprecated``, ``deprecatedAt``, ``deprecationReason``,
   ``replacedBy``, ``state: retired`` and ``maturity: deprecated`` together; a bullet counts as
   inactive if any of ``state == retired``, ``maturity == deprecated`` or ``deprecated`` holds.
-  A bullet is an anti-pattern when ``type == "anti-pattern"`` or ``kind == "anti_pattern"``.
+  A bullet is an anti-pattern when ``type == "anti-pattern"`` or ``kind == "anti_pattern"``
+  (``exportToMarkdown``) or ``isNegative`` is true (``context.ts`` splits rules from pitfalls
+  on ``isNegative || kind == "anti_pattern"``); the import treats any of the three as one.
 
 Mapping decisions (beyond the obvious renames)
 ==============================================
@@ -390,10 +396,10 @@ def _parse_bullet(
     if btype not in ("rule", "anti-pattern"):
         note(f"type {_show(btype)} is unknown; imported as 'rule'")
         btype = "rule"
-    if kind == "anti_pattern":
+    # cass-memory has three spellings of "anti-pattern" and reads them with OR: playbook.ts
+    # (exportToMarkdown) checks type/kind, commands/context.ts checks isNegative/kind.
+    if kind == "anti_pattern" or raw.get("isNegative") is True:
         btype = "anti-pattern"
-    if raw.get("isNegative") is True and btype == "rule":
-        note("isNegative: true dropped (Playbook reads polarity from type and content)")
 
     state = raw.get("state", "draft")
     if not _member(state, STATES):
