@@ -1,0 +1,1 @@
+"""Interoperability with other playbook formats (cass-memory import)."""
