@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playbook.curate import STATUSES, curate
+from playbook.curation import STATUSES, curate
 from playbook.store import PlaybookStore
 
 from .conftest import Clock, dump

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from playbook import scoring
-from playbook.curate import curate, run_maturity_pass
+from playbook.curation import curate, run_maturity_pass
 from playbook.model import Maturity
 from playbook.policy import DEFAULT_POLICY, Policy
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from playbook import memory_migration, open_database, run_migrations
-from playbook.curate import curate
+from playbook.curation import curate
 from playbook.store import (
     DatabaseOpenError,
     PlaybookStore,
@@ -176,7 +176,7 @@ def test_evidence_cache_catches_up_with_events_written_elsewhere(
 
 def test_core_imports_no_textual() -> None:
     code = (
-        "import sys, playbook, playbook.curate, playbook.store, playbook.scoring, "
+        "import sys, playbook, playbook.curation, playbook.store, playbook.scoring, "
         "playbook.policy, playbook.deltas, playbook.text\n"
         "from playbook import curate, PlaybookStore, open_database\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual',))\n"

@@ -16,11 +16,11 @@ _EXPORTS = {
     "run_migrations": "playbook.store",
     "memory_migration": "playbook.store",
     "PlaybookStore": "playbook.store",
-    "curate": "playbook.curate",
-    "CurateResult": "playbook.curate",
-    "recall": "playbook.recall",
-    "RecallResult": "playbook.recall",
-    "RecallItem": "playbook.recall",
+    "curate": "playbook.curation",
+    "CurateResult": "playbook.curation",
+    "recall": "playbook.retrieval",
+    "RecallResult": "playbook.retrieval",
+    "RecallItem": "playbook.retrieval",
     "reflect_session": "playbook.reflect",
     "apply_outcome": "playbook.outcomes",
     "MemoryVectors": "playbook.vectors",
@@ -36,12 +36,12 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from .curate import CurateResult, curate
+    from .curation import CurateResult, curate
     from .deltas import PlaybookDelta
     from .model import Bullet, FeedbackEvent, Score
     from .outcomes import apply_outcome
     from .policy import DEFAULT_POLICY, Policy
-    from .recall import RecallItem, RecallResult, recall
+    from .retrieval import RecallItem, RecallResult, recall
     from .reflect import reflect_session
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
     from .vectors import HashTrigramEmbedder, MemoryVectors

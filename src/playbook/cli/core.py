@@ -29,7 +29,7 @@ def _outcome_line(o: dict[str, Any]) -> str:
 
 
 def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
-    from ..curate import curate
+    from ..curation import curate
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
@@ -145,7 +145,7 @@ def curate_cmd(
 ) -> None:
     """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction."""
     _json(json_out)
-    from ..curate import curate
+    from ..curation import curate
 
     deltas = read_json_input(source)
     if isinstance(deltas, dict) and "deltas" in deltas:

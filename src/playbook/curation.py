@@ -204,26 +204,7 @@ class _Batch:
 
     # -- step 3: near-duplicates
     def similar(self, content: str) -> list[tuple[float, Bullet]]:
-        """Existing bullets whose subject has token Jaccard >= threshold, best first."""
-        threshold = self.policy.duplicate_jaccard - 1e-9
-        core = core_tokens(content)
-        found: dict[str, Bullet] = {b.id: b for b in self.store.find_by_hash(content_hash(content))}
-        if core:
-            df = self.store.token_df(core)
-            need = math.ceil(threshold * len(core))
-            prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
-            ids: dict[str, None] = {}
-            for tok in prefix:
-                if df[tok]:
-                    ids.update(dict.fromkeys(self.store.token_postings(tok)))
-            found.update(self.store.get_bullets(i for i in ids if i not in found))
-        out = []
-        for b in found.values():
-            score = 1.0 if b.content == content else jaccard(core, core_tokens(b.content))
-            if score >= threshold:
-                out.append((score, b))
-        out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
-        return out
+        return similar_bullets(self.store, content, self.policy.duplicate_jaccard)
 
     def add(self, index: int, delta: AddDelta) -> None:
         btype = _add_type(delta)
@@ -277,7 +258,7 @@ class _Batch:
             scope_key=delta.scope_key,
             type=btype,
             kind=delta.kind or ("pitfall" if btype == "anti-pattern" else "workflow_rule"),
-            source="manual" if self.human else "learned",
+            source="learned" if self.provenance.session_ref or not self.human else "manual",
             provenance=self.provenance,
             batch_id=self.batch,
         )
@@ -406,45 +387,93 @@ class _Batch:
 
     # -- step 5: inversion
     def invert(self) -> None:
-        if not self.harmed:
-            return
-        ids = list(self.harmed)
-        bullets = self.store.get_bullets(ids)
-        evidence = self.store.evidence_many(ids)
-        for bid in ids:
-            b = bullets[bid]
-            ev = evidence[bid]
-            if b.type != "rule" or b.pinned or b.state == "retired":
-                continue
-            if not scoring.should_invert(ev.helpful, ev.harmful, self.policy):
-                continue
-            new = self.store.insert_bullet(
-                f"AVOID: {strip_avoid(b.content)}",
-                category=b.category,
-                tags=b.tags,
-                scope=str(b.scope),
-                scope_key=b.scope_key,
-                type="anti-pattern",
-                kind="pitfall",
-                source="inverted",
-                half_life_days=b.half_life_days,
-                provenance=self.provenance,
-                batch_id=self.batch,
-            )
-            self.store.add_edge("inverts", new.id, b.id, batch_id=self.batch)
-            self.store.retire(b.id)
-            self.result.inversions.append((b.id, new.id))
-            self.result.added.append(new.id)
-            self.touched[new.id] = None
-            self.store.log_decision(
-                self.batch,
-                self.actor,
-                "invert",
-                b.id,
-                "applied",
-                f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}",
-                {"anti_pattern": new.id},
-            )
+        invert_harmed(
+            self.store, self.harmed, batch_id=self.batch, actor=self.actor,
+            provenance=self.provenance, result=self.result, touched=self.touched,
+        )  # fmt: skip
+
+
+def similar_bullets(
+    store: PlaybookStore, content: str, threshold: float, *, limit: int | None = None
+) -> list[tuple[float, Bullet]]:
+    """Bullets (any state) whose subject has token Jaccard >= `threshold`, best first.
+
+    Prefix filtering keeps this cheap at any size: a bullet reaching the threshold must
+    share one of the len(core) - ceil(threshold * len(core)) + 1 rarest subject tokens.
+    """
+    threshold -= 1e-9
+    core = core_tokens(content)
+    found: dict[str, Bullet] = {b.id: b for b in store.find_by_hash(content_hash(content))}
+    if core:
+        df = store.token_df(core)
+        need = max(1, math.ceil(threshold * len(core)))
+        prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
+        ids: dict[str, None] = {}
+        for tok in prefix:
+            if df[tok]:
+                ids.update(dict.fromkeys(store.token_postings(tok)))
+        found.update(store.get_bullets(i for i in ids if i not in found))
+    out = []
+    for b in found.values():
+        score = 1.0 if b.content == content else jaccard(core, core_tokens(b.content))
+        if score >= threshold:
+            out.append((score, b))
+    out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
+    return out[:limit] if limit is not None else out
+
+
+def invert_harmed(
+    store: PlaybookStore,
+    harmed: Iterable[str],
+    *,
+    batch_id: str | None,
+    actor: str,
+    provenance: Provenance | None = None,
+    result: CurateResult | None = None,
+    touched: dict[str, None] | None = None,
+) -> list[tuple[str, str]]:
+    """Step 5: turn each harmed, non-pinned, non-retired rule whose decayed harm is at
+    least 3 and more than twice its help into an `AVOID:` anti-pattern."""
+    ids = list(dict.fromkeys(harmed))
+    if not ids:
+        return []
+    policy = store.policy
+    bullets = store.get_bullets(ids)
+    evidence = store.evidence_many(ids)
+    done: list[tuple[str, str]] = []
+    for bid in ids:
+        b = bullets[bid]
+        ev = evidence[bid]
+        if b.type != "rule" or b.pinned or b.state == "retired":
+            continue
+        if not scoring.should_invert(ev.helpful, ev.harmful, policy):
+            continue
+        new = store.insert_bullet(
+            f"AVOID: {strip_avoid(b.content)}",
+            category=b.category,
+            tags=b.tags,
+            scope=str(b.scope),
+            scope_key=b.scope_key,
+            type="anti-pattern",
+            kind="pitfall",
+            source="inverted",
+            half_life_days=b.half_life_days,
+            provenance=provenance,
+            batch_id=batch_id,
+        )
+        store.add_edge("inverts", new.id, b.id, batch_id=batch_id)
+        store.retire(b.id)
+        done.append((b.id, new.id))
+        if result is not None:
+            result.inversions.append((b.id, new.id))
+            result.added.append(new.id)
+        if touched is not None:
+            touched[new.id] = None
+        store.log_decision(
+            batch_id, actor, "invert", b.id, "applied",
+            f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}", {"anti_pattern": new.id},
+        )  # fmt: skip
+    return done
 
 
 def run_maturity_pass(

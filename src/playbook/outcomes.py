@@ -1,0 +1,143 @@
+"""Task outcomes as feedback (SPEC §8, after seed 001).
+
+`apply_outcome` turns a report (`success | failure | partial`, citing bullet ids) into
+feedback: each cited bullet once per report, a receipt applied at most once, receipt and
+events in one transaction, unknown ids counted as skips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .curation import invert_harmed, run_maturity_pass
+from .model import Provenance
+from .policy import DEFAULT_POLICY, Policy
+from .store import PlaybookStore, new_batch_id
+
+Outcome = Literal["success", "failure", "partial"]
+
+
+class OutcomeReport(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    outcome: Outcome
+    bullet_ids: list[str] = Field(default_factory=list)
+    receipt: str | None = None
+    context: str | None = None
+    at: datetime | None = None  # when it happened (observation time); default now
+
+
+@dataclass
+class OutcomeResult:
+    outcome: str
+    applied: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # unknown or retired ids
+    duplicate_citations: int = 0
+    replayed: bool = False  # the receipt was seen before: nothing applied
+    batch_id: str | None = None
+    inversions: list[tuple[str, str]] = field(default_factory=list)
+    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "applied": self.applied,
+            "skipped": self.skipped,
+            "skipped_count": len(self.skipped),
+            "duplicate_citations": self.duplicate_citations,
+            "replayed": self.replayed,
+            "batch_id": self.batch_id,
+            "inversions": [list(p) for p in self.inversions],
+            "maturity_changes": [list(c) for c in self.maturity_changes],
+        }
+
+
+class InvalidOutcome(ValueError):
+    pass
+
+
+def apply_outcome(
+    store: PlaybookStore,
+    report: OutcomeReport | dict[str, Any],
+    *,
+    provenance: Provenance | dict[str, Any] | None = None,
+    actor: str = "agent",
+) -> OutcomeResult:
+    """Record a task outcome as feedback on the bullets it cites."""
+    if not isinstance(report, OutcomeReport):
+        try:
+            report = OutcomeReport.model_validate(report)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+    prov = (
+        provenance
+        if isinstance(provenance, Provenance)
+        else Provenance.model_validate(provenance or {})
+    )
+    policy = store.policy
+    kind, weight = {
+        "success": ("helpful", policy.outcome_success_weight),
+        "failure": ("harmful", policy.outcome_failure_weight),
+        "partial": ("helpful", policy.outcome_partial_weight),
+    }[report.outcome]
+    cited = list(dict.fromkeys(report.bullet_ids))
+    result = OutcomeResult(report.outcome, duplicate_citations=len(report.bullet_ids) - len(cited))
+    with store.transaction():
+        if report.receipt is not None and store.has_receipt(report.receipt):
+            result.replayed = True
+            return result
+        batch = new_batch_id()
+        result.batch_id = batch
+        bullets = store.get_bullets(cited)
+        for bid in cited:
+            b = bullets.get(bid)
+            if b is None or b.state == "retired":
+                result.skipped.append(bid)
+                continue
+            store.add_feedback(
+                bid,
+                kind,
+                weight=weight,
+                reason="other" if kind == "harmful" else None,
+                context=report.context or f"task {report.outcome}",
+                provenance=prov,
+                actor=actor,
+                receipt=report.receipt,
+                at=report.at,
+                batch_id=batch,
+            )
+            result.applied.append(bid)
+        if report.receipt is not None:
+            store.add_receipt(report.receipt, report.outcome, batch)
+        store.log_decision(
+            batch, actor, "outcome", None, "applied", report.outcome,
+            {"applied": result.applied, "skipped": result.skipped, "receipt": report.receipt},
+        )  # fmt: skip
+        touched = dict.fromkeys(result.applied)
+        if kind == "harmful":
+            result.inversions = invert_harmed(
+                store, result.applied, batch_id=batch, actor=actor, provenance=prov, touched=touched
+            )
+        result.maturity_changes = run_maturity_pass(
+            store, touched=touched, batch_id=batch, actor=actor
+        )
+    return result
+
+
+def project_outcome_confidence(
+    confidence: float | None, outcome: Outcome, policy: Policy = DEFAULT_POLICY
+) -> float:
+    """Seed 001's arithmetic: start at 0.5 when absent, +0.15 / −0.25 / +0.05, clamp [0.1, 1]."""
+    start = policy.confidence_start if confidence is None else confidence
+    delta = {
+        "success": policy.confidence_success,
+        "failure": policy.confidence_failure,
+        "partial": policy.confidence_partial,
+    }[outcome]
+    return min(policy.confidence_max, max(policy.confidence_min, start + delta))

@@ -1,0 +1,288 @@
+"""The review queue (SPEC §7): proposed deltas wait here for a human.
+
+Reflection (and agents over MCP) stage deltas; only `actor="human"` can approve or reject
+them. Approving curates the delta with the provenance recorded when it was staged, never
+with anything the proposer says later.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .curation import CurateResult, curate, similar_bullets
+from .deltas import InvalidDelta, delta_dict, parse_delta
+from .model import Actor, Provenance
+from .store import PlaybookStore, StoreError, iso, parse_iso
+from .store.store import new_id
+
+SIMILAR_THRESHOLD = 0.3  # show existing bullets at least this close to a proposed add
+SIMILAR_LIMIT = 3
+
+
+class QueueError(StoreError):
+    """A queue request that cannot be carried out (wrong id, not pending, not human)."""
+
+
+class ApprovalRefused(QueueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Similar:
+    bullet_id: str
+    content: str
+    similarity: float
+    state: str
+    maturity: str
+
+
+@dataclass(frozen=True)
+class Proposal:
+    id: str
+    delta: dict[str, Any]
+    provenance: Provenance
+    status: str
+    origin: str
+    created_at: datetime
+    decided_at: datetime | None = None
+    decided_by: str | None = None
+    reason: str | None = None
+    edited_delta: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    similar: list[Similar] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "delta": self.delta,
+            "provenance": self.provenance.model_dump(mode="json"),
+            "status": self.status,
+            "origin": self.origin,
+            "created_at": iso(self.created_at),
+            "decided_at": iso(self.decided_at) if self.decided_at else None,
+            "decided_by": self.decided_by,
+            "reason": self.reason,
+            "edited_delta": self.edited_delta,
+            "result": self.result,
+            "similar": [s.__dict__ for s in self.similar],
+        }
+
+
+@dataclass
+class StageResult:
+    staged: list[str] = field(default_factory=list)  # proposal ids, in input order
+    rejected: list[tuple[int, str]] = field(default_factory=list)  # (index, reason)
+    duplicates: list[int] = field(default_factory=list)  # already pending: not staged again
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "staged": self.staged,
+            "rejected": [{"index": i, "reason": r} for i, r in self.rejected],
+            "duplicates": self.duplicates,
+        }
+
+
+_COLUMNS = (
+    "id, delta, session_ref, byte_offset, status, origin, created_at, decided_at, "
+    "decided_by, reason, edited_delta, result"
+)
+
+
+def _proposal(row: tuple[Any, ...]) -> Proposal:
+    return Proposal(
+        id=row[0],
+        delta=json.loads(row[1]),
+        provenance=Provenance(session_ref=row[2], byte_offset=row[3]),
+        status=row[4],
+        origin=row[5],
+        created_at=parse_iso(row[6]),
+        decided_at=parse_iso(row[7]) if row[7] else None,
+        decided_by=row[8],
+        reason=row[9],
+        edited_delta=json.loads(row[10]) if row[10] else None,
+        result=json.loads(row[11]) if row[11] else None,
+    )
+
+
+def _canonical(delta: dict[str, Any]) -> str:
+    return json.dumps(delta, sort_keys=True, ensure_ascii=False)
+
+
+def stage(
+    store: PlaybookStore,
+    deltas: object,
+    *,
+    provenance: Provenance | dict[str, Any] | None = None,
+    origin: str = "reflection",
+    provenances: list[Provenance | None] | None = None,
+) -> StageResult:
+    """Validate deltas and put them in the queue as pending. Invalid items are reported.
+
+    `provenances` (one per delta) overrides `provenance` per item, e.g. the byte offset of
+    the passage each proposal came from. A delta identical to one already pending, or
+    already decided for the same provenance, is not staged twice.
+    """
+    result = StageResult()
+    if not isinstance(deltas, list | tuple):
+        result.rejected.append((0, f"proposals must be a list, not {type(deltas).__name__}"))
+        return result
+    base = (
+        provenance
+        if isinstance(provenance, Provenance)
+        else Provenance.model_validate(provenance or {})
+    )
+    with store.transaction():
+        now = iso(store.now())
+        for i, item in enumerate(deltas):
+            try:
+                delta = delta_dict(parse_delta(item))
+            except InvalidDelta as exc:
+                result.rejected.append((i, str(exc)))
+                continue
+            prov = (provenances[i] if provenances and i < len(provenances) else None) or base
+            key = _canonical(delta)
+            seen = store.conn.execute(
+                "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
+                "(session_ref IS ? AND byte_offset IS ?))",
+                (key, prov.session_ref, prov.byte_offset),
+            ).fetchone()
+            if seen:
+                result.duplicates.append(i)
+                continue
+            pid = new_id("d")
+            store.conn.execute(
+                "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
+                "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
+                (pid, key, prov.session_ref, prov.byte_offset, origin, now),
+            )
+            result.staged.append(pid)
+    return result
+
+
+def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
+    row = store.conn.execute(
+        f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
+    ).fetchone()
+    return _proposal(row) if row else None
+
+
+def _with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
+    content = p.delta.get("content")
+    if not isinstance(content, str):
+        return p
+    similar = [
+        Similar(b.id, b.content, round(score, 4), str(b.state), str(b.maturity))
+        for score, b in similar_bullets(store, content, SIMILAR_THRESHOLD, limit=SIMILAR_LIMIT)
+    ]
+    return Proposal(**{**p.__dict__, "similar": similar})
+
+
+def pending(
+    store: PlaybookStore, *, limit: int | None = None, similar: bool = True
+) -> list[Proposal]:
+    """Pending proposals, oldest first; adds and replacements carry their nearest bullets."""
+    sql = f"SELECT {_COLUMNS} FROM proposals WHERE status = 'pending' ORDER BY created_at, rowid"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    out = [_proposal(r) for r in store.conn.execute(sql)]
+    return [_with_similar(store, p) for p in out] if similar else out
+
+
+def count_pending(store: PlaybookStore) -> int:
+    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = 'pending'").fetchone()
+    return int(row[0])
+
+
+def _require_pending(store: PlaybookStore, proposal_id: str, actor: str, verb: str) -> Proposal:
+    if actor != Actor.HUMAN:
+        raise ApprovalRefused(f"only a human can {verb} proposals (actor was {actor!r})")
+    p = get(store, proposal_id)
+    if p is None:
+        raise QueueError(f"no proposal with id {proposal_id!r}")
+    if p.status != "pending":
+        raise QueueError(f"proposal {proposal_id} is already {p.status}")
+    return p
+
+
+def _edited(original: dict[str, Any], edited: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(edited, str):
+        if "content" not in original:
+            raise QueueError(f"a {original.get('type')} proposal has no text to edit")
+        return {**original, "content": edited}
+    return dict(edited)
+
+
+def approve(
+    store: PlaybookStore,
+    proposal_id: str,
+    *,
+    actor: str = "human",
+    edited: dict[str, Any] | str | None = None,
+) -> CurateResult:
+    """Curate a pending proposal with its recorded provenance. Human only.
+
+    `edited` (new content, or a whole delta) is curated instead, and both versions are kept.
+    If curation rejects the delta (say its bullet was retired since), nothing changes and
+    QueueError says why.
+    """
+    p = _require_pending(store, proposal_id, actor, "approve")
+    delta = _edited(p.delta, edited) if edited is not None else p.delta
+    if edited is not None:
+        try:
+            delta = delta_dict(parse_delta(delta))
+        except InvalidDelta as exc:
+            raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
+    with store.transaction():
+        result = curate(store, [delta], provenance=p.provenance, actor="human")
+        outcome = result.outcomes[0]
+        if outcome.status == "rejected-invalid":
+            raise QueueError(f"cannot approve {proposal_id}: {outcome.reason}")
+        store.conn.execute(
+            "UPDATE proposals SET status = 'approved', decided_at = ?, decided_by = ?, "
+            "edited_delta = ?, result = ? WHERE id = ?",
+            (
+                iso(store.now()),
+                actor,
+                _canonical(delta) if edited is not None else None,
+                json.dumps(result.to_dict()),
+                proposal_id,
+            ),
+        )
+        store.log_decision(
+            result.batch_id, actor, "approve", outcome.bullet_id, outcome.status,
+            None, {"proposal": proposal_id, "edited": edited is not None},
+        )  # fmt: skip
+    return result
+
+
+def reject(
+    store: PlaybookStore,
+    proposal_id: str,
+    reason: str,
+    *,
+    block: bool = False,
+    actor: str = "human",
+) -> str | None:
+    """Reject a pending proposal with a reason; `block=True` also blocks an add's pattern.
+    Returns the block id when one was made."""
+    p = _require_pending(store, proposal_id, actor, "reject")
+    if not reason.strip():
+        raise QueueError("a rejection needs a reason")
+    content = p.delta.get("content")
+    if block and not isinstance(content, str):
+        raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
+    with store.transaction():
+        block_id = store.block(content, reason, actor=actor) if block and content else None
+        store.conn.execute(
+            "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ?, "
+            "reason = ? WHERE id = ?",
+            (iso(store.now()), actor, reason, proposal_id),
+        )
+        store.log_decision(
+            None, actor, "reject", None, "applied", reason,
+            {"proposal": proposal_id, "block": block_id},
+        )  # fmt: skip
+    return block_id
