@@ -26,10 +26,18 @@ def statuses(result) -> list[str]:
 def test_add_records_provenance_and_fields(store: PlaybookStore) -> None:
     r = curate(
         store,
-        [{"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci", "npm"],
-          "category": "ci", "scope": "workspace", "scope_key": "web"}],
+        [
+            {
+                "type": "add",
+                "content": "Pin npm to 11 in release jobs",
+                "tags": ["ci", "npm"],
+                "category": "ci",
+                "scope": "workspace",
+                "scope_key": "web",
+            }
+        ],
         provenance=PROV,
-    )  # fmt: skip
+    )
     b = store.get_bullet(r.added[0])
     assert b is not None
     assert (b.provenance.session_ref, b.provenance.byte_offset) == ("session:abc", 4096)
@@ -59,8 +67,13 @@ def test_step1_one_vote_per_bullet_per_batch(store: PlaybookStore) -> None:
 
 
 def test_step1_same_add_twice_in_a_batch(store: PlaybookStore) -> None:
-    r = curate(store, [{"type": "add", "content": "Use uv for installs"},
-                       {"type": "add", "content": "use UV for installs!"}])  # fmt: skip
+    r = curate(
+        store,
+        [
+            {"type": "add", "content": "Use uv for installs"},
+            {"type": "add", "content": "use UV for installs!"},
+        ],
+    )
     assert statuses(r) == ["added", "dropped-duplicate"]
     assert len(store.bullets()) == 1
 
@@ -121,15 +134,25 @@ def test_step3_jaccard_near_duplicate_folds(store: PlaybookStore) -> None:
 
 def test_step3_opposite_polarity_is_added_and_flagged(store: PlaybookStore) -> None:
     bid = add(store, "Always squash commits before merging feature branches")
-    r = curate(store, [{"type": "add", "content": "Never squash commits before merging feature branches"}])  # fmt: skip
+    r = curate(
+        store, [{"type": "add", "content": "Never squash commits before merging feature branches"}]
+    )
     assert statuses(r) == ["conflict"]
     new = r.added[0]
     assert r.conflicts == [(new, bid)]
     (flag,) = store.conflicts()
     assert (flag.a, flag.b, flag.status) == (new, bid, "open")
     # An anti-pattern with the same words has the "never" polarity: it folds into that one.
-    r = curate(store, [{"type": "add", "content": "Squash commits before merging feature branches",
-                        "bullet_type": "anti-pattern"}])  # fmt: skip
+    r = curate(
+        store,
+        [
+            {
+                "type": "add",
+                "content": "Squash commits before merging feature branches",
+                "bullet_type": "anti-pattern",
+            }
+        ],
+    )
     assert statuses(r) == ["folded"] and r.outcomes[0].bullet_id == new
 
 
@@ -145,7 +168,16 @@ def test_step3_zombie_adds_are_refused(store: PlaybookStore) -> None:
     r = curate(store, [{"type": "add", "content": "Use setup.py develop for editable installs"}])
     assert statuses(r) == ["refused-zombie"] and r.outcomes[0].bullet_id == dep
     old = add(store, "Bump the lockfile by hand")
-    curate(store, [{"type": "replace", "bullet_id": old, "content": "Bump the lockfile with the package manager"}])  # fmt: skip
+    curate(
+        store,
+        [
+            {
+                "type": "replace",
+                "bullet_id": old,
+                "content": "Bump the lockfile with the package manager",
+            }
+        ],
+    )
     r = curate(store, [{"type": "add", "content": "Bump the lockfile by hand"}])
     assert statuses(r) == ["refused-zombie"] and r.outcomes[0].bullet_id == old
     assert store.timeline(dep) == [] and store.timeline(old) == []
@@ -157,7 +189,11 @@ def test_step4_replace_inherits_evidence(store: PlaybookStore, clock: Clock) -> 
     for _ in range(3):
         curate(store, [{"type": "helpful", "bullet_id": old}])
     curate(store, [{"type": "harmful", "bullet_id": old, "reason": "wasted_time"}])
-    r = curate(store, [{"type": "replace", "bullet_id": old, "content": "Run tests with pytest -x --lf"}], PROV)  # fmt: skip
+    r = curate(
+        store,
+        [{"type": "replace", "bullet_id": old, "content": "Run tests with pytest -x --lf"}],
+        PROV,
+    )
     assert statuses(r) == ["applied"]
     new = r.outcomes[0].bullet_id
     assert store.get_bullet(old).state == "retired"
@@ -180,14 +216,19 @@ def test_step4_merge_retires_all_and_sums_lineage(store: PlaybookStore) -> None:
     b = add(store, "Cache the pnpm store between CI runs", tags=["pnpm"], category="ci")
     curate(store, [{"type": "helpful", "bullet_id": a}, {"type": "helpful", "bullet_id": b}])
     curate(store, [{"type": "helpful", "bullet_id": a}])
-    r = curate(store, [{"type": "merge", "bullet_ids": [a, b], "content": "Cache package manager stores in CI"}])  # fmt: skip
+    r = curate(
+        store,
+        [{"type": "merge", "bullet_ids": [a, b], "content": "Cache package manager stores in CI"}],
+    )
     new = r.outcomes[0].bullet_id
     nb = store.get_bullet(new)
     assert (nb.source, nb.category, nb.tags) == ("merged", "ci", ["ci", "pnpm"])
     assert {store.get_bullet(i).state for i in (a, b)} == {"retired"}
     assert store.score(new).helpful == 3.0
     # a chain: replacing the merged bullet keeps the whole ancestry's evidence
-    r = curate(store, [{"type": "replace", "bullet_id": new, "content": "Cache dependency stores in CI"}])  # fmt: skip
+    r = curate(
+        store, [{"type": "replace", "bullet_id": new, "content": "Cache dependency stores in CI"}]
+    )
     assert store.score(r.outcomes[0].bullet_id).helpful == 3.0
 
 
@@ -237,7 +278,16 @@ def test_step5_deprecated_rule_still_inverts_once_harm_reaches_three(store: Play
 def test_step5_not_when_help_is_at_least_half_the_harm(store: PlaybookStore) -> None:
     bid = add(store, "Vendor third-party code")
     for kind in ["helpful", "helpful", "harmful", "harmful", "harmful"]:
-        r = curate(store, [{"type": kind, "bullet_id": bid, **({"reason": "other"} if kind == "harmful" else {})}])  # fmt: skip
+        r = curate(
+            store,
+            [
+                {
+                    "type": kind,
+                    "bullet_id": bid,
+                    **({"reason": "other"} if kind == "harmful" else {}),
+                }
+            ],
+        )
         assert r.inversions == []  # X=3 is not > 2 * H=2 * 2
 
 
@@ -313,10 +363,15 @@ def test_a_batch_that_is_not_a_list_is_rejected(store: PlaybookStore, batch: obj
 
 def test_valid_deltas_still_apply_beside_invalid_ones(store: PlaybookStore) -> None:
     bid = add(store, "Read the file before editing it")
-    r = curate(store, [{"type": "helpful", "bullet_id": "b-missing"},
-                       {"type": "helpful", "bullet_id": bid},
-                       {"type": "bogus"},
-                       {"type": "add", "content": "Run the formatter before committing"}])  # fmt: skip
+    r = curate(
+        store,
+        [
+            {"type": "helpful", "bullet_id": "b-missing"},
+            {"type": "helpful", "bullet_id": bid},
+            {"type": "bogus"},
+            {"type": "add", "content": "Run the formatter before committing"},
+        ],
+    )
     assert statuses(r) == ["rejected-invalid", "applied", "rejected-invalid", "added"]
     assert len(store.timeline(bid)) == 1 and len(r.added) == 1
 
@@ -333,10 +388,16 @@ def test_feedback_on_a_retired_bullet_is_rejected_with_its_successor(store: Play
 def test_every_decision_is_logged_with_its_batch(store: PlaybookStore) -> None:
     bid = add(store, "Read the file before editing it")
     store.block("Skip the tests to save time", "never")
-    r = curate(store, [{"type": "helpful", "bullet_id": bid},
-                       {"type": "add", "content": "Skip the tests to save time"},
-                       {"type": "helpful", "bullet_id": bid},
-                       {"type": "nope"}], actor="agent")  # fmt: skip
+    r = curate(
+        store,
+        [
+            {"type": "helpful", "bullet_id": bid},
+            {"type": "add", "content": "Skip the tests to save time"},
+            {"type": "helpful", "bullet_id": bid},
+            {"type": "nope"},
+        ],
+        actor="agent",
+    )
     rows = sorted(store.decisions(batch_id=r.batch_id), key=lambda d: d.detail["index"])
     assert [(d.action, d.status) for d in rows] == [
         ("helpful", "applied"),
@@ -356,6 +417,11 @@ def test_a_failed_batch_leaves_the_database_as_it_was(store: PlaybookStore, monk
 
     monkeypatch.setattr(store, "flag_conflict", boom)
     with pytest.raises(RuntimeError):
-        curate(store, [{"type": "helpful", "bullet_id": bid},
-                       {"type": "add", "content": "Never read the file before editing it"}])  # fmt: skip
+        curate(
+            store,
+            [
+                {"type": "helpful", "bullet_id": bid},
+                {"type": "add", "content": "Never read the file before editing it"},
+            ],
+        )
     assert dump(store) == before

@@ -38,14 +38,25 @@ def test_migrations_are_idempotent_and_versioned(db_path: Path) -> None:
     assert run_migrations(db, [memory_migration(1)]) == [("memory", 1)]
     assert run_migrations(db, [memory_migration(1)]) == []
     assert schema_version(db) == 1
-    assert {"bullets", "feedback", "edges", "cache_blob", "watermarks", "blocked_patterns",
-            "proposals", "conflicts", "decisions"} <= set(db.table_names())  # fmt: skip
+    assert {
+        "bullets",
+        "feedback",
+        "edges",
+        "cache_blob",
+        "watermarks",
+        "blocked_patterns",
+        "proposals",
+        "conflicts",
+        "decisions",
+    } <= set(db.table_names())
 
 
 def test_other_namespaces_are_left_alone(db_path: Path) -> None:
     db = open_database(db_path)
     db.conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY)")
-    db.conn.execute("CREATE TABLE _migrations (namespace TEXT, version INTEGER, applied_at TEXT, PRIMARY KEY (namespace, version))")  # fmt: skip
+    db.conn.execute(
+        "CREATE TABLE _migrations (namespace TEXT, version INTEGER, applied_at TEXT, PRIMARY KEY (namespace, version))"
+    )
     db.conn.execute("INSERT INTO _migrations VALUES ('graph', 4, 'then')")
     db.conn.execute("INSERT INTO sessions VALUES ('s1')")
     run_migrations(db, [memory_migration(1)])
@@ -137,8 +148,12 @@ def test_block_listing_and_unblock(store: PlaybookStore, clock: Clock) -> None:
     pid = store.block("Use --no-verify to skip hooks", "hooks are the safety net")
     (p,) = store.blocked()
     assert (p.id, p.pattern, p.reason, p.created_at, p.active) == (
-        pid, "Use --no-verify to skip hooks", "hooks are the safety net", clock.t, True,
-    )  # fmt: skip
+        pid,
+        "Use --no-verify to skip hooks",
+        "hooks are the safety net",
+        clock.t,
+        True,
+    )
     store.unblock(pid)
     assert store.blocked() == []
     with pytest.raises(StoreError):

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from .model import Bullet, FeedbackEvent, Score
     from .outcomes import apply_outcome
     from .policy import DEFAULT_POLICY, Policy
-    from .retrieval import RecallItem, RecallResult, recall
     from .reflect import reflect_session
+    from .retrieval import RecallItem, RecallResult, recall
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
     from .vectors import HashTrigramEmbedder, MemoryVectors
 

@@ -388,9 +388,14 @@ class _Batch:
     # -- step 5: inversion
     def invert(self) -> None:
         invert_harmed(
-            self.store, self.harmed, batch_id=self.batch, actor=self.actor,
-            provenance=self.provenance, result=self.result, touched=self.touched,
-        )  # fmt: skip
+            self.store,
+            self.harmed,
+            batch_id=self.batch,
+            actor=self.actor,
+            provenance=self.provenance,
+            result=self.result,
+            touched=self.touched,
+        )
 
 
 def similar_bullets(
@@ -470,9 +475,14 @@ def invert_harmed(
         if touched is not None:
             touched[new.id] = None
         store.log_decision(
-            batch_id, actor, "invert", b.id, "applied",
-            f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}", {"anti_pattern": new.id},
-        )  # fmt: skip
+            batch_id,
+            actor,
+            "invert",
+            b.id,
+            "applied",
+            f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}",
+            {"anti_pattern": new.id},
+        )
     return done
 
 

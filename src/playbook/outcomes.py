@@ -116,9 +116,14 @@ def apply_outcome(
         if report.receipt is not None:
             store.add_receipt(report.receipt, report.outcome, batch)
         store.log_decision(
-            batch, actor, "outcome", None, "applied", report.outcome,
+            batch,
+            actor,
+            "outcome",
+            None,
+            "applied",
+            report.outcome,
             {"applied": result.applied, "skipped": result.skipped, "receipt": report.receipt},
-        )  # fmt: skip
+        )
         touched = dict.fromkeys(result.applied)
         if kind == "harmful":
             result.inversions = invert_harmed(

@@ -252,9 +252,14 @@ def approve(
             ),
         )
         store.log_decision(
-            result.batch_id, actor, "approve", outcome.bullet_id, outcome.status,
-            None, {"proposal": proposal_id, "edited": edited is not None},
-        )  # fmt: skip
+            result.batch_id,
+            actor,
+            "approve",
+            outcome.bullet_id,
+            outcome.status,
+            None,
+            {"proposal": proposal_id, "edited": edited is not None},
+        )
     return result
 
 
@@ -282,7 +287,12 @@ def reject(
             (iso(store.now()), actor, reason, proposal_id),
         )
         store.log_decision(
-            None, actor, "reject", None, "applied", reason,
+            None,
+            actor,
+            "reject",
+            None,
+            "applied",
+            reason,
             {"proposal": proposal_id, "block": block_id},
-        )  # fmt: skip
+        )
     return block_id
