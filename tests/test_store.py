@@ -55,7 +55,8 @@ def test_other_namespaces_are_left_alone(db_path: Path) -> None:
     db = open_database(db_path)
     db.conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY)")
     db.conn.execute(
-        "CREATE TABLE _migrations (namespace TEXT, version INTEGER, applied_at TEXT, PRIMARY KEY (namespace, version))"
+        "CREATE TABLE _migrations (namespace TEXT, version INTEGER, applied_at TEXT, "
+        "PRIMARY KEY (namespace, version))"
     )
     db.conn.execute("INSERT INTO _migrations VALUES ('graph', 4, 'then')")
     db.conn.execute("INSERT INTO sessions VALUES ('s1')")
