@@ -696,16 +696,19 @@ _CREATED_AGE_DAYS: Final[dict[Profile, tuple[float, float]]] = {
     "stale": (230, 275),
 }
 
-_REPOS: Final = (
-    "payments-service",
-    "web-dashboard",
-    "billing-api",
-    "data-monorepo",
-    "api-gateway",
-    "design-system",
-    "analytics-etl",
-    "infra-terraform",
-)
+_PY_REPOS: Final = ("payments-service", "billing-api", "data-monorepo", "analytics-etl")
+_TS_REPOS: Final = ("web-dashboard", "design-system", "api-gateway")
+_ANY_REPOS: Final = (*_PY_REPOS, *_TS_REPOS, "infra-terraform")
+#: Repositories a task of each category plausibly happened in (for event contexts).
+_REPOS: Final[dict[Category, tuple[str, ...]]] = dict.fromkeys(CATEGORIES, _ANY_REPOS) | {
+    "python": _PY_REPOS,
+    "typescript": _TS_REPOS,
+    "frontend": ("web-dashboard", "design-system"),
+    "rust": ("ledger-cli", "log-shipper"),
+    "go": ("webhook-worker", "infra-terraform"),
+    "databases": ("payments-service", "billing-api", "api-gateway"),
+    "docker": ("payments-service", "api-gateway", "infra-terraform"),
+}
 
 _TASKS: Final[dict[Category, tuple[str, ...]]] = {
     "git": (
@@ -884,7 +887,7 @@ class _RuleHistory:
     def repo(self) -> str:
         if self.rule.scope == "workspace" and self.rule.scope_key:
             return self.rule.scope_key
-        return self.rng.choice(_REPOS)
+        return self.rng.choice(_REPOS[self.rule.category])
 
     def helpful(self, start: datetime, end: datetime) -> None:
         human = self.rng.random() < 0.1
