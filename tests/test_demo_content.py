@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rapidfuzz import fuzz
 
-from playbook.curate import curate
+from playbook import curate
 from playbook.demo_content import (
     BLOCKED_PATTERNS,
     CATEGORIES,
