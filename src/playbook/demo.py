@@ -1,0 +1,416 @@
+"""The demo playbook: months of realistic history, built through the public API.
+
+`build_demo(path)` replays `playbook.demo_content` through a `PlaybookStore` whose clock is
+moved through about nine simulated months: rules are curated in when they were written, each
+day's feedback is curated in batches (one vote per bullet per batch, as the curator wants),
+humans pin, deprecate and merge along the way, agents add conflicting rules, and at the end a
+session diary is reflected into the review queue. Decay, maturity moves, inversions and the
+decision log are therefore the real thing, not fixtures.
+
+`run_writer(path)` is the `playbook demo --writer` companion: another process that keeps
+adding feedback and proposals every second or two, so the workbench's live refresh can be
+watched. It stops when its parent goes away.
+
+No Textual here: this module is part of the core.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from . import demo_content as dc
+from .curation import curate
+from .model import Provenance
+from .store import PlaybookStore, connect
+
+HISTORY_DAYS = 280
+DIARY_NAME = "session-release-flake.md"
+
+# Humans pin a few rules: pinned rules never move. (prefix, reason, days after creation)
+PINS: tuple[tuple[str, str, int], ...] = (
+    (
+        "Ask before running `git reset --hard`",
+        "Destroys uncommitted work; this stays a hard rule whatever the feedback says",
+        40,
+    ),
+    (
+        "Run `git status` and `git diff --staged` before every commit",
+        "Team convention since the leaked-credentials incident",
+        75,
+    ),
+    (
+        "Always squash feature branch commits",
+        "Release notes are generated from main's history; keep it while we discuss",
+        30,
+    ),
+)
+# Rules a human retired by hand (deprecate), days before now.
+HUMAN_DEPRECATIONS: tuple[tuple[str, str, int], ...] = (
+    ("Use `git log -S 'symbol'`", "Superseded by the code-search tool the team adopted", 35),
+)
+MERGED_GROUP = 3  # NEAR_DUPLICATES[3] ("Reproduce the bug ...") is merged by a human
+MERGE_DAYS_AGO = 18
+MERGED_CONTENT = (
+    "Reproduce the bug with the smallest command that shows it before changing any code"
+)
+SESSION_REFS = (
+    "session:claude-code/payments-service/2024",
+    "session:codex/web-dashboard/0311",
+    "session:claude-code/data-monorepo/ci",
+    "session:cursor/design-system/storybook",
+)
+
+
+@dataclass(frozen=True)
+class DemoPlaybook:
+    """What `build_demo` made, for the caller to print or open."""
+
+    path: Path
+    diary_path: Path
+    rule_ids: list[str]
+    bullets: int
+    events: int
+    proposals: int
+    conflicts: int
+    blocked: int
+    seconds: float
+
+
+class _Clock:
+    def __init__(self, t: datetime) -> None:
+        self.t = t
+
+    def __call__(self) -> datetime:
+        return self.t
+
+
+def _find(prefix: str) -> int:
+    hits = [i for i, r in enumerate(dc.RULES) if r.content.startswith(prefix)]
+    if len(hits) != 1:
+        raise ValueError(f"{len(hits)} demo rules start with {prefix!r}")
+    return hits[0]
+
+
+def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) -> DemoPlaybook:
+    """Build the demo playbook in a new file at `path` (and its diary beside it)."""
+    started = time.perf_counter()
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path} already exists; the demo builds a new file")
+    now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    rng = random.Random(f"playbook-demo-build:{seed}")
+    clock = _Clock(now - timedelta(days=HISTORY_DAYS))
+    conn = connect(path)
+    try:
+        store = PlaybookStore(conn, clock=clock)
+        builder = _Builder(store, clock, now, rng)
+        ids = builder.replay(seed)
+        diary_path = path.with_name(DIARY_NAME)
+        diary_path.write_text(dc.render_diary(ids), encoding="utf-8")
+        clock.t = now - timedelta(minutes=40)
+        proposals = _reflect(store, diary_path)
+        clock.t = now
+        info = DemoPlaybook(
+            path=path,
+            diary_path=diary_path,
+            rule_ids=ids,
+            bullets=store.count_bullets(),
+            events=store.event_count(),
+            proposals=proposals,
+            conflicts=len(store.conflicts()),
+            blocked=len(store.blocked()),
+            seconds=time.perf_counter() - started,
+        )
+    finally:
+        conn.close()
+    return info
+
+
+def _reflect(store: PlaybookStore, diary_path: Path) -> int:
+    """Reflect the demo diary into the review queue (pending proposals, with provenance)."""
+    from . import queue
+    from .diaries import read_diary
+    from .reflectors import HeuristicReflector
+
+    ref = str(diary_path)
+    try:
+        from .reflect import reflect_session  # type: ignore[attr-defined]
+    except ImportError:
+        reflect_session = None
+    if reflect_session is not None:
+        reflect_session(store, ref, diary_path, HeuristicReflector())
+    else:  # the reflection loop has not landed yet: one heuristic pass, staged by hand
+        diary = read_diary(diary_path)
+        items = HeuristicReflector().propose(diary, [], [])
+        queue.stage(
+            store,
+            [i.item for i in items],
+            provenance=Provenance(session_ref=ref),
+            provenances=[Provenance(session_ref=ref, byte_offset=i.offset) for i in items],
+        )
+    return queue.count_pending(store)
+
+
+class _Builder:
+    """Replays the demo content day by day through `curate`."""
+
+    def __init__(
+        self, store: PlaybookStore, clock: _Clock, now: datetime, rng: random.Random
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.now = now
+        self.rng = rng
+        self.ids: dict[int, str] = {}  # RULES index -> bullet id (the original)
+
+    def at(self, t: datetime) -> None:
+        self.clock.t = max(self.clock.t, t)
+
+    def live(self, bullet_id: str) -> tuple[str, bool] | None:
+        """Where feedback on a bullet goes now: itself, or its successor (flipped when the
+        successor is an inversion). None when there is nowhere to send it."""
+        flipped = False
+        seen = set()
+        while bullet_id not in seen:
+            seen.add(bullet_id)
+            b = self.store.get_bullet(bullet_id)
+            if b is None:
+                return None
+            if b.state != "retired":
+                return bullet_id, flipped
+            succ = self.store.lineage(bullet_id).successors
+            if not succ:
+                return None
+            kind, bullet_id = succ[-1]
+            flipped ^= kind == "inverts"
+        return None
+
+    def replay(self, seed: int) -> list[str]:
+        now = self.now
+        timeline: list[tuple[datetime, int, Callable[[], None]]] = []
+
+        for i, (pattern, reason) in enumerate(dc.BLOCKED_PATTERNS):
+            t = now - timedelta(days=HISTORY_DAYS - 10 - 37 * i, hours=3)
+            timeline.append((t, 0, lambda p=pattern, r=reason: self.block(p, r)))
+        for i in range(len(dc.RULES)):
+            timeline.append((dc.creation_time(i, now), 1, lambda i=i: self.add_rule(i)))
+        for event in dc.generate_history(now, seed=seed):
+            timeline.append((event.at, 2, lambda e=event: self.feedback(e)))
+        for prefix, reason, after in PINS:
+            t = dc.creation_time(_find(prefix), now) + timedelta(days=after, hours=5)
+            timeline.append((t, 3, lambda p=prefix, r=reason: self.pin(p, r)))
+        for prefix, reason, days_ago in HUMAN_DEPRECATIONS:
+            t = now - timedelta(days=days_ago, hours=2)
+            timeline.append((t, 3, lambda p=prefix, r=reason: self.deprecate(p, r)))
+        for g, group in enumerate(dc.NEAR_DUPLICATES):
+            base = dc.creation_time(dc.index_of(group[0]), now)
+            for k, content in enumerate(group[1:]):
+                t = base + (now - timedelta(days=30) - base) * self.rng.uniform(0.3, 0.9)
+                timeline.append(
+                    (t, 4, lambda g=g, k=k, c=content: self.add_echo(group_of=g, k=k, content=c))
+                )
+        timeline.append((now - timedelta(days=MERGE_DAYS_AGO), 5, lambda: self.merge(MERGED_GROUP)))
+        for k, (existing, proposal) in enumerate(dc.CONFLICT_PAIRS):
+            # Flagged while the original was young; nobody has resolved them since.
+            t = dc.creation_time(dc.index_of(existing), now)
+            t += timedelta(days=self.rng.uniform(4, 12))
+            timeline.append((t, 6, lambda c=proposal, k=k: self.add_conflicting(c, k)))
+        timeline.sort(key=lambda x: (x[0], x[1]))
+
+        # Feedback of one day goes in batches; anything else flushes the batch first.
+        self.batch: list[dict[str, Any]] = []
+        self.batch_actor = "agent"
+        self.batch_day: Any = None
+        self.voted: set[str] = set()
+        self.in_event = False
+        for t, _kind, action in timeline:
+            if self.batch and (t.date() != self.batch_day):
+                self.flush()
+            self.at(t)
+            action()
+        self.flush()
+        return [self.ids[i] for i in range(len(dc.RULES))]
+
+    # ---------------------------------------------------------------- actions
+    def flush(self) -> None:
+        if self.batch:
+            curate(self.store, self.batch, actor=self.batch_actor)
+        self.batch = []
+        self.voted = set()
+        self.batch_day = None
+
+    def feedback(self, event: dc.DemoEvent) -> None:
+        target = self.live(self.ids[event.rule_index])
+        if target is None:
+            return
+        bid, flipped = target
+        kind = event.kind
+        if flipped:  # harm on a rule is help for the AVOID: warning that replaced it
+            kind = "helpful" if kind == "harmful" else "harmful"
+        if bid in self.voted or (self.batch and event.actor != self.batch_actor):
+            self.flush()
+        delta: dict[str, Any] = {"type": kind, "bullet_id": bid, "context": event.context}
+        if kind == "harmful":
+            delta["reason"] = event.reason or "other"
+        self.batch.append(delta)
+        self.batch_actor = event.actor
+        self.batch_day = event.at.date()
+        self.voted.add(bid)
+
+    def add_rule(self, index: int) -> None:
+        self.flush()
+        rule = dc.RULES[index]
+        prov = None
+        if rule.profile in ("candidate", "contested", "harmful") and self.rng.random() < 0.7:
+            prov = {"session_ref": self.rng.choice(SESSION_REFS), "byte_offset": None}
+        result = curate(self.store, [rule.add_delta()], provenance=prov)
+        outcome = result.outcomes[0]
+        if outcome.bullet_id is None:
+            raise RuntimeError(f"demo rule {index} was not added: {outcome}")
+        self.ids[index] = outcome.bullet_id
+
+    def add_echo(self, *, group_of: int, k: int, content: str) -> None:
+        self.flush()
+        rule = dc.RULES[dc.index_of(dc.NEAR_DUPLICATES[group_of][0])]
+        delta = {**rule.add_delta(), "content": content}
+        prov = {"session_ref": SESSION_REFS[(group_of + k) % len(SESSION_REFS)]}
+        curate(self.store, [delta], provenance=prov)
+
+    def add_conflicting(self, content: str, k: int) -> None:
+        self.flush()
+        existing = dc.RULES[dc.index_of(dc.CONFLICT_PAIRS[k][0])]
+        delta = {**existing.add_delta(), "content": content}
+        curate(self.store, [delta], provenance={"session_ref": SESSION_REFS[k % 4]})
+
+    def block(self, pattern: str, reason: str) -> None:
+        self.flush()
+        self.store.block(pattern, reason, actor="human")
+
+    def pin(self, prefix: str, reason: str) -> None:
+        self.flush()
+        target = self.live(self.ids[_find(prefix)])
+        if target is not None:
+            self.store.pin(target[0], reason, actor="human")
+
+    def deprecate(self, prefix: str, reason: str) -> None:
+        self.flush()
+        target = self.live(self.ids[_find(prefix)])
+        if target is not None:
+            delta = {"type": "deprecate", "bullet_id": target[0], "reason": reason}
+            curate(self.store, [delta], actor="human")
+
+    def merge(self, group: int) -> None:
+        self.flush()
+        members = {b.content: b.id for b in self.store.bullets()}
+        ids = [members[c] for c in dc.NEAR_DUPLICATES[group] if c in members]
+        if len(ids) >= 2:
+            delta = {
+                "type": "merge",
+                "bullet_ids": ids,
+                "content": MERGED_CONTENT,
+                "reason": "three phrasings of one rule; keep one",
+            }
+            curate(self.store, [delta], actor="human")
+
+
+# ------------------------------------------------------------------------------ the writer
+
+WRITER_RULES = (
+    "Run `ruff check --fix` before `ruff format` so the formatter sees the fixed code",
+    "Give every background job a timeout and log when it is hit",
+    "Check the migration's down path on a copy of production data before merging it",
+    "Prefer `pathlib.Path` over string concatenation for file paths in Python scripts",
+    "Read the CHANGELOG of a dependency before bumping its major version",
+    "Keep feature flags out of library code; read them at the edge of the application",
+    "Record the exact command that reproduced a flaky test in the issue",
+    "Use `--frozen-lockfile` in CI so an out-of-date lockfile fails the build",
+)
+
+
+def run_writer(
+    path: str | Path,
+    *,
+    interval: tuple[float, float] = (1.0, 2.0),
+    iterations: int | None = None,
+    parent: int | None = None,
+    seed: int | None = None,
+) -> int:
+    """Keep writing to the playbook like a busy team of agents would; returns writes made.
+
+    Every step: mostly helpful/harmful feedback on a random bullet, sometimes a proposal for
+    the review queue, now and then a new rule. Stops after `iterations`, or when `parent`
+    (a pid) is gone, or on SIGTERM/KeyboardInterrupt.
+    """
+    rng = random.Random(seed)
+    conn = connect(path)
+    store = PlaybookStore(conn)
+    writes = 0
+    try:
+        while iterations is None or writes < iterations:
+            if parent is not None and os.getppid() != parent:
+                break
+            _write_once(store, rng, writes)
+            writes += 1
+            time.sleep(rng.uniform(*interval))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        conn.close()
+    return writes
+
+
+def _write_once(store: PlaybookStore, rng: random.Random, n: int) -> None:
+    from . import queue
+
+    roll = rng.random()
+    ref = f"session:writer/{datetime.now(UTC):%H%M%S}"
+    if roll < 0.15:
+        content = WRITER_RULES[n % len(WRITER_RULES)]
+        if n >= len(WRITER_RULES):
+            content += f" (seen again in run {n})"
+        queue.stage(
+            store,
+            [{"type": "add", "content": content, "tags": ["writer"]}],
+            provenance={"session_ref": ref, "byte_offset": 0},
+        )
+        return
+    if roll < 0.22:
+        content = f"{rng.choice(WRITER_RULES)} [live {n}]"
+        curate(store, [{"type": "add", "content": content}], provenance={"session_ref": ref})
+        return
+    ids = store.active_ids()
+    if not ids:
+        return
+    bid = rng.choice(ids)
+    if rng.random() < 0.8:
+        delta: dict[str, Any] = {"type": "helpful", "bullet_id": bid, "context": "live writer"}
+    else:
+        delta = {"type": "harmful", "bullet_id": bid, "reason": "wasted_time"}
+        delta["context"] = "live writer: cost a retry"
+    curate(store, [delta], provenance={"session_ref": ref})
+
+
+def _main(argv: list[str]) -> int:
+    """`python -m playbook.demo writer PATH [PARENT_PID]` (used by `playbook demo --writer`)."""
+    if len(argv) >= 2 and argv[0] == "writer":
+        parent = int(argv[2]) if len(argv) > 2 else None
+        run_writer(argv[1], parent=parent)
+        return 0
+    if len(argv) == 2 and argv[0] == "build":
+        info = build_demo(argv[1])
+        print(f"{info.path}: {info.bullets} bullets, {info.events} events in {info.seconds:.2f}s")
+        return 0
+    print("usage: python -m playbook.demo (build PATH | writer PATH [PARENT_PID])", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(_main(sys.argv[1:]))
