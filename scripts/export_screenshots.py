@@ -1,0 +1,202 @@
+"""Drive the demo workbench with Pilot and save an SVG and a PNG of each pane.
+
+    python scripts/export_screenshots.py [--out screenshots] [--size 160x45]
+
+The playbook is `playbook demo`'s: built through the real API in a temporary folder, so
+the pictures are the real app on the demo data. PNGs need `rsvg-convert` (Debian
+`librsvg2-bin`) and a monospace font with box drawing (Debian `fonts-firacode`); without
+it only the SVGs are written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from playbook.demo import build_demo
+from playbook.tui.app import Workbench
+from playbook.tui.widgets.table import RowTable
+
+SHOTS = (
+    "bullets",
+    "bullets-filter",
+    "detail",
+    "proposals",
+    "conflicts",
+    "blocked",
+    "reject-and-block",
+    "palette",
+)
+
+
+async def settle(pilot: Pilot[None], app: Workbench, *, loads: int = 1) -> None:
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if app.loads >= loads:
+            break
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
+def pick_detail_bullet(app: Workbench) -> str:
+    """A bullet whose story reads well: inherited or flipped evidence, help and harm."""
+    assert app.snapshot is not None
+    best, best_score = None, -1.0
+    for row in app.snapshot.rows:
+        if row.state == "retired" or row.type != "rule":
+            continue
+        score = min(row.helpful, 4) + 3 * min(row.harmful, 1.5) + (2 if row.pinned else 0)
+        if row.maturity == "established" and score > best_score:
+            best, best_score = row.id, score
+    assert best is not None
+    return best
+
+
+async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
+    written: list[Path] = []
+
+    def save(name: str) -> None:
+        path = out / f"{name}.svg"
+        app.save_screenshot(path.name, str(out))
+        written.append(path)
+
+    await settle(pilot, app)
+    save("bullets")
+
+    await pilot.press("slash")
+    for key in "flaky ci":
+        await pilot.press("space" if key == " " else key)
+    await settle(pilot, app)
+    app.query_one(RowTable).focus()
+    await pilot.press("down", "down")
+    await pilot.pause(0.2)
+    save("bullets-filter")
+    await pilot.press("escape")
+    await pilot.pause(0.2)
+
+    app.open_bullet(pick_detail_bullet(app))
+    await settle(pilot, app)
+    save("detail")
+
+    await pilot.press("3")
+    await pilot.pause(0.2)
+    table = app.query_one("#proposals-table")
+    # Put the cursor on a proposed add that resembles existing bullets.
+    pane = app.query_one("#proposals-pane")
+    target = next(
+        (i for i, p in enumerate(pane.proposals.values()) if p.similar),  # type: ignore[attr-defined]
+        0,
+    )
+    table.move_cursor(row=target)  # type: ignore[attr-defined]
+    await settle(pilot, app)
+    save("proposals")
+
+    await pilot.press("4")
+    await settle(pilot, app)
+    save("conflicts")
+
+    await pilot.press("5")
+    await settle(pilot, app)
+    save("blocked")
+
+    await pilot.press("3")
+    await pilot.pause(0.2)
+    blockable = next(
+        (
+            i
+            for i, p in enumerate(pane.proposals.values())  # type: ignore[attr-defined]
+            if "--no-verify" in str(p.delta.get("content", ""))
+        ),
+        0,
+    )
+    table.move_cursor(row=blockable)  # type: ignore[attr-defined]
+    await pilot.pause(0.2)
+    await pilot.press("B")
+    await pilot.pause(0.3)
+    for key in "teaches agents to skip the hooks":
+        await pilot.press("space" if key == " " else key)
+    await pilot.pause(0.2)
+    save("reject-and-block")
+    await pilot.press("escape")
+    await pilot.pause(0.2)
+
+    await pilot.press("1")
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.3)
+    for key in "pin":
+        await pilot.press(key)
+    await pilot.pause(0.5)
+    save("palette")
+    await pilot.press("escape")
+    return written
+
+
+_LEADING_NBSP = re.compile(
+    r'(<text [^>]*?x=")([\d.]+)("[^>]*?textLength=")([\d.]+)("[^>]*>)((?:&#160;)+)([^<]*)</text>'
+)
+
+
+def _fix_leading_spaces(svg: str) -> str:
+    """rsvg drops leading non-breaking spaces in a <text>, shifting what follows left;
+    move the text's x right by their width instead (the SVG itself is left as written)."""
+
+    def fix(m: re.Match[str]) -> str:
+        n = m.group(6).count("&#160;")
+        rest = m.group(7)
+        chars = n + len(re.sub(r"&#?\w+;", "x", rest))
+        width = float(m.group(4)) / max(1, chars)
+        x = float(m.group(2)) + n * width
+        length = float(m.group(4)) - n * width
+        if not rest:
+            return ""
+        return f"{m.group(1)}{x:.1f}{m.group(3)}{length:.1f}{m.group(5)}{rest}</text>"
+
+    return _LEADING_NBSP.sub(fix, svg)
+
+
+def to_png(svg: Path) -> Path | None:
+    tool = shutil.which("rsvg-convert")
+    if tool is None:
+        return None
+    png = svg.with_suffix(".png")
+    with tempfile.NamedTemporaryFile("w", suffix=".svg", delete=False, encoding="utf-8") as tmp:
+        tmp.write(_fix_leading_spaces(svg.read_text(encoding="utf-8")))
+    try:
+        subprocess.run([tool, "-o", str(png), tmp.name], check=True)
+    finally:
+        Path(tmp.name).unlink()
+    return png
+
+
+async def main_async(out: Path, size: tuple[int, int]) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="playbook-demo-") as tmp:
+        info = build_demo(Path(tmp) / "demo.sqlite3")
+        app = Workbench(info.path, label="demo playbook (playbook demo)")
+        async with app.run_test(size=size) as pilot:
+            return await capture(app, pilot, out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="screenshots", type=Path)
+    parser.add_argument("--size", default="160x45")
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    svgs = asyncio.run(main_async(args.out, (width, height)))
+    for svg in svgs:
+        png = to_png(svg)
+        print(svg, png or "(no rsvg-convert: SVG only)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,506 @@
+"""What the workbench reads and writes, as plain functions of a playbook file.
+
+No Textual here: every function takes a `Source` (the file) and runs on whatever thread
+calls it, on a connection of its own, so the app can call them from thread workers and the
+tests can call them directly. Writes go through the public API (`curate`, `queue`, the
+store's human actions) with `actor="human"`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from .. import queue, scoring
+from ..curation import CurateResult, curate
+from ..model import Bullet, FeedbackEvent, Maturity, Score
+from ..retrieval import keyword_scores
+from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, connect, new_batch_id
+from ..store.views import BulletRow, bullet_rows, maturity_history
+from ..text import query_tokens
+
+HUMAN = "human"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The playbook file the workbench shows. Each `open()` is a new connection."""
+
+    path: Path
+
+    @contextmanager
+    def open(self) -> Iterator[PlaybookStore]:
+        conn = connect(self.path)
+        try:
+            yield PlaybookStore(conn)
+        finally:
+            conn.close()
+
+    def watcher(self) -> Watcher:
+        return Watcher(self.path)
+
+
+class Watcher:
+    """A long-lived read connection whose only job is `PRAGMA data_version`.
+
+    data_version changes when another connection commits; in WAL mode the main file's
+    mtime does not, so this is the cheap and reliable signal (microseconds per poll).
+    Used by one poll at a time (the app never lets polls overlap).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.conn = connect(path)
+
+    def version(self) -> int:
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# ------------------------------------------------------------------------------ snapshot
+
+
+@dataclass(frozen=True)
+class ConflictView:
+    conflict: Conflict
+    a: BulletRow | None
+    b: BulletRow | None
+    a_events: list[FeedbackEvent] = field(default_factory=list)  # the latest few
+    b_events: list[FeedbackEvent] = field(default_factory=list)
+    sources: dict[str, str | None] = field(default_factory=dict)  # bullet id -> session ref
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the panes list, read in one go."""
+
+    rows: list[BulletRow]
+    proposals: list[queue.Proposal]
+    conflicts: list[ConflictView]
+    blocked: list[BlockedPattern]
+    passages: dict[str, DiaryPassage | None] = field(default_factory=dict)  # by proposal id
+    seconds: float = 0.0
+
+    @property
+    def live_count(self) -> int:
+        return sum(1 for r in self.rows if r.state != "retired")
+
+
+CONFLICT_EVENTS = 6  # feedback events shown under each side of a conflict
+PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
+
+
+def load_snapshot(source: Source) -> Snapshot:
+    started = time.perf_counter()
+    with source.open() as store:
+        rows = bullet_rows(store)
+        by_id = {r.id: r for r in rows}
+        proposals = queue.pending(store, limit=PROPOSALS_WITH_SIMILAR)
+        if len(proposals) == PROPOSALS_WITH_SIMILAR:
+            rest = queue.pending(store, similar=False)[PROPOSALS_WITH_SIMILAR:]
+            proposals += rest
+        conflicts = []
+        for c in store.conflicts():
+            pair = store.get_bullets([c.a, c.b])
+            conflicts.append(
+                ConflictView(
+                    c,
+                    by_id.get(c.a),
+                    by_id.get(c.b),
+                    store.timeline(c.a)[-CONFLICT_EVENTS:],
+                    store.timeline(c.b)[-CONFLICT_EVENTS:],
+                    {bid: b.provenance.session_ref for bid, b in pair.items()},
+                )
+            )
+        blocked = store.blocked()
+    diaries: dict[str, Any] = {}
+    passages = {
+        p.id: diary_passage(p.provenance.session_ref, p.provenance.byte_offset, diaries)
+        for p in proposals
+    }
+    return Snapshot(rows, proposals, conflicts, blocked, passages, time.perf_counter() - started)
+
+
+# ------------------------------------------------------------------------------ filter
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    """A `/` filter: words ranked like recall, plus `is:` qualifiers."""
+
+    text: str
+    words: str
+    flags: frozenset[str]
+
+    @property
+    def empty(self) -> bool:
+        return not self.words.strip() and not self.flags
+
+
+FLAGS = (
+    "pinned",
+    "stale",
+    "retired",
+    "all",
+    "rule",
+    "anti",
+    "candidate",
+    "established",
+    "proven",
+    "deprecated",
+)
+
+
+def parse_filter(text: str) -> FilterSpec:
+    words, flags = [], set()
+    for part in text.split():
+        if part.lower().startswith("is:") and part[3:].lower() in FLAGS:
+            flags.add(part[3:].lower())
+        else:
+            words.append(part)
+    return FilterSpec(text, " ".join(words), frozenset(flags))
+
+
+def row_passes(row: BulletRow, flags: frozenset[str]) -> bool:
+    """The `is:` qualifiers. Retired bullets only show with is:retired or is:all."""
+    if row.state == "retired":
+        if not flags & {"retired", "all"}:
+            return False
+    elif "retired" in flags:
+        return False
+    if "pinned" in flags and not row.pinned:
+        return False
+    if "stale" in flags and not row.stale:
+        return False
+    if "rule" in flags and row.type != "rule":
+        return False
+    if "anti" in flags and row.type != "anti-pattern":
+        return False
+    rungs = flags & {"candidate", "established", "proven", "deprecated"}
+    return not rungs or row.maturity in rungs
+
+
+def rank_words(source: Source, words: str) -> dict[str, float] | None:
+    """Recall's keyword relevance (SPEC §6) per matching bullet id; None for no words.
+
+    The final rank multiplies it by the row's effective score (`recall_rank`), exactly as
+    `recall` does; the rows already carry their scores, so only the token index is read.
+    """
+    qtokens = query_tokens(words)
+    if not words.strip():
+        return None
+    if not qtokens:
+        return {}
+    with source.open() as store:
+        scores = keyword_scores(store, qtokens, store.policy)
+        policy = store.policy
+    return {bid: s for bid, s in scores.items() if s >= policy.min_relevance}
+
+
+def recall_rank(relevance: float, effective: float, min_confidence: float = 0.1) -> float:
+    """final_score of SPEC §6: relevance * max(min_confidence, effective_score)."""
+    return relevance * max(min_confidence, effective)
+
+
+# ------------------------------------------------------------------------------ detail
+
+
+@dataclass(frozen=True)
+class DiaryPassage:
+    path: str
+    offset: int
+    text: str
+
+
+@dataclass(frozen=True)
+class BulletDetail:
+    bullet: Bullet
+    score: Score
+    timeline: list[FeedbackEvent]
+    predecessors: list[tuple[str, Bullet]]
+    successors: list[tuple[str, Bullet]]
+    decisions: list[Decision]
+    series: list[tuple[datetime, float]]
+    maturity_log: list[tuple[datetime, str]]
+    passage: DiaryPassage | None
+    conflicts: list[Conflict] = field(default_factory=list)
+
+
+SERIES_POINTS = 96
+
+
+def load_detail(source: Source, bullet_id: str, points: int = SERIES_POINTS) -> BulletDetail | None:
+    with source.open() as store:
+        bullet = store.get_bullet(bullet_id)
+        if bullet is None:
+            return None
+        score = store.score(bullet_id)
+        lineage = store.lineage(bullet_id)
+        related = store.get_bullets(
+            [b for _, b in lineage.predecessors] + [b for _, b in lineage.successors]
+        )
+        history = maturity_history(store, bullet_id)
+        series = score_series(store, bullet, history, points)
+        conflicts = [c for c in store.conflicts(include_resolved=True) if bullet_id in (c.a, c.b)]
+        return BulletDetail(
+            bullet=bullet,
+            score=score,
+            timeline=store.timeline(bullet_id),
+            predecessors=[(k, related[b]) for k, b in lineage.predecessors if b in related],
+            successors=[(k, related[b]) for k, b in lineage.successors if b in related],
+            decisions=store.decisions(bullet_id=bullet_id, limit=50),
+            series=series,
+            maturity_log=history,
+            passage=diary_passage(bullet.provenance.session_ref, bullet.provenance.byte_offset),
+            conflicts=conflicts,
+        )
+
+
+def score_series(
+    store: PlaybookStore,
+    bullet: Bullet,
+    history: list[tuple[datetime, str]],
+    points: int = SERIES_POINTS,
+) -> list[tuple[datetime, float]]:
+    """The bullet's effective score at `points` moments from its creation to now.
+
+    At each moment: the events observed by then (its own and its supersedes-ancestors'),
+    decayed to then, times the multiplier of the maturity it had then. Pure arithmetic from
+    `playbook.scoring` on the log; nothing is stored.
+    """
+    now = store.now()
+    start = bullet.created_at
+    ids = [bullet.id, *store.ancestors(bullet.id)]
+    events = sorted((e for evs in store.raw_events(ids).values() for e in evs), key=lambda e: e.at)
+    if events:
+        first = datetime.fromtimestamp(events[0].at * scoring.DAY, tz=start.tzinfo)
+        start = min(start, first)
+    end = bullet.valid_to or now
+    if end <= start:
+        end = start + timedelta(hours=1)
+    half_life = store.half_life(bullet)
+    span = (end - start).total_seconds()
+    out: list[tuple[datetime, float]] = []
+    steps = max(2, points)
+    for k in range(steps):
+        t = start + timedelta(seconds=span * k / (steps - 1))
+        day = scoring.days(t)
+        seen = [e for e in events if e.at <= day]
+        h, x = scoring.decayed_totals(seen, day, half_life)
+        maturity = _maturity_at(history, t) or str(bullet.maturity)
+        out.append((t, scoring.effective_score(h, x, maturity, store.policy)))
+    return out
+
+
+def _maturity_at(history: list[tuple[datetime, str]], t: datetime) -> str | None:
+    current = None
+    for at, m in history:
+        if at <= t:
+            current = m
+        else:
+            break
+    return current
+
+
+def diary_passage(
+    session_ref: str | None, offset: int | None, cache: dict[str, Any] | None = None
+) -> DiaryPassage | None:
+    """The passage a provenance points at, when the session ref is a readable diary file.
+    `cache` keeps diaries already read (by path) across calls."""
+    if not session_ref or offset is None:
+        return None
+    ref = session_ref.removeprefix("file://").removeprefix("file:")
+    path = Path(ref).expanduser()
+    cache = {} if cache is None else cache
+    diary = cache.get(ref)
+    if diary is None and ref not in cache:
+        try:
+            from ..diaries import read_diary
+
+            diary = read_diary(path) if path.is_file() else None
+        except (OSError, ValueError):
+            diary = None
+        cache[ref] = diary
+    if diary is None:
+        return None
+    passage = diary.passage_at(offset)
+    if passage is None:
+        return None
+    return DiaryPassage(str(path), passage.offset, passage.text)
+
+
+# ------------------------------------------------------------------------------ actions
+# Each returns a short sentence for the status line; errors are raised (StoreError and
+# friends) and shown by the app.
+
+
+def _outcome_text(result: CurateResult) -> str:
+    o = result.outcomes[0]
+    text = o.status + (f" {o.bullet_id}" if o.bullet_id else "")
+    if o.reason and o.status not in ("applied", "added"):
+        text += f": {o.reason}"
+    for bid, old, new in result.maturity_changes:
+        text += f"; {bid} {old} -> {new}"
+    for old, new in result.inversions:
+        text += f"; {old} inverted into {new}"
+    return text
+
+
+def _curate_one(store: PlaybookStore, delta: dict[str, Any]) -> CurateResult:
+    result = curate(store, [delta], actor=HUMAN)
+    o = result.outcomes[0]
+    if o.status == "rejected-invalid":
+        from ..store import StoreError
+
+        raise StoreError(o.reason or "invalid change")
+    return result
+
+
+def mark(
+    source: Source, bullet_id: str, kind: str, reason: str | None = None, context: str | None = None
+) -> str:
+    delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
+    if context:
+        delta["context"] = context
+    if kind == "harmful":
+        delta["reason"] = reason or "other"
+    with source.open() as store:
+        return f"Marked {kind}: " + _outcome_text(_curate_one(store, delta))
+
+
+def pin(source: Source, bullet_id: str, reason: str) -> str:
+    with source.open() as store:
+        store.pin(bullet_id, reason, actor=HUMAN)
+    return f"Pinned {bullet_id}"
+
+
+def unpin(source: Source, bullet_id: str) -> str:
+    with source.open() as store:
+        store.unpin(bullet_id, actor=HUMAN)
+    return f"Unpinned {bullet_id}"
+
+
+def block(source: Source, pattern: str, reason: str) -> str:
+    with source.open() as store:
+        pid = store.block(pattern, reason, actor=HUMAN)
+    return f"Blocked pattern {pid}"
+
+
+def unblock(source: Source, block_id: str) -> str:
+    with source.open() as store:
+        store.unblock(block_id, actor=HUMAN)
+    return f"Unblocked {block_id}"
+
+
+def deprecate(source: Source, bullet_id: str, reason: str) -> str:
+    with source.open() as store:
+        result = _curate_one(store, {"type": "deprecate", "bullet_id": bullet_id, "reason": reason})
+    return "Deprecated: " + _outcome_text(result)
+
+
+def restore_target(helpful: float, harmful: float, policy: Any) -> str:
+    """The rung a restored bullet returns to: what its evidence earns now, at least
+    candidate. (If the evidence still condemns it, the next maturity pass deprecates it
+    again: a restore is a second chance, not an override; pin it to make it stick.)"""
+    earned = scoring.earned_rung(helpful, harmful, policy)
+    return str(Maturity.CANDIDATE if earned is Maturity.DEPRECATED else earned)
+
+
+def restore(source: Source, bullet_id: str, reason: str) -> str:
+    """Undo a deprecation: maturity back to the earned rung, logged as a human decision."""
+    from ..store import StoreError
+
+    with source.open() as store:
+        bullet = store.require_bullet(bullet_id)
+        if bullet.state == "retired":
+            raise StoreError(f"{bullet_id} is retired (superseded); it cannot be restored")
+        if bullet.maturity != "deprecated":
+            raise StoreError(f"{bullet_id} is {bullet.maturity}, not deprecated")
+        score = store.score(bullet_id)
+        target = restore_target(score.helpful, score.harmful, store.policy)
+        batch = new_batch_id()
+        with store.transaction():
+            store.set_maturity(bullet_id, target, batch_id=batch)
+            store.log_decision(
+                batch,
+                HUMAN,
+                "restore",
+                bullet_id,
+                "applied",
+                reason or None,
+                {"from": "deprecated", "to": target},
+            )
+    return f"Restored {bullet_id} to {target}"
+
+
+def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
+    with source.open() as store:
+        result = queue.approve(store, proposal_id, actor=HUMAN, edited=edited)
+    verb = "Edited and approved" if edited is not None else "Approved"
+    return f"{verb} {proposal_id}: " + _outcome_text(result)
+
+
+def reject(source: Source, proposal_id: str, reason: str, block: bool = False) -> str:
+    with source.open() as store:
+        block_id = queue.reject(store, proposal_id, reason, block=block, actor=HUMAN)
+    if block_id:
+        return f"Rejected {proposal_id} and blocked its pattern ({block_id})"
+    return f"Rejected {proposal_id}"
+
+
+def keep_both(source: Source, conflict_id: int) -> str:
+    with source.open() as store:
+        store.resolve_conflict(conflict_id, "kept both", actor=HUMAN)
+    return f"Conflict {conflict_id}: kept both"
+
+
+def deprecate_in_conflict(source: Source, conflict_id: int, bullet_id: str, reason: str) -> str:
+    with source.open() as store, store.transaction():
+        result = _curate_one(store, {"type": "deprecate", "bullet_id": bullet_id, "reason": reason})
+        store.resolve_conflict(conflict_id, f"deprecated {bullet_id}", actor=HUMAN)
+    return f"Conflict {conflict_id}: " + _outcome_text(result)
+
+
+def merge_conflict(source: Source, conflict_id: int, ids: list[str], content: str) -> str:
+    with source.open() as store, store.transaction():
+        result = _curate_one(
+            store,
+            {
+                "type": "merge",
+                "bullet_ids": ids,
+                "content": content,
+                "reason": f"merged to resolve conflict {conflict_id}",
+            },
+        )
+        new = result.outcomes[0].bullet_id
+        store.resolve_conflict(conflict_id, f"merged into {new}", actor=HUMAN)
+    return f"Conflict {conflict_id}: merged into {new}"
+
+
+def format_age(then: datetime, now: datetime) -> str:
+    """'3d ago', '5h ago', '2mo ago': compact, for tables."""
+    seconds = (now - then).total_seconds()
+    if seconds < 0:
+        return "soon"
+    minutes = seconds / 60
+    if minutes < 1:
+        return "now"
+    if minutes < 60:
+        return f"{int(minutes)}m ago"
+    hours = minutes / 60
+    if hours < 24:
+        return f"{int(hours)}h ago"
+    days = hours / 24
+    if days < 60:
+        return f"{int(days)}d ago"
+    months = days / 30.44
+    if months < 24:
+        return f"{math.floor(months)}mo ago"
+    return f"{days / 365.25:.1f}y ago"

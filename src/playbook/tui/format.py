@@ -1,0 +1,109 @@
+"""How bullet facts look on screen: one place for colours, labels and inert text.
+
+Bullet content is untrusted (agents and models write it): it is always wrapped in
+`rich.text.Text` (never parsed as markup) after `inert()` turned control, escape and bidi
+characters into visible escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from rich.text import Text
+
+from ..inert import inert
+
+MATURITY_STYLE = {
+    "candidate": "#8fb8e8",
+    "established": "#7dcfff",
+    "proven": "bold #9ece6a",
+    "deprecated": "#f7768e",
+}
+MATURITY_GLYPH = {"candidate": "○", "established": "◐", "proven": "●", "deprecated": "✕"}
+TYPE_LABEL = {"rule": "rule", "anti-pattern": "avoid"}
+TYPE_STYLE = {"rule": "#a9b1d6", "anti-pattern": "#e0af68"}
+GOOD = "#9ece6a"
+BAD = "#f7768e"
+MUTED = "#565f89"
+ACCENT = "#e0af68"
+
+
+def untrusted(text: str | None, *, one_line: bool = False, style: str = "") -> Text:
+    """Agent-written text, shown exactly as text: no markup, no escapes acted on."""
+    return Text(inert(text or "", one_line=one_line), style=style)
+
+
+def maturity(m: str, *, glyph: bool = True) -> Text:
+    label = f"{MATURITY_GLYPH.get(m, ' ')} {m}" if glyph else m
+    return Text(label, style=MATURITY_STYLE.get(m, ""))
+
+
+def bullet_type(t: str) -> Text:
+    return Text(TYPE_LABEL.get(t, t), style=TYPE_STYLE.get(t, ""))
+
+
+def score(value: float, *, signed: bool = True) -> Text:
+    if abs(value) < 0.005:
+        return Text("0.00", style=MUTED)
+    text = f"{value:+.2f}" if signed else f"{value:.2f}"
+    return Text(text, style=GOOD if value > 0 else BAD)
+
+
+def amount(value: float, colour: str) -> Text:
+    if value < 0.005:
+        return Text("·", style=MUTED)
+    return Text(f"{value:.1f}", style=colour)
+
+
+_KEYWORD = re.compile(r"[A-Z][A-Z _-]{1,20}:")
+
+
+def reflow(text: str) -> str:
+    """Join hard-wrapped lines of prose so a narrow panel wraps them itself; lists, headings,
+    quotes and code blocks keep their lines."""
+    out: list[str] = []
+    fenced = False
+    for line in text.strip().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        structural = (
+            fenced
+            or not stripped
+            or stripped[0] in "-*#>|["
+            or _KEYWORD.match(stripped) is not None
+            or stripped[:2].rstrip(".)").isdigit()
+            or line.startswith("    ")
+        )
+        if structural or not out or not out[-1].strip() or out[-1].lstrip()[:1] in "#|`":
+            out.append(line)
+        else:
+            out[-1] = out[-1].rstrip() + " " + stripped
+    return "\n".join(out)
+
+
+def tags(raw: str | list[str]) -> str:
+    items = json.loads(raw) if isinstance(raw, str) else raw
+    return " ".join(f"#{t}" for t in items)
+
+
+def short_delta(
+    delta: dict[str, object], content_of: Callable[[str], str | None] | None = None
+) -> str:
+    """A proposal in a few words: what it would do (with the target's text when known)."""
+    kind = str(delta.get("type", "?"))
+    if kind in ("add", "replace", "merge"):
+        return str(delta.get("content", ""))
+    target = str(delta.get("bullet_id", ""))
+    about = content_of(target) if content_of else None
+    about = f" {about}" if about else ""
+    if kind in ("helpful", "harmful"):
+        why = delta.get("reason") or ""
+        return f"{target}{f' ({why})' if why else ''}{about}"
+    if kind == "deprecate":
+        return f"{target}{about}  because: {delta.get('reason', '')}"
+    return json.dumps(delta)

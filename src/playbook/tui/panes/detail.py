@@ -1,0 +1,232 @@
+"""The Detail pane: one bullet in full, the evidence behind it, and how its score moved.
+
+Left: the content, its facts, the diary passage it came from (when the file is at hand),
+its lineage and the decisions taken on it. Right: the effective score over time and every
+feedback event, newest first.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from .. import format as fmt
+from ..data import BulletDetail, format_age
+from ..widgets.chart import ScoreChart
+from ..widgets.datatable import FitTable
+from .actions import BulletActions
+
+EVENT_COLUMNS = (
+    ("when", 16),
+    ("kind", 7),
+    ("weight", 6),
+    ("reason", 13),
+    ("by", 5),
+    ("context", 20),
+)
+
+
+def _cut(text: Text) -> Text:
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def _when(t: datetime) -> str:
+    return f"{t:%Y-%m-%d %H:%M}"
+
+
+class DetailPane(BulletActions, Horizontal):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", tooltip="Back to the bullets"),
+        *BulletActions.ACTION_BINDINGS,
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.detail: BulletDetail | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="detail-left"):
+            yield Static(
+                Text("Select a bullet in the Bullets tab (enter).", style=fmt.MUTED), id="d-head"
+            )
+            yield Static("", id="d-content")
+            yield Static("", id="d-facts")
+            yield Static("", id="d-passage")
+            yield Static("", id="d-lineage")
+            yield Static("", id="d-decisions")
+        with Vertical(id="detail-right"):
+            with Vertical(id="d-chart-box"):
+                yield ScoreChart(id="d-chart")
+            table = FitTable("context", id="d-timeline")
+            table.border_title = "Feedback events"
+            yield table
+
+    def on_mount(self) -> None:
+        table = self.query_one("#d-timeline", DataTable)
+        for c, width in EVENT_COLUMNS:
+            table.add_column(c, key=c, width=width)
+        self.query_one("#d-chart-box").border_title = "Effective score over time"
+        for wid, title in (
+            ("#d-content", "Content"),
+            ("#d-facts", "Facts"),
+            ("#d-passage", "Where it came from"),
+            ("#d-lineage", "Lineage"),
+            ("#d-decisions", "Decision log"),
+        ):
+            self.query_one(wid).border_title = title
+
+    def current_bullet_id(self) -> str | None:
+        return self.detail.bullet.id if self.detail else None
+
+    def action_back(self) -> None:
+        self.app.show_tab("bullets")  # type: ignore[attr-defined]
+
+    # ---------------------------------------------------------------- render
+    def show(self, detail: BulletDetail | None) -> None:
+        self.detail = detail
+        if detail is None:
+            self.query_one("#d-head", Static).update(
+                Text("That bullet no longer exists.", style=fmt.MUTED)
+            )
+            return
+        b, s = detail.bullet, detail.score
+        now = datetime.now(UTC)
+
+        head = Text()
+        head.append(b.id, style="bold #7aa2f7")
+        head.append("   ")
+        head.append_text(fmt.bullet_type(b.type))
+        head.append("   ")
+        head.append_text(fmt.maturity(b.maturity))
+        if b.pinned:
+            head.append("   pinned", style=f"bold {fmt.ACCENT}")
+        if b.state != "active":
+            head.append(f"   {b.state}", style=fmt.MUTED)
+        if s.stale:
+            head.append("   stale", style="#ff9e64")
+        head.append("\n")
+        head.append("score ", style=fmt.MUTED)
+        head.append_text(fmt.score(s.effective))
+        head.append("   help ", style=fmt.MUTED)
+        head.append(f"{s.helpful:.2f}", style=fmt.GOOD)
+        head.append("   harm ", style=fmt.MUTED)
+        head.append(f"{s.harmful:.2f}", style=fmt.BAD)
+        head.append("   earns ", style=fmt.MUTED)
+        head.append_text(fmt.maturity(s.earned, glyph=False))
+        self.query_one("#d-head", Static).update(head)
+        self.query_one("#d-content", Static).update(fmt.untrusted(b.content))
+
+        facts = Table.grid(padding=(0, 2))
+        facts.add_column(style=fmt.MUTED, no_wrap=True)
+        facts.add_column()
+        facts.add_row("tags", Text(fmt.tags(b.tags) or "-", style="#bb9af7"))
+        facts.add_row("category", fmt.untrusted(b.category, one_line=True))
+        scope = b.scope + (f": {b.scope_key}" if b.scope_key else "")
+        facts.add_row("scope", fmt.untrusted(scope, one_line=True))
+        facts.add_row("kind", fmt.untrusted(b.kind, one_line=True))
+        facts.add_row("source", Text(str(b.source)))
+        facts.add_row("created", Text(f"{_when(b.created_at)}  ({format_age(b.created_at, now)})"))
+        if b.valid_to:
+            facts.add_row("retired", Text(_when(b.valid_to)))
+        half_life = b.half_life_days or 90
+        facts.add_row("half-life", Text(f"{half_life:g} days"))
+        if b.pinned:
+            facts.add_row(
+                "pinned", fmt.untrusted(b.pinned_reason or "(no reason)", style=fmt.ACCENT)
+            )
+        for c in detail.conflicts:
+            other = c.b if c.a == b.id else c.a
+            label = "conflict" if c.status == "open" else "conflict (resolved)"
+            facts.add_row(label, fmt.untrusted(f"with {other}: {c.resolution or c.reason}"))
+        self.query_one("#d-facts", Static).update(facts)
+
+        passage = self.query_one("#d-passage", Static)
+        prov = b.provenance
+        if prov.session_ref:
+            where = Text()
+            where.append_text(fmt.untrusted(prov.session_ref, one_line=True, style="#7dcfff"))
+            if prov.byte_offset is not None:
+                where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
+            if detail.passage is not None:
+                where.append("\n")
+                where.append_text(fmt.untrusted(fmt.reflow(detail.passage.text)))
+            elif prov.byte_offset is not None:
+                where.append("\n(diary file not at hand)", style=fmt.MUTED)
+            passage.update(where)
+        else:
+            passage.update(
+                Text("entered by hand or imported: no session recorded", style=fmt.MUTED)
+            )
+
+        lineage = Text()
+        for kind, other in detail.predecessors:
+            verb = "supersedes" if kind == "supersedes" else "inverts"
+            lineage.append(f"{verb} ", style=fmt.MUTED)
+            lineage.append(other.id, style="#7aa2f7")
+            lineage.append("  ")
+            lineage.append_text(fmt.untrusted(other.content, one_line=True))
+            lineage.append("\n")
+        for kind, other in detail.successors:
+            verb = "superseded by" if kind == "supersedes" else "inverted into"
+            lineage.append(f"{verb} ", style=fmt.MUTED)
+            lineage.append(other.id, style="#7aa2f7")
+            lineage.append("  ")
+            lineage.append_text(fmt.untrusted(other.content, one_line=True))
+            lineage.append("\n")
+        if not lineage:
+            lineage.append("an original: no predecessors or successors", style=fmt.MUTED)
+        lineage.rstrip()
+        self.query_one("#d-lineage", Static).update(lineage)
+
+        decisions = Table.grid(padding=(0, 1))
+        decisions.add_column(style=fmt.MUTED, no_wrap=True)
+        decisions.add_column(no_wrap=True)
+        decisions.add_column()
+        shown = [d for d in detail.decisions if d.action not in ("helpful", "harmful")]
+        for d in reversed(shown[-12:]):
+            what = Text(d.action, style="bold" if d.actor == "human" else "")
+            if d.action == "maturity" and d.detail:
+                what.append(f" {d.detail.get('from')} -> {d.detail.get('to')}", style=fmt.MUTED)
+            elif d.status not in ("applied", "added"):
+                what.append(f" {d.status}", style=fmt.MUTED)
+            decisions.add_row(
+                f"{d.at:%Y-%m-%d}",
+                Text(d.actor, style=fmt.ACCENT if d.actor == "human" else fmt.MUTED),
+                Group(what, fmt.untrusted(d.reason, style=fmt.MUTED)) if d.reason else what,
+            )
+        self.query_one("#d-decisions", Static).update(decisions)
+
+        chart = self.query_one(ScoreChart)
+        chart.set_data(detail.series, [(e.at, e.kind) for e in detail.timeline])
+        box = self.query_one("#d-chart-box")
+        first, last = detail.series[0][1], detail.series[-1][1]
+        peak = max(v for _, v in detail.series)
+        box.border_subtitle = f"now {last:+.2f}  peak {peak:+.2f}  first {first:+.2f}"
+
+        table: DataTable[str | Text] = self.query_one("#d-timeline", DataTable)
+        table.clear()
+        for e in reversed(detail.timeline):
+            kind = Text(e.kind, style=fmt.GOOD if e.kind == "helpful" else fmt.BAD)
+            table.add_row(
+                Text(_when(e.at)),
+                kind,
+                Text(f"{e.weight:g}", justify="right"),
+                Text(e.reason or "", style=fmt.MUTED, overflow="ellipsis", no_wrap=True),
+                Text(e.actor, style=fmt.ACCENT if e.actor == "human" else fmt.MUTED),
+                _cut(fmt.untrusted(e.context, one_line=True)),
+                key=str(e.id),
+            )
+        helpful = sum(1 for e in detail.timeline if e.kind == "helpful")
+        harmful = len(detail.timeline) - helpful
+        table.border_title = f"Feedback events  {helpful} helpful, {harmful} harmful"
+        self.refresh_bindings()

@@ -1,0 +1,213 @@
+"""Modal dialogs: confirm, ask for a reason (or a pattern), edit text, pick a harm reason.
+
+Every destructive action goes through one of these: the dialog names what will happen, shows
+the text it applies to (as inert text), and the confirm button says the verb.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+Variant = Literal["default", "primary", "success", "warning", "error"]
+
+
+class ConfirmModal(ModalScreen[bool]):
+    """Yes or no, with the subject shown; the confirm button carries the verb."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything"),
+        Binding("y", "confirm", "Confirm", show=False),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        explain: str,
+        subject: Text | None = None,
+        *,
+        confirm: str = "Confirm",
+        variant: Variant = "error",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.explain = explain
+        self.subject = subject
+        self.confirm_label = confirm
+        self.variant = variant
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes=f"dialog -{self.variant}") as box:
+            box.border_title = self.title_text
+            yield Static(self.explain, classes="explain", markup=False)
+            if self.subject is not None:
+                with VerticalScroll(classes="subject"):
+                    yield Static(self.subject, markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant=self.variant)
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm", Button).focus()
+
+    @on(Button.Pressed, "#confirm")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    value: str = ""
+    placeholder: str = ""
+    required: bool = True
+    multiline: bool = False
+
+
+class FormModal(ModalScreen[dict[str, str] | None]):
+    """A few text fields (a reason, a pattern, new content) and a confirm button."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything"),
+        Binding("ctrl+s", "submit", "Confirm", tooltip="Confirm (also Enter in a one-line field)"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        explain: str,
+        fields: list[Field],
+        subject: Text | None = None,
+        *,
+        confirm: str = "Confirm",
+        variant: Variant = "primary",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.explain = explain
+        self.fields = fields
+        self.subject = subject
+        self.confirm_label = confirm
+        self.variant = variant
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes=f"dialog -{self.variant}") as box:
+            box.border_title = self.title_text
+            yield Static(self.explain, classes="explain", markup=False)
+            if self.subject is not None:
+                with VerticalScroll(classes="subject"):
+                    yield Static(self.subject, markup=False)
+            for f in self.fields:
+                yield Label(f.label + ("" if f.required else " (optional)"), classes="field-label")
+                if f.multiline:
+                    yield TextArea(f.value, id=f"field-{f.name}", soft_wrap=True)
+                else:
+                    yield Input(f.value, placeholder=f.placeholder, id=f"field-{f.name}")
+            yield Static("", classes="error-line", id="error-line", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant=self.variant)
+
+    def on_mount(self) -> None:
+        first = self.fields[0] if self.fields else None
+        if first is not None:
+            self.query_one(f"#field-{first.name}").focus()
+
+    def values(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for f in self.fields:
+            widget = self.query_one(f"#field-{f.name}")
+            text = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
+            out[f.name] = text.strip()
+        return out
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#confirm")
+    def action_submit(self) -> None:
+        values = self.values()
+        missing = [f.label for f in self.fields if f.required and not values[f.name]]
+        if missing:
+            self.query_one("#error-line", Static).update(f"{missing[0]} is required.")
+            return
+        self.dismiss(values)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+HARM_REASONS = (
+    ("caused_bug", "caused a bug"),
+    ("wasted_time", "wasted time"),
+    ("contradicted_requirements", "contradicted the requirements"),
+    ("wrong_context", "applied in the wrong context"),
+    ("outdated", "outdated"),
+    ("other", "other"),
+)
+
+
+class HarmfulModal(ModalScreen[tuple[str, str] | None]):
+    """Mark a bullet harmful: pick why, optionally say what happened."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything"),
+        Binding("ctrl+s", "submit", "Mark harmful"),
+    ]
+
+    def __init__(self, subject: Text) -> None:
+        super().__init__()
+        self.subject = subject
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -warning") as box:
+            box.border_title = "Mark harmful"
+            yield Static(
+                "Harm weighs four times as much as help, and a rule whose recent harm "
+                "dominates is inverted into an AVOID: warning.",
+                classes="explain",
+                markup=False,
+            )
+            with VerticalScroll(classes="subject"):
+                yield Static(self.subject, markup=False)
+            yield Label("Why", classes="field-label")
+            yield OptionList(*[Option(label, id=key) for key, label in HARM_REASONS], id="reason")
+            yield Label("What happened (optional)", classes="field-label")
+            yield Input(placeholder="e.g. the retry hid the real failure", id="context")
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Mark harmful", id="confirm", variant="warning")
+
+    def on_mount(self) -> None:
+        options = self.query_one("#reason", OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self) -> None:
+        self.query_one("#context", Input).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#confirm")
+    def action_submit(self) -> None:
+        options = self.query_one("#reason", OptionList)
+        index = options.highlighted if options.highlighted is not None else 0
+        reason = HARM_REASONS[index][0]
+        self.dismiss((reason, self.query_one("#context", Input).value.strip()))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,131 @@
+"""ScoreChart: a bullet's effective score over time, as an area chart of eighth-blocks.
+
+Positive area grows up from the zero line in the success colour, negative area grows down
+in the error colour; a row of ticks under it marks helpful (+) and harmful (x) events, and
+the axis labels give the range and the dates. Drawn with Rich text, no extra dependency.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.color import Color as RichColor
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+LOWER = " ▁▂▃▄▅▆▇█"
+AXIS_WIDTH = 7
+
+
+def _fmt(value: float) -> str:
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+class ScoreChart(Widget):
+    DEFAULT_CSS = """
+    ScoreChart { height: 10; background: $surface; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.series: list[tuple[datetime, float]] = []
+        self.events: list[tuple[datetime, str]] = []
+
+    def set_data(
+        self, series: list[tuple[datetime, float]], events: list[tuple[datetime, str]]
+    ) -> None:
+        self.series = series
+        self.events = events
+        self.refresh()
+
+    def _colour(self, name: str, fallback: str) -> str:
+        theme = self.app.current_theme
+        value = getattr(theme, name, None) if theme is not None else None
+        return value or fallback
+
+    def render(self) -> Text:
+        width, height = self.size
+        plot_w = max(4, width - AXIS_WIDTH - 1)
+        plot_h = max(2, height - 2)
+        out = Text(no_wrap=True, overflow="crop")
+        if not self.series:
+            out.append("no history yet", style="italic")
+            return out
+        bg = self.rich_style.bgcolor or RichColor.parse("black")
+        muted = Style(color=self._colour("foreground", "#888888"), dim=True)
+        good = self._colour("success", "green")
+        bad = self._colour("error", "red")
+        start, end = self.series[0][0], self.series[-1][0]
+        span = max(1.0, (end - start).total_seconds())
+
+        # One value per column: the sample nearest the column's moment.
+        n = len(self.series)
+        values = [self.series[round(c * (n - 1) / max(1, plot_w - 1))][1] for c in range(plot_w)]
+        lo, hi = min(0.0, *values), max(0.0, *values)
+        if hi - lo < 1e-9:
+            hi = lo + 1.0
+        units = plot_h * 8
+        scale = units / (hi - lo)
+        zero = (0.0 - lo) * scale
+
+        zero_row = min(plot_h - 1, int(zero // 8)) if zero < units else plot_h - 1
+        for r in range(plot_h - 1, -1, -1):  # top row first
+            if r == plot_h - 1:
+                label = _fmt(hi)
+            elif r == 0:
+                label = _fmt(lo)
+            elif r == zero_row:
+                label = "0"
+            else:
+                label = ""
+            out.append(f"{label:>{AXIS_WIDTH}} ", style=muted)
+            cell_lo, cell_hi = r * 8, r * 8 + 8
+            for v in values:
+                level = (v - lo) * scale
+                a, b = (zero, level) if level >= zero else (level, zero)
+                colour = good if v >= 0 else bad
+                lo_in, hi_in = max(a, cell_lo) - cell_lo, min(b, cell_hi) - cell_lo
+                if hi_in - lo_in < 0.5:
+                    if r == zero_row:
+                        out.append("─" if abs(v) < 1e-9 else " ", style=muted)
+                    else:
+                        out.append(" ")
+                    continue
+                if lo_in <= 0.5 and hi_in >= 7.5:
+                    out.append("█", style=Style(color=colour))
+                elif lo_in <= 0.5:  # anchored at the bottom of the cell
+                    out.append(LOWER[max(1, round(hi_in))], style=Style(color=colour))
+                else:  # anchored at the top: paint the gap below in the background colour
+                    out.append(LOWER[min(7, round(lo_in))], style=Style(color=bg, bgcolor=colour))
+            out.append("\n")
+
+        # Event ticks: + helpful, x harmful, * both in one column.
+        ticks = [" "] * plot_w
+        for at, kind in self.events:
+            c = round((at - start).total_seconds() / span * (plot_w - 1))
+            if 0 <= c < plot_w:
+                mark = "+" if kind == "helpful" else "x"
+                ticks[c] = mark if ticks[c] in (" ", mark) else "*"
+        out.append(f"{'events':>{AXIS_WIDTH}} ", style=muted)
+        for t in ticks:
+            style = Style(color=good) if t == "+" else Style(color=bad) if t != " " else muted
+            out.append(t, style=style)
+        out.append("\n")
+
+        # Dates: start on the left, end on the right, the middle in between.
+        left = f"{start:%Y-%m-%d}"
+        right = f"{end:%Y-%m-%d}"
+        mid = f"{start + (end - start) / 2:%Y-%m-%d}"
+        axis = [" "] * plot_w
+        for pos, label in ((0, left), (max(0, plot_w - len(right)), right)):
+            axis[pos : pos + len(label)] = label
+        mpos = plot_w // 2 - len(mid) // 2
+        if plot_w > 3 * len(mid) + 4:
+            axis[mpos : mpos + len(mid)] = mid
+        out.append(" " * (AXIS_WIDTH + 1) + "".join(axis)[:plot_w], style=muted)
+        return out

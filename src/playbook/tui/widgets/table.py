@@ -1,0 +1,381 @@
+"""RowTable: a keyed table that renders only the lines on screen.
+
+DataTable measures every cell of every row when rows are added, which is fine for
+thousands of rows and far too slow for 100k (about 20 s to first paint, measured). This is
+the Toolong approach instead: a `ScrollView` whose `render_line` draws the visible rows
+from a dict of row objects and a list of keys in display order, so painting costs the same
+at 100 rows or 100,000. Rows are immutable objects; an update replaces changed ones by key,
+drops gone keys, adds new ones, and the cursor stays on the row it was on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Justify = Literal["left", "right", "center"]
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int | None = None  # None: takes the room the fixed columns leave
+    justify: Justify = "left"
+    min_width: int = 12
+    sortable: bool = True
+
+
+@dataclass(frozen=True)
+class Diff:
+    added: int
+    removed: int
+    changed: int
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+CellRenderer = Callable[[Any, str], Text]
+
+
+class RowTable(ScrollView, can_focus=True):
+    """A table of keyed rows with a row cursor, drawn line by line."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "row-table--header",
+        "row-table--header-sorted",
+        "row-table--cursor",
+        "row-table--cursor-blurred",
+        "row-table--odd",
+        "row-table--empty",
+    }
+
+    DEFAULT_CSS = """
+    RowTable {
+        background: $surface;
+        overflow-x: hidden;
+        scrollbar-gutter: stable;
+        &:focus { background-tint: $foreground 2%; }
+        & > .row-table--header { background: $panel; color: $text-muted; text-style: bold; }
+        & > .row-table--header-sorted { background: $panel; color: $accent; text-style: bold; }
+        & > .row-table--cursor { background: $primary 35%; }
+        & > .row-table--cursor-blurred { background: $primary 15%; }
+        & > .row-table--odd { background: $foreground 3%; }
+        & > .row-table--empty { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First row", show=False),
+        Binding("end", "edge(1)", "Last row", show=False),
+        Binding("enter", "select", "Open", show=False),
+    ]
+
+    cursor_row: reactive[int] = reactive(0, always_update=True, layout=False)
+
+    class Highlighted(Message):
+        """The cursor moved to another row (key None: the table is empty)."""
+
+        def __init__(self, table: RowTable, key: Hashable | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    class Selected(Message):
+        """Enter (or a double click) on a row."""
+
+        def __init__(self, table: RowTable, key: Hashable) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    class HeaderClicked(Message):
+        def __init__(self, table: RowTable, column: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column = column
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        render_cell: CellRenderer,
+        *,
+        empty_text: str = "Nothing here.",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.columns = list(columns)
+        self.render_cell = render_cell
+        self.empty_text = empty_text
+        self.rows: dict[Hashable, Any] = {}
+        self.order: list[Hashable] = []
+        self._index: dict[Hashable, int] = {}
+        self.sort_column: str | None = None
+        self.sort_descending = False
+        self._widths: list[int] = []
+        self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
+        self._last_highlight: Hashable | None = object()
+
+    # ---------------------------------------------------------------- data
+    @property
+    def cursor_key(self) -> Hashable | None:
+        if 0 <= self.cursor_row < len(self.order):
+            return self.order[self.cursor_row]
+        return None
+
+    @property
+    def row_count(self) -> int:
+        return len(self.order)
+
+    def apply(self, rows: Iterable[tuple[Hashable, Any]]) -> Diff:
+        """Replace the rows by key: gone keys leave, changed rows update, new ones arrive.
+
+        The display order is not touched here; call `show` with the new order after.
+        """
+        incoming = dict(rows)
+        old = self.rows
+        removed = sum(1 for k in old if k not in incoming)
+        added = changed = 0
+        for k, row in incoming.items():
+            prev = old.get(k)
+            if prev is None:
+                added += 1
+            elif prev is not row and prev != row:
+                changed += 1
+        self.rows = incoming
+        if removed or changed:
+            self._line_cache.clear()
+        return Diff(added, removed, changed)
+
+    def show(self, order: list[Hashable], *, keep: Hashable | None = None) -> None:
+        """Display these keys in this order, keeping the cursor on `keep` (default: the
+        row it is on) when that row is still shown."""
+        keep = self.cursor_key if keep is None else keep
+        old_row = self.cursor_row
+        self.order = order
+        self._index = {}
+        self._line_cache.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, len(order) + 1)
+        if keep is not None:
+            index = self._index_of(keep)
+            row = index if index is not None else min(old_row, max(0, len(order) - 1))
+        else:
+            row = 0
+        self._set_cursor(row, scroll=True)
+        self.refresh()
+
+    def _index_of(self, key: Hashable) -> int | None:
+        if not self._index and self.order:
+            self._index = {k: i for i, k in enumerate(self.order)}
+        return self._index.get(key)
+
+    def move_to(self, key: Hashable) -> bool:
+        index = self._index_of(key)
+        if index is None:
+            return False
+        self._set_cursor(index, scroll=True, center=True)
+        return True
+
+    def refresh_rows(self) -> None:
+        self._line_cache.clear()
+        self.refresh()
+
+    # ---------------------------------------------------------------- cursor
+    def _set_cursor(self, row: int, *, scroll: bool = True, center: bool = False) -> None:
+        row = max(0, min(row, len(self.order) - 1)) if self.order else 0
+        self.cursor_row = row
+        if scroll:
+            self._scroll_into_view(center=center)
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self._line_cache.clear()
+        self.refresh()
+        key = self.cursor_key
+        if key != self._last_highlight:
+            self._last_highlight = key
+            self.post_message(self.Highlighted(self, key))
+
+    def _visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_into_view(self, *, center: bool = False) -> None:
+        height = self._visible_rows()
+        top = int(self.scroll_offset.y)
+        row = self.cursor_row
+        if center and not top <= row < top + height:
+            self.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True)
+        elif row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        self._set_cursor(self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._set_cursor(self.cursor_row + direction * self._visible_rows())
+
+    def action_edge(self, end: int) -> None:
+        self._set_cursor(len(self.order) - 1 if end else 0)
+
+    def action_select(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.Selected(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y == 0:
+            column = self._column_at(event.x)
+            if column is not None and column.sortable:
+                self.post_message(self.HeaderClicked(self, column.key))
+            return
+        row = int(self.scroll_offset.y) + event.y - 1
+        if 0 <= row < len(self.order):
+            self._set_cursor(row, scroll=False)
+            if event.chain >= 2:
+                self.action_select()
+
+    def _column_at(self, x: int) -> Column | None:
+        pos = 1
+        for column, width in zip(self.columns, self._widths, strict=False):
+            if pos <= x < pos + width + 1:
+                return column
+            pos += width + 2
+        return None
+
+    # ---------------------------------------------------------------- layout
+    def on_resize(self, event: events.Resize) -> None:
+        self._widths = []
+        self._line_cache.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.order) + 1)
+
+    def _column_widths(self, width: int) -> list[int]:
+        if self._widths and sum(self._widths) + 2 * len(self._widths) == width:
+            return self._widths
+        fixed = sum(c.width or 0 for c in self.columns)
+        gaps = 2 * len(self.columns)
+        flex = [c for c in self.columns if c.width is None]
+        room = max(0, width - fixed - gaps)
+        widths = []
+        for c in self.columns:
+            if c.width is not None:
+                widths.append(c.width)
+            else:
+                widths.append(max(c.min_width, room // max(1, len(flex))))
+        # Whatever is left over (rounding) goes to the first flexible column.
+        spare = width - sum(widths) - gaps
+        if flex and spare > 0:
+            i = self.columns.index(flex[0])
+            widths[i] += spare
+        self._widths = widths
+        return widths
+
+    # ---------------------------------------------------------------- rendering
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        widths = self._column_widths(width)
+        if y == 0:
+            return self._header(width, widths, base)
+        if not self.order:
+            if y == 2:
+                style = self.get_component_rich_style("row-table--empty")
+                text = Text(self.empty_text, style=style, justify="center")
+                text.truncate(width, pad=True)
+                return Strip(list(text.render(self.app.console)), width)
+            return Strip.blank(width, base)
+        index = int(self.scroll_offset.y) + y - 1
+        if not 0 <= index < len(self.order):
+            return Strip.blank(width, base)
+        key = self.order[index]
+        row = self.rows.get(key)
+        cursor = index == self.cursor_row
+        cache_key = (key, id(row), width, cursor, cursor and self.has_focus, index % 2)
+        strip = self._line_cache.get(cache_key)
+        if strip is None:
+            if cursor:
+                name = "row-table--cursor" if self.has_focus else "row-table--cursor-blurred"
+                row_style = base + self.get_component_rich_style(name)
+            elif index % 2:
+                row_style = base + self.get_component_rich_style("row-table--odd")
+            else:
+                row_style = base
+            cells = [self.render_cell(row, c.key) for c in self.columns]
+            strip = self._strip(cells, widths, width, row_style)
+            self._line_cache.set(cache_key, strip)
+        return strip
+
+    def _header(self, width: int, widths: list[int], base: Style) -> Strip:
+        style = base + self.get_component_rich_style("row-table--header")
+        sorted_style = base + self.get_component_rich_style("row-table--header-sorted")
+        cells = []
+        for c in self.columns:
+            label = c.label
+            if c.key == self.sort_column:
+                label = f"{label} {'▼' if self.sort_descending else '▲'}"
+                cells.append(Text(label, style=sorted_style))
+            else:
+                cells.append(Text(label, style=style))
+        return self._strip(cells, widths, width, style)
+
+    def _strip(self, cells: list[Text], widths: list[int], width: int, style: Style) -> Strip:
+        segments: list[Segment] = []
+        console = self.app.console
+        for column, cell, w in zip(self.columns, cells, widths, strict=True):
+            cell = cell.copy()
+            cell.no_wrap = True
+            cell.truncate(w, overflow="ellipsis")
+            pad = w - cell.cell_len
+            if column.justify == "right":
+                cell.pad_left(pad)
+            elif column.justify == "center":
+                cell.pad_left(pad // 2)
+                cell.pad_right(pad - pad // 2)
+            else:
+                cell.pad_right(pad)
+            segments.append(Segment(" ", style))
+            for seg in cell.render(console, end=""):
+                segments.append(Segment(seg.text, style + seg.style if seg.style else style))
+            segments.append(Segment(" ", style))
+        return Strip(segments).adjust_cell_length(width, style)
+
+    def sort_by(self, column: str | None, descending: bool) -> None:
+        """Only the header's indicator: the caller orders the rows (see `show`)."""
+        self.sort_column = column
+        self.sort_descending = descending
+        self.refresh_rows()
