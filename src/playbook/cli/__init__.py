@@ -50,6 +50,7 @@ def _root(
 
 
 from . import core  # noqa: E402,F401  (registers the commands)
+from .workbench import tui as _tui  # noqa: E402,F401  (registers tui, demo)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,11 +68,11 @@ def bullet_rows(
     for i, r in enumerate(raw):
         hl = r[11] or default_hl
         created = scoring.days(parse_iso(r[10]))
-        if r[12] is None:  # no events
-            values.append((0.0, 0.0, created))
-        elif r[0] in successors or r[12] != hl or now < r[13]:
+        if r[0] in successors or (r[12] is not None and (r[12] != hl or now < r[13])):
             values.append((0.0, 0.0, created))
             slow.append(i)
+        elif r[12] is None:  # no events of its own, nothing inherited
+            values.append((0.0, 0.0, created))
         else:
             factor = 0.5 ** ((now - r[13]) / hl)
             values.append((r[14] * factor, r[15] * factor, max(created, r[17])))

@@ -10,6 +10,7 @@ snapshot, which the panes apply as keyed diffs inside `batch_update()`.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -93,6 +94,8 @@ class Workbench(App[None]):
         self.first_paint: float | None = None
         self.detail_id: str | None = None
         self._watcher: data.Watcher | None = None
+        self._watch_lock = threading.Lock()
+        self._closing = False
         self._polling = False
         self._again = False
         self._started = time.perf_counter()
@@ -125,10 +128,12 @@ class Workbench(App[None]):
         self.set_interval(self.poll_seconds, self.poll, name="poll")
 
     def on_unmount(self) -> None:
-        # The watcher belongs to the poll worker; by now no poll runs.
-        if self._watcher is not None:
-            self._watcher.close()
-            self._watcher = None
+        # A poll thread may be inside `version()` right now: close under the same lock.
+        with self._watch_lock:
+            self._closing = True
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
 
     @property
     def bullets_pane(self) -> BulletsPane:
@@ -150,9 +155,12 @@ class Workbench(App[None]):
     def _poll_worker(self, known: int | None) -> None:
         worker = get_current_worker()
         try:
-            if self._watcher is None:
-                self._watcher = self.source.watcher()
-            version = self._watcher.version()
+            with self._watch_lock:
+                if self._closing:
+                    return
+                if self._watcher is None:
+                    self._watcher = self.source.watcher()
+                version = self._watcher.version()
             if version == known and not self._again:
                 self.call_from_thread(self._poll_done)
                 return

@@ -1,0 +1,338 @@
+"""The workbench's actions, end to end: keys in the app, then the database checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, OptionList, TabbedContent, TextArea
+
+from playbook import curate, queue
+from playbook.tui.panes.blocked import BlockedPane
+from playbook.tui.panes.conflicts import ConflictsPane
+from playbook.tui.panes.proposals import ProposalsPane
+from playbook.tui.screens.modals import ConfirmModal, FormModal, HarmfulModal
+
+from .tui_helpers import (
+    SIZE,
+    after_write,
+    async_test,
+    build_playbook,
+    loaded,
+    make_app,
+    open_store,
+    wait_for,
+)
+
+
+@pytest.fixture
+def playbook(tmp_path: Path) -> tuple[Path, dict]:
+    path = tmp_path / "state.sqlite3"
+    return path, build_playbook(path)
+
+
+async def _fill(pilot, app, **values: str) -> None:
+    """Fill the open form and confirm it."""
+    await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
+    screen = app.screen
+    for name, value in values.items():
+        widget = screen.query_one(f"#field-{name}")
+        if isinstance(widget, TextArea):
+            widget.text = value
+        else:
+            widget.value = value  # type: ignore[attr-defined]
+    await pilot.press("ctrl+s")
+
+
+async def _confirm(pilot, app) -> None:
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+    await pilot.click("#confirm")
+
+
+async def _select_bullet(pilot, app, bullet_id: str) -> None:
+    app.show_tab("bullets")
+    assert app.bullets_pane.table.move_to(bullet_id)
+    await pilot.pause()
+
+
+async def _select_proposal(pilot, app, proposal_id: str) -> None:
+    await pilot.press("3")
+    pane = app.query_one(ProposalsPane)
+    table = pane.query_one("#proposals-table")
+    table.move_cursor(row=table.get_row_index(proposal_id))
+    await pilot.pause()
+    assert pane.current().id == proposal_id
+
+
+@async_test
+async def test_approve_curates_with_the_proposals_provenance(playbook) -> None:
+    path, info = playbook
+    pid = info["proposals"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert "Proposals 2" in str(app.query_one(TabbedContent).get_tab("proposals").label)
+        await _select_proposal(pilot, app, pid)
+        await pilot.press("a")
+        await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
+    store = open_store(path)
+    bullet = next(b for b in store.bullets() if b.content.startswith("Give each pytest-xdist"))
+    assert bullet.provenance.session_ref == "session:test"
+    assert bullet.provenance.byte_offset == 100
+    assert queue.get(store, pid).status == "approved"
+    assert queue.get(store, pid).decided_by == "human"
+
+
+@async_test
+async def test_edit_then_approve_keeps_the_edit(playbook) -> None:
+    path, info = playbook
+    pid = info["proposals"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_proposal(pilot, app, pid)
+        await pilot.press("e")
+        await _fill(pilot, app, content="Give each xdist worker its own SQLite file in tmp_path")
+        await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
+    store = open_store(path)
+    contents = {b.content: b for b in store.bullets()}
+    edited = contents["Give each xdist worker its own SQLite file in tmp_path"]
+    assert edited.provenance.byte_offset == 100
+    assert queue.get(store, pid).edited_delta["content"] == edited.content
+
+
+@async_test
+async def test_reject_with_reason(playbook) -> None:
+    path, info = playbook
+    pid = info["proposals"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_proposal(pilot, app, pid)
+        await pilot.press("x")
+        await _fill(pilot, app, reason="too specific")
+        await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
+    p = queue.get(open_store(path), pid)
+    assert (p.status, p.reason) == ("rejected", "too specific")
+
+
+@async_test
+async def test_reject_and_block_refuses_a_later_add(playbook) -> None:
+    path, info = playbook
+    pid = info["proposals"][1]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_proposal(pilot, app, pid)
+        await pilot.press("B")
+        await _fill(pilot, app, reason="the hooks run the secret scan")
+        await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 2)
+        assert "Blocked 2" in str(app.query_one(TabbedContent).get_tab("blocked").label)
+    store = open_store(path)
+    assert queue.get(store, pid).status == "rejected"
+    assert any(b.pattern == "Use --no-verify to skip the slow hooks" for b in store.blocked())
+    later = curate(store, [{"type": "add", "content": "Use --no-verify to skip the slow hooks"}])
+    assert later.outcomes[0].status == "refused-blocked"
+
+
+@async_test
+async def test_pin_stops_maturity_and_unpin_restores_it(playbook) -> None:
+    path, info = playbook
+    bid = info["ids"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("p")
+        await _fill(pilot, app, reason="team policy")
+        await after_write(pilot, app, lambda: app.row(bid).pinned)
+        store = open_store(path)
+        before = store.get_bullet(bid).maturity
+        for _ in range(6):  # enough harm to deprecate (or invert) an unpinned rule
+            curate(store, [{"type": "harmful", "bullet_id": bid, "reason": "caused_bug"}])
+        assert store.get_bullet(bid).maturity == before
+        assert store.get_bullet(bid).state == "active"
+        assert store.get_bullet(bid).pinned_reason == "team policy"
+        await wait_for(pilot, lambda: app.row(bid).harmful > 5)  # seen by the live refresh
+        await pilot.press("p")  # now unpin, confirmed in a modal
+        await _confirm(pilot, app)
+        await after_write(pilot, app, lambda: not app.row(bid).pinned)
+    assert not open_store(path).get_bullet(bid).pinned
+
+
+@async_test
+async def test_block_a_bullets_pattern(playbook) -> None:
+    path, info = playbook
+    bid = info["ids"][1]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("b")
+        await _fill(pilot, app, reason="we read logs differently now")
+        await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 2)
+    store = open_store(path)
+    content = store.get_bullet(bid).content
+    assert any(b.pattern == content and b.actor == "human" for b in store.blocked())
+    refused = curate(store, [{"type": "add", "content": content + "!"}])
+    assert refused.outcomes[0].status == "refused-blocked"
+
+
+@async_test
+async def test_deprecate_then_restore(playbook) -> None:
+    path, info = playbook
+    bid = info["ids"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("d")
+        await _fill(pilot, app, reason="superseded by the new CI")
+        await after_write(pilot, app, lambda: app.row(bid).maturity == "deprecated")
+        assert app.row(bid).effective == 0
+        await pilot.press("r")
+        await _fill(pilot, app, reason="the new CI was rolled back")
+        await after_write(pilot, app, lambda: app.row(bid).maturity != "deprecated")
+    store = open_store(path)
+    assert store.get_bullet(bid).maturity == "established"  # what 4 helpful votes earn
+    actions = [(d.action, d.actor) for d in store.decisions(bullet_id=bid)]
+    assert ("deprecate", "human") in actions
+    assert ("restore", "human") in actions
+    restore = [d for d in store.decisions(bullet_id=bid) if d.action == "restore"][-1]
+    assert restore.detail == {"from": "deprecated", "to": "established"}
+    assert restore.reason == "the new CI was rolled back"
+
+
+@async_test
+async def test_mark_helpful_and_harmful(playbook) -> None:
+    path, info = playbook
+    bid = info["ids"][3]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("plus")
+        await after_write(pilot, app, lambda: app.row(bid).helpful > 0.9)
+        await pilot.press("minus")
+        await wait_for(pilot, lambda: isinstance(app.screen, HarmfulModal))
+        app.screen.query_one(OptionList).highlighted = 1  # wasted_time
+        app.screen.query_one("#context", Input).value = "slowed the fix"
+        await pilot.press("ctrl+s")
+        await after_write(pilot, app, lambda: app.row(bid).harmful > 0.9)
+    events = open_store(path).timeline(bid)
+    assert [(e.kind, e.actor) for e in events] == [("helpful", "human"), ("harmful", "human")]
+    assert events[1].reason == "wasted_time"
+    assert events[1].context == "slowed the fix"
+
+
+@async_test
+async def test_conflict_keep_both(playbook) -> None:
+    path, _ = playbook
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert len(app.snapshot.conflicts) == 1
+        await pilot.press("4")
+        await pilot.press("k")
+        await after_write(pilot, app, lambda: not app.snapshot.conflicts)
+        assert "Conflicts 0" in str(app.query_one(TabbedContent).get_tab("conflicts").label)
+    resolved = open_store(path).conflicts(include_resolved=True)
+    assert resolved[0].status == "resolved"
+    assert resolved[0].resolution == "kept both"
+
+
+@async_test
+async def test_conflict_deprecate_one(playbook) -> None:
+    path, _ = playbook
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("4")
+        conflict = app.query_one(ConflictsPane).current().conflict
+        await pilot.press("right_square_bracket")
+        await _fill(pilot, app, reason="we pin base images")
+        await after_write(pilot, app, lambda: not app.snapshot.conflicts)
+    store = open_store(path)
+    assert store.get_bullet(conflict.b).maturity == "deprecated"
+    assert store.get_bullet(conflict.a).maturity != "deprecated"
+    assert store.conflicts(include_resolved=True)[0].resolution == f"deprecated {conflict.b}"
+
+
+@async_test
+async def test_conflict_merge(playbook) -> None:
+    path, _ = playbook
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("4")
+        conflict = app.query_one(ConflictsPane).current().conflict
+        await pilot.press("m")
+        await _fill(pilot, app, content="Pin base images by digest in production images")
+        await after_write(pilot, app, lambda: not app.snapshot.conflicts)
+    store = open_store(path)
+    merged = next(b for b in store.bullets() if b.content.startswith("Pin base images by digest"))
+    assert merged.source == "merged"
+    assert sorted(b for _, b in store.lineage(merged.id).predecessors) == sorted(
+        [conflict.a, conflict.b]
+    )
+    assert store.get_bullet(conflict.a).state == "retired"
+    assert store.conflicts(include_resolved=True)[0].resolution == f"merged into {merged.id}"
+
+
+@async_test
+async def test_unblock_and_block_new(playbook) -> None:
+    path, info = playbook
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("5")
+        assert app.query_one(BlockedPane).current().id == info["block_id"]
+        await pilot.press("u")
+        await _confirm(pilot, app)
+        await after_write(pilot, app, lambda: not app.snapshot.blocked)
+        await pilot.press("n")
+        await _fill(pilot, app, pattern="Force push to main", reason="main is shared")
+        await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 1)
+    store = open_store(path)
+    assert [b.pattern for b in store.blocked()] == ["Force push to main"]
+    old = next(b for b in store.blocked(include_inactive=True) if b.id == info["block_id"])
+    assert not old.active
+
+
+@async_test
+async def test_cancelled_modal_changes_nothing(playbook) -> None:
+    path, info = playbook
+    bid = info["ids"][0]
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FormModal)
+        await app.workers.wait_for_complete()
+    assert open_store(path).get_bullet(bid).maturity != "deprecated"
+
+
+@async_test
+async def test_refused_action_is_reported_not_raised(playbook) -> None:
+    """Restoring a bullet another session already restored: the API refuses, the app says so."""
+    path, info = playbook
+    bid = info["ids"][0]
+    store = open_store(path)
+    curate(store, [{"type": "deprecate", "bullet_id": bid, "reason": "x"}], actor="human")
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await _select_bullet(pilot, app, bid)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
+        store.set_maturity(bid, "candidate")  # someone else restores it meanwhile
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await wait_for(
+            pilot, lambda: any("not deprecated" in str(n.message) for n in app._notifications)
+        )
+        assert app.is_running

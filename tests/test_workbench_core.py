@@ -1,0 +1,195 @@
+"""The workbench's Textual-free parts: row views, score history, filter, demo, import hygiene."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from playbook import curate, queue
+from playbook.demo import build_demo, run_writer
+from playbook.policy import DEFAULT_POLICY
+from playbook.store import PlaybookStore, connect, parse_iso
+from playbook.store.views import bullet_rows
+from playbook.tui import data
+from playbook.tui.format import reflow
+
+from .conftest import Clock
+
+
+def _store(path: Path, clock: Clock) -> PlaybookStore:
+    return PlaybookStore(connect(path), clock=clock)
+
+
+def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
+    store = _store(db_path, clock)
+    a = curate(store, [{"type": "add", "content": "Run the tests before pushing"}]).added[0]
+    b = curate(store, [{"type": "add", "content": "Read the first error of the log"}]).added[0]
+    curate(store, [{"type": "harmful", "bullet_id": b}])
+    for _ in range(5):
+        clock.advance(days=10)
+        curate(store, [{"type": "helpful", "bullet_id": a}, {"type": "helpful", "bullet_id": b}])
+    merged = (
+        curate(
+            store,
+            [{"type": "merge", "bullet_ids": [a, b], "content": "Test, then read logs"}],
+            actor="human",
+        )
+        .outcomes[0]
+        .bullet_id
+    )
+    clock.advance(days=200)
+    rows = {r.id: r for r in bullet_rows(store)}
+    scores = store.scores(list(rows))
+    for bid, row in rows.items():
+        assert abs(row.effective - scores[bid].effective) < 1e-9
+        assert abs(row.helpful - scores[bid].helpful) < 1e-9
+        assert row.stale == scores[bid].stale
+    assert rows[merged].helpful > 0  # inherited through supersedes
+    assert rows[a].state == "retired"
+    assert merged in {r.id for r in bullet_rows(store, include_retired=False)}
+    assert a not in {r.id for r in bullet_rows(store, include_retired=False)}
+
+
+def test_score_series_follows_feedback_and_decay(db_path: Path, clock: Clock) -> None:
+    store = _store(db_path, clock)
+    bid = curate(store, [{"type": "add", "content": "Pin npm in release jobs"}]).added[0]
+    for _ in range(3):
+        clock.advance(days=1)
+        curate(store, [{"type": "helpful", "bullet_id": bid}])
+    peak_time = clock.t
+    clock.advance(days=180)
+    bullet = store.get_bullet(bid)
+    series = data.score_series(store, bullet, data.maturity_history(store, bid), points=50)
+    assert len(series) == 50
+    values = [v for _, v in series]
+    assert values[0] == 0
+    peak = max(values)
+    assert abs(peak - store.score(bid, at=peak_time).effective) < 0.2
+    assert 0 < values[-1] < peak / 2  # two half-lives of decay later
+    assert abs(values[-1] - store.score(bid).effective) < 1e-6
+
+
+def test_restore_target_is_the_earned_rung_at_least_candidate() -> None:
+    assert data.restore_target(12, 0, DEFAULT_POLICY) == "proven"
+    assert data.restore_target(4, 0, DEFAULT_POLICY) == "established"
+    assert data.restore_target(1, 5, DEFAULT_POLICY) == "candidate"
+
+
+def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
+    spec = data.parse_filter("flaky ci is:pinned IS:Stale is:bogus")
+    assert spec.words == "flaky ci is:bogus"
+    assert spec.flags == {"pinned", "stale"}
+    store = _store(db_path, clock)
+    bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
+    row = {r.id: r for r in bullet_rows(store)}[bid]
+    assert data.row_passes(row, frozenset({"anti"}))
+    assert not data.row_passes(row, frozenset({"rule"}))
+    assert not data.row_passes(row, frozenset({"retired"}))
+    assert data.row_passes(row, frozenset({"candidate"}))
+
+
+def test_rank_words_uses_recall_keyword_points(db_path: Path, clock: Clock) -> None:
+    store = _store(db_path, clock)
+    a = curate(store, [{"type": "add", "content": "Retry flaky tests in ci", "tags": ["ci"]}])
+    b = curate(store, [{"type": "add", "content": "Use the ci cache"}])
+    source = data.Source(db_path)
+    ranked = data.rank_words(source, "ci flaky")
+    assert ranked is not None
+    assert ranked[a.added[0]] == 3 + 5 + 3  # exact ci + tag ci + exact flaky
+    assert ranked[b.added[0]] == 3
+    assert data.rank_words(source, "  ") is None
+    assert data.recall_rank(2.0, -5.0) == 2.0 * 0.1
+
+
+def test_reflow_joins_prose_keeps_structure() -> None:
+    text = "Read the log first,\nthen the code.\n\n- one\n- two\nRULE: keep me\nRULE: and me"
+    assert reflow(text) == (
+        "Read the log first, then the code.\n\n- one\n- two\nRULE: keep me\nRULE: and me"
+    )
+
+
+def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
+    from .tui_helpers import build_playbook
+
+    path = tmp_path / "state.sqlite3"
+    info = build_playbook(path)
+    snap = data.load_snapshot(data.Source(path))
+    assert snap.live_count == 5
+    assert [p.id for p in snap.proposals] == info["proposals"]
+    assert len(snap.conflicts) == 1 and snap.conflicts[0].a is not None
+    assert [b.id for b in snap.blocked] == [info["block_id"]]
+
+
+def test_demo_is_built_through_the_api_quickly(tmp_path: Path) -> None:
+    started = time.perf_counter()
+    info = build_demo(tmp_path / "demo.sqlite3")
+    assert time.perf_counter() - started < 6  # ~1.5 s here; generous for slow CI machines
+    assert info.bullets > 350 and info.events > 3000
+    assert info.conflicts >= 6 and info.blocked >= 6 and info.proposals >= 10
+    store = PlaybookStore(connect(info.path))
+    maturities = {b.maturity for b in store.bullets()}
+    assert maturities == {"candidate", "established", "proven", "deprecated"}
+    actions = {d.action for d in store.decisions(limit=100_000)}
+    assert {"add", "maturity", "invert", "merge", "pin", "deprecate", "block"} <= actions
+    assert any(r.stale for r in bullet_rows(store))
+    pending = queue.pending(store)
+    assert all(p.provenance.session_ref == str(info.diary_path) for p in pending)
+    assert all(p.provenance.byte_offset is not None for p in pending)
+    # The history spans months: the oldest event is long before the newest.
+    events = store.conn.execute("SELECT MIN(at), MAX(at) FROM feedback").fetchone()
+    span = parse_iso(events[1]) - parse_iso(events[0])
+    assert span > timedelta(days=200)
+
+
+def test_writer_adds_feedback_and_proposals(tmp_path: Path) -> None:
+    info = build_demo(tmp_path / "demo.sqlite3")
+    store = PlaybookStore(connect(info.path))
+    before = (store.event_count(), queue.count_pending(store), store.count_bullets())
+    assert run_writer(info.path, interval=(0, 0), iterations=30, seed=3) == 30
+    after = (store.event_count(), queue.count_pending(store), store.count_bullets())
+    assert after[0] > before[0]
+    assert after[1] > before[1] or after[2] > before[2]
+
+
+def _modules_loaded(code: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_core_never_imports_textual() -> None:
+    code = (
+        "import importlib, json, pkgutil, sys, playbook\n"
+        "for m in pkgutil.walk_packages(playbook.__path__, 'playbook.'):\n"
+        "    if m.name.startswith('playbook.tui'):\n"
+        "        continue\n"
+        "    try:\n"
+        "        importlib.import_module(m.name)\n"
+        "    except ImportError as exc:\n"
+        "        if 'textual' in str(exc): raise\n"
+        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] == 'textual')))"
+    )
+    assert _modules_loaded(code) == []
+
+
+def test_help_does_not_import_textual() -> None:
+    code = (
+        "import json, sys, contextlib, io\n"
+        "from playbook.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main(['--help']); main(['tui', '--help']); main(['demo', '--help'])\n"
+        "assert 'tui' in out.getvalue() and '--writer' in out.getvalue()\n"
+        "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] == 'textual')))"
+    )
+    assert _modules_loaded(code) == []
+
+
+def test_tui_command_reports_a_missing_file(tmp_path: Path) -> None:
+    from playbook.cli import main
+
+    assert main(["tui", "--db", str(tmp_path / "nope.sqlite3")]) == 1

@@ -1,0 +1,99 @@
+"""Shared pieces of the workbench tests: a small real playbook and ways to wait on the app."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from playbook import curate, queue
+from playbook.model import Provenance
+from playbook.store import PlaybookStore, connect
+from playbook.tui.app import Workbench
+
+RULES = [
+    "Run the full test suite before saying a change is done",
+    "Read the first error in the CI log, not the last one",
+    "Pin base images to a specific version tag instead of latest",
+    "Write a failing test that reproduces the bug before fixing it",
+]
+SIZE = (120, 36)
+
+
+def build_playbook(path: Path) -> dict[str, Any]:
+    """A few rules with feedback, a conflict, a blocked pattern and two proposals."""
+    conn = connect(path)
+    store = PlaybookStore(conn)
+    try:
+        ids = [
+            curate(store, [{"type": "add", "content": c, "tags": ["testing"]}]).added[0]
+            for c in RULES
+        ]
+        for _ in range(3):
+            curate(store, [{"type": "helpful", "bullet_id": ids[0]}])
+        conflict = curate(
+            store, [{"type": "add", "content": "Never " + RULES[2][0].lower() + RULES[2][1:]}]
+        )
+        block_id = store.block("Disable the failing test to get CI green", "hides regressions")
+        staged = queue.stage(
+            store,
+            [
+                {"type": "add", "content": "Give each pytest-xdist worker its own SQLite file"},
+                {"type": "add", "content": "Use --no-verify to skip the slow hooks"},
+            ],
+            provenances=[
+                Provenance(session_ref="session:test", byte_offset=100),
+                Provenance(session_ref="session:test", byte_offset=200),
+            ],
+        )
+    finally:
+        conn.close()
+    return {
+        "ids": ids,
+        "conflict_new": conflict.added[0],
+        "block_id": block_id,
+        "proposals": staged.staged,
+    }
+
+
+def open_store(path: Path) -> PlaybookStore:
+    return PlaybookStore(connect(path))
+
+
+def make_app(path: Path) -> Workbench:
+    return Workbench(path, poll_seconds=0.1)
+
+
+async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 8.0) -> None:
+    """Let the app run until `predicate()` holds (workers finish, messages land)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        await pilot.pause(0.02)
+        if predicate():
+            return
+    raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
+
+
+async def loaded(pilot: Pilot[None], app: Workbench) -> None:
+    await wait_for(pilot, lambda: app.loads >= 1)
+
+
+async def after_write(pilot: Pilot[None], app: Workbench, check: Any) -> None:
+    """Wait for a write worker to finish and the refreshed snapshot to satisfy `check`."""
+    await app.workers.wait_for_complete()
+    await wait_for(pilot, check)
+
+
+def async_test(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test on a fresh event loop (no pytest-asyncio needed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
