@@ -122,7 +122,7 @@ async def test_filter_ranks_like_recall_and_is_words_narrow(tmp_path: Path) -> N
         assert isinstance(app.focused, Input)
         for key in "test":
             await pilot.press(key)
-        await wait_for(pilot, lambda: pane.relevance is not None)
+        await wait_for(pilot, lambda: pane.view.relevance is not None)
         await pilot.pause()
         shown = list(pane.table.order)
         # "test" is a token of two rules; the one with help ranks first (relevance x score)
@@ -144,11 +144,11 @@ async def test_sort_by_header_click_and_key(tmp_path: Path) -> None:
         pane = app.bullets_pane
         assert pane.table.order[0] == info["ids"][0]  # the only one with help: best score
         await pilot.press("s")  # next column: maturity
-        assert pane.sort_column == "maturity"
+        assert pane.view.sort_column == "maturity"
         await pilot.press("S")
-        assert pane.sort_reverse
+        assert pane.view.sort_reverse
         await pilot.click("#bullets-table", offset=(3, 0))  # the id header
-        assert pane.sort_column == "id"
+        assert pane.view.sort_column == "id"
         assert list(pane.table.order) == sorted(pane.table.order)
 
 

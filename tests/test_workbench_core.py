@@ -193,3 +193,52 @@ def test_tui_command_reports_a_missing_file(tmp_path: Path) -> None:
     from playbook.cli import main
 
     assert main(["tui", "--db", str(tmp_path / "nope.sqlite3")]) == 1
+
+
+def test_keyword_points_equal_recalls_keyword_scores(db_path: Path, clock: Clock) -> None:
+    from playbook.retrieval import keyword_scores
+    from playbook.store.views import keyword_points
+    from playbook.text import query_tokens
+
+    store = _store(db_path, clock)
+    for content, tags in (
+        ("Retry flaky tests in ci", ["ci"]),
+        ("Use the ci cache for pip", ["cache"]),
+        ("Cache docker layers in CI builds", []),
+        ("AVOID: caching node_modules", ["ci", "node"]),
+    ):
+        curate(store, [{"type": "add", "content": content, "tags": tags}])
+    for query in ("ci", "cach", "ci cache", "flaky ci node", "zzz", "c"):
+        q = query_tokens(query)
+        assert keyword_points(store, q) == keyword_scores(store, q, store.policy), query
+
+
+def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
+    import random
+
+    from playbook.store.views import BulletRow
+
+    rng = random.Random(5)
+    rows = {}
+    for i in range(400):
+        bid = f"b-{rng.getrandbits(32):08x}"
+        rows[bid] = BulletRow(
+            bid, f"content {i % 7}", rng.choice(["rule", "anti-pattern"]),
+            rng.choice(["candidate", "established", "proven", "deprecated"]),
+            rng.choice(["active", "active", "retired"]), rng.random() < 0.2,
+            round(rng.random() * 4, 1), round(rng.random(), 1), round(rng.random() * 3 - 1, 1),
+            rng.random() < 0.3, "ci", "[]", "global", "learned",
+            f"2026-0{rng.randint(1, 9)}-01T00:00:00.000000Z",
+        )  # fmt: skip
+    relevance = {bid: float(rng.choice([1, 3, 4, 8])) for bid in list(rows)[::3]}
+    relevance["b-missing"] = 3.0
+    index = data.RowIndex(rows)
+    for flags in (frozenset(), frozenset({"pinned"}), frozenset({"retired"}), frozenset({"anti"})):
+        spec = data.FilterSpec("", "", flags)
+        for column in [None, *data.SORT_KEYS]:
+            for reverse in (False, True):
+                view = data.View(spec, None, column, reverse)
+                expected = data.view_order(rows, view)
+                assert data.view_order(rows, view, index=index) == expected, (flags, column)
+        ranked = data.View(data.FilterSpec("x", "x", flags), relevance)
+        assert data.view_order(rows, ranked, index=index) == data.view_order(rows, ranked)

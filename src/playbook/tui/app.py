@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ from .messages import (
     ActionFailed,
     DetailLoaded,
     FilterRanked,
+    IndexReady,
     LoadFailed,
     SnapshotLoaded,
 )
@@ -59,6 +61,7 @@ TAB_TITLES = {
     "blocked": "Blocked",
 }
 POLL_SECONDS = 0.5
+INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
 
 
 class Workbench(App[None]):
@@ -66,7 +69,7 @@ class Workbench(App[None]):
 
     TITLE = "Playbook"
     SUB_TITLE = "curation workbench"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", tooltip="Leave the workbench", id="quit", priority=True),
@@ -120,6 +123,7 @@ class Workbench(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._bullets_pane = self.query_one(BulletsPane)
         self.register_theme(PLAYBOOK_THEME)
         self.theme = "playbook"
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
@@ -137,7 +141,8 @@ class Workbench(App[None]):
 
     @property
     def bullets_pane(self) -> BulletsPane:
-        return self.query_one(BulletsPane)
+        """Kept from mount: workers read its (immutable) rows and view without a DOM query."""
+        return self._bullets_pane
 
     # ---------------------------------------------------------------- live refresh
     def poll(self) -> None:
@@ -166,8 +171,16 @@ class Workbench(App[None]):
                 return
             self._again = False
             snapshot = data.load_snapshot(self.source)
-            if not worker.is_cancelled:
-                self.post_message(SnapshotLoaded(snapshot, version))
+            pane = self.bullets_pane
+            _, view = pane.worker_view()
+            rows = snapshot.rows_by_id
+            order = data.view_order(rows, view, pane.min_confidence)
+            if worker.is_cancelled:
+                self.call_from_thread(self._poll_done)
+                return
+            self.post_message(SnapshotLoaded(snapshot, version, order, view))
+            if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
+                self.post_message(IndexReady(data.RowIndex(rows)))
             else:
                 self.call_from_thread(self._poll_done)
         except Exception as exc:  # reported, and the next tick tries again
@@ -184,9 +197,9 @@ class Workbench(App[None]):
     def _snapshot_loaded(self, message: SnapshotLoaded) -> None:
         snap = message.snapshot
         self.snapshot = snap
-        self.rows_by_id = {r.id: r for r in snap.rows}
+        self.rows_by_id = snap.rows_by_id
         with self.batch_update():
-            self.bullets_pane.set_rows(snap.rows)
+            self.bullets_pane.set_rows(snap.rows_by_id, message.order, message.view)
             self.query_one(ProposalsPane).set_proposals(snap.proposals, snap.passages)
             self.query_one(ConflictsPane).set_conflicts(snap.conflicts)
             self.query_one(BlockedPane).set_blocked(snap.blocked)
@@ -199,6 +212,10 @@ class Workbench(App[None]):
             self.load_detail(self.detail_id)
         self.refresh_bindings()
         self._poll_done()
+        self.snapshot_applied()
+
+    def snapshot_applied(self) -> None:
+        """Called after each snapshot reached the screen (a hook for benchmarks)."""
 
     def _update_labels(self, snap: data.Snapshot) -> None:
         tabs = self.query_one(TabbedContent)
@@ -238,13 +255,36 @@ class Workbench(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="filter")
     def _rank_worker(self, text: str) -> None:
         started = time.perf_counter()
-        relevance = data.rank_words(self.source, parse_filter(text).words)
+        spec = parse_filter(text)
+        relevance = data.rank_words(self.source, spec.words)
+        pane = self.bullets_pane
+        rows, view = pane.worker_view()
+        index = pane.index if pane.index is not None and pane.index.rows is rows else None
+        if index is None and len(rows) >= INDEX_FROM:
+            index = data.RowIndex(rows)
+            self.post_message(IndexReady(index))
+        view = replace(view, spec=spec, relevance=relevance)
+        order = data.view_order(rows, view, pane.min_confidence, index)
         if not get_current_worker().is_cancelled:
-            self.post_message(FilterRanked(text, relevance, time.perf_counter() - started))
+            self.post_message(
+                FilterRanked(text, relevance, time.perf_counter() - started, order, rows)
+            )
+
+    @on(IndexReady)
+    def _index_ready(self, message: IndexReady) -> None:
+        pane = self.bullets_pane
+        if message.index.rows is pane.rows:
+            pane.index = message.index
 
     @on(FilterRanked)
     def _filter_ranked(self, message: FilterRanked) -> None:
-        self.bullets_pane.set_relevance(message.text, message.relevance)
+        self.bullets_pane.set_relevance(
+            message.text, message.relevance, message.order, message.rows
+        )
+        self.filter_applied(message.text)
+
+    def filter_applied(self, text: str) -> None:
+        """Called after a filter's ranking reached the table (a hook for benchmarks)."""
 
     def set_filter(self, text: str) -> None:
         self.show_tab("bullets")

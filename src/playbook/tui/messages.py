@@ -4,16 +4,25 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from .data import BulletDetail, Snapshot
+from ..store.views import BulletRow
+from .data import BulletDetail, RowIndex, Snapshot, View
 
 
 class SnapshotLoaded(Message):
     """A fresh read of the playbook (after a change, or the first one)."""
 
-    def __init__(self, snapshot: Snapshot, version: int | None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        version: int | None,
+        order: list[str] | None = None,
+        view: View | None = None,
+    ) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.version = version
+        self.order = order  # the bullets table's order for `view`, computed in the worker
+        self.view = view
 
 
 class DetailLoaded(Message):
@@ -28,11 +37,20 @@ class DetailLoaded(Message):
 class FilterRanked(Message):
     """Recall relevance for the `/` filter words (None: no words, show everything)."""
 
-    def __init__(self, text: str, relevance: dict[str, float] | None, seconds: float) -> None:
+    def __init__(
+        self,
+        text: str,
+        relevance: dict[str, float] | None,
+        seconds: float,
+        order: list[str] | None = None,
+        rows: dict[str, BulletRow] | None = None,
+    ) -> None:
         super().__init__()
         self.text = text
         self.relevance = relevance
         self.seconds = seconds
+        self.order = order  # computed in the worker from `rows`
+        self.rows = rows
 
 
 class ActionDone(Message):
@@ -62,3 +80,11 @@ class LoadFailed(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class IndexReady(Message):
+    """Column arrays for fast sorting and ranking of a large snapshot's rows."""
+
+    def __init__(self, index: RowIndex) -> None:
+        super().__init__()
+        self.index = index

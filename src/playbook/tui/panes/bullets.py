@@ -6,8 +6,9 @@ in a thread worker) times each row's effective score; `is:` words narrow by stat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Hashable
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -16,8 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
+from ...policy import DEFAULT_POLICY
 from .. import format as fmt
-from ..data import FilterSpec, parse_filter, recall_rank, row_passes
+from ..data import RowIndex, View, parse_filter, view_order
 from ..widgets.table import Column, RowTable
 from .actions import BulletActions
 
@@ -36,21 +38,6 @@ COLUMNS = [
     Column("stale", "stale", 5),
 ]
 SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
-MATURITY_RANK = {"deprecated": 0, "candidate": 1, "established": 2, "proven": 3}
-
-SORT_KEYS: dict[str, Callable[[BulletRow], Any]] = {
-    "id": lambda r: r.id,
-    "content": lambda r: r.content.lower(),
-    "type": lambda r: r.type,
-    "maturity": lambda r: (MATURITY_RANK.get(r.maturity, 0), r.effective),
-    "effective": lambda r: r.effective,
-    "helpful": lambda r: r.helpful,
-    "harmful": lambda r: r.harmful,
-    "pinned": lambda r: (r.pinned, r.effective),
-    "stale": lambda r: (r.stale, r.effective),
-    "created": lambda r: r.created_at,
-}
-DESCENDING = {"effective", "maturity", "helpful", "harmful", "pinned", "stale", "created"}
 SORT_LABEL = {"effective": "score", "created": "newest"}
 
 
@@ -90,11 +77,11 @@ class BulletsPane(BulletActions, Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows: dict[str, BulletRow] = {}
-        self.spec: FilterSpec = parse_filter("")
-        self.relevance: dict[str, float] | None = None
-        self.sort_column: str | None = None  # None: by score (or by rank while filtering)
-        self.sort_reverse = False
+        self.rows: dict[str, BulletRow] = {}  # replaced, never mutated: workers read it
+        self.view = View(parse_filter(""))
+        self.live_total = 0
+        self.index: RowIndex | None = None  # numpy columns of `rows`, for big playbooks
+        self.min_confidence = DEFAULT_POLICY.min_confidence  # recall's floor on the score
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-bar"):
@@ -117,59 +104,69 @@ class BulletsPane(BulletActions, Vertical):
         return str(key) if key is not None else None
 
     # ---------------------------------------------------------------- data in
-    def set_rows(self, rows: list[BulletRow]) -> None:
-        self.rows = {r.id: r for r in rows}
-        diff = self.table.apply((r.id, r) for r in rows)
-        self.refilter()
+    def set_rows(
+        self,
+        rows: dict[str, BulletRow],
+        order: list[str] | None = None,
+        view: View | None = None,
+    ) -> None:
+        """A new snapshot. `order` is the display order a worker computed for `view`; it is
+        used when the view has not changed since."""
+        self.rows = rows
+        self.index = None  # built for the old rows; a worker makes the next one
+        self.live_total = sum(1 for r in rows.values() if r.state != "retired")
+        diff = self.table.apply(rows.items())
+        self.show_view(order if view is self.view else None)
         if diff.any:
             self.update_peek()
 
-    def set_relevance(self, text: str, relevance: dict[str, float] | None) -> None:
+    def set_relevance(
+        self,
+        text: str,
+        relevance: dict[str, float] | None,
+        order: list[str] | None = None,
+        rows: dict[str, BulletRow] | None = None,
+    ) -> None:
+        """The recall relevance for `text` (and the order a worker made from `rows`)."""
         if text != self.query_one("#filter", Input).value:
             return  # a stale answer for an older keystroke
-        self.spec = parse_filter(text)
-        self.relevance = relevance
-        self.refilter(keep_top=True)
+        self.view = replace(self.view, spec=parse_filter(text), relevance=relevance)
+        self.show_view(order if rows is self.rows else None, keep_top=True)
+
+    def worker_view(self) -> tuple[dict[str, BulletRow], View]:
+        """What a worker needs to compute an order (immutable values, safe to share)."""
+        return self.rows, self.view
 
     def refilter(self, *, keep_top: bool = False) -> None:
-        flags = self.spec.flags
-        rows = [r for r in self.rows.values() if row_passes(r, flags)]
-        relevance = self.relevance
-        ranked = relevance is not None and not self.spec.empty and self.spec.words.strip()
-        if ranked and relevance is not None:
-            rows = [r for r in rows if r.id in relevance]
-        if self.sort_column is None and ranked and relevance is not None:
-            rows.sort(key=lambda r: (-recall_rank(relevance[r.id], r.effective), r.id))
-        else:
-            column = self.sort_column or "effective"
-            reverse = (column in DESCENDING) != self.sort_reverse
-            rows.sort(key=lambda r: r.id)
-            rows.sort(key=SORT_KEYS[column], reverse=reverse)
-        order: list[Hashable] = [r.id for r in rows]
+        self.show_view(None, keep_top=keep_top)
+
+    def show_view(self, order: list[str] | None, *, keep_top: bool = False) -> None:
+        view = self.view
+        if order is None:
+            order = view_order(self.rows, view, self.min_confidence, self.index)
         table = self.table
-        shown_column = self.sort_column or (None if ranked else "effective")
-        descending = ((self.sort_column or "effective") in DESCENDING) != self.sort_reverse
-        table.sort_by(shown_column, descending)
-        if keep_top and order:
-            table.show(order, keep=order[0])
-            table.move_to(order[0])
+        table.sort_by(view.column, view.descending)
+        keys: list[Hashable] = list(order)
+        if keep_top and keys:
+            table.show(keys, keep=keys[0])
+            table.move_to(keys[0])
         else:
-            table.show(order)
-        self.update_info(len(order), bool(ranked))
+            table.show(keys)
+        self.update_info(len(keys), view.ranked)
 
     def update_info(self, shown: int, ranked: bool) -> None:
-        total = sum(1 for r in self.rows.values() if r.state != "retired")
+        total = self.live_total
         info = Text()
-        if self.spec.empty:
+        if self.view.spec.empty:
             info.append(f"{total:,}", style="bold")
             info.append(" bullets", style=fmt.MUTED)
         else:
             info.append(f"{shown:,}", style="bold")
             info.append(f" of {total:,}", style=fmt.MUTED)
-        if self.sort_column is None and ranked:
+        column = self.view.column
+        if column is None:
             info.append("  ranked by recall", style=fmt.ACCENT)
         else:
-            column = self.sort_column or "effective"
             label = SORT_LABEL.get(column, column)
             info.append(f"  by {label}", style=fmt.MUTED)
         self.query_one("#filter-info", Static).update(info)
@@ -227,8 +224,7 @@ class BulletsPane(BulletActions, Vertical):
     def _filter_changed(self, event: Input.Changed) -> None:
         spec = parse_filter(event.value)
         if not spec.words.strip():
-            self.spec = spec
-            self.relevance = None
+            self.view = replace(self.view, spec=spec, relevance=None)
             self.refilter(keep_top=bool(spec.flags))
         else:
             self.app.rank_filter(event.value)  # type: ignore[attr-defined]
@@ -237,27 +233,22 @@ class BulletsPane(BulletActions, Vertical):
     def _filter_submitted(self) -> None:
         self.table.focus()
 
+    def sort(self, column: str, reverse: bool) -> None:
+        self.view = replace(self.view, sort_column=column, sort_reverse=reverse)
+        self.refilter()
+
     @on(RowTable.HeaderClicked)
     def _header_clicked(self, event: RowTable.HeaderClicked) -> None:
-        column = event.column
-        if (self.sort_column or "effective") == column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column, self.sort_reverse = column, False
-        self.refilter()
+        same = (self.view.sort_column or "effective") == event.column
+        self.sort(event.column, not self.view.sort_reverse if same else False)
 
     def action_cycle_sort(self) -> None:
-        current = self.sort_column or "effective"
+        current = self.view.sort_column or "effective"
         i = SORT_CYCLE.index(current) if current in SORT_CYCLE else -1
-        self.sort_column = SORT_CYCLE[(i + 1) % len(SORT_CYCLE)]
-        self.sort_reverse = False
-        self.refilter()
+        self.sort(SORT_CYCLE[(i + 1) % len(SORT_CYCLE)], False)
 
     def action_reverse_sort(self) -> None:
-        if self.sort_column is None:
-            self.sort_column = "effective"
-        self.sort_reverse = not self.sort_reverse
-        self.refilter()
+        self.sort(self.view.sort_column or "effective", not self.view.sort_reverse)
 
     @on(RowTable.Selected)
     def _selected(self, event: RowTable.Selected) -> None:

@@ -1,0 +1,334 @@
+"""Workbench speed at 10k and 100k bullets: time to first paint, time per filter keystroke.
+
+    python bench/tui.py [--sizes 10000,100000] [--keep DIR]
+
+The synthetic playbooks are written straight into the schema in one transaction (bullets,
+token index, tags, maturity log, two or three feedback events each), then the store folds
+the events into its evidence cache, as it would have done as they arrived; none of that is
+timed. Timed, headless, at 160x45:
+
+- first paint: from constructing the app to the first frame that shows the bullets table
+  filled (the load runs in a thread worker; the table draws only the visible lines);
+- filter: from a keystroke in the `/` box to the frame showing the re-ranked rows
+  (recall's keyword points from the token index in a worker, then relevance x score).
+
+Targets (issue 5): first paint <= 1 s at 10k and <= 2.5 s at 100k; filter <= 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from playbook.store import PlaybookStore, connect, iso
+from playbook.text import content_hash, tokens
+
+WORDS = [
+    "test",
+    "tests",
+    "pytest",
+    "ci",
+    "cache",
+    "lockfile",
+    "docker",
+    "image",
+    "build",
+    "release",
+    "deploy",
+    "migration",
+    "schema",
+    "database",
+    "sqlite",
+    "postgres",
+    "index",
+    "query",
+    "log",
+    "logs",
+    "error",
+    "errors",
+    "retry",
+    "flaky",
+    "timeout",
+    "worker",
+    "branch",
+    "commit",
+    "rebase",
+    "merge",
+    "review",
+    "diff",
+    "lint",
+    "format",
+    "type",
+    "types",
+    "python",
+    "typescript",
+    "rust",
+    "go",
+    "node",
+    "npm",
+    "pip",
+    "venv",
+    "package",
+    "dependency",
+    "version",
+    "pin",
+    "secret",
+    "token",
+    "env",
+    "config",
+    "settings",
+    "fixture",
+    "mock",
+    "stub",
+    "clock",
+    "time",
+    "sleep",
+    "wait",
+    "thread",
+    "async",
+    "lock",
+    "race",
+    "file",
+    "path",
+    "tmp",
+    "cleanup",
+    "run",
+    "runner",
+    "job",
+    "step",
+    "matrix",
+    "artifact",
+    "upload",
+    "download",
+    "network",
+    "port",
+    "service",
+    "container",
+    "health",
+    "probe",
+    "metric",
+    "trace",
+    "span",
+    "alert",
+    "page",
+    "oncall",
+    "rollback",
+    "feature",
+    "flag",
+    "api",
+    "endpoint",
+    "request",
+    "response",
+    "json",
+    "yaml",
+    "toml",
+    "schema",
+    "validate",
+    "parse",
+    "encode",
+    "decode",
+    "unicode",
+    "bytes",
+    "memory",
+    "leak",
+    "profile",
+    "benchmark",
+    "hot",
+    "path",
+    "allocation",
+    "copy",
+    "stream",
+    "buffer",
+    "batch",
+    "queue",
+]
+CATEGORIES = ("ci", "testing", "python", "git", "docker", "security", "review", "workflow")
+MATURITIES = ("candidate", "established", "proven", "deprecated")
+
+
+def build(path: Path, n: int, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    conn = connect(path)
+    store = PlaybookStore(conn)
+    bullets, tok_rows, tag_rows, log_rows, events = [], [], [], [], []
+    df: dict[str, int] = {}
+    for i in range(n):
+        words = rng.sample(WORDS, rng.randint(8, 16))
+        words[0] = words[0].capitalize()
+        content = " ".join(words) + f" (variant {i})"
+        bid = f"b-{i:08x}"
+        created = now - timedelta(days=rng.uniform(1, 300))
+        category = rng.choice(CATEGORIES)
+        tags = [category, rng.choice(WORDS)]
+        maturity = rng.choices(MATURITIES, weights=(5, 4, 2, 1))[0]
+        at = iso(created)
+        bullets.append(
+            (
+                bid,
+                content,
+                category,
+                json.dumps(tags),
+                "global",
+                None,
+                "rule",
+                "workflow_rule",
+                "learned",
+                "active",
+                maturity,
+                0,
+                None,
+                None,
+                None,
+                None,
+                at,
+                at,
+                None,
+                content_hash(content),
+            )
+        )
+        toks = set(tokens(content))
+        for t in toks:
+            tok_rows.append((t, bid))
+            df[t] = df.get(t, 0) + 1
+        tag_rows.extend((t, bid) for t in set(tags))
+        log_rows.append((bid, at, maturity))
+        for _ in range(rng.randint(2, 3)):
+            when = iso(created + (now - created) * rng.random())
+            kind = "helpful" if rng.random() < 0.8 else "harmful"
+            events.append((bid, kind, when, when))
+    events.sort(key=lambda e: e[2])
+    with store.transaction():
+        conn.executemany(
+            "INSERT INTO bullets (id, content, category, tags, scope, scope_key, type, kind, "
+            "source, state, maturity, pinned, pinned_reason, half_life_days, session_ref, "
+            "byte_offset, created_at, valid_from, valid_to, content_hash) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            bullets,
+        )
+        conn.executemany("INSERT INTO bullet_tokens (token, bullet_id) VALUES (?, ?)", tok_rows)
+        conn.executemany("INSERT INTO vocab (token, df) VALUES (?, ?)", list(df.items()))
+        conn.executemany("INSERT INTO bullet_tags (tag, bullet_id) VALUES (?, ?)", tag_rows)
+        conn.executemany(
+            "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, ?)", log_rows
+        )
+        conn.executemany(
+            "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, ?, ?, ?)",
+            events,
+        )
+    store.sync_evidence()
+    conn.close()
+
+
+class _Frames:
+    """Notes when the bullets table draws a line after something changed (a frame)."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.armed = False
+        self.at = 0.0
+
+    def install(self) -> None:
+        from playbook.tui.widgets.table import RowTable
+
+        original = RowTable.render_line
+        frames = self
+
+        def render_line(table: RowTable, y: int):  # type: ignore[no-untyped-def]
+            if frames.armed and y > 0:
+                frames.armed = False
+                frames.at = time.perf_counter()
+                frames.event.set()
+            return original(table, y)
+
+        RowTable.render_line = render_line  # type: ignore[method-assign]
+
+    def arm(self) -> None:
+        self.event.clear()
+        self.armed = True
+
+
+async def measure(path: Path, words: list[str]) -> dict[str, object]:
+    from playbook.tui.app import Workbench
+    from playbook.tui.widgets.table import RowTable
+
+    frames = _Frames()
+    frames.install()
+
+    class Bench(Workbench):
+        def snapshot_applied(self) -> None:
+            frames.arm()  # the next line drawn is the first frame with the rows
+
+        def filter_applied(self, text: str) -> None:
+            frames.arm()
+
+    started = time.perf_counter()
+    app = Bench(path, poll_seconds=3600)  # no background polls during the timing
+    async with app.run_test(size=(160, 45)) as pilot:
+        await frames.event.wait()
+        first_paint = frames.at - started
+        table = app.query_one(RowTable)
+        assert table.row_count > 0
+        await pilot.press("slash")
+        await pilot.pause()
+        keystrokes: list[float] = []
+        for word in words:
+            for key in word:
+                frames.event.clear()
+                t0 = time.perf_counter()
+                await pilot.press("space" if key == " " else key)
+                if key == " ":
+                    continue  # a space alone does not change the query's words
+                await frames.event.wait()
+                # From the key to the frame that showed its result (not to the end of
+                # Pilot's own settling, which adds ~100 ms of waiting for idle).
+                keystrokes.append(frames.at - t0)
+            for _ in word:  # clear the box for the next word, untimed
+                await pilot.press("backspace")
+            await pilot.pause(0.3)
+        return {
+            "bullets": table.row_count,
+            "first_paint_s": round(first_paint, 3),
+            "load_s": round(app.snapshot.seconds if app.snapshot else 0, 3),
+            "filter_ms_median": round(statistics.median(keystrokes) * 1000, 1),
+            "filter_ms_p90": round(sorted(keystrokes)[int(0.9 * (len(keystrokes) - 1))] * 1000, 1),
+            "filter_ms_max": round(max(keystrokes) * 1000, 1),
+            "keystrokes": len(keystrokes),
+        }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--words", default="flaky,ci cache,sqlite lock")
+    parser.add_argument("--keep", type=Path, default=None, help="Keep the playbooks here.")
+    args = parser.parse_args()
+    words = args.words.split(",")
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="playbook-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in (int(s) for s in args.sizes.split(",")):
+        path = folder / f"bench-{n}.sqlite3"
+        if not path.exists():
+            t0 = time.perf_counter()
+            build(path, n)
+            print(f"built {n:,} bullets in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        result = asyncio.run(measure(path, words))
+        print(
+            f"{n:>7,} bullets  first paint {result['first_paint_s']:.2f} s "
+            f"(read {result['load_s']:.2f} s)  filter keystroke median "
+            f"{result['filter_ms_median']:.0f} ms, p90 {result['filter_ms_p90']:.0f} ms, "
+            f"max {result['filter_ms_max']:.0f} ms over {result['keystrokes']} keys"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
