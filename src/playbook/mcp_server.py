@@ -13,6 +13,7 @@ SDK generations are supported: `mcp.server.mcpserver.MCPServer` (2.x) and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,20 +45,23 @@ class ToolFailure(ValueError):
     """A tool call that cannot be carried out; the message goes back to the agent."""
 
 
-def _server_class() -> Callable[..., Any]:
+def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
+    """(server class, ToolError, ResourceError) of whichever SDK generation is installed."""
     try:
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
-        return MCPServer
+        return MCPServer, ToolError, ResourceError
     except ImportError:
         pass
     try:
         from mcp.server.fastmcp import FastMCP
+        from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 
-        return FastMCP
+        return FastMCP, ToolError, ResourceError
     except ImportError:
         raise McpUnavailable(
-            "the MCP server needs the 'mcp' package, which is not installed"
+            "the MCP server needs the 'mcp' package (1.10 or later), which is not installed"
         ) from None
 
 
@@ -217,34 +221,40 @@ class PlaybookTools:
             return render_store(store)
 
 
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library user errors into tool errors with a plain message (no traceback)."""
-    import functools
+def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
+    """Report user errors (bad id, bad input, unusable database) to the agent as `error`
+    with a plain message; the SDK hides any other exception's text as a crash."""
+    from .store import SchemaError, StoreError
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .store import DatabaseOpenError, SchemaTooNewError, StoreError
-
         try:
             return fn(*args, **kwargs)
-        except (StoreError, SchemaTooNewError, DatabaseOpenError) as exc:
-            raise ToolFailure(str(exc)) from None
+        except (ToolFailure, StoreError, SchemaError) as exc:
+            raise error(str(exc)) from None
 
     return wrapper
 
 
 def build_server(db: Path, policy: Policy | None = None) -> Any:
     """The MCP server object (not yet running) for the playbook at `db`."""
-    server_cls = _server_class()
+    server_cls, tool_error, resource_error = _sdk()
     from mcp.types import ToolAnnotations
 
     from . import __version__
 
     tools = PlaybookTools(db, policy)
+    # Only warnings on stderr: an MCP client shows a server's stderr as its log.
     try:
-        server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
+        server = server_cls(
+            SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        )
     except TypeError:  # mcp 1.x: no version argument
-        server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS)
+        server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return _guard(fn, tool_error)
+
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
     writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 
@@ -254,7 +264,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         "first. `query`: the task in a few words. `scope`: e.g. ['language:python'].",
         annotations=read_only,
     )
-    @_guard
+    @guard
     def recall(query: str, limit: int = 10, scope: list[str] | None = None) -> dict[str, Any]:
         return tools.recall(query, limit, scope)
 
@@ -264,7 +274,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         "caused_bug, wasted_time, contradicted_requirements, wrong_context, outdated, other.",
         annotations=writes,
     )
-    @_guard
+    @guard
     def mark_feedback(
         bullet_id: str,
         kind: Literal["helpful", "harmful"],
@@ -280,7 +290,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         "rules it relied on. A `receipt` makes the report idempotent.",
         annotations=writes,
     )
-    @_guard
+    @guard
     def record_outcome(
         outcome: Literal["success", "failure", "partial"],
         bullet_ids: list[str],
@@ -298,7 +308,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         "{bullet_id, reason}, merge {bullet_ids, content}.",
         annotations=writes,
     )
-    @_guard
+    @guard
     def propose_deltas(
         deltas: list[dict[str, Any]],
         session_ref: str | None = None,
@@ -312,7 +322,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         "timeline.",
         annotations=read_only,
     )
-    @_guard
+    @guard
     def show_bullet(bullet_id: str) -> dict[str, Any]:
         return tools.show_bullet(bullet_id)
 
@@ -322,6 +332,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
         description="The playbook as AGENTS.md text: proven and established rules by category.",
         mime_type="text/markdown",
     )
+    @functools.partial(_guard, error=resource_error)
     def agents_md() -> str:
         return tools.agents_md()
 

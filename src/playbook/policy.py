@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +103,8 @@ DEFAULT_POLICY = Policy()
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
+    import tomllib  # only here: every command imports this module
+
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
     table = data.get("policy", data)

@@ -398,9 +398,11 @@ class PlaybookStore:
 
     def substring_postings(self, token: str) -> list[str]:
         """Bullets with a token that contains `token` without being it (recall's +1)."""
+        # Find the matching vocabulary first, then their postings. (As a join, SQLite scans
+        # every posting and looks each one up in vocab: 30 ms instead of 0.5 at 10k bullets.)
         rows = self.conn.execute(
-            "SELECT DISTINCT t.bullet_id FROM vocab v JOIN bullet_tokens t ON t.token = v.token "
-            "WHERE instr(v.token, ?) > 0 AND v.token != ?",
+            "SELECT DISTINCT bullet_id FROM bullet_tokens WHERE token IN "
+            "(SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?)",
             (token, token),
         )
         return [r[0] for r in rows]
