@@ -455,3 +455,24 @@ def test_hot_commands_do_not_import_heavy_modules(tmp_path: Path) -> None:
         r = run_cli(*args, db=db, python_prelude=prelude)
         assert r.rc == 0, r.err
         assert "HEAVY:\n" in r.err, (args, r.err)
+
+
+def test_library_user_errors_map_to_stable_codes() -> None:
+    from playbook.cli.common import CliError
+    from playbook.interop.importing import DatabaseNotEmpty, InvalidImport
+    from playbook.outcomes import InvalidOutcome
+    from playbook.queue import ApprovalRefused
+    from playbook.store import StoreError
+
+    def code(exc: BaseException) -> str | None:
+        err = CliError.from_exception(exc)
+        return None if err is None else err.code
+
+    assert code(InvalidOutcome("bad report")) == "invalid_input"
+    assert code(InvalidImport("bad file")) == "invalid_import"
+    assert code(DatabaseNotEmpty("full")) == "database_not_empty"
+    assert code(ApprovalRefused("only a human can approve")) == "refused"
+    assert code(StoreError("no bullet with id 'x'")) == "not_found"
+    assert code(StoreError("a blocked pattern needs at least one word")) == "invalid_input"
+    assert code(sqlite3.OperationalError("database is locked")) == "database_error"
+    assert code(ValueError("something else")) is None  # a bug keeps its traceback

@@ -51,6 +51,17 @@ ERROR_CODES: dict[str, int] = {
 }
 
 
+# Library errors that are a user's mistake, by class name (so this module imports none of
+# their modules): each becomes one plain line with this code.
+_KNOWN_ERRORS = {
+    "InvalidDelta": "invalid_input",
+    "InvalidOutcome": "invalid_input",
+    "InvalidImport": "invalid_import",
+    "SnapshotError": "invalid_import",
+    "CassImportError": "invalid_import",
+}
+
+
 @dataclass
 class _State:
     db: str | None = None
@@ -96,6 +107,9 @@ class CliError(Exception):
             if type(exc).__name__ == "ApprovalRefused":
                 code = "refused"
             return cls(code, text)
+        by_name = _KNOWN_ERRORS.get(type(exc).__name__)
+        if by_name is not None and isinstance(exc, ValueError):
+            return cls(by_name, str(exc))
         import sqlite3
 
         if isinstance(exc, sqlite3.DatabaseError):

@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from ..inert import inert
 from . import app
 from .common import CliError, db_path, emit, json_option, note, open_store, set_json
 
@@ -202,16 +203,25 @@ def import_cmd(
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
     data_out["path"] = str(path)
+    labels = {
+        "bullets": "bullets",
+        "feedback": "feedback events",
+        "edges": "edges",
+        "maturity_log": "maturity-log entries",
+        "blocked_patterns": "blocked patterns",
+        "receipts": "receipts",
+        "proposals": "proposals",
+        "conflicts": "conflicts",
+        "decisions": "decisions",
+        "watermarks": "watermarks",
+    }
     c = report.counts
-    parts = [f"{c.get('bullets', 0)} bullets", f"{c.get('feedback', 0)} feedback events"]
-    parts += [
-        f"{n} {k.replace('_', ' ')}" for k, n in c.items() if k not in ("bullets", "feedback") and n
-    ]
+    parts = [f"{n} {labels.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
     human = [f"imported {', '.join(parts)} ({report.format}) into {path}"]
     if report.unmapped:
         human.append(f"{len(report.unmapped)} item(s) could not be mapped (listed on stderr)")
     for old, new in report.ids.items():
-        human.append(f"id {old} is now {new}")
+        human.append(f"id {inert(old, one_line=True)} is now {new}")
     for bid, before, after in report.maturity_changes:
         human.append(f"{bid}: {before} -> {after}")
     emit(data_out, "\n".join(human))
