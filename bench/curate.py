@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import synth  # noqa: E402
+import synth
 
-from playbook.curation import curate  # noqa: E402
-from playbook.store import PlaybookStore, connect  # noqa: E402
+from playbook.curation import curate
+from playbook.store import PlaybookStore, connect
 
 
 def batch_time(n: int, rounds: int = 5) -> float:

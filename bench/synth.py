@@ -17,24 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from playbook.curation import run_maturity_pass  # noqa: E402
-from playbook.store import PlaybookStore, connect, iso  # noqa: E402
-from playbook.text import content_hash, tokens  # noqa: E402
+from playbook.curation import run_maturity_pass
+from playbook.store import PlaybookStore, connect, iso
+from playbook.text import content_hash, tokens
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
-TERMS = (
-    "npm pnpm yarn pytest ruff mypy docker compose ci release job lockfile cache migrations "
-    "postgres sqlite alembic git rebase merge squash branch hooks pre-commit typescript eslint "
-    "vitest jest cargo clippy rustfmt go vet lint format tests flaky fixture mock coverage "
-    "secrets env vault terraform kubernetes helm deploy rollback canary logging tracing metrics "
-    "profiling benchmark memory leak timeout retry backoff queue worker cron api schema "
-    "openapi graphql react vite webpack bundle css accessibility i18n docs readme changelog "
-    "semver tag publish registry wheel sdist venv uv pip poetry makefile justfile bash shell "
-    "quoting injection sanitize review diff refactor rename dead code types generics async "
-    "threads locks deadlock transaction index query n+1 orm pagination cursor utf-8 timezone"
-).split()
-VERBS = "run pin use avoid prefer check keep write read add remove cache split test bump".split()
-FILLER = "the a in for with before after when on every each of to from".split()
+TERMS = ["npm", "pnpm", "yarn", "pytest", "ruff", "mypy", "docker", "compose", "ci", "release", "job", "lockfile", "cache", "migrations", "postgres", "sqlite", "alembic", "git", "rebase", "merge", "squash", "branch", "hooks", "pre-commit", "typescript", "eslint", "vitest", "jest", "cargo", "clippy", "rustfmt", "go", "vet", "lint", "format", "tests", "flaky", "fixture", "mock", "coverage", "secrets", "env", "vault", "terraform", "kubernetes", "helm", "deploy", "rollback", "canary", "logging", "tracing", "metrics", "profiling", "benchmark", "memory", "leak", "timeout", "retry", "backoff", "queue", "worker", "cron", "api", "schema", "openapi", "graphql", "react", "vite", "webpack", "bundle", "css", "accessibility", "i18n", "docs", "readme", "changelog", "semver", "tag", "publish", "registry", "wheel", "sdist", "venv", "uv", "pip", "poetry", "makefile", "justfile", "bash", "shell", "quoting", "injection", "sanitize", "review", "diff", "refactor", "rename", "dead", "code", "types", "generics", "async", "threads", "locks", "deadlock", "transaction", "index", "query", "n+1", "orm", "pagination", "cursor", "utf-8", "timezone"]
+VERBS = ["run", "pin", "use", "avoid", "prefer", "check", "keep", "write", "read", "add", "remove", "cache", "split", "test", "bump"]
+FILLER = ["the", "a", "in", "for", "with", "before", "after", "when", "on", "every", "each", "of", "to", "from"]
 
 
 def _sentence(rng: random.Random) -> str:

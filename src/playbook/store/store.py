@@ -396,25 +396,12 @@ class PlaybookStore:
             out[tok] = df
         return out
 
-    def substring_postings(self, token: str) -> list[str]:
-        """Bullets with a token that contains `token` without being it (recall's +1)."""
-        rows = self.conn.execute(
-            "SELECT DISTINCT t.bullet_id FROM vocab v JOIN bullet_tokens t ON t.token = v.token "
-            "WHERE instr(v.token, ?) > 0 AND v.token != ?",
-            (token, token),
-        )
-        return [r[0] for r in rows]
-
-    def tag_postings(self, tag: str) -> list[str]:
-        rows = self.conn.execute("SELECT bullet_id FROM bullet_tags WHERE tag = ?", (tag.lower(),))
-        return [r[0] for r in rows]
-
     def recall_candidates(
         self, ids: list[str] | None, *, at: str | None = None
-    ) -> list[tuple[str, str, str, str, str, str | None]]:
-        """(id, type, maturity, state, scope, scope_key) of bullets that can be recalled:
-        not retired now, or, with `at` (ISO), valid at that time. `ids` None means all."""
-        cols = "id, type, maturity, state, scope, scope_key FROM bullets"
+    ) -> list[tuple[str, str, str, str, str, str | None, str]]:
+        """(id, type, maturity, state, scope, scope_key, content_hash) of bullets that can be
+        recalled: not retired now, or, with `at` (ISO), valid at that time. `ids` None: all."""
+        cols = "id, type, maturity, state, scope, scope_key, content_hash FROM bullets"
         if at is None:
             where, args = "state != 'retired'", []
         else:
