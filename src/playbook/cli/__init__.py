@@ -51,6 +51,8 @@ def _root(
 
 from . import core  # noqa: E402,F401  (registers the commands)
 
+from . import learning  # noqa: E402,F401  # isort: skip
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point. Typer reports usage errors (exit 2); user errors raised by the library
