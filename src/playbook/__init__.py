@@ -23,6 +23,10 @@ _EXPORTS = {
     "RecallItem": "playbook.retrieval",
     "reflect_session": "playbook.reflect",
     "apply_outcome": "playbook.outcomes",
+    "project_outcome_confidence": "playbook.outcomes",
+    "topics": "playbook.topics",
+    "stage_topics": "playbook.topics",
+    "ReflectionResult": "playbook.reflect",
     "MemoryVectors": "playbook.vectors",
     "HashTrigramEmbedder": "playbook.vectors",
     "Policy": "playbook.policy",
@@ -39,11 +43,12 @@ if TYPE_CHECKING:
     from .curation import CurateResult, curate
     from .deltas import PlaybookDelta
     from .model import Bullet, FeedbackEvent, Score
-    from .outcomes import apply_outcome
+    from .outcomes import apply_outcome, project_outcome_confidence
     from .policy import DEFAULT_POLICY, Policy
-    from .reflect import reflect_session
+    from .reflect import ReflectionResult, reflect_session
     from .retrieval import RecallItem, RecallResult, recall
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
+    from .topics import stage_topics, topics
     from .vectors import HashTrigramEmbedder, MemoryVectors
 
 
