@@ -10,7 +10,7 @@ import pytest
 from playbook.curation import curate
 from playbook.queue import approve, get, pending, reject
 from playbook.store import PlaybookStore
-from playbook.topics import Topic, stage_topics, topics
+from playbook.consolidation import Topic, stage_topics, topics
 
 
 def ids(found: list[Topic]) -> list[list[str]]:

@@ -24,8 +24,8 @@ _EXPORTS = {
     "reflect_session": "playbook.reflect",
     "apply_outcome": "playbook.outcomes",
     "project_outcome_confidence": "playbook.outcomes",
-    "topics": "playbook.topics",
-    "stage_topics": "playbook.topics",
+    "topics": "playbook.consolidation",
+    "stage_topics": "playbook.consolidation",
     "ReflectionResult": "playbook.reflect",
     "MemoryVectors": "playbook.vectors",
     "HashTrigramEmbedder": "playbook.vectors",
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .reflect import ReflectionResult, reflect_session
     from .retrieval import RecallItem, RecallResult, recall
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
-    from .topics import stage_topics, topics
+    from .consolidation import stage_topics, topics
     from .vectors import HashTrigramEmbedder, MemoryVectors
 
 

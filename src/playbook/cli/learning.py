@@ -322,8 +322,8 @@ def topics(
 ) -> None:
     """Groups of near-duplicate active bullets, each with a proposed merge."""
     _json(json_out)
-    from ..topics import stage_topics
-    from ..topics import topics as find_topics
+    from ..consolidation import stage_topics
+    from ..consolidation import topics as find_topics
 
     if not 0 < threshold <= 1:
         raise CliError("invalid_input", "--threshold must be in (0, 1]", exit_code=EXIT_USAGE)
