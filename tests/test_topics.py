@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from playbook.consolidation import Topic, stage_topics, topics
 from playbook.curation import curate
 from playbook.queue import approve, get, pending, reject
 from playbook.store import PlaybookStore
-from playbook.consolidation import Topic, stage_topics, topics
 
 
 def ids(found: list[Topic]) -> list[list[str]]:

@@ -40,6 +40,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from .consolidation import stage_topics, topics
     from .curation import CurateResult, curate
     from .deltas import PlaybookDelta
     from .model import Bullet, FeedbackEvent, Score
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from .reflect import ReflectionResult, reflect_session
     from .retrieval import RecallItem, RecallResult, recall
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
-    from .consolidation import stage_topics, topics
     from .vectors import HashTrigramEmbedder, MemoryVectors
 
 
