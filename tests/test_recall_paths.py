@@ -24,7 +24,7 @@ def _random_history(store: PlaybookStore, clock: Clock, rng: random.Random) -> N
         op = rng.random()
         live = [b.id for b in store.bullets()]
         if op < 0.3 or len(live) < 3:
-            words = rng.sample(WORDS, rng.randint(2, 4)) + [f"x{n}"]
+            words = [*rng.sample(WORDS, rng.randint(2, 4)), f"x{n}"]
             content = " ".join(words)
             if rng.random() < 0.2:
                 content = "AVOID: " + content
