@@ -29,19 +29,19 @@ TARGETS = {"--help": 0.15, "mark": 0.2, "recall --json": 0.3}
 # A rule has 8 words and 2 tags drawn by rank frequency, so a specific query ("release npm
 # lockfile cache") matches a few hundred rules, and a broad one (the four most common
 # words) matches about half the playbook: that one is reported too, without a target.
-REAL = (  # noqa: SIM905
+REAL = (
     "npm pnpm yarn node python pytest ruff mypy docker compose kubernetes helm terraform "
     "release deploy ci cache lockfile migration django flask fastapi sqlalchemy postgres "
     "sqlite redis queue worker retry timeout logging tracing metrics secret token auth "
     "branch rebase merge squash commit hook lint format test fixture mock snapshot build "
     "bundle webpack vite esbuild typescript eslint prettier go rust cargo clippy java maven"
 ).split()
-VERBS = "Pin Run Use Prefer Check Keep Cache Split Retry Log Document Lock Avoid Never".split()  # noqa: SIM905
+VERBS = "Pin Run Use Prefer Check Keep Cache Split Retry Log Document Lock Avoid Never".split()
 SPECIFIC = "release npm lockfile cache"
 
 
 def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
-    syllables = "ka lo mi re su ta ne vo pi gu be da fo ji lu ma no ri se ti".split()  # noqa: SIM905
+    syllables = "ka lo mi re su ta ne vo pi gu be da fo ji lu ma no ri se ti".split()
     made: dict[str, None] = {}
     while len(made) < size - len(REAL):
         made.setdefault("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))

@@ -427,6 +427,20 @@ def similar_bullets(
     return out[:limit] if limit is not None else out
 
 
+def blocking_pattern(
+    store: PlaybookStore, content: str, bullet_type: str | None = None
+) -> tuple[str, str] | None:
+    """(id, pattern) of the active blocked pattern that an add of `content` would hit.
+
+    The same test as curation's step 2, for callers that want to refuse early (the review
+    queue does not stage what approval would refuse as blocked).
+    """
+    btype = bullet_type or ("anti-pattern" if strip_avoid(content) != content else "rule")
+    run = _Batch(store, Provenance(), "agent", CurateResult(batch_id=""))
+    block = run.blocked_by(content, btype)
+    return (block.id, block.pattern) if block is not None else None
+
+
 def invert_harmed(
     store: PlaybookStore,
     harmed: Iterable[str],

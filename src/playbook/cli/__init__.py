@@ -62,7 +62,7 @@ def _root(
 # Each import registers its commands; the order is the order of `playbook --help`.
 # isort: off
 from . import core  # noqa: E402,F401
-from . import recall  # noqa: E402,F401
+from . import learning  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
 from . import serve  # noqa: E402,F401

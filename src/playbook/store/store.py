@@ -396,27 +396,12 @@ class PlaybookStore:
             out[tok] = df
         return out
 
-    def substring_postings(self, token: str) -> list[str]:
-        """Bullets with a token that contains `token` without being it (recall's +1)."""
-        # Find the matching vocabulary first, then their postings. (As a join, SQLite scans
-        # every posting and looks each one up in vocab: 30 ms instead of 0.5 at 10k bullets.)
-        rows = self.conn.execute(
-            "SELECT DISTINCT bullet_id FROM bullet_tokens WHERE token IN "
-            "(SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?)",
-            (token, token),
-        )
-        return [r[0] for r in rows]
-
-    def tag_postings(self, tag: str) -> list[str]:
-        rows = self.conn.execute("SELECT bullet_id FROM bullet_tags WHERE tag = ?", (tag.lower(),))
-        return [r[0] for r in rows]
-
     def recall_candidates(
         self, ids: list[str] | None, *, at: str | None = None
-    ) -> list[tuple[str, str, str, str, str, str | None]]:
-        """(id, type, maturity, state, scope, scope_key) of bullets that can be recalled:
-        not retired now, or, with `at` (ISO), valid at that time. `ids` None means all."""
-        cols = "id, type, maturity, state, scope, scope_key FROM bullets"
+    ) -> list[tuple[str, str, str, str, str, str | None, str]]:
+        """(id, type, maturity, state, scope, scope_key, content_hash) of bullets that can be
+        recalled: not retired now, or, with `at` (ISO), valid at that time. `ids` None: all."""
+        cols = "id, type, maturity, state, scope, scope_key, content_hash FROM bullets"
         if at is None:
             where, args = "state != 'retired'", []
         else:
