@@ -98,19 +98,34 @@ def command() -> list[str]:
     return [sys.executable, "-c", "from playbook.cli import run; run()"]
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, float, float]:
-    """(median wall, min wall, median CPU) seconds of `runs` runs of `argv`."""
-    walls, cpus = [], []
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, env=env, capture_output=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-500:]}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def timed(
+    cases: dict[str, list[str]], runs: int, env: dict[str, str]
+) -> dict[str, tuple[float, float, float]]:
+    """Per case: (median wall, min wall, median CPU). Runs go round-robin over the cases,
+    so a burst of load from elsewhere on the machine hits every case alike."""
+    walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        proc = subprocess.run(argv, env=env, capture_output=True)
-        walls.append(time.perf_counter() - t0)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-500:]}")
-    return statistics.median(walls), min(walls), statistics.median(cpus)
+        for name, argv in cases.items():
+            wall, cpu = run_once(argv, env)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    return {
+        name: (statistics.median(walls[name]), min(walls[name]), statistics.median(cpus[name]))
+        for name in cases
+    }
 
 
 def main() -> int:
@@ -130,14 +145,13 @@ def main() -> int:
             "mark": [*base, "mark", ids[len(ids) // 2], "helpful"],
             "recall --json": [*base, "recall", SPECIFIC, "--json"],
         }
-        timed(cases["--help"], 1, env)  # warm the OS file cache
+        cases["recall (broad)"] = [*base, "recall", broad, "--json"]
+        timed(cases, 1, env)  # warm the OS file cache
         missed = 0
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"{args.runs} runs each; load average {load:.2f} on {os.cpu_count()} CPUs")
         print(f"{'command':<16}{'median':>9}{'min':>9}{'cpu':>9}{'target':>9}")
-        cases["recall (broad)"] = [*base, "recall", broad, "--json"]
-        for name, argv in cases.items():
-            med, low, cpu = timed(argv, args.runs, env)
+        for name, (med, low, cpu) in timed(cases, args.runs, env).items():
             target = TARGETS.get(name)
             verdict = f"query {broad!r}, no target"
             if target is not None:
