@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     # is elementwise or one matrix-vector product, so for a one-shot command those threads
     # are pure start-up cost (on 2 cores: ~50 ms of wall time, ~90 ms of CPU per recall).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # pydantic looks for plugins through importlib.metadata (~20 ms) the first time it builds
+    # a schema; this process has none to load.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         result = app(args=args, prog_name="playbook", standalone_mode=False)
         return int(result) if isinstance(result, int) and not isinstance(result, bool) else 0
