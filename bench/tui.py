@@ -197,9 +197,9 @@ def build(path: Path, n: int, seed: int = 1) -> None:
         )
         toks = set(tokens(content))
         for t in toks:
-            tok_rows.append((t, bid))
+            tok_rows.append((t, i + 1))
             df[t] = df.get(t, 0) + 1
-        tag_rows.extend((t, bid) for t in set(tags))
+        tag_rows.extend((t, i + 1) for t in set(tags))
         log_rows.append((bid, at, maturity))
         for _ in range(rng.randint(2, 3)):
             when = iso(created + (now - created) * rng.random())
@@ -208,15 +208,15 @@ def build(path: Path, n: int, seed: int = 1) -> None:
     events.sort(key=lambda e: e[2])
     with store.transaction():
         conn.executemany(
-            "INSERT INTO bullets (id, content, category, tags, scope, scope_key, type, kind, "
+            "INSERT INTO bullets (seq, id, content, category, tags, scope, scope_key, type, kind, "
             "source, state, maturity, pinned, pinned_reason, half_life_days, session_ref, "
             "byte_offset, created_at, valid_from, valid_to, content_hash) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             bullets,
         )
-        conn.executemany("INSERT INTO bullet_tokens (token, bullet_id) VALUES (?, ?)", tok_rows)
+        conn.executemany("INSERT INTO bullet_tokens (token, seq) VALUES (?, ?)", tok_rows)
         conn.executemany("INSERT INTO vocab (token, df) VALUES (?, ?)", list(df.items()))
-        conn.executemany("INSERT INTO bullet_tags (tag, bullet_id) VALUES (?, ?)", tag_rows)
+        conn.executemany("INSERT INTO bullet_tags (tag, seq) VALUES (?, ?)", tag_rows)
         conn.executemany(
             "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, ?)", log_rows
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import subprocess
 import sys
@@ -198,5 +199,9 @@ def test_core_imports_no_textual() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual',))\n"
         "print(','.join(bad))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    src = str(Path(__file__).resolve().parents[1] / "src")  # this tree, not an installed copy
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stdout.strip() == ""

@@ -195,24 +195,6 @@ def test_tui_command_reports_a_missing_file(tmp_path: Path) -> None:
     assert main(["tui", "--db", str(tmp_path / "nope.sqlite3")]) == 1
 
 
-def test_keyword_points_equal_recalls_keyword_scores(db_path: Path, clock: Clock) -> None:
-    from playbook.retrieval import keyword_scores
-    from playbook.store.views import keyword_points
-    from playbook.text import query_tokens
-
-    store = _store(db_path, clock)
-    for content, tags in (
-        ("Retry flaky tests in ci", ["ci"]),
-        ("Use the ci cache for pip", ["cache"]),
-        ("Cache docker layers in CI builds", []),
-        ("AVOID: caching node_modules", ["ci", "node"]),
-    ):
-        curate(store, [{"type": "add", "content": content, "tags": tags}])
-    for query in ("ci", "cach", "ci cache", "flaky ci node", "zzz", "c"):
-        q = query_tokens(query)
-        assert keyword_points(store, q) == keyword_scores(store, q, store.policy), query
-
-
 def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
     import random
 

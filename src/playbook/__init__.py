@@ -23,6 +23,10 @@ _EXPORTS = {
     "RecallItem": "playbook.retrieval",
     "reflect_session": "playbook.reflect",
     "apply_outcome": "playbook.outcomes",
+    "project_outcome_confidence": "playbook.outcomes",
+    "topics": "playbook.consolidation",
+    "stage_topics": "playbook.consolidation",
+    "ReflectionResult": "playbook.reflect",
     "MemoryVectors": "playbook.vectors",
     "HashTrigramEmbedder": "playbook.vectors",
     "Policy": "playbook.policy",
@@ -36,12 +40,13 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from .consolidation import stage_topics, topics
     from .curation import CurateResult, curate
     from .deltas import PlaybookDelta
     from .model import Bullet, FeedbackEvent, Score
-    from .outcomes import apply_outcome
+    from .outcomes import apply_outcome, project_outcome_confidence
     from .policy import DEFAULT_POLICY, Policy
-    from .reflect import reflect_session
+    from .reflect import ReflectionResult, reflect_session
     from .retrieval import RecallItem, RecallResult, recall
     from .store import PlaybookStore, memory_migration, open_database, run_migrations
     from .vectors import HashTrigramEmbedder, MemoryVectors

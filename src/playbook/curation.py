@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from . import scoring
 from .deltas import (
     AddDelta,
@@ -198,6 +196,8 @@ class _Batch:
                 continue
             if jaccard(toks, b.tokens) >= self.policy.blocked_jaccard - 1e-9:
                 return b
+            from rapidfuzz import fuzz  # imported here: `playbook mark` never needs it
+
             if fuzz.ratio(norm, b.normalized) >= self.policy.blocked_fuzz_ratio:
                 return b
         return None
@@ -425,6 +425,20 @@ def similar_bullets(
             out.append((score, b))
     out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
     return out[:limit] if limit is not None else out
+
+
+def blocking_pattern(
+    store: PlaybookStore, content: str, bullet_type: str | None = None
+) -> tuple[str, str] | None:
+    """(id, pattern) of the active blocked pattern that an add of `content` would hit.
+
+    The same test as curation's step 2, for callers that want to refuse early (the review
+    queue does not stage what approval would refuse as blocked).
+    """
+    btype = bullet_type or ("anti-pattern" if strip_avoid(content) != content else "rule")
+    run = _Batch(store, Provenance(), "agent", CurateResult(batch_id=""))
+    block = run.blocked_by(content, btype)
+    return (block.id, block.pattern) if block is not None else None
 
 
 def invert_harmed(

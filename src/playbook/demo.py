@@ -28,7 +28,6 @@ from typing import Any
 
 from . import demo_content as dc
 from .curation import curate
-from .model import Provenance
 from .store import PlaybookStore, connect
 
 HISTORY_DAYS = 280
@@ -137,25 +136,10 @@ def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) 
 def _reflect(store: PlaybookStore, diary_path: Path) -> int:
     """Reflect the demo diary into the review queue (pending proposals, with provenance)."""
     from . import queue
-    from .diaries import read_diary
+    from .reflect import reflect_session
     from .reflectors import HeuristicReflector
 
-    ref = str(diary_path)
-    try:
-        from .reflect import reflect_session  # type: ignore[attr-defined]
-    except ImportError:
-        reflect_session = None
-    if reflect_session is not None:
-        reflect_session(store, ref, diary_path, HeuristicReflector())
-    else:  # the reflection loop has not landed yet: one heuristic pass, staged by hand
-        diary = read_diary(diary_path)
-        items = HeuristicReflector().propose(diary, [], [])
-        queue.stage(
-            store,
-            [i.item for i in items],
-            provenance=Provenance(session_ref=ref),
-            provenances=[Provenance(session_ref=ref, byte_offset=i.offset) for i in items],
-        )
+    reflect_session(store, str(diary_path), diary_path, HeuristicReflector())
     return queue.count_pending(store)
 
 

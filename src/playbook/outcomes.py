@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
-from .model import Provenance
+from .model import Actor, Provenance
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
 
@@ -29,6 +29,13 @@ class OutcomeReport(BaseModel):
     receipt: str | None = None
     context: str | None = None
     at: datetime | None = None  # when it happened (observation time); default now
+
+    @field_validator("at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
+        return value
 
 
 @dataclass
@@ -67,7 +74,14 @@ def apply_outcome(
     provenance: Provenance | dict[str, Any] | None = None,
     actor: str = "agent",
 ) -> OutcomeResult:
-    """Record a task outcome as feedback on the bullets it cites."""
+    """Record a task outcome as feedback on the bullets it cites.
+
+    success → helpful, failure → harmful (reason "other"), partial → helpful at
+    `Policy.outcome_partial_weight` (⅓). Each cited id counts once; unknown or retired ids are
+    skipped and counted; a receipt seen before makes the whole report a no-op (`replayed`).
+    The receipt, the events, any inversion and the maturity pass are one transaction.
+    """
+    actor = str(Actor(actor))
     if not isinstance(report, OutcomeReport):
         try:
             report = OutcomeReport.model_validate(report)

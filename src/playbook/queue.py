@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .curation import CurateResult, curate, similar_bullets
-from .deltas import InvalidDelta, delta_dict, parse_delta
+from .curation import CurateResult, blocking_pattern, curate, similar_bullets
+from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
 from .model import Actor, Provenance
 from .store import PlaybookStore, StoreError, iso, parse_iso
+from .store import proposals as proposals_sql
 from .store.store import new_id
 
 SIMILAR_THRESHOLD = 0.3  # show existing bullets at least this close to a proposed add
@@ -85,12 +86,6 @@ class StageResult:
         }
 
 
-_COLUMNS = (
-    "id, delta, session_ref, byte_offset, status, origin, created_at, decided_at, "
-    "decided_by, reason, edited_delta, result"
-)
-
-
 def _proposal(row: tuple[Any, ...]) -> Proposal:
     return Proposal(
         id=row[0],
@@ -111,6 +106,44 @@ def _canonical(delta: dict[str, Any]) -> str:
     return json.dumps(delta, sort_keys=True, ensure_ascii=False)
 
 
+def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
+    """The delta `item` stands for, as the queue stores it; InvalidDelta says why not.
+
+    Beyond the delta's own shape (no provenance fields, see `parse_delta`): content within
+    `Policy.max_content_length`, every bullet it names exists and is not retired, and an add
+    is not near a blocked pattern. These are refusals approval would meet anyway; catching
+    them here keeps them out of a reviewer's queue.
+    """
+    delta = parse_delta(item)
+    content = getattr(delta, "content", None)
+    limit = store.policy.max_content_length
+    if isinstance(content, str) and len(content) > limit:
+        raise InvalidDelta(
+            f"content is {len(content):,} characters; the maximum is {limit:,} "
+            "(Policy.max_content_length)"
+        )
+    ids = (
+        list(delta.bullet_ids)
+        if isinstance(delta, MergeDelta)
+        else [i for i in [getattr(delta, "bullet_id", None)] if isinstance(i, str)]
+    )
+    if ids:
+        bullets = store.get_bullets(ids)
+        for bid in ids:
+            bullet = bullets.get(bid)
+            if bullet is None:
+                raise InvalidDelta(f"no bullet with id {bid!r}")
+            if bullet.state == "retired":
+                raise InvalidDelta(f"bullet {bid} is retired")
+    if isinstance(delta, AddDelta):
+        hit = blocking_pattern(
+            store, delta.content, str(delta.bullet_type) if delta.bullet_type else None
+        )
+        if hit is not None:
+            raise InvalidDelta(f"near blocked pattern {hit[0]}: {hit[1]!r}")
+    return delta_dict(delta)
+
+
 def stage(
     store: PlaybookStore,
     deltas: object,
@@ -120,6 +153,9 @@ def stage(
     provenances: list[Provenance | None] | None = None,
 ) -> StageResult:
     """Validate deltas and put them in the queue as pending. Invalid items are reported.
+
+    Validation is `validate_proposal`'s: an item it refuses lands in `rejected` with the
+    reason and is never raised.
 
     `provenances` (one per delta) overrides `provenance` per item, e.g. the byte offset of
     the passage each proposal came from. A delta identical to one already pending, or
@@ -138,67 +174,76 @@ def stage(
         now = iso(store.now())
         for i, item in enumerate(deltas):
             try:
-                delta = delta_dict(parse_delta(item))
+                delta = validate_proposal(store, item)
             except InvalidDelta as exc:
                 result.rejected.append((i, str(exc)))
                 continue
             prov = (provenances[i] if provenances and i < len(provenances) else None) or base
             key = _canonical(delta)
-            seen = store.conn.execute(
-                "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
-                "(session_ref IS ? AND byte_offset IS ?))",
-                (key, prov.session_ref, prov.byte_offset),
-            ).fetchone()
-            if seen:
+            if proposals_sql.seen(store, key, prov.session_ref, prov.byte_offset):
                 result.duplicates.append(i)
                 continue
             pid = new_id("d")
-            store.conn.execute(
-                "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
-                "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
-                (pid, key, prov.session_ref, prov.byte_offset, origin, now),
-            )
+            proposals_sql.insert(store, pid, key, prov.session_ref, prov.byte_offset, origin, now)
             result.staged.append(pid)
     return result
 
 
 def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
-    row = store.conn.execute(
-        f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
-    ).fetchone()
+    row = proposals_sql.get(store, proposal_id)
     return _proposal(row) if row else None
 
 
-def _with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
+def with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
+    """`p` with `similar` filled: for a proposal with content, the nearest existing bullets
+    (token Jaccard of subjects >= SIMILAR_THRESHOLD) other than those it acts on."""
     content = p.delta.get("content")
     if not isinstance(content, str):
         return p
+    named = set(p.delta.get("bullet_ids") or ()) | {p.delta.get("bullet_id")}
+    found = similar_bullets(store, content, SIMILAR_THRESHOLD, limit=SIMILAR_LIMIT + len(named))
     similar = [
         Similar(b.id, b.content, round(score, 4), str(b.state), str(b.maturity))
-        for score, b in similar_bullets(store, content, SIMILAR_THRESHOLD, limit=SIMILAR_LIMIT)
-    ]
+        for score, b in found
+        if b.id not in named  # the bullets a replace or merge acts on are shown anyway
+    ][:SIMILAR_LIMIT]
     return Proposal(**{**p.__dict__, "similar": similar})
 
 
 def pending(
     store: PlaybookStore, *, limit: int | None = None, similar: bool = True
 ) -> list[Proposal]:
-    """Pending proposals, oldest first; adds and replacements carry their nearest bullets."""
-    sql = f"SELECT {_COLUMNS} FROM proposals WHERE status = 'pending' ORDER BY created_at, rowid"
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
-    out = [_proposal(r) for r in store.conn.execute(sql)]
-    return [_with_similar(store, p) for p in out] if similar else out
+    """Pending proposals, oldest first. Those with content (add, replace, merge) carry the
+    nearest existing bullets other than the ones they act on, with their similarity."""
+    out = list_proposals(store, status="pending", limit=limit)
+    return [with_similar(store, p) for p in out] if similar else out
+
+
+def list_proposals(
+    store: PlaybookStore,
+    *,
+    status: str | None = None,
+    origin: str | None = None,
+    limit: int | None = None,
+) -> list[Proposal]:
+    """Proposals in any state (or one `status`, one `origin`), oldest first."""
+    return [
+        _proposal(r) for r in proposals_sql.rows(store, status=status, origin=origin, limit=limit)
+    ]
 
 
 def count_pending(store: PlaybookStore) -> int:
-    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = 'pending'").fetchone()
-    return int(row[0])
+    return proposals_sql.count(store, "pending")
 
 
-def _require_pending(store: PlaybookStore, proposal_id: str, actor: str, verb: str) -> Proposal:
+def _refuse_unless_human(actor: str, verb: str) -> None:
     if actor != Actor.HUMAN:
         raise ApprovalRefused(f"only a human can {verb} proposals (actor was {actor!r})")
+
+
+def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
+    """The proposal, if it is still pending. Call inside the write transaction, so that two
+    reviewers (say the workbench and a terminal) cannot both decide the same proposal."""
     p = get(store, proposal_id)
     if p is None:
         raise QueueError(f"no proposal with id {proposal_id!r}")
@@ -215,6 +260,11 @@ def _edited(original: dict[str, Any], edited: dict[str, Any] | str) -> dict[str,
     return dict(edited)
 
 
+# Curation outcomes that change nothing: approving such a proposal is refused and it stays
+# pending, so the reviewer can reject it (or unblock / restore first, then approve).
+_NOTHING_DONE = ("rejected-invalid", "refused-blocked", "refused-zombie", "refused-pinned")
+
+
 def approve(
     store: PlaybookStore,
     proposal_id: str,
@@ -224,32 +274,32 @@ def approve(
 ) -> CurateResult:
     """Curate a pending proposal with its recorded provenance. Human only.
 
-    `edited` (new content, or a whole delta) is curated instead, and both versions are kept.
-    If curation rejects the delta (say its bullet was retired since), nothing changes and
-    QueueError says why.
+    `edited` (new content, or a whole delta) is curated instead, and both versions are kept
+    (`delta` and `edited_delta`). If curation would change nothing (the bullet was retired
+    since, the add is near a blocked pattern or duplicates a deprecated rule), nothing
+    changes, the proposal stays pending and QueueError says why.
     """
-    p = _require_pending(store, proposal_id, actor, "approve")
-    delta = _edited(p.delta, edited) if edited is not None else p.delta
-    if edited is not None:
-        try:
-            delta = delta_dict(parse_delta(delta))
-        except InvalidDelta as exc:
-            raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
+    _refuse_unless_human(actor, "approve")
     with store.transaction():
+        p = _require_pending(store, proposal_id)
+        delta = p.delta
+        if edited is not None:
+            try:
+                delta = delta_dict(parse_delta(_edited(p.delta, edited)))
+            except InvalidDelta as exc:
+                raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
         result = curate(store, [delta], provenance=p.provenance, actor="human")
         outcome = result.outcomes[0]
-        if outcome.status == "rejected-invalid":
-            raise QueueError(f"cannot approve {proposal_id}: {outcome.reason}")
-        store.conn.execute(
-            "UPDATE proposals SET status = 'approved', decided_at = ?, decided_by = ?, "
-            "edited_delta = ?, result = ? WHERE id = ?",
-            (
-                iso(store.now()),
-                actor,
-                _canonical(delta) if edited is not None else None,
-                json.dumps(result.to_dict()),
-                proposal_id,
-            ),
+        if outcome.status in _NOTHING_DONE:
+            raise QueueError(f"cannot approve {proposal_id}: {outcome.status}: {outcome.reason}")
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "approved",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            edited_delta=_canonical(delta) if edited is not None else None,
+            result=json.dumps(result.to_dict()),
         )
         store.log_decision(
             result.batch_id,
@@ -258,7 +308,12 @@ def approve(
             outcome.bullet_id,
             outcome.status,
             None,
-            {"proposal": proposal_id, "edited": edited is not None},
+            {
+                "proposal": proposal_id,
+                "edited": edited is not None,
+                "delta": p.delta,
+                **({"edited_delta": delta} if edited is not None else {}),
+            },
         )
     return result
 
@@ -271,20 +326,25 @@ def reject(
     block: bool = False,
     actor: str = "human",
 ) -> str | None:
-    """Reject a pending proposal with a reason; `block=True` also blocks an add's pattern.
+    """Reject a pending proposal with a reason; `block=True` also blocks its content as a
+    pattern, so the same rule is neither staged nor added again. Human only.
     Returns the block id when one was made."""
-    p = _require_pending(store, proposal_id, actor, "reject")
+    _refuse_unless_human(actor, "reject")
     if not reason.strip():
         raise QueueError("a rejection needs a reason")
-    content = p.delta.get("content")
-    if block and not isinstance(content, str):
-        raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
     with store.transaction():
+        p = _require_pending(store, proposal_id)
+        content = p.delta.get("content")
+        if block and not isinstance(content, str):
+            raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
         block_id = store.block(content, reason, actor=actor) if block and content else None
-        store.conn.execute(
-            "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ?, "
-            "reason = ? WHERE id = ?",
-            (iso(store.now()), actor, reason, proposal_id),
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "rejected",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            reason=reason,
         )
         store.log_decision(
             None,

@@ -6,6 +6,7 @@ comes from the evidence cache; semantic similarity from `MemoryVectors` when giv
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,14 @@ from typing import TYPE_CHECKING, Any
 from . import scoring
 from .model import Bullet
 from .store import PlaybookStore, iso, parse_iso
+from .store.ranking import (
+    LISTS,
+    candidate_seqs,
+    keyword_array,
+    keyword_hits,
+    keyword_points,
+    rank_table,
+)
 from .text import query_tokens
 
 if TYPE_CHECKING:
@@ -89,22 +98,6 @@ def scope_matches(bullet_scope: str, bullet_key: str | None, caller: dict[str, s
     return bullet_key is None or None in keys or bullet_key.lower() in keys
 
 
-def keyword_scores(store: PlaybookStore, qtokens: list[str], policy: Any) -> dict[str, float]:
-    """Per bullet: +3 per query token that is a token of it, else +1 if a substring of it,
-    and +5 more when the token equals one of its tags."""
-    scores: dict[str, float] = {}
-    for q in qtokens:
-        exact = set(store.token_postings(q))
-        partial = set(store.substring_postings(q)) - exact
-        for bid in exact:
-            scores[bid] = scores.get(bid, 0.0) + policy.exact_points
-        for bid in partial:
-            scores[bid] = scores.get(bid, 0.0) + policy.substring_points
-        for bid in store.tag_postings(q):
-            scores[bid] = scores.get(bid, 0.0) + policy.tag_points
-    return scores
-
-
 def recall(
     store: PlaybookStore,
     query: str,
@@ -118,77 +111,177 @@ def recall(
 
     `as_of` recalls the playbook as it stood then: bullets valid at that time, feedback
     recorded by then, maturity as it was, decay computed then. `scope` (e.g.
-    ["language:python", "workspace:web"]) keeps global bullets and the matching scoped ones.
+    ["language:python", "workspace:web"]) keeps global bullets and the matching scoped ones;
+    without it nothing is filtered by scope.
     """
-    policy = store.policy
     caller = parse_scope(scope)
     qtokens = query_tokens(query)
     result = RecallResult(query_tokens=qtokens)
-    keyword = keyword_scores(store, qtokens, policy)
-
-    # Candidates: keyword matches, or (with vectors) every bullet valid at the time.
-    when = as_of or store.now()
-    candidates = store.recall_candidates(
-        None if vectors is not None else list(keyword), at=iso(when) if as_of else None
-    )
-    candidates = [c for c in candidates if scope_matches(c[4], c[5], caller)]
-
-    similarity: dict[str, float] = {}
-    if vectors is not None and candidates:
-        full = store.get_bullets(c[0] for c in candidates)
-        sims = vectors.similarities(query, list(full.values()), scale=policy.similarity_scale)
-        similarity = sims.values
-        result.degraded.extend(sims.degraded)
-        semantic = not any("failed" in d for d in sims.degraded)
-    else:
-        semantic = False
-
-    w = policy.semantic_weight
-    scored: list[tuple[str, str, str, float, float | None, float]] = []
-    for bid, btype, maturity, *_ in candidates:
-        kw = keyword.get(bid, 0.0)
-        if semantic and bid in similarity:
-            sim: float | None = similarity[bid]
-            relevance = kw * (1 - w) + sim * w
-        else:
-            sim = None
-            relevance = kw
-        if relevance >= policy.min_relevance:
-            scored.append((bid, btype, maturity, kw, sim, relevance))
-    if not scored:
+    if not qtokens and vectors is None:
         return result
-
-    ids = [s[0] for s in scored]
-    evidence = store.evidence_many(ids, as_of=as_of)
-    maturities = store.maturity_as_of(ids, as_of) if as_of is not None else {}
-    lists: dict[str, list[tuple[float, float, str, float, float | None, float, float]]] = {
-        "bullets": [],
-        "anti_patterns": [],
-        "deprecated_warnings": [],
-    }
-    for bid, btype, maturity, kw, sim, relevance in scored:
-        maturity = maturities.get(bid, maturity)
-        ev = evidence.get(bid)
-        h, x = (ev.helpful, ev.harmful) if ev else (0.0, 0.0)
-        eff = scoring.effective_score(h, x, maturity, policy)
-        final = relevance * max(policy.min_confidence, eff)
-        if maturity == "deprecated":
-            key = "deprecated_warnings"
-        elif btype == "anti-pattern":
-            key = "anti_patterns"
-        else:
-            key = "bullets"
-        lists[key].append((-final, -relevance, bid, kw, sim, relevance, eff))
-    top = {k: sorted(v)[: max(0, limit)] for k, v in lists.items()}
-    full = store.get_bullets(t[2] for v in top.values() for t in v)
-    for key, rows in top.items():
+    if as_of is None:
+        ranked = _rank_now(store, query, qtokens, vectors, caller, limit, result)
+    else:
+        ranked = _rank_as_of(store, query, qtokens, vectors, caller, limit, as_of, result)
+    full = store.get_bullets(r.bullet_id for rows in ranked for r in rows)
+    for key, rows in zip(LISTS, ranked, strict=True):
         items = getattr(result, key)
-        for neg_final, _, bid, kw, sim, relevance, eff in rows:
-            bullet = full[bid]
-            if as_of is not None and bid in maturities:
-                bullet = bullet.model_copy(update={"maturity": maturities[bid]})
-            items.append(RecallItem(bullet, kw, sim, relevance, eff, -neg_final))
+        for r in rows:
+            bullet = full[r.bullet_id]
+            if r.maturity != bullet.maturity:  # as it was at `as_of`
+                bullet = bullet.model_copy(update={"maturity": r.maturity})
+            items.append(
+                RecallItem(bullet, r.keyword, r.similarity, r.relevance, r.effective, r.final)
+            )
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    bullet_id: str
+    maturity: str
+    keyword: float
+    similarity: float | None
+    relevance: float
+    effective: float
+    final: float
+
+    def order(self) -> tuple[float, float, str]:
+        return (-self.final, -self.relevance, self.bullet_id)
+
+
+def _top(rows: list[_Ranked], limit: int) -> list[_Ranked]:
+    return heapq.nsmallest(max(0, limit), rows, key=_Ranked.order)
+
+
+def _rank_now(
+    store: PlaybookStore,
+    query: str,
+    qtokens: list[str],
+    vectors: MemoryVectors | None,
+    caller: dict[str, set[str | None]] | None,
+    limit: int,
+    result: RecallResult,
+) -> list[list[_Ranked]]:
+    """The present moment, vectorised over the in-memory rank table."""
+    import numpy as np
+
+    policy = store.policy
+    hits = keyword_hits(store, qtokens, policy)
+    table = rank_table(store, None if vectors is not None else candidate_seqs(hits))
+    if not len(table):
+        return [[], [], []]
+    keyword = keyword_array(table, hits)
+    relevance = keyword.copy()
+    sim = None
+    if vectors is not None:
+        sims = vectors.similarities(
+            query,
+            list(zip(table.ids, table.content_hash, strict=True)),
+            scale=policy.similarity_scale,
+            contents=lambda ids: {b.id: b.content for b in store.get_bullets(ids).values()},
+        )
+        result.degraded.extend(sims.degraded)
+        if sims.ok and sims.values:
+            sim = np.array([sims.values.get(i, np.nan) for i in table.ids], dtype=np.float64)
+            w = policy.semantic_weight
+            relevance = np.where(np.isnan(sim), keyword, keyword * (1 - w) + sim * w)
+    mask = relevance >= policy.min_relevance
+    if caller is not None:
+        for i, scope, key in table.scoped:
+            if mask[i] and not scope_matches(scope, key, caller):
+                mask[i] = False
+    cand = np.flatnonzero(mask)
+    if not cand.size:
+        return [[], [], []]
+
+    now_t = store.now()
+    now = scoring.days(now_t)
+    ref = table.ref[cand]
+    has = ~np.isnan(ref)
+    factor = np.where(has, 0.5 ** ((now - np.where(has, ref, now)) / table.half_life[cand]), 0.0)
+    net = (table.helpful[cand] - policy.harm_multiplier * table.harmful[cand]) * factor
+    eff = net * table.multiplier[cand] + 0.0
+    slow = ~table.exact[cand] | (has & (ref > now))
+    if slow.any():
+        slow_ids = [table.ids[i] for i in cand[slow]]
+        evidence = store.evidence_many(slow_ids, at=now_t)
+        for j in np.flatnonzero(slow):
+            i = cand[j]
+            ev = evidence[table.ids[i]]
+            eff[j] = scoring.effective_score(ev.helpful, ev.harmful, table.maturity[i], policy)
+    rel = relevance[cand]
+    final = rel * np.maximum(policy.min_confidence, eff)
+    kinds = table.kind[cand]
+    out: list[list[_Ranked]] = []
+    for k in range(len(LISTS)):
+        sel = np.flatnonzero(kinds == k)
+        if sel.size > limit > 0:
+            # keep every row tied with the limit-th best; the exact order is settled below
+            cut = np.partition(final[sel], sel.size - limit)[sel.size - limit]
+            sel = sel[final[sel] >= cut]
+        rows = [
+            _Ranked(
+                table.ids[cand[j]],
+                table.maturity[cand[j]],
+                float(keyword[cand[j]]),
+                None if sim is None or np.isnan(sim[cand[j]]) else float(sim[cand[j]]),
+                float(rel[j]),
+                float(eff[j]),
+                float(final[j]),
+            )
+            for j in sel
+        ]
+        out.append(_top(rows, limit))
+    return out
+
+
+def _rank_as_of(
+    store: PlaybookStore,
+    query: str,
+    qtokens: list[str],
+    vectors: MemoryVectors | None,
+    caller: dict[str, set[str | None]] | None,
+    limit: int,
+    as_of: datetime,
+    result: RecallResult,
+) -> list[list[_Ranked]]:
+    """The playbook as it stood at `as_of`, scored from the log itself."""
+    policy = store.policy
+    keyword = keyword_points(store, qtokens, policy)
+    rows = store.recall_candidates(None if vectors is not None else list(keyword), at=iso(as_of))
+    cands = [r for r in rows if scope_matches(r[4], r[5], caller)]
+    similarity: dict[str, float] = {}
+    if vectors is not None and cands:
+        sims = vectors.similarities(
+            query,
+            [(r[0], r[6]) for r in cands],
+            scale=policy.similarity_scale,
+            contents=lambda ids: {b.id: b.content for b in store.get_bullets(ids).values()},
+        )
+        result.degraded.extend(sims.degraded)
+        similarity = sims.values if sims.ok else {}
+    w = policy.semantic_weight
+    scored = []
+    for r in cands:
+        kw = keyword.get(r[0], 0.0)
+        sim = similarity.get(r[0])
+        relevance = kw if sim is None else kw * (1 - w) + sim * w
+        if relevance >= policy.min_relevance:
+            scored.append((r, kw, sim, relevance))
+    ids = [s[0][0] for s in scored]
+    evidence = store.evidence_many(ids, as_of=as_of)
+    maturities = store.maturity_as_of(ids, as_of)
+    lists: list[list[_Ranked]] = [[], [], []]
+    for r, kw, sim, relevance in scored:
+        bid, btype = r[0], r[1]
+        maturity = maturities.get(bid, r[2])
+        ev = evidence[bid]
+        eff = scoring.effective_score(ev.helpful, ev.harmful, maturity, policy)
+        final = relevance * max(policy.min_confidence, eff)
+        index = 2 if maturity == "deprecated" else 1 if btype == "anti-pattern" else 0
+        lists[index].append(_Ranked(bid, maturity, kw, sim, relevance, eff, final))
+    return [_top(rows_, limit) for rows_ in lists]
 
 
 def parse_when(text: str) -> datetime:

@@ -91,7 +91,8 @@ class DecayAccumulator:
 
 
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
-    return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity)
+    # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
+    return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity) + 0.0
 
 
 def earned_rung(helpful: float, harmful: float, policy: Policy) -> Maturity:

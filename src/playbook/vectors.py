@@ -5,14 +5,13 @@ and content hash and embeds only what is missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from .model import Bullet
     from .store import PlaybookStore
 
 
@@ -80,6 +79,7 @@ class Similarities:
 
     values: dict[str, float] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
+    ok: bool = True  # False when the embedder failed: rank by keywords only
 
 
 class MemoryVectors:
@@ -87,7 +87,8 @@ class MemoryVectors:
 
     Vectors are stored per (embedder id, content hash): a bullet whose content was seen
     before (even under another id) costs nothing, and vectors of another embedder are
-    never ranked against this one.
+    never ranked against this one. The stacked matrix is kept between queries while the
+    set of bullets is unchanged.
     """
 
     def __init__(
@@ -97,6 +98,8 @@ class MemoryVectors:
         self.embedder = embedder
         self.embed_missing = embed_missing
         self._vectors: dict[str, np.ndarray] = {}  # content hash -> vector
+        self._matrix_key: tuple[str, ...] = ()
+        self._matrix: np.ndarray | None = None
 
     def _load(self, hashes: Iterable[str]) -> None:
         want = [h for h in dict.fromkeys(hashes) if h not in self._vectors]
@@ -108,32 +111,49 @@ class MemoryVectors:
             if vec.shape == (dims,):
                 self._vectors[digest] = vec
 
-    def ensure(self, bullets: Sequence[Bullet]) -> list[str]:
-        """Load (and, if allowed, embed and store) vectors; return hashes still missing."""
-        self._load(b.content_hash for b in bullets)
-        missing = {
-            b.content_hash: b.content for b in bullets if b.content_hash not in self._vectors
-        }
-        if missing and self.embed_missing:
-            texts = list(missing.values())
-            vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
-            if vectors.shape != (len(texts), self.embedder.dims):
-                raise ValueError(
-                    f"embedder {self.embedder.id} returned shape {vectors.shape}, "
-                    f"expected {(len(texts), self.embedder.dims)}"
-                )
-            items = {}
-            for digest, vec in zip(missing, vectors, strict=True):
-                self._vectors[digest] = vec
-                items[digest] = vec.tobytes()
-            self.store.cache_put(self.embedder.id, self.embedder.dims, items)
-            missing = {}
-        return list(missing)
+    def ensure(
+        self,
+        items: Sequence[tuple[str, str]],
+        contents: Callable[[list[str]], dict[str, str]],
+    ) -> set[str]:
+        """Load (and, if allowed, embed and store) the vectors of (id, content hash) pairs;
+        return the hashes still without a vector."""
+        self._load(h for _, h in items)
+        missing_ids = {h: i for i, h in items if h not in self._vectors}
+        if not missing_ids:
+            return set()
+        if not self.embed_missing:
+            return set(missing_ids)
+        text = contents(list(missing_ids.values()))
+        hashes = [h for h, i in missing_ids.items() if i in text]
+        texts = [text[missing_ids[h]] for h in hashes]
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self.embedder.dims):
+            raise ValueError(
+                f"embedder {self.embedder.id} returned shape {vectors.shape}, "
+                f"expected {(len(texts), self.embedder.dims)}"
+            )
+        for digest, vec in zip(hashes, vectors, strict=True):
+            self._vectors[digest] = vec
+        self.store.cache_put(
+            self.embedder.id,
+            self.embedder.dims,
+            {h: v.tobytes() for h, v in zip(hashes, vectors, strict=True)},
+        )
+        return {h for h in missing_ids if h not in self._vectors}
 
     def similarities(
-        self, query: str, bullets: Sequence[Bullet], *, scale: float = 10.0
+        self,
+        query: str,
+        items: Sequence[tuple[str, str]],
+        *,
+        scale: float = 10.0,
+        contents: Callable[[list[str]], dict[str, str]] | None = None,
     ) -> Similarities:
-        """max(0, cosine) × scale between the query and each bullet that has a vector."""
+        """max(0, cosine) × scale between the query and each (id, content hash) with a vector.
+
+        `contents(ids)` supplies the text of bullets that still need embedding.
+        """
         result = Similarities()
         others = {
             eid: n for eid, n in self.store.cache_embedders().items() if eid != self.embedder.id
@@ -144,9 +164,10 @@ class MemoryVectors:
                 f"with {self.embedder.id} (re-embed to use them)"
             )
         try:
-            missing = set(self.ensure(bullets))
+            missing = self.ensure(items, contents or (lambda ids: {}))
             q = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
         except Exception as exc:  # an embedder is foreign code: report, fall back
+            result.ok = False
             result.degraded.append(
                 f"embedder {self.embedder.id} failed ({type(exc).__name__}: {exc}); "
                 "ranked by keywords only"
@@ -157,12 +178,16 @@ class MemoryVectors:
                 f"{len(missing)} bullets have no {self.embedder.id} vector; "
                 "they are ranked by keywords only"
             )
-        have = [b for b in bullets if b.content_hash in self._vectors]
+        have = [(i, h) for i, h in items if h in self._vectors]
         if not have:
             return result
-        matrix = np.stack([self._vectors[b.content_hash] for b in have])
+        key = tuple(h for _, h in have)
+        if key != self._matrix_key or self._matrix is None:
+            self._matrix = np.stack([self._vectors[h] for h in key])
+            self._matrix_key = key
         qn = float(np.linalg.norm(q))
-        cos = np.zeros(len(have), dtype=np.float32) if qn == 0 else matrix @ (q / qn)
-        sims = np.maximum(cos, 0.0) * scale
-        result.values = {b.id: float(s) for b, s in zip(have, sims, strict=True)}
+        if qn == 0:
+            return result
+        sims = np.maximum(self._matrix @ (q / qn), 0.0) * scale
+        result.values = dict(zip((i for i, _ in have), sims.tolist(), strict=True))
         return result

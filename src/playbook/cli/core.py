@@ -168,3 +168,65 @@ def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JS
     with open_store(create=False) as store:
         data = bullet_detail(store, bullet_id)
     emit(data, render_detail(data))
+
+
+@app.command()
+def recall(
+    query: str = typer.Argument(..., help="What the task is about, e.g. 'release job npm'."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="Items per list."),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Recall the playbook as it stood then (ISO date or datetime)."
+    ),
+    semantic: bool = typer.Option(
+        False, "--semantic", help="Blend in hashed-trigram similarity (offline vectors)."
+    ),
+    scope: list[str] = typer.Option(
+        [], "--scope", help="Caller scope like language:python or workspace:web (repeatable)."
+    ),
+    json_out: bool = JSON,
+) -> None:
+    """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
+    _json(json_out)
+    from ..retrieval import parse_when
+    from ..retrieval import recall as run_recall
+
+    when = None
+    if as_of:
+        try:
+            when = parse_when(as_of)
+        except ValueError:
+            raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
+    with open_store(create=False) as store:
+        vectors = None
+        if semantic:
+            from ..vectors import HashTrigramEmbedder, MemoryVectors
+
+            vectors = MemoryVectors(store, HashTrigramEmbedder())
+        result = run_recall(
+            store, query, vectors=vectors, limit=limit, as_of=when, scope=scope or None
+        )
+    for reason in result.degraded:
+        sys.stderr.write(f"playbook: degraded: {reason}\n")
+    emit(result.to_dict(), _render_recall(result))
+
+
+def _render_recall(result: Any) -> str:
+    sections = [
+        ("Rules", result.bullets),
+        ("Anti-patterns", result.anti_patterns),
+        ("Deprecated: don't do this any more", result.deprecated_warnings),
+    ]
+    lines: list[str] = []
+    for title, items in sections:
+        if not items:
+            continue
+        lines.append(f"{title}:")
+        for it in items:
+            sim = f" sim {it.similarity:.2f}" if it.similarity is not None else ""
+            content = inert(it.bullet.content, one_line=True)
+            lines.append(f"  {it.final_score:7.2f}  {it.bullet.id}  {content}")
+            lines.append(
+                f"           keyword {it.keyword_score:g}{sim}  relevance {it.relevance:.2f}  "
+                f"confidence {it.effective_score:.2f}  ({it.bullet.maturity})"
+            )
+    return "\n".join(lines) if lines else "nothing in the playbook matches"

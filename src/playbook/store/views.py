@@ -120,34 +120,3 @@ def maturity_history(store: PlaybookStore, bullet_id: str) -> list[tuple[datetim
 def count_bullets_by_state(store: PlaybookStore) -> dict[str, int]:
     rows = store.conn.execute("SELECT state, COUNT(*) FROM bullets GROUP BY state")
     return {state: n for state, n in rows}
-
-
-def keyword_points(store: PlaybookStore, qtokens: list[str]) -> dict[str, float]:
-    """Recall's keyword points (SPEC §6, `retrieval.keyword_scores`) per bullet id.
-
-    The same points, with the substring lookup done in two steps: the vocabulary first
-    (which tokens contain the query token), then the token index for each of those. One
-    join of the two scans every (token, bullet) pair, about 300 ms at 100k bullets; this
-    takes about 30 ms for a query token found in a fifth of them.
-    """
-    policy = store.policy
-    conn = store.conn
-    exact_pts, sub_pts, tag_pts = policy.exact_points, policy.substring_points, policy.tag_points
-    postings = "SELECT bullet_id FROM bullet_tokens WHERE token = ?"
-    scores: dict[str, float] = {}
-    get = scores.get
-    for q in qtokens:
-        exact = [b for (b,) in conn.execute(postings, (q,))]
-        partial: set[str] = set()
-        for (token,) in conn.execute(
-            "SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?", (q, q)
-        ).fetchall():
-            partial.update(b for (b,) in conn.execute(postings, (token,)))
-        partial.difference_update(exact)
-        for bid in exact:
-            scores[bid] = get(bid, 0.0) + exact_pts
-        for bid in partial:
-            scores[bid] = get(bid, 0.0) + sub_pts
-        for (bid,) in conn.execute("SELECT bullet_id FROM bullet_tags WHERE tag = ?", (q,)):
-            scores[bid] = get(bid, 0.0) + tag_pts
-    return scores

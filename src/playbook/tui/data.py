@@ -23,7 +23,8 @@ from .. import queue, scoring
 from ..curation import CurateResult, curate
 from ..model import Bullet, FeedbackEvent, Maturity, Score
 from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, connect, new_batch_id
-from ..store.views import BulletRow, bullet_rows, keyword_points, maturity_history
+from ..store.ranking import keyword_points
+from ..store.views import BulletRow, bullet_rows, maturity_history
 from ..text import query_tokens
 
 HUMAN = "human"
@@ -369,7 +370,7 @@ def rank_words(source: Source, words: str) -> dict[str, float] | None:
     if not qtokens:
         return {}
     with source.open(migrate=False) as store:
-        scores = keyword_points(store, qtokens)
+        scores = keyword_points(store, qtokens, store.policy)
         policy = store.policy
     return {bid: s for bid, s in scores.items() if s >= policy.min_relevance}
 

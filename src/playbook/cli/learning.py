@@ -1,0 +1,361 @@
+"""reflect, proposals, approve, reject, outcome, topics: how the playbook learns.
+
+`approve` and `reject` act as a human (actor "human"): they are for a person at a terminal.
+Agents propose (`playbook reflect`, the MCP propose tool) and never approve: an agent that
+runs `playbook approve` is impersonating its reviewer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ..inert import inert
+from . import app
+from .common import EXIT_USAGE, CliError, emit, open_store
+from .core import JSON, _json, _outcome_line
+
+if TYPE_CHECKING:
+    from ..queue import Proposal
+    from ..store import PlaybookStore
+
+
+def _short(text: str, width: int = 100) -> str:
+    one = inert(" ".join(text.split()), one_line=True)
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def _queue_error(exc: Exception) -> CliError:
+    from ..queue import ApprovalRefused
+
+    message = str(exc)
+    if isinstance(exc, ApprovalRefused):
+        return CliError("refused", message)
+    if message.startswith("no proposal"):
+        return CliError("not_found", message, "see 'playbook proposals'")
+    if "already" in message:
+        return CliError("not_pending", message, "see 'playbook proposals'")
+    return CliError("invalid_input", message)
+
+
+# ------------------------------------------------------------------------ reflect
+
+
+@app.command()
+def reflect(
+    diary: str = typer.Argument(
+        ..., metavar="DIARY", help="Notes (text/Markdown) or a Claude Code / Codex transcript."
+    ),
+    session: str = typer.Option(
+        ..., "--session", help="The session's ref; reflection resumes from its watermark."
+    ),
+    reflector: str | None = typer.Option(
+        None,
+        "--reflector",
+        metavar="CMD",
+        help="A program that reads the prompt on stdin and prints JSON deltas, "
+        "e.g. 'claude -p' or 'llm -m gpt-4o-mini'. Run without a shell.",
+    ),
+    heuristic: bool = typer.Option(
+        False,
+        "--heuristic",
+        help="No model: read explicit RULE:, AVOID: and [playbook: helpful b-…] markers. "
+        "The default when --reflector is not given.",
+    ),
+    timeout: float = typer.Option(120.0, help="Seconds the --reflector program may run."),
+    apply: bool = typer.Option(
+        False, "--apply", help="Curate at once instead of staging in the review queue."
+    ),
+    json_out: bool = JSON,
+) -> None:
+    """Turn a session diary into proposed deltas, staged for review (or curated with --apply).
+
+    Only the part of the diary past the session's watermark is read; the watermark advances
+    when the results are stored, so running it again proposes nothing twice.
+    """
+    _json(json_out)
+    from pathlib import Path
+
+    from ..reflect import reflect_session
+    from ..reflectors import CommandReflector, HeuristicReflector, Reflector
+
+    if reflector is not None and heuristic:
+        raise CliError(
+            "usage", "choose one of --reflector CMD and --heuristic", exit_code=EXIT_USAGE
+        )
+    if not session.strip():
+        raise CliError("usage", "--session needs a session ref", exit_code=EXIT_USAGE)
+    if not Path(diary).is_file():
+        raise CliError("file_not_found", f"no such diary file: {diary}")
+    chosen: Reflector
+    if reflector is not None:
+        try:
+            chosen = CommandReflector(reflector, timeout=timeout)
+        except ValueError as exc:
+            raise CliError("invalid_input", f"--reflector: {exc}", exit_code=EXIT_USAGE) from None
+    else:
+        chosen = HeuristicReflector()
+    with open_store() as store:
+        result = reflect_session(store, session, diary, chosen, apply=apply)
+        if not result.ok:
+            raise CliError(
+                "reflector_failed",
+                "; ".join(result.errors),
+                "nothing was stored and the watermark did not move",
+            )
+        data = result.to_dict()
+        human = _render_reflection(store, data) if not json_out else None
+    emit(data, human)
+
+
+def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
+    from ..queue import get, with_similar
+
+    lines = [
+        f"reflected on {_short(data['session_ref'], 60)}: {data['iterations']} iteration(s), "
+        f"stopped: {data['stopped']}; watermark {data['watermark_before']} -> "
+        f"{data['watermark_after']}"
+    ]
+    if data["applied"]:
+        for batch in data["curated"]:
+            for o in batch["outcomes"]:
+                lines.append(f"  {_outcome_line(o)}")
+    else:
+        for pid in data["staged"]:
+            p = get(store, pid)
+            if p is not None:
+                lines.extend(_render_proposal(store, with_similar(store, p)))
+        if data["duplicates"]:
+            lines.append(f"{len(data['duplicates'])} already pending, not staged again")
+    for r in data["rejected"]:
+        lines.append(f"rejected (iteration {r['iteration']}): {_short(r['reason'])}")
+    if data["truncated"]:
+        lines.append(f"{data['truncated']} more left out: the delta cap was reached")
+    if not data["proposed"]:
+        lines.append("nothing new to propose")
+    elif not data["applied"] and data["staged"]:
+        lines.append("review with 'playbook proposals', then 'playbook approve ID'")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------ the queue
+
+
+def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
+    kind = delta.get("type")
+    if "content" in delta:
+        head = _short(str(delta["content"]), 200)
+        tags = delta.get("tags") or []
+        if tags:
+            head += "  " + " ".join(f"#{_short(str(t), 30)}" for t in tags)
+        lines = [f"  {head}"]
+    else:
+        lines = []
+    targets = delta.get("bullet_ids") or ([delta["bullet_id"]] if "bullet_id" in delta else [])
+    for bid in targets:
+        b = store.get_bullet(bid)
+        text = _short(b.content, 90) if b else "(no such bullet)"
+        state = f"{b.state}/{b.maturity}" if b else "-"
+        lines.append(f"  {'merges' if kind == 'merge' else 'on'} {bid} [{state}] {text}")
+    for key in ("reason", "context"):
+        if delta.get(key):
+            lines.append(f"  {key}: {_short(str(delta[key]))}")
+    return lines
+
+
+def _render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
+    """A proposal for a reviewer: what it does, where it came from, and (from `pending`) the
+    nearest existing bullets with their similarity."""
+    prov = p.provenance
+    where = ""
+    if prov.session_ref:
+        where = f"  from {_short(prov.session_ref, 60)}"
+        if prov.byte_offset is not None:
+            where += f" @ byte {prov.byte_offset}"
+    lines = [f"{p.id}  {p.delta.get('type')}  ({p.origin}){where}"]
+    lines += _describe_delta(store, p.delta)
+    for s in p.similar:
+        lines.append(
+            f"  similar {s.similarity:.2f}  {s.bullet_id} [{s.state}/{s.maturity}] "
+            f"{_short(s.content, 80)}"
+        )
+    return lines
+
+
+@app.command()
+def proposals(
+    limit: int | None = typer.Option(None, help="Show at most this many."),
+    json_out: bool = JSON,
+) -> None:
+    """Proposed deltas awaiting review, oldest first, each add with its nearest bullets."""
+    _json(json_out)
+    from ..queue import count_pending, pending
+
+    with open_store(create=False) as store:
+        items = pending(store, limit=limit)
+        total = count_pending(store)
+        data = {"pending": total, "proposals": [p.to_dict() for p in items]}
+        lines: list[str] = []
+        if not json_out:
+            for p in items:
+                lines += _render_proposal(store, p)
+            lines.append(f"{total} pending" if total else "no proposals pending")
+    emit(data, "\n".join(lines))
+
+
+@app.command()
+def approve(
+    proposal_id: str = typer.Argument(..., metavar="ID"),
+    edit: str | None = typer.Option(
+        None, "--edit", metavar="TEXT", help="Approve with this content instead (both kept)."
+    ),
+    json_out: bool = JSON,
+) -> None:
+    """Approve a proposal as a human reviewer: it is curated with its recorded provenance.
+
+    For people only. Agents propose; they must not approve their own proposals.
+    """
+    _json(json_out)
+    from ..queue import QueueError
+    from ..queue import approve as approve_proposal
+
+    with open_store(create=False) as store:
+        try:
+            result = approve_proposal(store, proposal_id, actor="human", edited=edit)
+        except QueueError as exc:
+            raise _queue_error(exc) from None
+    data = {"proposal": proposal_id, "result": result.to_dict()}
+    lines = [f"approved {proposal_id}" + (" (edited)" if edit is not None else "")]
+    lines += [f"  {_outcome_line(o)}" for o in data["result"]["outcomes"]]
+    lines += [f"  {b}: {a} -> {c}" for b, a, c in result.maturity_changes]
+    lines += [f"  {a} inverted into {b}" for a, b in result.inversions]
+    emit(data, "\n".join(lines))
+
+
+@app.command()
+def reject(
+    proposal_id: str = typer.Argument(..., metavar="ID"),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the decision log)."),
+    block: bool = typer.Option(
+        False, "--block", help="Also block its content: never staged or added again."
+    ),
+    json_out: bool = JSON,
+) -> None:
+    """Reject a proposal as a human reviewer, optionally blocking the pattern."""
+    _json(json_out)
+    from ..queue import QueueError
+    from ..queue import reject as reject_proposal
+
+    with open_store(create=False) as store:
+        try:
+            block_id = reject_proposal(store, proposal_id, reason, block=block, actor="human")
+        except QueueError as exc:
+            raise _queue_error(exc) from None
+    data = {"proposal": proposal_id, "status": "rejected", "block_id": block_id}
+    human = f"rejected {proposal_id}" + (f"; blocked as {block_id}" if block_id else "")
+    emit(data, human)
+
+
+# ------------------------------------------------------------------------ outcomes
+
+
+@app.command()
+def outcome(
+    result: str = typer.Argument(..., metavar="success|failure|partial"),
+    bullet_ids: list[str] = typer.Argument(..., metavar="ID...", help="The bullets it cites."),
+    receipt: str | None = typer.Option(
+        None, "--receipt", help="Idempotency key: a report with a known receipt applies nothing."
+    ),
+    context: str | None = typer.Option(None, "--context", help="What the task was, briefly."),
+    session: str | None = typer.Option(None, "--session", help="Provenance: the session."),
+    json_out: bool = JSON,
+) -> None:
+    """Record a task outcome as feedback on the bullets it relied on.
+
+    success = helpful, failure = harmful, partial = helpful at 1/3 weight. Each id counts
+    once; unknown ids are skipped and counted.
+    """
+    _json(json_out)
+    from ..outcomes import InvalidOutcome, apply_outcome
+
+    if result not in ("success", "failure", "partial"):
+        raise CliError(
+            "invalid_input", f"expected success, failure or partial, not {_short(result, 40)!r}"
+        )
+    report = {"outcome": result, "bullet_ids": bullet_ids, "receipt": receipt, "context": context}
+    with open_store(create=False) as store:
+        try:
+            res = apply_outcome(
+                store, report, provenance={"session_ref": session} if session else None
+            )
+        except InvalidOutcome as exc:
+            raise CliError("invalid_input", str(exc)) from None
+    data = res.to_dict()
+    if res.replayed:
+        human = f"receipt {_short(receipt or '', 60)} already recorded: nothing applied"
+    else:
+        human = f"{result}: applied to {len(res.applied)} bullet(s)"
+        if res.applied:
+            human += ": " + ", ".join(res.applied)
+        if res.skipped:
+            human += f"\nskipped {len(res.skipped)} unknown or retired: " + ", ".join(
+                _short(s, 40) for s in res.skipped
+            )
+        if res.duplicate_citations:
+            human += f"\n{res.duplicate_citations} repeated citation(s) counted once"
+        human += "".join(f"\n{b}: {a} -> {c}" for b, a, c in res.maturity_changes)
+        human += "".join(f"\n{a} inverted into {b}" for a, b in res.inversions)
+    emit(data, human)
+
+
+# ------------------------------------------------------------------------ consolidation
+
+
+@app.command()
+def topics(
+    stage: bool = typer.Option(False, "--stage", help="Stage each merge in the review queue."),
+    threshold: float = typer.Option(0.6, help="Least subject similarity (token Jaccard)."),
+    max_groups: int = typer.Option(50, help="Most topics to return."),
+    max_group_size: int = typer.Option(8, help="Most bullets in one topic."),
+    json_out: bool = JSON,
+) -> None:
+    """Groups of near-duplicate active bullets, each with a proposed merge."""
+    _json(json_out)
+    from ..consolidation import stage_topics
+    from ..consolidation import topics as find_topics
+
+    if not 0 < threshold <= 1:
+        raise CliError("invalid_input", "--threshold must be in (0, 1]", exit_code=EXIT_USAGE)
+    if max_groups < 1 or max_group_size < 2:
+        raise CliError(
+            "invalid_input",
+            "--max-groups must be >= 1 and --max-group-size >= 2",
+            exit_code=EXIT_USAGE,
+        )
+    with open_store(create=False) as store:
+        found = find_topics(
+            store, threshold=threshold, max_groups=max_groups, max_group_size=max_group_size
+        )
+        staged = stage_topics(store, found) if stage else None
+        data: dict[str, Any] = {"topics": [t.to_dict() for t in found]}
+        if staged is not None:
+            data["staged"] = staged.to_dict()
+        lines: list[str] = []
+        if not json_out:
+            for n, t in enumerate(found, 1):
+                size, sim = len(t.bullet_ids), t.similarity
+                lines.append(f"topic {n}: {size} bullets, similarity {sim:.2f}")
+                for bid in t.bullet_ids:
+                    b = store.get_bullet(bid)
+                    mark = "*" if bid == t.keep else " "
+                    lines.append(f" {mark} {bid} {_short(b.content, 90) if b else ''}")
+            lines.append(f"{len(found)} topic(s)" if found else "no near-duplicates found")
+            if staged is not None:
+                lines.append(
+                    f"staged {len(staged.staged)} merge(s); "
+                    f"{len(staged.duplicates)} already proposed"
+                )
+            elif found:
+                lines.append("* = wording kept; stage the merges with --stage")
+    emit(data, "\n".join(lines))

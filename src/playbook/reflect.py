@@ -1,0 +1,345 @@
+"""The reflection loop of SPEC §7: `reflect_session(store, session_ref, diary, reflector)`.
+
+The one stage that may call a model. A `Reflector` (see `playbook.reflectors`) reads the part
+of a session diary past the session's watermark and proposes deltas; this module runs it up
+to `Policy.reflect_max_iterations` times, feeding back the growing playbook and the deltas
+proposed so far, validates every item, and then, in one transaction, either stages the
+deltas in the review queue (the default) or curates them (`apply=True`), and advances the
+watermark.
+
+Guarantees:
+
+- Provenance is ours: each delta is recorded with the session ref and the byte offset of the
+  passage the reflector matched it to (`ProposedItem.offset`, decided from the diary). An item
+  that carries provenance fields of its own is rejected.
+- Invalid items land in `rejected` with a plain reason; they are never raised.
+- The reflector is called with no transaction open (a model may take minutes; other writers
+  are not blocked meanwhile). If it fails in any iteration, nothing is stored and the
+  watermark does not move: the error is in `errors`, and the next run reads the same text.
+- Re-running on the same diary proposes nothing twice: text before the watermark is not
+  read again, and the queue does not stage a delta that is already pending.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .curation import CurateResult, curate
+from .deltas import InvalidDelta
+from .diaries import Diary, read_diary
+from .model import Bullet, Provenance
+from .queue import stage, validate_proposal
+from .reflectors import ProposedItem, Reflector
+from .store import PlaybookStore
+from .text import core_tokens, normalize, query_tokens, strip_avoid
+
+__all__ = [
+    "PLAYBOOK_LIMIT",
+    "ProposedDelta",
+    "ReflectionResult",
+    "RejectedItem",
+    "reflect_session",
+]
+
+# At most this many existing bullets are shown to a reflector: a model prompt cannot hold a
+# 10k-bullet playbook. Beyond it, the bullets sharing the most words with the diary are kept.
+PLAYBOOK_LIMIT = 300
+
+STOP_NOTHING_NEW = "nothing-new"  # an iteration proposed no new valid delta
+STOP_MAX_DELTAS = "max-deltas"  # Policy.reflect_max_deltas reached
+STOP_MAX_ITERATIONS = "max-iterations"  # Policy.reflect_max_iterations run
+STOP_NOTHING_TO_READ = "nothing-to-read"  # no passage past the watermark: reflector not called
+STOP_ERROR = "error"  # the reflector failed, or the watermark moved under us: nothing stored
+
+
+@dataclass(frozen=True)
+class ProposedDelta:
+    """A validated delta, the diary offset it came from, and the iteration that proposed it."""
+
+    delta: dict[str, Any]
+    byte_offset: int | None
+    iteration: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"delta": self.delta, "byte_offset": self.byte_offset, "iteration": self.iteration}
+
+
+@dataclass(frozen=True)
+class RejectedItem:
+    """An item the reflector produced that is not a valid delta, and why."""
+
+    iteration: int
+    item: object
+    reason: str
+    byte_offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "iteration": self.iteration,
+            "item": self.item,
+            "reason": self.reason,
+            "byte_offset": self.byte_offset,
+        }
+
+
+@dataclass
+class ReflectionResult:
+    """What one reflection did. `ok` is False when `errors` is not empty; then nothing was
+    stored and `watermark_after == watermark_before`."""
+
+    session_ref: str
+    applied: bool  # curated at once (True) or staged in the review queue (False)
+    watermark_before: int
+    watermark_after: int
+    iterations: int = 0
+    stopped: str = STOP_NOTHING_TO_READ
+    proposed: list[ProposedDelta] = field(default_factory=list)
+    rejected: list[RejectedItem] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    truncated: int = 0  # valid deltas left out because the delta cap was reached
+    staged: list[str] = field(default_factory=list)  # proposal ids (apply=False)
+    duplicates: list[ProposedDelta] = field(default_factory=list)  # already pending
+    curated: list[CurateResult] = field(default_factory=list)  # one per offset (apply=True)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def deltas(self) -> list[dict[str, Any]]:
+        return [p.delta for p in self.proposed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_ref": self.session_ref,
+            "ok": self.ok,
+            "applied": self.applied,
+            "iterations": self.iterations,
+            "stopped": self.stopped,
+            "watermark_before": self.watermark_before,
+            "watermark_after": self.watermark_after,
+            "proposed": [p.to_dict() for p in self.proposed],
+            "rejected": [r.to_dict() for r in self.rejected],
+            "errors": list(self.errors),
+            "truncated": self.truncated,
+            "staged": list(self.staged),
+            "duplicates": [p.to_dict() for p in self.duplicates],
+            "curated": [c.to_dict() for c in self.curated],
+        }
+
+
+def reflect_session(
+    store: PlaybookStore,
+    session_ref: str,
+    diary: Diary | str | Path,
+    reflector: Reflector,
+    *,
+    apply: bool = False,
+    playbook_limit: int = PLAYBOOK_LIMIT,
+) -> ReflectionResult:
+    """Reflect on a session diary from its watermark on; stage (or curate) what it teaches.
+
+    `diary` is a path (read from the session's watermark with `read_diary`; a missing file
+    raises OSError) or a `Diary` already read (its passages before the watermark are
+    ignored). Up to `Policy.reflect_max_iterations` calls of `reflector.propose(diary,
+    playbook, prior)`, where `playbook` lists the existing bullets (at most `playbook_limit`)
+    followed by the adds proposed so far (ids `proposed-1`, …, not real bullets), and `prior`
+    is the validated deltas proposed so far. The loop stops when an iteration proposes no new
+    valid delta, or when `Policy.reflect_max_deltas` deltas have been proposed (the excess is
+    counted in `truncated`). Deltas are the same when their type, target bullets and
+    normalized content are (so one vote per bullet per session).
+
+    Then one transaction: by default `queue.stage` (origin "reflection"), otherwise `curate`
+    once per passage offset (input order), each with provenance (session_ref, offset), and the
+    watermark set to `diary.end`. Any exception raised by the reflector is reported in
+    `errors` and nothing is stored.
+    """
+    if not session_ref or not session_ref.strip():
+        raise ValueError("reflection needs a session ref")
+    before = store.watermark(session_ref)
+    if not isinstance(diary, Diary):
+        diary = read_diary(diary, start=before)
+    passages = [p for p in diary.passages if p.offset >= before]
+    if len(passages) != len(diary.passages):
+        diary = Diary(ref=diary.ref, passages=passages, end=diary.end, skipped=diary.skipped)
+    after = max(before, diary.end)
+    result = ReflectionResult(session_ref, apply, before, before)
+
+    if diary.passages:
+        _loop(store, diary, reflector, result, playbook_limit)
+        if result.errors:
+            result.stopped = STOP_ERROR
+            return result
+
+    with store.transaction():
+        if store.watermark(session_ref) != before:
+            # Another reflection of this session finished while the reflector ran; storing
+            # ours too would propose the same text twice.
+            result.errors.append(
+                f"the watermark of {session_ref} moved while reflecting "
+                f"({before} -> {store.watermark(session_ref)}); nothing stored, run again"
+            )
+            result.stopped = STOP_ERROR
+            return result
+        if result.proposed:
+            if apply:
+                _curate(store, session_ref, result)
+            else:
+                _stage(store, session_ref, result)
+        if after != before:
+            store.set_watermark(session_ref, after)
+    result.watermark_after = after
+    return result
+
+
+def _loop(
+    store: PlaybookStore,
+    diary: Diary,
+    reflector: Reflector,
+    result: ReflectionResult,
+    playbook_limit: int,
+) -> None:
+    policy = store.policy
+    existing = _playbook(store, diary, playbook_limit)
+    seen: set[tuple[str, ...]] = set()
+    refused: set[str] = set()  # rejected items, reported once however often they come back
+    offsets = {p.offset for p in diary.passages}
+    for iteration in range(1, policy.reflect_max_iterations + 1):
+        playbook = existing + [
+            {
+                "id": f"proposed-{n}",
+                "content": p.delta["content"],
+                "type": p.delta.get("bullet_type") or _implied_type(p.delta["content"]),
+                "maturity": "candidate",
+                "tags": p.delta.get("tags", []),
+            }
+            for n, p in enumerate((p for p in result.proposed if p.delta["type"] == "add"), 1)
+        ]
+        prior = [dict(p.delta) for p in result.proposed]
+        result.iterations = iteration
+        try:
+            items = list(reflector.propose(diary, playbook, prior))
+        except Exception as exc:  # any failure of the reflector is reported, never raised
+            result.errors.append(f"iteration {iteration}: {_describe(exc)}")
+            return
+        new = 0
+        for raw in items:
+            item, offset = _unpack(raw, offsets)
+            try:
+                delta = validate_proposal(store, item)
+            except InvalidDelta as exc:
+                again = _canonical(item)
+                if again not in refused:
+                    refused.add(again)
+                    result.rejected.append(RejectedItem(iteration, item, str(exc), offset))
+                continue
+            key = _key(delta)
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(result.proposed) >= policy.reflect_max_deltas:
+                result.truncated += 1
+                continue
+            result.proposed.append(ProposedDelta(delta, offset, iteration))
+            new += 1
+        if len(result.proposed) >= policy.reflect_max_deltas:
+            result.stopped = STOP_MAX_DELTAS
+            return
+        if new == 0:
+            result.stopped = STOP_NOTHING_NEW
+            return
+    result.stopped = STOP_MAX_ITERATIONS
+
+
+def _implied_type(content: str) -> str:
+    """The type curation will give an add without `bullet_type`."""
+    return "anti-pattern" if strip_avoid(content) != content else "rule"
+
+
+def _unpack(raw: object, offsets: set[int]) -> tuple[object, int | None]:
+    """The item and its offset; an offset that is not one of the diary's passages is dropped
+    (a reflector may only point at text it was given)."""
+    if isinstance(raw, ProposedItem):
+        offset = raw.offset if isinstance(raw.offset, int) and raw.offset in offsets else None
+        return raw.item, offset
+    return raw, None
+
+
+def _canonical(item: object) -> str:
+    try:
+        return json.dumps(item, sort_keys=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return repr(item)
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _key(delta: dict[str, Any]) -> tuple[str, ...]:
+    """What makes two proposals the same: type, target bullets and normalized content."""
+    ids = delta.get("bullet_ids")
+    return (
+        str(delta["type"]),
+        str(delta.get("bullet_id") or ""),
+        ",".join(sorted(ids)) if isinstance(ids, list) else "",
+        normalize(str(delta.get("content") or "")),
+    )
+
+
+def _playbook(store: PlaybookStore, diary: Diary, limit: int) -> list[dict[str, Any]]:
+    """The non-retired bullets a reflector sees, in creation order.
+
+    Over `limit`, keep the ones sharing the most subject words with the diary (ties: older
+    first), so a large playbook still gives a prompt of bounded size.
+    """
+    bullets = store.bullets()
+    if len(bullets) > limit:
+        words = set(query_tokens(" ".join(p.text for p in diary.passages)))
+        order = {b.id: i for i, b in enumerate(bullets)}
+        ranked = sorted(bullets, key=lambda b: (-len(core_tokens(b.content) & words), order[b.id]))
+        bullets = sorted(ranked[: max(0, limit)], key=lambda b: order[b.id])
+    return [_bullet_dict(b) for b in bullets]
+
+
+def _bullet_dict(b: Bullet) -> dict[str, Any]:
+    return {
+        "id": b.id,
+        "content": b.content,
+        "type": str(b.type),
+        "maturity": str(b.maturity),
+        "tags": list(b.tags),
+    }
+
+
+def _provenance(session_ref: str, offset: int | None) -> Provenance:
+    return Provenance(session_ref=session_ref, byte_offset=offset)
+
+
+def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+    staged = stage(
+        store,
+        result.deltas,
+        origin="reflection",
+        provenance=Provenance(session_ref=session_ref),
+        provenances=[_provenance(session_ref, p.byte_offset) for p in result.proposed],
+    )
+    result.staged = staged.staged
+    result.duplicates = [result.proposed[i] for i in staged.duplicates]
+    for i, reason in staged.rejected:  # state changed since validation (e.g. a new block)
+        p = result.proposed[i]
+        result.rejected.append(RejectedItem(p.iteration, p.delta, reason, p.byte_offset))
+
+
+def _curate(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+    groups: dict[int | None, list[dict[str, Any]]] = {}
+    for p in result.proposed:
+        groups.setdefault(p.byte_offset, []).append(p.delta)
+    result.curated = [
+        curate(store, deltas, provenance=_provenance(session_ref, offset), actor="agent")
+        for offset, deltas in groups.items()
+    ]

@@ -1,0 +1,39 @@
+"""The README's promises: its Python example runs, and CI runs its test command."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_python_api_example_runs(tmp_path: Path) -> None:
+    code = re.search(r"```python\n(.*?)```", README, re.S)
+    assert code is not None
+    namespace: dict[str, object] = {}
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(code.group(1), "README.md", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    result, r = namespace["result"], namespace["r"]
+    assert [o.status for o in result.outcomes] == ["added"]
+    (item,) = r.bullets
+    assert item.bullet.content == "Pin npm to 11 in release jobs"
+    assert item.bullet.provenance.byte_offset == 4096
+    # "release" 3 + "job" (substring of "jobs") 1 + "npm" 3
+    assert item.keyword_score == 7
+    assert (tmp_path / "state.sqlite3").exists()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    commands = re.findall(r"```sh\n(.*?)```", README, re.S)
+    test_command = next(c for c in commands if "pytest" in c).strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # CI performs the same steps as the README's one-liner, on a fresh clone.
+    for step in ("python3 -m venv .venv", "pip install", "-e '.[dev,mcp]'", "-m pytest"):
+        assert step in test_command and step in ci
