@@ -173,6 +173,7 @@ def build(path: Path, n: int, seed: int = 1) -> None:
         at = iso(created)
         bullets.append(
             (
+                i + 1,
                 bid,
                 content,
                 category,
@@ -277,6 +278,7 @@ async def measure(path: Path, words: list[str]) -> dict[str, object]:
         first_paint = frames.at - started
         table = app.query_one(RowTable)
         assert table.row_count > 0
+        await app.workers.wait_for_complete()  # steady state: the sort index is built
         await pilot.press("slash")
         await pilot.pause()
         keystrokes: list[float] = []
@@ -318,7 +320,10 @@ def main() -> int:
         path = folder / f"bench-{n}.sqlite3"
         if not path.exists():
             t0 = time.perf_counter()
-            build(path, n)
+            partial = path.with_suffix(".building")
+            partial.unlink(missing_ok=True)
+            build(partial, n)
+            partial.rename(path)
             print(f"built {n:,} bullets in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         result = asyncio.run(measure(path, words))
         print(

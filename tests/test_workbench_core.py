@@ -210,7 +210,7 @@ def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
             rng.choice(["active", "active", "retired"]), rng.random() < 0.2,
             round(rng.random() * 4, 1), round(rng.random(), 1), round(rng.random() * 3 - 1, 1),
             rng.random() < 0.3, "ci", "[]", "global", "learned",
-            f"2026-0{rng.randint(1, 9)}-01T00:00:00.000000Z",
+            f"2026-0{rng.randint(1, 9)}-01T00:00:00.000000Z", i + 1,
         )  # fmt: skip
     relevance = {bid: float(rng.choice([1, 3, 4, 8])) for bid in list(rows)[::3]}
     relevance["b-missing"] = 3.0
@@ -224,3 +224,17 @@ def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
                 assert data.view_order(rows, view, index=index) == expected, (flags, column)
         ranked = data.View(data.FilterSpec("x", "x", flags), relevance)
         assert data.view_order(rows, ranked, index=index) == data.view_order(rows, ranked)
+
+
+def test_ranking_through_the_index_equals_the_python_path(tmp_path: Path) -> None:
+    info = build_demo(tmp_path / "demo.sqlite3")
+    source = data.Source(info.path)
+    with source.open() as store:
+        rows = {r.id: r for r in bullet_rows(store)}
+    index = data.RowIndex(rows)
+    base = data.View(data.parse_filter(""))
+    for text in ("ci", "flaky tests", "pytes", "git is:pinned", "docker is:anti", "zz", "x"):
+        slow_view, slow = data.rank_view(source, text, rows, base, 0.1)
+        fast_view, fast = data.rank_view(source, text, rows, base, 0.1, index)
+        assert fast == slow, text
+        assert fast_view.relevance == slow_view.relevance, text

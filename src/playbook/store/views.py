@@ -38,12 +38,13 @@ class BulletRow(NamedTuple):
     scope: str
     source: str
     created_at: str  # ISO, sorts as text
+    seq: int = 0  # the store's integer key (postings refer to it)
 
 
 _ROWS_SQL = (
     "SELECT b.id, b.content, b.type, b.maturity, b.state, b.pinned, b.category, b.tags, "
     "b.scope, b.source, b.created_at, b.half_life_days, "
-    "e.half_life, e.ref, e.helpful, e.harmful, e.last_at "
+    "e.half_life, e.ref, e.helpful, e.harmful, e.last_at, b.seq "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id"
 )
 
@@ -92,7 +93,7 @@ def bullet_rows(
             BulletRow(
                 r[0], r[1], r[2], r[3], r[4], bool(r[5]), h, x,
                 (h - harm * x) * mult[r[3]], stale,
-                r[6], r[7], r[8], r[9], r[10],
+                r[6], r[7], r[8], r[9], r[10], r[17],
             )
         )  # fmt: skip
     if slow:  # inherited evidence, future events, changed half-life: ask the store

@@ -13,7 +13,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,7 +32,7 @@ from ..store.views import BulletRow
 from . import data
 from . import format as fmt
 from .commands import WorkbenchCommands
-from .data import ConflictView, Source, parse_filter
+from .data import ConflictView, Source
 from .messages import (
     ActionDone,
     ActionFailed,
@@ -255,19 +254,16 @@ class Workbench(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="filter")
     def _rank_worker(self, text: str) -> None:
         started = time.perf_counter()
-        spec = parse_filter(text)
-        relevance = data.rank_words(self.source, spec.words)
         pane = self.bullets_pane
         rows, view = pane.worker_view()
         index = pane.index if pane.index is not None and pane.index.rows is rows else None
         if index is None and len(rows) >= INDEX_FROM:
             index = data.RowIndex(rows)
             self.post_message(IndexReady(index))
-        view = replace(view, spec=spec, relevance=relevance)
-        order = data.view_order(rows, view, pane.min_confidence, index)
+        view, order = data.rank_view(self.source, text, rows, view, pane.min_confidence, index)
         if not get_current_worker().is_cancelled:
             self.post_message(
-                FilterRanked(text, relevance, time.perf_counter() - started, order, rows)
+                FilterRanked(text, view.relevance, time.perf_counter() - started, order, rows)
             )
 
     @on(IndexReady)

@@ -12,7 +12,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from itertools import repeat
@@ -23,7 +23,7 @@ from .. import queue, scoring
 from ..curation import CurateResult, curate
 from ..model import Bullet, FeedbackEvent, Maturity, Score
 from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, connect, new_batch_id
-from ..store.ranking import keyword_points
+from ..store.ranking import keyword_hits, keyword_points
 from ..store.views import BulletRow, bullet_rows, maturity_history
 from ..text import query_tokens
 
@@ -289,6 +289,9 @@ class RowIndex:
         self.effective = np.fromiter((r.effective for r in values), np.float64, n)
         self.live = np.fromiter((r.state != "retired" for r in values), np.bool_, n)
         self.id_rank = self._rank_of(self.ids)
+        seqs = np.fromiter((r.seq for r in values), np.intp, n)
+        self.position = np.full(int(seqs.max()) + 1 if n else 0, -1, np.intp)
+        self.position[seqs] = np.arange(n)
         self._keys: dict[str, Any] = {}
         self._masks: dict[frozenset[str], Any] = {}
 
@@ -319,6 +322,26 @@ class RowIndex:
         score = -points * np.maximum(self.effective[idx], floor)
         order = np.lexsort((self.id_rank[idx], score))
         return self.id_array[idx[order]].tolist()
+
+    def rank_hits(
+        self, hits: list[tuple[Any, float]], flags: frozenset[str], floor: float, minimum: float
+    ) -> tuple[dict[str, float], list[str]]:
+        """Relevance by id and the ranked order, from `store.ranking.keyword_hits` (bullet
+        seqs and their points), all in numpy."""
+        np = self.np
+        points = np.zeros(len(self.ids), np.float64)
+        for seqs, value in hits:
+            seqs = seqs[seqs < len(self.position)]
+            at = self.position[seqs]
+            points[at[at >= 0]] += value
+        matched = np.flatnonzero(points >= minimum) if hits else np.empty(0, np.intp)
+        relevance = dict(
+            zip(self.id_array[matched].tolist(), points[matched].tolist(), strict=True)
+        )
+        idx = matched[self.mask(flags)[matched]]
+        score = -points[idx] * np.maximum(self.effective[idx], floor)
+        order = np.lexsort((self.id_rank[idx], score))
+        return relevance, self.id_array[idx[order]].tolist()
 
     def _key(self, name: str) -> Any:
         key = self._keys.get(name)
@@ -361,8 +384,8 @@ class RowIndex:
 def rank_words(source: Source, words: str) -> dict[str, float] | None:
     """Recall's keyword relevance (SPEC §6) per matching bullet id; None for no words.
 
-    The final rank multiplies it by the row's effective score (`recall_rank`), exactly as
-    `recall` does; the rows already carry their scores, so only the token index is read.
+    The final rank multiplies it by the row's effective score, exactly as `recall` does;
+    the rows already carry their scores, so only the token index is read.
     """
     qtokens = query_tokens(words)
     if not words.strip():
@@ -373,6 +396,33 @@ def rank_words(source: Source, words: str) -> dict[str, float] | None:
         scores = keyword_points(store, qtokens, store.policy)
         policy = store.policy
     return {bid: s for bid, s in scores.items() if s >= policy.min_relevance}
+
+
+def rank_view(
+    source: Source,
+    text: str,
+    rows: dict[str, BulletRow],
+    view: View,
+    min_confidence: float,
+    index: RowIndex | None = None,
+) -> tuple[View, list[str]]:
+    """The view for filter `text` and its order: recall relevance times score.
+
+    With an index (large playbooks) the postings go straight into numpy by bullet seq and
+    no per-hit Python runs; without one, through `rank_words` and `view_order`.
+    """
+    spec = parse_filter(text)
+    if index is None or index.rows is not rows or not spec.words.strip():
+        view = replace(view, spec=spec, relevance=rank_words(source, spec.words))
+        return view, view_order(rows, view, min_confidence, index)
+    qtokens = query_tokens(spec.words)
+    hits = []
+    if qtokens:
+        with source.open(migrate=False) as store:
+            hits = keyword_hits(store, qtokens, store.policy)
+            floor = store.policy.min_relevance
+    relevance, order = index.rank_hits(hits, spec.flags, min_confidence, floor if hits else 0.0)
+    return replace(view, spec=spec, relevance=relevance), order
 
 
 def recall_rank(relevance: float, effective: float, min_confidence: float = 0.1) -> float:
