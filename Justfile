@@ -11,6 +11,10 @@ setup:
 demo: setup
     {{venv}}/playbook demo
 
+# SVG and PNG screenshots of every workbench pane, from the demo (PNG: rsvg-convert, fonts-firacode)
+screenshots: setup
+    {{venv}}/python scripts/export_screenshots.py --out screenshots
+
 # The test suite (what CI runs)
 test: setup
     {{venv}}/python -m pytest
@@ -29,3 +33,4 @@ bench:
     {{venv}}/python bench/curate.py
     {{venv}}/python bench/recall.py
     {{venv}}/python bench/cli.py
+    {{venv}}/python bench/tui.py

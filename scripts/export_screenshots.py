@@ -20,14 +20,17 @@ import tempfile
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from playbook.demo import build_demo
 from playbook.tui.app import Workbench
+from playbook.tui.screens.modals import FormModal
 from playbook.tui.widgets.table import RowTable
 
 SHOTS = (
     "bullets",
     "bullets-filter",
+    "bullets-by-harm",
     "detail",
     "proposals",
     "conflicts",
@@ -82,6 +85,14 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     await pilot.press("escape")
     await pilot.pause(0.2)
 
+    for _ in range(3):  # sort by harm: deprecated, contested and pinned rules
+        await pilot.press("s")
+    await pilot.press("home")
+    await pilot.pause(0.3)
+    save("bullets-by-harm")
+    await pilot.press("s", "s", "s", "s", "s")  # back round to the score
+    await pilot.pause(0.2)
+
     app.open_bullet(pick_detail_bullet(app))
     await settle(pilot, app)
     save("detail")
@@ -109,20 +120,19 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
 
     await pilot.press("3")
     await pilot.pause(0.2)
-    blockable = next(
-        (
-            i
-            for i, p in enumerate(pane.proposals.values())  # type: ignore[attr-defined]
-            if "--no-verify" in str(p.delta.get("content", ""))
-        ),
-        0,
-    )
-    table.move_cursor(row=blockable)  # type: ignore[attr-defined]
+    adds = [
+        i
+        for i, p in enumerate(pane.proposals.values())  # type: ignore[attr-defined]
+        if isinstance(p.delta.get("content"), str)
+    ]
+    table.move_cursor(row=adds[-1])  # type: ignore[attr-defined]
     await pilot.pause(0.2)
     await pilot.press("B")
     await pilot.pause(0.3)
-    for key in "teaches agents to skip the hooks":
-        await pilot.press("space" if key == " " else key)
+    assert isinstance(app.screen, FormModal), "reject-and-block did not open its dialog"
+    app.screen.query_one(
+        "#field-reason", Input
+    ).value = "one green run proves nothing; this advice is already covered by the CI rules"
     await pilot.pause(0.2)
     save("reject-and-block")
     await pilot.press("escape")

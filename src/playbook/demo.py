@@ -154,6 +154,7 @@ class _Builder:
         self.now = now
         self.rng = rng
         self.ids: dict[int, str] = {}  # RULES index -> bullet id (the original)
+        self.conflicting: dict[int, str] = {}  # pair index -> the "Never ..." side
 
     def at(self, t: datetime) -> None:
         self.clock.t = max(self.clock.t, t)
@@ -207,6 +208,11 @@ class _Builder:
             t = dc.creation_time(dc.index_of(existing), now)
             t += timedelta(days=self.rng.uniform(4, 12))
             timeline.append((t, 6, lambda c=proposal, k=k: self.add_conflicting(c, k)))
+        # The opposing rules get some votes of their own afterwards: teams disagree.
+        for k in range(len(dc.CONFLICT_PAIRS)):
+            for j in range(1 + k % 3):
+                t = now - timedelta(days=50 - 7 * k - 9 * j, hours=self.rng.uniform(0, 20))
+                timeline.append((t, 7, lambda k=k, j=j: self.vote_conflicting(k, j)))
         timeline.sort(key=lambda x: (x[0], x[1]))
 
         # Feedback of one day goes in batches; anything else flushes the batch first.
@@ -272,7 +278,16 @@ class _Builder:
         self.flush()
         existing = dc.RULES[dc.index_of(dc.CONFLICT_PAIRS[k][0])]
         delta = {**existing.add_delta(), "content": content}
-        curate(self.store, [delta], provenance={"session_ref": SESSION_REFS[k % 4]})
+        result = curate(self.store, [delta], provenance={"session_ref": SESSION_REFS[k % 4]})
+        self.conflicting[k] = result.added[0]
+
+    def vote_conflicting(self, k: int, j: int) -> None:
+        if k not in self.conflicting:  # not added yet at this point of the history
+            return
+        self.flush()
+        task = ("reviewing a pull request", "setting up a new service", "fixing CI")[j % 3]
+        delta = {"type": "helpful", "bullet_id": self.conflicting[k], "context": task}
+        curate(self.store, [delta], provenance={"session_ref": SESSION_REFS[(k + j) % 4]})
 
     def block(self, pattern: str, reason: str) -> None:
         self.flush()

@@ -31,14 +31,14 @@ COLUMNS = [
     Column("content", "content", None, min_width=20),
     Column("type", "type", 5),
     Column("maturity", "maturity", 13),
-    Column("effective", "score", 7, "right"),
-    Column("helpful", "help", 5, "right"),
-    Column("harmful", "harm", 5, "right"),
+    Column("effective", "score", 8, "right"),
+    Column("helpful", "help", 6, "right"),
+    Column("harmful", "harm", 6, "right"),
     Column("pinned", "pin", 3, "center"),
     Column("stale", "stale", 5),
 ]
 SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
-SORT_LABEL = {"effective": "score", "created": "newest"}
+SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
 
 
 def render_cell(row: BulletRow, column: str) -> Text:
@@ -92,7 +92,7 @@ class BulletsPane(BulletActions, Vertical):
                 id="filter",
             )
             yield Static("", id="filter-info")
-        yield RowTable(COLUMNS, render_cell, empty_text="No bullet matches.", id="bullets-table")
+        yield RowTable(COLUMNS, render_cell, empty_text="Reading the playbook…", id="bullets-table")
         yield Static("", id="peek")
 
     @property
@@ -114,6 +114,7 @@ class BulletsPane(BulletActions, Vertical):
         used when the view has not changed since."""
         self.rows = rows
         self.index = None  # built for the old rows; a worker makes the next one
+        self.table.empty_text = "No bullet matches." if rows else "The playbook is empty."
         self.live_total = sum(1 for r in rows.values() if r.state != "retired")
         diff = self.table.apply(rows.items())
         self.show_view(order if view is self.view else None)
