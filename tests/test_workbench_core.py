@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from playbook import curate, queue
-from playbook.demo import build_demo, run_writer
+from playbook.demo import DemoPlaybook, build_demo, run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import PlaybookStore, connect, parse_iso
 from playbook.store.views import bullet_rows
@@ -124,10 +127,16 @@ def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
     assert [b.id for b in snap.blocked] == [info["block_id"]]
 
 
-def test_demo_is_built_through_the_api_quickly(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoPlaybook, float]:
     started = time.perf_counter()
-    info = build_demo(tmp_path / "demo.sqlite3")
-    assert time.perf_counter() - started < 6  # ~1.5 s here; generous for slow CI machines
+    info = build_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
+    return info, time.perf_counter() - started
+
+
+def test_demo_is_built_through_the_api_quickly(demo: tuple[DemoPlaybook, float]) -> None:
+    info, seconds = demo
+    assert seconds < 6  # ~1.5 s here; generous for slow CI machines
     assert info.bullets > 350 and info.events > 3000
     assert info.conflicts >= 6 and info.blocked >= 6 and info.proposals >= 10
     store = PlaybookStore(connect(info.path))
@@ -145,11 +154,14 @@ def test_demo_is_built_through_the_api_quickly(tmp_path: Path) -> None:
     assert span > timedelta(days=200)
 
 
-def test_writer_adds_feedback_and_proposals(tmp_path: Path) -> None:
-    info = build_demo(tmp_path / "demo.sqlite3")
-    store = PlaybookStore(connect(info.path))
+def test_writer_adds_feedback_and_proposals(
+    demo: tuple[DemoPlaybook, float], tmp_path: Path
+) -> None:
+    path = tmp_path / "copy.sqlite3"
+    shutil.copy(demo[0].path, path)
+    store = PlaybookStore(connect(path))
     before = (store.event_count(), queue.count_pending(store), store.count_bullets())
-    assert run_writer(info.path, interval=(0, 0), iterations=30, seed=3) == 30
+    assert run_writer(path, interval=(0, 0), iterations=30, seed=3) == 30
     after = (store.event_count(), queue.count_pending(store), store.count_bullets())
     assert after[0] > before[0]
     assert after[1] > before[1] or after[2] > before[2]
@@ -226,9 +238,10 @@ def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
         assert data.view_order(rows, ranked, index=index) == data.view_order(rows, ranked)
 
 
-def test_ranking_through_the_index_equals_the_python_path(tmp_path: Path) -> None:
-    info = build_demo(tmp_path / "demo.sqlite3")
-    source = data.Source(info.path)
+def test_ranking_through_the_index_equals_the_python_path(
+    demo: tuple[DemoPlaybook, float],
+) -> None:
+    source = data.Source(demo[0].path)
     with source.open() as store:
         rows = {r.id: r for r in bullet_rows(store)}
     index = data.RowIndex(rows)

@@ -68,10 +68,16 @@ def render_cell(row: BulletRow, column: str) -> Text:
 
 class BulletsPane(BulletActions, Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter: words ranked like recall"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column"),
-        Binding("S", "reverse_sort", "Reverse", show=False),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            tooltip="Filter: words ranked like recall",
+            id="filter",
+        ),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="clear-filter"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column", id="sort"),
+        Binding("S", "reverse_sort", "Reverse", show=False, id="reverse-sort"),
         *BulletActions.ACTION_BINDINGS,
     ]
 

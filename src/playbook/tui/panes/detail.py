@@ -46,7 +46,7 @@ def _when(t: datetime) -> str:
 
 class DetailPane(BulletActions, Horizontal):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", tooltip="Back to the bullets"),
+        Binding("escape", "back", "Back", tooltip="Back to the bullets", id="back"),
         *BulletActions.ACTION_BINDINGS,
     ]
 
