@@ -228,3 +228,26 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(tmp_path: Path
         assert f"@ byte {offset}" in passage
         assert "RULE: Keep one source of truth for config" in passage
         assert f"superseded by {successor}" in str(app.query_one("#d-lineage", Static).content)
+
+
+@async_test
+async def test_footer_offers_what_applies_to_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    info = build_playbook(path)
+    open_store(path).pin(info["ids"][1], "policy")
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        pane = app.bullets_pane
+
+        def shown() -> set[str]:
+            return {b.binding.action for b in app.screen.active_bindings.values()}
+
+        pane.table.move_to(info["ids"][1])
+        await pilot.pause()
+        assert pane.check_action("unpin", ()) and not pane.check_action("pin", ())
+        assert "unpin" in shown()
+        pane.table.move_to(info["ids"][0])
+        await pilot.pause()
+        assert pane.check_action("pin", ()) and not pane.check_action("unpin", ())
+        assert pane.check_action("restore", ()) is False

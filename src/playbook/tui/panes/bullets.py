@@ -182,6 +182,7 @@ class BulletsPane(BulletActions, Vertical):
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
         self.update_peek()
+        self.refresh_bindings()  # pin/unpin, deprecate/restore follow the row
 
     def update_peek(self) -> None:
         row = self.rows.get(self.current_bullet_id() or "")
