@@ -12,9 +12,14 @@ import re
 from typing import Any
 
 # C0 controls except tab/newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
-# zero-width and line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+# zero-width and line/paragraph separators, and lone surrogates (no terminal can be sent
+# them: writing one to stdout raises UnicodeEncodeError).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
+_UNSAFE_ONE_LINE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
 
 
 def _escape(m: re.Match[str]) -> str:
