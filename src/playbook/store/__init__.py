@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .schema import (
+    MEMORY_LATEST,
     Migration,
     SchemaError,
     SchemaTooNewError,
@@ -74,6 +75,10 @@ def _switch_to_wal(conn: sqlite3.Connection) -> tuple[str] | None:
             row = conn.execute("PRAGMA journal_mode").fetchone()
             if row and str(row[0]).lower() == "wal":
                 return row  # already WAL (every open but the first): no lock needed
+            if schema_version(conn) > MEMORY_LATEST:
+                # A newer Playbook's file: the journal mode is written into the file, so
+                # leave it as it is; PlaybookStore / run_migrations refuse to use it.
+                return None
             return conn.execute("PRAGMA journal_mode=WAL").fetchone()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:
