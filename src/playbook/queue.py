@@ -16,6 +16,7 @@ from .curation import CurateResult, blocking_pattern, curate, similar_bullets
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
 from .model import Actor, Provenance
 from .store import PlaybookStore, StoreError, iso, parse_iso
+from .store import proposals as proposals_sql
 from .store.store import new_id
 
 SIMILAR_THRESHOLD = 0.3  # show existing bullets at least this close to a proposed add
@@ -83,12 +84,6 @@ class StageResult:
             "rejected": [{"index": i, "reason": r} for i, r in self.rejected],
             "duplicates": self.duplicates,
         }
-
-
-_COLUMNS = (
-    "id, delta, session_ref, byte_offset, status, origin, created_at, decided_at, "
-    "decided_by, reason, edited_delta, result"
-)
 
 
 def _proposal(row: tuple[Any, ...]) -> Proposal:
@@ -185,28 +180,17 @@ def stage(
                 continue
             prov = (provenances[i] if provenances and i < len(provenances) else None) or base
             key = _canonical(delta)
-            seen = store.conn.execute(
-                "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
-                "(session_ref IS ? AND byte_offset IS ?))",
-                (key, prov.session_ref, prov.byte_offset),
-            ).fetchone()
-            if seen:
+            if proposals_sql.seen(store, key, prov.session_ref, prov.byte_offset):
                 result.duplicates.append(i)
                 continue
             pid = new_id("d")
-            store.conn.execute(
-                "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
-                "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
-                (pid, key, prov.session_ref, prov.byte_offset, origin, now),
-            )
+            proposals_sql.insert(store, pid, key, prov.session_ref, prov.byte_offset, origin, now)
             result.staged.append(pid)
     return result
 
 
 def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
-    row = store.conn.execute(
-        f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
-    ).fetchone()
+    row = proposals_sql.get(store, proposal_id)
     return _proposal(row) if row else None
 
 
@@ -243,25 +227,13 @@ def list_proposals(
     limit: int | None = None,
 ) -> list[Proposal]:
     """Proposals in any state (or one `status`, one `origin`), oldest first."""
-    where, args = [], []
-    if status is not None:
-        where.append("status = ?")
-        args.append(status)
-    if origin is not None:
-        where.append("origin = ?")
-        args.append(origin)
-    sql = f"SELECT {_COLUMNS} FROM proposals"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at, rowid"
-    if limit is not None:
-        sql += f" LIMIT {int(limit)}"
-    return [_proposal(r) for r in store.conn.execute(sql, args)]
+    return [
+        _proposal(r) for r in proposals_sql.rows(store, status=status, origin=origin, limit=limit)
+    ]
 
 
 def count_pending(store: PlaybookStore) -> int:
-    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = 'pending'").fetchone()
-    return int(row[0])
+    return proposals_sql.count(store, "pending")
 
 
 def _refuse_unless_human(actor: str, verb: str) -> None:
@@ -320,16 +292,14 @@ def approve(
         outcome = result.outcomes[0]
         if outcome.status in _NOTHING_DONE:
             raise QueueError(f"cannot approve {proposal_id}: {outcome.status}: {outcome.reason}")
-        store.conn.execute(
-            "UPDATE proposals SET status = 'approved', decided_at = ?, decided_by = ?, "
-            "edited_delta = ?, result = ? WHERE id = ?",
-            (
-                iso(store.now()),
-                actor,
-                _canonical(delta) if edited is not None else None,
-                json.dumps(result.to_dict()),
-                proposal_id,
-            ),
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "approved",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            edited_delta=_canonical(delta) if edited is not None else None,
+            result=json.dumps(result.to_dict()),
         )
         store.log_decision(
             result.batch_id,
@@ -368,10 +338,13 @@ def reject(
         if block and not isinstance(content, str):
             raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
         block_id = store.block(content, reason, actor=actor) if block and content else None
-        store.conn.execute(
-            "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ?, "
-            "reason = ? WHERE id = ?",
-            (iso(store.now()), actor, reason, proposal_id),
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "rejected",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            reason=reason,
         )
         store.log_decision(
             None,

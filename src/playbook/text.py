@@ -18,7 +18,7 @@ STOP_WORDS = frozenset(
     just also any all some such via about after before again against between both each few
     more most other own same only up down out off once while until because through during
     above below further get got have has had
-    """.split()  # noqa: SIM905
+    """.split()
 )
 
 # Words that set a rule's polarity. They are left out of duplicate detection so that
@@ -32,7 +32,7 @@ POLARITY_WORDS = frozenset(
     """
     never avoid don dont do not must mustn should shouldn always use using prefer stop no
     longer forbid forbidden disallow refrain ensure
-    """.split()  # noqa: SIM905
+    """.split()
 )
 
 

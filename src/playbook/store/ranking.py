@@ -12,6 +12,7 @@ of the vocabulary tokens that contain it, and tag postings.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -45,49 +46,65 @@ class RankTable:
         return len(self.ids)
 
 
-def rank_table(store: PlaybookStore) -> RankTable:
-    """The recallable bullets of `store`, cached until the database changes."""
-    import numpy as np
+_COLUMNS = (
+    "SELECT b.id, b.type, b.maturity, b.scope, b.scope_key, b.content_hash, "
+    "b.half_life_days, e.half_life, e.ref, e.helpful, e.harmful "
+    "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
+)
 
+
+def rank_table(store: PlaybookStore, ids: Iterable[str] | None = None) -> RankTable:
+    """The recallable bullets of `store` (or of `ids` only), cached until the db changes.
+
+    A process's first query loads only its candidates (a one-shot `playbook recall` never
+    pays for the whole table); from the second query on, the whole table is loaded once
+    and kept, so repeated queries touch nothing but their postings.
+    """
     store.sync_evidence()
     key = (store.data_version(), store.conn.total_changes, store.policy_fingerprint())
     cached: RankTable | None = getattr(store, "_rank_table", None)
     if cached is not None and cached.key == key:
         return cached
+    if ids is not None and not getattr(store, "_rank_table_wanted", False):
+        store._rank_table_wanted = True  # type: ignore[attr-defined]
+        rows = store.conn.execute(
+            _COLUMNS + " AND b.id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)
+        ).fetchall()
+        return _build(store, key, rows)
+    table = _build(store, key, store.conn.execute(_COLUMNS).fetchall())
+    store._rank_table = table  # type: ignore[attr-defined]
+    return table
+
+
+def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
+    import numpy as np
+
     policy = store.policy
     lineage = {
         r[0] for r in store.conn.execute("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'")
     }
-    rows = store.conn.execute(
-        "SELECT b.id, b.type, b.maturity, b.scope, b.scope_key, b.content_hash, "
-        f"COALESCE(b.half_life_days, {float(policy.half_life_days)!r}), e.half_life, e.ref, "
-        "e.helpful, e.harmful FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id "
-        "WHERE b.state != 'retired'"
-    ).fetchall()
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * 11
     ids = list(cols[0])
     maturity = list(cols[2])
     mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
-    kind = np.fromiter(
-        (
-            2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
-            for t, m in zip(cols[1], maturity, strict=True)
-        ),
-        dtype=np.int8,
-        count=n,
+    kinds = (
+        2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
+        for t, m in zip(cols[1], maturity, strict=True)
     )
-    half_life = np.array(cols[6], dtype=np.float64)
-    cache_hl = np.array([np.nan if v is None else v for v in cols[7]], dtype=np.float64)
-    table = RankTable(
+    default_hl = policy.half_life_days
+    half_life = np.array([v or default_hl for v in cols[6]], dtype=np.float64)
+    nan = float("nan")
+    cache_hl = np.array([nan if v is None else v for v in cols[7]], dtype=np.float64)
+    return RankTable(
         key=key,
         ids=ids,
         pos={bid: i for i, bid in enumerate(ids)},
-        kind=kind,
+        kind=np.fromiter(kinds, dtype=np.int8, count=n),
         maturity=maturity,
         multiplier=np.array([mult[m] for m in maturity], dtype=np.float64),
         half_life=half_life,
-        ref=np.array([np.nan if v is None else v for v in cols[8]], dtype=np.float64),
+        ref=np.array([nan if v is None else v for v in cols[8]], dtype=np.float64),
         helpful=np.array([v or 0.0 for v in cols[9]], dtype=np.float64),
         harmful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
         exact=(np.isnan(cache_hl) | (cache_hl == half_life))
@@ -99,8 +116,6 @@ def rank_table(store: PlaybookStore) -> RankTable:
         ],
         content_hash=list(cols[5]),
     )
-    store._rank_table = table  # type: ignore[attr-defined]
-    return table
 
 
 def _token_hits(store: PlaybookStore, q: str, policy: Policy) -> list[tuple[Iterable[str], float]]:
@@ -123,23 +138,6 @@ def _token_hits(store: PlaybookStore, q: str, policy: Policy) -> list[tuple[Iter
         (partial - exact, policy.substring_points),
         (tags, policy.tag_points),
     ]
-
-
-def keyword_array(
-    table: RankTable, store: PlaybookStore, tokens: list[str], policy: Policy
-) -> np.ndarray:
-    """Keyword points aligned with `table`: per query token +3 if it is a token of the
-    bullet, else +1 if it is a substring of one of its tokens; +5 more if it equals a tag."""
-    import numpy as np
-
-    pos = table.pos
-    points = np.zeros(len(table), dtype=np.float64)
-    for q in tokens:
-        for ids, value in _token_hits(store, q, policy):
-            at = [pos[i] for i in ids if i in pos]
-            if at:
-                points[np.array(at, dtype=np.intp)] += value
-    return points
 
 
 def keyword_points(store: PlaybookStore, tokens: list[str], policy: Policy) -> dict[str, float]:

@@ -1,0 +1,92 @@
+"""SQL of the review queue (the `proposals` table). The rules live in `playbook.queue`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .store import PlaybookStore
+
+COLUMNS = (
+    "id, delta, session_ref, byte_offset, status, origin, created_at, decided_at, "
+    "decided_by, reason, edited_delta, result"
+)
+
+
+def seen(store: PlaybookStore, delta: str, session_ref: str | None, offset: int | None) -> bool:
+    """Is this delta pending already, or was it decided for the same provenance?"""
+    row = store.conn.execute(
+        "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
+        "(session_ref IS ? AND byte_offset IS ?))",
+        (delta, session_ref, offset),
+    ).fetchone()
+    return row is not None
+
+
+def insert(
+    store: PlaybookStore,
+    proposal_id: str,
+    delta: str,
+    session_ref: str | None,
+    offset: int | None,
+    origin: str,
+    created_at: str,
+) -> None:
+    store.conn.execute(
+        "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
+        "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
+        (proposal_id, delta, session_ref, offset, origin, created_at),
+    )
+
+
+def get(store: PlaybookStore, proposal_id: str) -> tuple[Any, ...] | None:
+    return store.conn.execute(
+        f"SELECT {COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
+    ).fetchone()
+
+
+def rows(
+    store: PlaybookStore,
+    *,
+    status: str | None = None,
+    origin: str | None = None,
+    limit: int | None = None,
+) -> list[tuple[Any, ...]]:
+    where, args = [], []
+    if status is not None:
+        where.append("status = ?")
+        args.append(status)
+    if origin is not None:
+        where.append("origin = ?")
+        args.append(origin)
+    sql = f"SELECT {COLUMNS} FROM proposals"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY created_at, rowid"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(int(limit))
+    return store.conn.execute(sql, args).fetchall()
+
+
+def count(store: PlaybookStore, status: str = "pending") -> int:
+    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
+    return int(row.fetchone()[0])
+
+
+def decide(
+    store: PlaybookStore,
+    proposal_id: str,
+    status: str,
+    *,
+    decided_at: str,
+    decided_by: str,
+    reason: str | None = None,
+    edited_delta: str | None = None,
+    result: str | None = None,
+) -> None:
+    store.conn.execute(
+        "UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, reason = ?, "
+        "edited_delta = ?, result = ? WHERE id = ? AND status = 'pending'",
+        (status, decided_at, decided_by, reason, edited_delta, result, proposal_id),
+    )
