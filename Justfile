@@ -28,3 +28,4 @@ lint:
 bench:
     {{venv}}/python bench/curate.py
     {{venv}}/python bench/recall.py
+    {{venv}}/python bench/cli.py

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import synth  # noqa: E402
+import synth
 
-from playbook.consolidation import topics  # noqa: E402
-from playbook.store import PlaybookStore, connect  # noqa: E402
+from playbook.consolidation import topics
+from playbook.store import PlaybookStore, connect
 
 
 def main() -> None:

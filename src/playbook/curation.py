@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from . import scoring
 from .deltas import (
     AddDelta,
@@ -198,6 +196,8 @@ class _Batch:
                 continue
             if jaccard(toks, b.tokens) >= self.policy.blocked_jaccard - 1e-9:
                 return b
+            from rapidfuzz import fuzz  # imported here: `playbook mark` never needs it
+
             if fuzz.ratio(norm, b.normalized) >= self.policy.blocked_fuzz_ratio:
                 return b
         return None

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ def _f(default: Any, source: str, doc: str, **kw: Any) -> Any:
 class Policy(BaseModel):
     """The tunable constants. Changing one re-scores all history: scores are derived."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     # Scoring (SPEC §4)
     half_life_days: float = _f(90.0, SEED, "Default half-life of a feedback event, in days.", gt=0)
@@ -99,11 +98,15 @@ class Policy(BaseModel):
         return rows
 
 
-DEFAULT_POLICY = Policy()
+# The defaults satisfy their own constraints; constructing without validation keeps the
+# schema build (tens of ms) off the start-up path of every command.
+DEFAULT_POLICY = Policy.model_construct()
 
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
+    import tomllib  # only here: every command imports this module
+
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
     table = data.get("policy", data)

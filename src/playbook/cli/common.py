@@ -1,4 +1,13 @@
-"""What every command shares: where the database is, the JSON contract, errors."""
+"""What every command shares: where the database is, the JSON contract, errors.
+
+The contract (README, "JSON output and exit codes"):
+
+* With `--json`, a command prints exactly one JSON document on stdout:
+  `{"ok": true, "data": ...}` or `{"ok": false, "error": {"code", "message", "hint"}}`.
+* Without it, results go to stdout as text and every diagnostic to stderr.
+* A user error is one plain line on stderr (`playbook: error: ...`), never a traceback.
+* Exit codes: see EXIT_*; error codes: see ERROR_CODES.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +20,53 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..policy import Policy
     from ..store import PlaybookStore
 
 EXIT_OK = 0
-EXIT_USER = 1
-EXIT_USAGE = 2
-EXIT_DATABASE = 3
+EXIT_USER = 1  # the request cannot be carried out: bad id, bad input, no database yet
+EXIT_USAGE = 2  # the command line is wrong: unknown option, missing argument
+EXIT_DATABASE = 3  # the database cannot be used: not SQLite, newer schema, corrupt, locked
+EXIT_INTERNAL = 4  # a bug in Playbook: a traceback follows on stderr
+EXIT_INTERRUPTED = 130
+
+# Stable error codes (the `error.code` of a JSON error), with their exit code.
+ERROR_CODES: dict[str, int] = {
+    "usage": EXIT_USAGE,
+    "not_found": EXIT_USER,
+    "invalid_input": EXIT_USER,
+    "invalid_json": EXIT_USER,
+    "invalid_import": EXIT_USER,
+    "invalid_policy": EXIT_USER,
+    "file_not_found": EXIT_USER,
+    "file_error": EXIT_USER,
+    "no_database": EXIT_USER,
+    "database_not_empty": EXIT_USER,
+    "refused": EXIT_USER,
+    "not_installed": EXIT_USER,
+    "schema_too_new": EXIT_DATABASE,
+    "not_a_database": EXIT_DATABASE,
+    "database_error": EXIT_DATABASE,
+    "internal": EXIT_INTERNAL,
+}
+
+
+# Library errors that are a user's mistake, by class name (so this module imports none of
+# their modules): each becomes one plain line with this code.
+_KNOWN_ERRORS = {
+    "InvalidDelta": "invalid_input",
+    "InvalidOutcome": "invalid_input",
+    "InvalidImport": "invalid_import",
+    "SnapshotError": "invalid_import",
+    "CassImportError": "invalid_import",
+}
 
 
 @dataclass
 class _State:
     db: str | None = None
     json: bool = False
+    policy: str | None = None
 
 
 state = _State()
@@ -32,44 +76,62 @@ class CliError(Exception):
     """A user error: printed as one plain line (or a JSON error), never a traceback."""
 
     def __init__(
-        self, code: str, message: str, hint: str | None = None, exit_code: int = EXIT_USER
+        self, code: str, message: str, hint: str | None = None, exit_code: int | None = None
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.hint = hint
-        self.exit_code = exit_code
+        self.exit_code = ERROR_CODES.get(code, EXIT_USER) if exit_code is None else exit_code
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> CliError | None:
+        """The CliError for a known library error, or None (a bug: keep the traceback)."""
         from ..store import DatabaseOpenError, SchemaTooNewError, StoreError
 
         if isinstance(exc, SchemaTooNewError):
-            return cls("schema_too_new", str(exc), "upgrade playbook-workbench", EXIT_DATABASE)
+            return cls("schema_too_new", str(exc), "upgrade playbook-workbench")
         if isinstance(exc, DatabaseOpenError):
             return cls(
-                "not_a_database",
-                str(exc),
-                "check --db / $PLAYBOOK_DB points at a playbook file",
-                EXIT_DATABASE,
+                "not_a_database", str(exc), "check --db / $PLAYBOOK_DB points at a playbook file"
             )
         if isinstance(exc, StoreError):
-            return cls("not_found" if "no " in str(exc) else "invalid_input", str(exc))
+            text = str(exc)
+            code = "not_found" if text.startswith("no ") or " no " in text else "invalid_input"
+            if type(exc).__name__ == "DatabaseNotEmpty":
+                return cls(
+                    "database_not_empty",
+                    f"{text}: {db_path()}",
+                    "import into a new file: playbook --db NEW.sqlite3 import FILE",
+                )
+            if type(exc).__name__ == "ApprovalRefused":
+                code = "refused"
+            return cls(code, text)
+        by_name = _KNOWN_ERRORS.get(type(exc).__name__)
+        if by_name is not None and isinstance(exc, ValueError):
+            return cls(by_name, str(exc))
         import sqlite3
 
         if isinstance(exc, sqlite3.DatabaseError):
-            return cls("database_error", f"database error: {exc}", None, EXIT_DATABASE)
+            hint = "another process holds the database" if "locked" in str(exc) else None
+            return cls("database_error", f"database error: {exc}", hint)
         if isinstance(exc, OSError):
-            return cls("file_error", f"{exc.strerror or exc}: {exc.filename or ''}".strip(": "))
+            where = f": {exc.filename}" if exc.filename else ""
+            return cls("file_error", f"{exc.strerror or exc}{where}")
         return None
 
 
+def _error_body(err: CliError) -> dict[str, Any]:
+    return {"code": err.code, "message": err.message, "hint": err.hint}
+
+
 def fail(err: CliError) -> int:
+    """Report a user error (JSON on stdout with --json; one line on stderr always)."""
     from ..inert import dumps, inert
 
     if state.json:
-        body = {"code": err.code, "message": err.message, "hint": err.hint}
-        sys.stdout.write(dumps({"ok": False, "error": body}) + "\n")
+        sys.stdout.write(dumps({"ok": False, "error": _error_body(err)}) + "\n")
+        sys.stdout.flush()
     line = f"playbook: error: {inert(err.message, one_line=True)}"
     if err.hint:
         line += f" ({inert(err.hint, one_line=True)})"
@@ -87,6 +149,13 @@ def emit(data: Any, human: str | None = None) -> None:
         sys.stdout.write(human if human.endswith("\n") else human + "\n")
 
 
+def note(message: str) -> None:
+    """A diagnostic for people (stderr), never part of the data."""
+    from ..inert import inert
+
+    sys.stderr.write(inert(message) + "\n")
+
+
 def default_db_path() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "playbook" / "state.sqlite3"
@@ -98,12 +167,41 @@ def db_path() -> Path:
     return default_db_path()
 
 
+def load_policy_option() -> Policy | None:
+    """The policy named by --policy / $PLAYBOOK_POLICY, or None for the defaults."""
+    if not state.policy:
+        return None
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from ..policy import load_policy
+
+    path = Path(state.policy).expanduser()
+    try:
+        return load_policy(path)
+    except FileNotFoundError:
+        raise CliError("file_not_found", f"no such policy file: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CliError("invalid_policy", f"{path}: not valid TOML ({exc})") from None
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise CliError(
+            "invalid_policy",
+            f"{path}: {loc}: {err['msg']}",
+            "see 'playbook policy show' for every setting",
+        ) from None
+
+
 @contextmanager
 def open_store(*, create: bool = True) -> Iterator[PlaybookStore]:
-    """The store at the resolved path. Reads of a missing file are a user error."""
+    """The store at the resolved path. Reads of a missing file are a user error; writes
+    create the file and its folder."""
     from ..store import PlaybookStore, connect
 
     path = db_path()
+    policy = load_policy_option()
     if not path.exists():
         if not create:
             raise CliError(
@@ -112,8 +210,20 @@ def open_store(*, create: bool = True) -> Iterator[PlaybookStore]:
                 "run 'playbook init' or pass --db / set $PLAYBOOK_DB",
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+    elif path.is_dir():
+        raise CliError("file_error", f"{path} is a directory, not a playbook file")
     conn = connect(path)
     try:
-        yield PlaybookStore(conn)
+        yield PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
     finally:
         conn.close()
+
+
+def json_option() -> Any:
+    import typer
+
+    return typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+def set_json(flag: bool) -> None:
+    state.json = flag

@@ -124,11 +124,13 @@ def _token_hits(store: PlaybookStore, q: str, policy: Policy) -> list[tuple[Iter
     exact = {
         r[0] for r in conn.execute("SELECT bullet_id FROM bullet_tokens WHERE token = ?", (q,))
     }
+    # The matching vocabulary first, then its postings: written as a join, SQLite scans every
+    # posting and looks each one up in vocab (30 ms per query token at 10k bullets, not 0.5).
     partial = {
         r[0]
         for r in conn.execute(
-            "SELECT t.bullet_id FROM vocab v JOIN bullet_tokens t ON t.token = v.token "
-            "WHERE instr(v.token, ?) > 0 AND v.token != ?",
+            "SELECT bullet_id FROM bullet_tokens WHERE token IN "
+            "(SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?)",
             (q, q),
         )
     }

@@ -1,0 +1,308 @@
+"""pin, unpin, block, unblock, blocked, stats, stale, policy show.
+
+Pins and blocks made here are human actions: the CLI is a person at a terminal. (Agents
+reach Playbook over MCP, which has no tool for either.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from ..inert import inert
+from . import app
+from .common import CliError, db_path, emit, json_option, load_policy_option, open_store, set_json
+
+# Effective-score buckets of `stats`: [min, max), None is unbounded.
+SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
+    ("< -3", None, -3.0),
+    ("-3..0", -3.0, 0.0),
+    ("0..1", 0.0, 1.0),
+    ("1..3", 1.0, 3.0),
+    ("3..10", 3.0, 10.0),
+    (">= 10", 10.0, None),
+)
+STATES = ("active", "draft", "retired")
+MATURITIES = ("candidate", "established", "proven", "deprecated")
+TYPES = ("rule", "anti-pattern")
+
+
+def _one_line(text: str | None, width: int | None = None) -> str:
+    out = inert(text or "", one_line=True)
+    if width is not None and len(out) > width:
+        out = out[: width - 1] + "…"
+    return out
+
+
+# ----------------------------------------------------------------------------- pins
+
+
+@app.command()
+def pin(
+    bullet_id: str = typer.Argument(..., metavar="ID"),
+    reason: str = typer.Option(..., "--reason", "-r", help="Why this rule must not move."),
+    json_out: bool = json_option(),
+) -> None:
+    """Pin a rule: its maturity never moves and agents cannot retire or replace it."""
+    set_json(json_out)
+    if not reason.strip():
+        raise CliError("invalid_input", "a pin needs a reason")
+    with open_store() as store:
+        bullet = store.get_bullet(bullet_id)
+        if bullet is None:
+            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
+        if bullet.state == "retired":
+            raise CliError(
+                "invalid_input",
+                f"{bullet_id} is retired; pin its successor instead",
+                "see 'playbook show " + bullet_id + "' for its lineage",
+            )
+        store.pin(bullet_id, reason, actor="human")
+    emit(
+        {"bullet_id": bullet_id, "pinned": True, "reason": reason, "was_pinned": bullet.pinned},
+        f"pinned {bullet_id}: {_one_line(reason)}",
+    )
+
+
+@app.command()
+def unpin(
+    bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = json_option()
+) -> None:
+    """Unpin a rule: its maturity follows its evidence again."""
+    set_json(json_out)
+    with open_store() as store:
+        bullet = store.get_bullet(bullet_id)
+        if bullet is None:
+            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
+        if bullet.pinned:
+            store.unpin(bullet_id, actor="human")
+    emit(
+        {"bullet_id": bullet_id, "pinned": False, "was_pinned": bullet.pinned},
+        f"unpinned {bullet_id}" if bullet.pinned else f"{bullet_id} was not pinned",
+    )
+
+
+# ----------------------------------------------------------------------------- blocks
+
+
+def _block_dict(b: Any) -> dict[str, Any]:
+    from ..store import iso
+
+    return {
+        "id": b.id,
+        "pattern": b.pattern,
+        "reason": b.reason,
+        "actor": b.actor,
+        "created_at": iso(b.created_at),
+        "active": b.active,
+        "unblocked_at": iso(b.unblocked_at) if b.unblocked_at else None,
+    }
+
+
+@app.command()
+def block(
+    pattern: str = typer.Argument(..., help="Text that new rules must not resemble."),
+    reason: str = typer.Option(..., "--reason", "-r", help="Why it is blocked."),
+    json_out: bool = json_option(),
+) -> None:
+    """Block a pattern: adds that match it (exactly, by tokens or fuzzily) are refused."""
+    set_json(json_out)
+    if not reason.strip():
+        raise CliError("invalid_input", "a block needs a reason")
+    with open_store() as store:
+        block_id = store.block(pattern, reason, actor="human")
+        (made,) = [b for b in store.blocked() if b.id == block_id]
+    emit(_block_dict(made), f"blocked {block_id}: {_one_line(pattern)}")
+
+
+@app.command()
+def unblock(
+    block_id: str = typer.Argument(..., metavar="ID", help="A block id from 'playbook blocked'."),
+    json_out: bool = json_option(),
+) -> None:
+    """Lift a block (it stays in the record, inactive)."""
+    set_json(json_out)
+    with open_store() as store:
+        store.unblock(block_id, actor="human")
+    emit({"id": block_id, "active": False}, f"unblocked {block_id}")
+
+
+@app.command()
+def blocked(
+    all_: bool = typer.Option(False, "--all", "-a", help="Include lifted blocks."),
+    json_out: bool = json_option(),
+) -> None:
+    """List blocked patterns."""
+    set_json(json_out)
+    with open_store(create=False) as store:
+        items = [_block_dict(b) for b in store.blocked(include_inactive=all_)]
+    lines = []
+    for b in items:
+        flag = "" if b["active"] else "  (lifted)"
+        lines.append(
+            f"{b['id']}  {_one_line(b['pattern'], 60)}  — {_one_line(b['reason'], 60)}{flag}"
+        )
+    emit(items, "\n".join(lines) if lines else "no blocked patterns")
+
+
+# ----------------------------------------------------------------------------- stats
+
+
+def _bucket(score: float) -> str:
+    for label, lo, hi in SCORE_BUCKETS:
+        if (lo is None or score >= lo) and (hi is None or score < hi):
+            return label
+    raise AssertionError(score)  # pragma: no cover - the buckets cover every float
+
+
+@app.command()
+def stats(json_out: bool = json_option()) -> None:
+    """Counts: bullets by state, maturity and type; score buckets; stale rules; the queue."""
+    set_json(json_out)
+    from .. import queue
+    from ..store.reports import bullet_counts, feedback_counts
+
+    with open_store(create=False) as store:
+        counts = bullet_counts(store)
+        ids = store.active_ids()
+        scores = store.scores(ids) if ids else {}
+        feedback = feedback_counts(store)
+        blocks = len(store.blocked())
+        conflicts = len(store.conflicts())
+        pending = queue.count_pending(store)
+        stale_days = store.policy.stale_after_days
+    buckets = dict.fromkeys((b[0] for b in SCORE_BUCKETS), 0)
+    for s in scores.values():
+        buckets[_bucket(s.effective)] += 1
+    stale = sum(1 for s in scores.values() if s.stale)
+    data = {
+        "path": str(db_path()),
+        "bullets": {
+            "total": sum(counts["state"].values()),
+            "by_state": {k: counts["state"].get(k, 0) for k in STATES},
+            "by_maturity": {k: counts["maturity"].get(k, 0) for k in MATURITIES},
+            "by_type": {k: counts["type"].get(k, 0) for k in TYPES},
+            "pinned": counts["pinned"].get("pinned", 0),
+        },
+        "score_buckets": [
+            {"label": label, "min": lo, "max": hi, "count": buckets[label]}
+            for label, lo, hi in SCORE_BUCKETS
+        ],
+        "stale": stale,
+        "stale_after_days": stale_days,
+        "feedback": {"events": sum(feedback.values()), **feedback},
+        "blocked_patterns": blocks,
+        "open_conflicts": conflicts,
+        "pending_proposals": pending,
+    }
+    b = data["bullets"]
+
+    def row(values: dict[str, int]) -> str:
+        return "  ".join(f"{k} {v}" for k, v in values.items())
+
+    human = [
+        f"playbook at {_one_line(data['path'])} ({b['total']} bullets)",
+        f"state      {row(b['by_state'])}",
+        f"maturity   {row(b['by_maturity'])}   (not retired)",
+        f"type       {row(b['by_type'])}",
+        f"pinned     {b['pinned']}",
+        "scores     " + "  ".join(f"[{k}] {v}" for k, v in buckets.items()),
+        f"stale      {stale} (no feedback for {stale_days:g} days)",
+        f"feedback   {data['feedback']['events']} events "
+        f"({feedback['helpful']} helpful, {feedback['harmful']} harmful)",
+        f"review     {pending} proposals pending, {conflicts} open conflicts, "
+        f"{blocks} blocked patterns",
+    ]
+    emit(data, "\n".join(human))
+
+
+@app.command()
+def stale(
+    limit: int = typer.Option(50, "--limit", "-n", min=0, help="Show at most this many."),
+    json_out: bool = json_option(),
+) -> None:
+    """Rules with no feedback for a long time (policy: stale_after_days): re-validate them."""
+    set_json(json_out)
+    from .. import scoring
+    from ..store import iso
+
+    with open_store(create=False) as store:
+        now = store.now()
+        ids = store.active_ids()
+        evidence = store.evidence_many(ids, at=now) if ids else {}
+        days_now = scoring.days(now)
+        found = [
+            (days_now - ev.last_activity, bid)
+            for bid, ev in evidence.items()
+            if scoring.is_stale(ev.last_activity, days_now, store.policy)
+        ]
+        found.sort(key=lambda t: (-t[0], t[1]))
+        total = len(found)
+        chosen = found[:limit]
+        bullets = store.get_bullets(bid for _, bid in chosen)
+        threshold = store.policy.stale_after_days
+    from datetime import UTC, datetime
+
+    items = [
+        {
+            "bullet": bullets[bid].model_dump(mode="json"),
+            "days_silent": round(silent, 3),
+            "last_activity": iso(datetime.fromtimestamp((days_now - silent) * 86400, UTC)),
+        }
+        for silent, bid in chosen
+    ]
+    data = {"stale_after_days": threshold, "total": total, "items": items}
+    lines = [
+        f"{i['bullet']['id']}  {i['days_silent']:.0f} days  {_one_line(i['bullet']['content'], 80)}"
+        for i in items
+    ]
+    if total > len(items):
+        lines.append(f"… and {total - len(items)} more (--limit)")
+    emit(data, "\n".join(lines) if lines else f"nothing stale (threshold {threshold:g} days)")
+
+
+# ----------------------------------------------------------------------------- policy
+
+policy_app = typer.Typer(
+    name="policy",
+    help="The scoring, curation and recall constants.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(policy_app, name="policy")
+
+
+@policy_app.command("show")
+def policy_show(json_out: bool = json_option()) -> None:
+    """Every constant: its value, where the value came from, and what it does."""
+    set_json(json_out)
+    from ..policy import Policy
+    from .common import state
+
+    policy = load_policy_option()
+    overridden = policy.model_fields_set if policy is not None else set()
+    items = []
+    for name, default, source, description in Policy.explain():
+        value = getattr(policy, name) if policy is not None else default
+        items.append(
+            {
+                "name": name,
+                "value": value,
+                "default": default,
+                "source": f"{state.policy}" if name in overridden else source,
+                "default_source": source,
+                "overridden": name in overridden,
+                "description": description,
+            }
+        )
+    width = max(len(i["name"]) for i in items)
+    lines = []
+    for i in items:
+        value = f"{i['value']:.6g}" if isinstance(i["value"], float) else str(i["value"])
+        origin = (
+            f"set in {i['source']} (default {i['default']:g})" if i["overridden"] else i["source"]
+        )
+        lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
+        lines.append(f"{'':<{width}}  {i['description']}")
+    emit(items, "\n".join(lines))

@@ -1,0 +1,227 @@
+"""export and import."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..inert import inert
+from . import app
+from .common import CliError, db_path, emit, json_option, note, open_store, set_json
+
+EXPORT_FORMATS = ("json", "yaml", "agents-md")
+IMPORT_FORMATS = ("auto", "json", "yaml", "cass")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` via a temporary file in the same folder, so a reader never
+    sees half a file and a failed write leaves the old one intact."""
+    path = path.expanduser()
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise CliError("file_error", f"no such folder: {folder}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@app.command()
+def export(
+    fmt: str = typer.Option(
+        "json", "--format", "-f", help="json or yaml (the whole database), or agents-md."
+    ),
+    output: str | None = typer.Option(
+        None, "--output", "-o", help="Write to this file instead of stdout."
+    ),
+    title: str = typer.Option("Playbook", help="agents-md: the document's title."),
+    json_out: bool = json_option(),
+) -> None:
+    """Export the playbook: json/yaml round-trip through 'playbook import'; agents-md is
+    AGENTS.md / CLAUDE.md text (proven and established rules by category, anti-patterns
+    as "Avoid", deprecated rules left out)."""
+    set_json(json_out)
+    if fmt not in EXPORT_FORMATS:
+        raise CliError(
+            "invalid_input",
+            f"unknown export format {fmt!r}",
+            f"use one of {', '.join(EXPORT_FORMATS)}",
+        )
+    counts: dict[str, int] | None = None
+    content: Any
+    with open_store(create=False) as store:
+        if fmt == "agents-md":
+            from ..interop.agents_md import render_store
+
+            text = content = render_store(store, title=title)
+        else:
+            from ..interop.snapshot import counts as count_sections
+            from ..interop.snapshot import export_snapshot, to_json, to_yaml
+
+            doc = export_snapshot(store)
+            counts = count_sections(doc)
+            text = to_json(doc) if fmt == "json" else to_yaml(doc)
+            content = doc if fmt == "json" else text
+    if output is not None and output != "-":
+        path = Path(output)
+        _write_atomically(path, text)
+        data = {"format": fmt, "path": str(path), "bytes": len(text.encode()), "counts": counts}
+        what = f"{counts['bullets']} bullets, {counts['feedback']} events" if counts else fmt
+        emit(data, f"exported {what} to {path}")
+        return
+    if sys.stdout.isatty() and not json_out and fmt != "agents-md":
+        note("playbook: writing the export to the terminal; use -o FILE to save it")
+    if json_out:
+        emit({"format": fmt, "counts": counts, "content": content})
+    else:
+        sys.stdout.write(text)
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr, drawn only on a terminal and only once an
+    import has run long enough to be worth watching."""
+
+    DELAY = 0.3  # seconds before the bar appears
+    WIDTH = 30
+
+    def __init__(self, label: str, *, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        finished = done >= total
+        if now - self.start < self.DELAY and not (finished and self.drawn):
+            return
+        if not finished and now - self.last < 0.05:
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        filled = int(frac * self.WIDTH)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        sys.stderr.write(f"\r{self.label} [{bar}] {frac:4.0%} {done}/{total}")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _read_input(source: str) -> bytes:
+    try:
+        if source == "-":
+            return sys.stdin.buffer.read()
+        return Path(source).expanduser().read_bytes()
+    except FileNotFoundError:
+        raise CliError("file_not_found", f"no such file: {source}") from None
+    except IsADirectoryError:
+        raise CliError("file_error", f"{source} is a directory") from None
+    except PermissionError:
+        raise CliError("file_error", f"permission denied: {source}") from None
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@app.command("import")
+def import_cmd(
+    source: str = typer.Argument(..., metavar="FILE|-", help="The file to import ('-': stdin)."),
+    fmt: str = typer.Option(
+        "auto",
+        "--format",
+        "-f",
+        help="json or yaml (a Playbook export), cass (a cass-memory playbook.yaml), "
+        "or auto (decide from the content).",
+    ),
+    json_out: bool = json_option(),
+) -> None:
+    """Import a playbook into an empty database, in one transaction (a bad file changes
+    nothing). Our own exports come back exactly; cass-memory fields that have no home here
+    are listed on stderr."""
+    set_json(json_out)
+    from ..interop.importing import InvalidImport, import_cass, import_snapshot, load
+    from ..interop.snapshot import Snapshot
+
+    if fmt not in IMPORT_FORMATS:
+        raise CliError(
+            "invalid_input",
+            f"unknown import format {fmt!r}",
+            f"use one of {', '.join(IMPORT_FORMATS)}",
+        )
+    path = db_path()
+    existed = path.exists()
+    if existed:  # refuse a non-empty database before reading a large file
+        from ..interop.importing import require_empty
+
+        with open_store(create=False) as store:
+            require_empty(store)
+    data = _read_input(source)
+    try:
+        kind, parsed = load(data, fmt)
+    except InvalidImport as exc:
+        raise CliError("invalid_import", f"{source}: {exc}") from None
+    bar = _ProgressBar("importing", enabled=sys.stderr.isatty())
+    try:
+        with open_store(create=True) as store:
+            if isinstance(parsed, Snapshot):
+                report = import_snapshot(store, parsed, progress=bar)
+                report.format = kind
+            else:
+                name = "stdin" if source == "-" else Path(source).name
+                report = import_cass(store, parsed, progress=bar, source=name)
+    except InvalidImport as exc:
+        bar.close()
+        if not existed:
+            _remove_database(path)
+        raise CliError("invalid_import", f"{source}: {exc}") from None
+    except BaseException:
+        bar.close()
+        if not existed:
+            _remove_database(path)
+        raise
+    bar.close()
+    for line in report.unmapped:
+        note(f"playbook: not imported: {line}")
+    data_out = report.to_dict()
+    data_out["path"] = str(path)
+    labels = {
+        "bullets": "bullets",
+        "feedback": "feedback events",
+        "edges": "edges",
+        "maturity_log": "maturity-log entries",
+        "blocked_patterns": "blocked patterns",
+        "receipts": "receipts",
+        "proposals": "proposals",
+        "conflicts": "conflicts",
+        "decisions": "decisions",
+        "watermarks": "watermarks",
+    }
+    c = report.counts
+    parts = [f"{n} {labels.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
+    human = [f"imported {', '.join(parts)} ({report.format}) into {path}"]
+    if report.unmapped:
+        human.append(f"{len(report.unmapped)} item(s) could not be mapped (listed on stderr)")
+    for old, new in report.ids.items():
+        human.append(f"id {inert(old, one_line=True)} is now {new}")
+    for bid, before, after in report.maturity_changes:
+        human.append(f"{bid}: {before} -> {after}")
+    emit(data_out, "\n".join(human))
