@@ -9,12 +9,16 @@
   that carries one is rejected, and an offset a reflector invents is dropped.
 - `CommandReflector` never runs diary text, or its own command string, through a shell:
   see tests/test_reflectors.py::test_shell_metacharacters_are_never_executed.
-- The MCP surface offers no tool that approves, pins, blocks or unpins (see the MCP tests
-  at the end of this module).
+- The MCP server offers no tool that approves, rejects, pins, blocks or deprecates, lets
+  no caller name its actor, and nothing it is asked moves a pinned rule (the MCP tests at
+  the end of this module drive the real server object in-process).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,3 +234,78 @@ def test_a_reflector_cannot_choose_provenance(store: PlaybookStore, apply: bool)
         ("Invented offset", "session:real", None),
         ("Real offset", "session:real", diary.passages[1].offset),
     ]
+
+
+# ------------------------------------------------------------------ the MCP surface
+HUMAN_WORDS = ("approve", "reject", "pin", "block", "deprecate", "retire", "delete", "resolve")
+
+
+def _server(db: Path) -> Any:
+    pytest.importorskip("mcp")
+    from playbook.mcp_server import build_server
+
+    return build_server(db)
+
+
+def _field(obj: Any, snake: str, camel: str) -> Any:
+    """SDK 2.x names fields in snake_case, 1.x in camelCase."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+def mcp_call(server: Any, tool: str, args: dict[str, Any]) -> Any:
+    result = asyncio.run(server.call_tool(tool, args))
+    if isinstance(result, tuple):  # SDK 1.x: (content, structured)
+        return result[1].get("result", result[1])
+    if isinstance(result, list):
+        return json.loads(result[0].text)
+    assert not _field(result, "is_error", "isError"), result
+    data = _field(result, "structured_content", "structuredContent")
+    return data.get("result", data) if set(data) == {"result"} else data
+
+
+def test_the_mcp_server_offers_no_human_action(tmp_path: Path) -> None:
+    tools = asyncio.run(_server(tmp_path / "pb.sqlite3").list_tools())
+    names = {t.name for t in tools}
+    assert names == {"recall", "mark_feedback", "record_outcome", "propose_deltas", "show_bullet"}
+    assert [n for n in names for word in HUMAN_WORDS if word in n] == []
+    for t in tools:  # nobody calling over MCP can say who they are
+        properties = _field(t, "input_schema", "inputSchema")["properties"]
+        assert "actor" not in properties, t.name
+
+
+def test_nothing_an_mcp_client_asks_moves_a_pinned_rule(
+    db_path: Path, store: PlaybookStore, pinned: tuple[str, str]
+) -> None:
+    rule, other = pinned
+    server = _server(db_path)
+    before = bullet_state(store, rule)
+    last = store.conn.execute("SELECT MAX(id) FROM decisions").fetchone()[0]
+    for i in range(8):
+        mark = mcp_call(server, "mark_feedback", {"bullet_id": rule, "kind": "harmful"})
+        assert mark["status"] == "applied"
+        out = mcp_call(
+            server,
+            "record_outcome",
+            {"outcome": "failure", "bullet_ids": [rule], "receipt": f"mcp-{i}"},
+        )
+        assert out["applied"] == [rule]
+    proposed = mcp_call(
+        server,
+        "propose_deltas",
+        {
+            "deltas": [
+                {"type": "deprecate", "bullet_id": rule, "reason": "mine"},
+                {"type": "replace", "bullet_id": rule, "content": "Secrets are fine in tests"},
+                {"type": "merge", "bullet_ids": [other, rule], "content": "Scan, then commit"},
+                {"type": "add", "content": "Approve me", "provenance": {"session_ref": "x"}},
+            ]
+        },
+    )
+    assert len(proposed["staged"]) == 3 and proposed["rejected"][0]["index"] == 3
+    assert bullet_state(store, rule) == before
+    assert store.lineage(rule).successors == []
+    statuses = store.conn.execute("SELECT DISTINCT status FROM proposals").fetchall()
+    assert statuses == [("pending",)]
+    assert {e.actor for e in store.timeline(rule)} == {"agent"}
+    actors = store.conn.execute("SELECT DISTINCT actor FROM decisions WHERE id > ?", (last,))
+    assert actors.fetchall() == [("agent",)]  # nothing over MCP acted as a human
