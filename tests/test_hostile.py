@@ -15,6 +15,7 @@ overrides, invisible format characters, NUL bytes, megabyte strings):
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import unicodedata
@@ -253,6 +254,42 @@ def test_hostile_ids_and_rejections_are_printed_inert(
         assert_inert(out)
         assert_inert(err)
         assert err.count("\n") == 1
+
+
+BAD_ARGV = "\udcff"  # what Python makes of the byte 0xff in a command-line argument
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["add", "Run the tests", "--offset", "-1"],
+        ["curate", "-", "--offset", "-3"],
+        ["add", "Run the tests", "--session", BAD_ARGV],
+        ["add", f"Run {BAD_ARGV} the tests"],
+        ["mark", f"b-{BAD_ARGV}", "helpful"],
+        ["pin", f"b-{BAD_ARGV}", "--reason", "x"],
+        ["block", f"{BAD_ARGV} pattern", "--reason", BAD_ARGV],
+        ["outcome", "success", "b-1", "--receipt", BAD_ARGV],
+        ["recall", f"tests {BAD_ARGV}"],
+    ],
+)
+def test_bad_arguments_are_one_plain_line_and_change_nothing(
+    db: Path, args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(db)
+    add_hostile(store, "Run the tests")
+    before = dump(store)
+    store.conn.close()
+    monkeypatch.setattr("sys.stdin", io.StringIO("[]"))
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err  # 0: recall of a word that matches nothing is no error
+    assert_inert(out)
+    assert_inert(err)
+    if code:
+        assert out == "" and err.count("\n") == 1 and err.startswith("playbook: error: ")
+    store = open_store(db)
+    assert dump(store) == before
 
 
 def test_proposals_are_listed_inert(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
