@@ -30,6 +30,8 @@ from hypothesis import strategies as st
 from playbook.curation import curate
 from playbook.diaries import detect_format, read_jsonl_transcript, read_text_diary
 from playbook.interop.cass import CassImport, CassImportError, parse_cass_playbook
+from playbook.interop.importing import InvalidImport, import_data
+from playbook.interop.snapshot import export_snapshot, to_json
 from playbook.reflect import reflect_session
 from playbook.reflectors import HeuristicReflector
 from playbook.store import DatabaseOpenError, PlaybookStore, connect
@@ -368,6 +370,94 @@ def test_arbitrary_yaml_as_a_cass_playbook(doc: dict[Any, Any]) -> None:
 @given(st.binary(max_size=4000))
 def test_arbitrary_bytes_as_a_cass_playbook_long(data: bytes) -> None:
     check_cass(data)
+
+
+# ------------------------------------------------------------------ importing files
+def _empty_template() -> sqlite3.Connection:
+    conn = connect(":memory:")
+    PlaybookStore(conn, clock=Clock())
+    return conn
+
+
+EMPTY = _empty_template()
+EXPORT = json.loads(to_json(export_snapshot(PlaybookStore(TEMPLATE, migrate=False))))
+
+
+def empty_store() -> PlaybookStore:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    EMPTY.backup(conn)
+    conn.execute("PRAGMA foreign_keys=ON")
+    return PlaybookStore(conn, clock=Clock(), migrate=False)
+
+
+def check_import(data: bytes, fmt: str) -> None:
+    """An import either succeeds into a sound file or fails with one line, writing nothing."""
+    store = empty_store()
+    before = snapshot(store.conn)
+    try:
+        import_data(store, data, fmt)
+    except InvalidImport as exc:
+        assert "\n" not in str(exc) and str(exc).strip()
+        assert snapshot(store.conn) == before
+        return
+    assert store.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+@st.composite
+def near_valid_export(draw: st.DrawFn) -> bytes:
+    """A real export with one thing changed: a field set to any JSON, dropped or added, a
+    row dropped or repeated, or a section replaced."""
+    doc = json.loads(json.dumps(EXPORT))
+    sections = sorted(k for k, v in doc.items() if isinstance(v, list) and v)
+    section = draw(st.sampled_from(sections))
+    rows = doc[section]
+    i = draw(st.integers(0, len(rows) - 1))
+    change = draw(st.sampled_from(["set", "drop-key", "add-key", "drop-row", "repeat", "swap"]))
+    if change == "set":
+        rows[i][draw(st.sampled_from(sorted(rows[i])))] = draw(JSON | BULLET_ID)
+    elif change == "drop-key":
+        rows[i].pop(draw(st.sampled_from(sorted(rows[i]))))
+    elif change == "add-key":
+        rows[i][draw(TEXT)] = draw(JSON)
+    elif change == "drop-row":
+        rows.pop(i)
+    elif change == "repeat":
+        rows.append(rows[i])
+    else:
+        doc[section] = draw(JSON)
+    return json.dumps(doc, default=repr).encode("utf-8", "surrogatepass")
+
+
+@CI
+@given(st.binary(max_size=600), st.sampled_from(["auto", "json", "yaml", "cass"]))
+def test_arbitrary_bytes_imported_into_a_store(data: bytes, fmt: str) -> None:
+    check_import(data, fmt)
+
+
+@CI
+@given(near_valid_export())
+def test_a_damaged_export_imports_whole_or_not_at_all(data: bytes) -> None:
+    check_import(data, "auto")
+
+
+@CI
+@given(
+    st.lists(st.dictionaries(CASS_KEYS, JSON | TEXT, max_size=8), max_size=4),
+    st.lists(JSON, max_size=2),
+)
+def test_a_cass_playbook_of_any_shape_imports_whole_or_not_at_all(
+    bullets: list[Any], patterns: list[Any]
+) -> None:
+    doc = {"schema_version": 2, "bullets": bullets, "deprecatedPatterns": patterns}
+    check_import(yaml.safe_dump(doc).encode(), "cass")
+
+
+@pytest.mark.slow
+@LONG
+@given(near_valid_export() | st.binary(max_size=3000))
+def test_imports_whole_or_not_at_all_long(data: bytes) -> None:
+    check_import(data, "auto")
 
 
 # ------------------------------------------------------------------ database files
