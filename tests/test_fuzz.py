@@ -27,6 +27,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from playbook.cli import main
 from playbook.curation import curate
 from playbook.diaries import detect_format, read_jsonl_transcript, read_text_diary
 from playbook.interop.cass import CassImport, CassImportError, parse_cass_playbook
@@ -458,6 +459,20 @@ def test_a_cass_playbook_of_any_shape_imports_whole_or_not_at_all(
 @given(near_valid_export() | st.binary(max_size=3000))
 def test_imports_whole_or_not_at_all_long(data: bytes) -> None:
     check_import(data, "auto")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(near_valid_export() | st.binary(max_size=400), st.sampled_from(["auto", "cass"]))
+def test_the_import_command_reports_a_bad_file_in_one_line(
+    tmp_path_factory: Any, capsys: pytest.CaptureFixture[str], data: bytes, fmt: str
+) -> None:
+    folder = tmp_path_factory.mktemp("import")
+    (folder / "in.bin").write_bytes(data)
+    code = main(["--db", str(folder / "new.sqlite3"), "import", str(folder / "in.bin"), "-f", fmt])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    if code:
+        assert out == "" and err.count("\n") == 1 and err.startswith("playbook: error: ")
 
 
 # ------------------------------------------------------------------ database files
