@@ -8,7 +8,7 @@ its batch id, every receipt with its events, every batch's decisions, the eviden
 equal to the log, and `PRAGMA integrity_check` ok. No process may see any error (a
 "database is locked" would be one).
 
-The CI variant runs 8 x 40 batches; `pytest -m slow` runs 8 x 200.
+The CI variant runs 8 x 100 batches; `pytest -m slow` runs 8 x 500.
 """
 
 from __future__ import annotations
@@ -136,16 +136,16 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
 
 
 def test_eight_writers_and_a_reader_lose_nothing(tmp_path: Path) -> None:
-    reports, db = run_load(tmp_path, batches=40, timeout=120)
-    totals = check_file(reports, db, batches=40)
-    assert totals["events"] > 300 and totals["receipts"] > 50
+    reports, db = run_load(tmp_path, batches=100, timeout=120)
+    totals = check_file(reports, db, batches=100)
+    assert totals["events"] > 1000 and totals["receipts"] > 100
 
 
 @pytest.mark.slow
 def test_eight_writers_and_a_reader_lose_nothing_long(tmp_path: Path) -> None:
-    reports, db = run_load(tmp_path, batches=200, timeout=900)
-    totals = check_file(reports, db, batches=200)
-    assert totals["events"] > 1500
+    reports, db = run_load(tmp_path, batches=500, timeout=900)
+    totals = check_file(reports, db, batches=500)
+    assert totals["events"] > 5000
 
 
 def test_the_check_notices_a_lost_event(tmp_path: Path) -> None:

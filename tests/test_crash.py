@@ -308,9 +308,9 @@ def check_reflection(db: Path, diary: Path) -> dict[str, int]:
 
 # ------------------------------------------------------------------ tests
 def test_killed_writers_leave_whole_batches(tmp_path: Path) -> None:
-    db, journal, stats = crash_writer(tmp_path, inner_kills=22, outer_kills=10, seed=7)
+    db, journal, stats = crash_writer(tmp_path, inner_kills=30, outer_kills=15, seed=7)
     totals = check_file(db, journal)
-    assert stats["inner"] + stats["outer"] >= 30
+    assert stats["inner"] + stats["outer"] == 45
     assert totals["absent"] >= stats["inner"]  # each inner kill lost its batch, wholly
     assert totals["present"] > 30
 
