@@ -6,7 +6,8 @@ does not exist yet, while a ninth recalls and scores in a loop. Each writer repo
 committed; the file must hold exactly that: every feedback event once, every bullet with
 its batch id, every receipt with its events, every batch's decisions, the evidence cache
 equal to the log, and `PRAGMA integrity_check` ok. No process may see any error (a
-"database is locked" would be one).
+"database is locked" would be one). The reader's semantic recalls write embeddings to the
+cache meanwhile, as an agent's recall does.
 
 The CI variant runs 8 x 100 batches; `pytest -m slow` runs 8 x 500.
 """
@@ -125,6 +126,7 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
         h, x = scoring.decayed_totals(raw.get(bid, []), scoring.days(now), store.half_life())
         assert evidence[bid].helpful == pytest.approx(h, rel=1e-9, abs=1e-12)
         assert evidence[bid].harmful == pytest.approx(x, rel=1e-9, abs=1e-12)
+    embeddings = conn.execute("SELECT COUNT(*) FROM cache_blob").fetchone()[0]
     conn.close()
     return {
         "batches": sum(len(r["batches"]) for r in reports),
@@ -132,6 +134,7 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
         "bullets": len(bullets),
         "inversions": len(inverted),
         "receipts": len(receipts),
+        "embeddings": embeddings,
     }
 
 
@@ -139,6 +142,7 @@ def test_eight_writers_and_a_reader_lose_nothing(tmp_path: Path) -> None:
     reports, db = run_load(tmp_path, batches=100, timeout=120)
     totals = check_file(reports, db, batches=100)
     assert totals["events"] > 1000 and totals["receipts"] > 100
+    assert totals["embeddings"] > 0  # the reader's semantic recalls wrote too
 
 
 @pytest.mark.slow

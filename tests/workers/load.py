@@ -134,15 +134,22 @@ def run_writer(db: str, index: int, batches: int, seed: int, out: str) -> None:
 
 
 def run_reader(db: str, stop: Event, seed: int, out: str) -> None:
-    """Recall and score in a loop until `stop` is set; write the report to `out` (JSON)."""
+    """Recall and score in a loop until `stop` is set; write the report to `out` (JSON).
+    Every third recall is semantic, which writes missing embeddings to the cache: a reader
+    that writes too, as an agent's recall does."""
+    from playbook.vectors import HashTrigramEmbedder, MemoryVectors
+
     rng = random.Random(seed)
     report: dict[str, Any] = {"recalls": 0, "nonempty": 0, "scored": 0, "errors": []}
     try:
         conn = connect(db)
         store = PlaybookStore(conn)
+        embedder = HashTrigramEmbedder()
         while not stop.is_set():
             try:
-                r = recall(store, " ".join(rng.sample(WORDS, 2)), limit=5)
+                vectors = MemoryVectors(store, embedder) if report["recalls"] % 3 == 0 else None
+                query = " ".join(rng.sample(WORDS, 2))
+                r = recall(store, query, limit=5, vectors=vectors)
                 report["recalls"] += 1
                 report["nonempty"] += bool(r.bullets or r.anti_patterns)
                 ids = [it.bullet.id for it in r.bullets + r.anti_patterns + r.deprecated_warnings]

@@ -19,6 +19,7 @@ PRELOAD = [
     "playbook.reflectors",
     "playbook.retrieval",
     "playbook.store",
+    "playbook.vectors",
     "tests.workers.load",
     "tests.workers.crash",
 ]
