@@ -195,15 +195,15 @@ def build(path: Path, n: int, events_per_bullet: int = 10, seed: int = 1) -> Pat
         created = NOW - timedelta(days=rng.uniform(1, 400))
         t = [rng.choice(TERMS)] if rng.random() < 0.5 else []
         bullets.append(
-            (bid, content, rng.choice(["ci", "testing", "git", "python", "docs"]), json.dumps(t),
+            (i + 1, bid, content, rng.choice(["ci", "testing", "git", "python"]), json.dumps(t),
              "global", None, "anti-pattern" if content.startswith("AVOID") else "rule",
              "workflow_rule", "learned", "active", "candidate", 0, None, None, None, None,
              iso(created), iso(created), None, content_hash(content))
         )  # fmt: skip
         for tok in set(tokens(content)):
-            btok.append((tok, bid))
+            btok.append((tok, i + 1))
             vocab[tok] = vocab.get(tok, 0) + 1
-        tags.extend((x, bid) for x in t)
+        tags.extend((x, i + 1) for x in t)
         helpful_bias = rng.betavariate(5, 1.2)  # mostly helpful, a harmful tail
         for _ in range(rng.randint(0, 2 * events_per_bullet)):
             at = created + timedelta(days=rng.uniform(0, (NOW - created).days))
@@ -213,10 +213,10 @@ def build(path: Path, n: int, events_per_bullet: int = 10, seed: int = 1) -> Pat
             )
     with store.transaction():
         conn.executemany(
-            "INSERT INTO bullets (id, content, category, tags, scope, scope_key, type, kind, "
+            "INSERT INTO bullets (seq, id, content, category, tags, scope, scope_key, type, kind, "
             "source, state, maturity, pinned, pinned_reason, half_life_days, session_ref, "
             "byte_offset, created_at, valid_from, valid_to, content_hash) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             bullets,
         )
         conn.executemany("INSERT INTO bullet_tokens VALUES (?, ?)", btok)
@@ -224,7 +224,7 @@ def build(path: Path, n: int, events_per_bullet: int = 10, seed: int = 1) -> Pat
         conn.executemany("INSERT INTO bullet_tags VALUES (?, ?)", tags)
         conn.executemany(
             "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, 'candidate')",
-            [(b[0], b[16]) for b in bullets],
+            [(b[1], b[17]) for b in bullets],
         )
         events.sort(key=lambda e: e[2])
         conn.executemany(

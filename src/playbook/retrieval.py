@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 from . import scoring
 from .model import Bullet
 from .store import PlaybookStore, iso, parse_iso
-from .store.ranking import LISTS, keyword_points, rank_table
+from .store.ranking import (
+    LISTS,
+    candidate_seqs,
+    keyword_array,
+    keyword_hits,
+    keyword_points,
+    rank_table,
+)
 from .text import query_tokens
 
 if TYPE_CHECKING:
@@ -160,15 +167,11 @@ def _rank_now(
     import numpy as np
 
     policy = store.policy
-    points = keyword_points(store, qtokens, policy)
-    table = rank_table(store, None if vectors is not None else points)
+    hits = keyword_hits(store, qtokens, policy)
+    table = rank_table(store, None if vectors is not None else candidate_seqs(hits))
     if not len(table):
         return [[], [], []]
-    keyword = np.zeros(len(table), dtype=np.float64)
-    hits = [(table.pos[i], p) for i, p in points.items() if i in table.pos]
-    if hits:
-        at, values = zip(*hits, strict=True)
-        keyword[np.array(at, dtype=np.intp)] = values
+    keyword = keyword_array(table, hits)
     relevance = keyword.copy()
     sim = None
     if vectors is not None:

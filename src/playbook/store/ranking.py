@@ -6,14 +6,14 @@ columns. A query then scores its candidates in a few vector operations. The tabl
 reloaded when the database changes (another connection's commit moves `PRAGMA
 data_version`; this connection's own writes move `total_changes`), so it is never stale.
 
-Keyword points come from the token index: exact postings for each query token, postings
-of the vocabulary tokens that contain it, and tag postings.
+Keyword points come from the token index, whose postings hold each bullet's integer `seq`:
+exact postings for each query token, postings of the vocabulary tokens that contain it, and
+tag postings. Integers map straight to table positions, with no per-row Python work.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
 class RankTable:
     key: tuple[Any, ...]
     ids: list[str]
-    pos: dict[str, int]
+    position: np.ndarray  # intp, indexed by bullet seq: its row here, or -1
     kind: np.ndarray  # int8: index into LISTS
     maturity: list[str]
     multiplier: np.ndarray  # by maturity, from the policy
@@ -45,16 +45,24 @@ class RankTable:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def positions(self, seqs: np.ndarray) -> np.ndarray:
+        """Rows of the bullets with these seqs (those not in the table dropped)."""
+        import numpy as np
+
+        seqs = seqs[seqs < len(self.position)]
+        at = self.position[seqs]
+        return at[at >= 0] if at.size else np.empty(0, dtype=np.intp)
+
 
 _COLUMNS = (
-    "SELECT b.id, b.type, b.maturity, b.scope, b.scope_key, b.content_hash, "
+    "SELECT b.seq, b.id, b.type, b.maturity, b.scope, b.scope_key, b.content_hash, "
     "b.half_life_days, e.half_life, e.ref, e.helpful, e.harmful "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
 )
 
 
-def rank_table(store: PlaybookStore, ids: Iterable[str] | None = None) -> RankTable:
-    """The recallable bullets of `store` (or of `ids` only), cached until the db changes.
+def rank_table(store: PlaybookStore, seqs: np.ndarray | None = None) -> RankTable:
+    """The recallable bullets of `store` (or of `seqs` only), cached until the db changes.
 
     A process's first query loads only its candidates (a one-shot `playbook recall` never
     pays for the whole table); from the second query on, the whole table is loaded once
@@ -65,10 +73,11 @@ def rank_table(store: PlaybookStore, ids: Iterable[str] | None = None) -> RankTa
     cached: RankTable | None = getattr(store, "_rank_table", None)
     if cached is not None and cached.key == key:
         return cached
-    if ids is not None and not getattr(store, "_rank_table_wanted", False):
+    if seqs is not None and not getattr(store, "_rank_table_wanted", False):
         store._rank_table_wanted = True  # type: ignore[attr-defined]
         rows = store.conn.execute(
-            _COLUMNS + " AND b.id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)
+            _COLUMNS + " AND b.seq IN (SELECT value FROM json_each(?))",
+            (json.dumps(seqs.tolist()),),
         ).fetchall()
         return _build(store, key, rows)
     table = _build(store, key, store.conn.execute(_COLUMNS).fetchall())
@@ -84,69 +93,99 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         r[0] for r in store.conn.execute("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'")
     }
     n = len(rows)
-    cols = list(zip(*rows, strict=True)) if rows else [()] * 11
-    ids = list(cols[0])
-    maturity = list(cols[2])
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 12
+    seq = np.array(cols[0], dtype=np.intp)
+    position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
+    position[seq] = np.arange(n, dtype=np.intp)
+    ids = list(cols[1])
+    maturity = list(cols[3])
     mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
     kinds = (
         2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
-        for t, m in zip(cols[1], maturity, strict=True)
+        for t, m in zip(cols[2], maturity, strict=True)
     )
     default_hl = policy.half_life_days
-    half_life = np.array([v or default_hl for v in cols[6]], dtype=np.float64)
+    half_life = np.array([v or default_hl for v in cols[7]], dtype=np.float64)
     nan = float("nan")
-    cache_hl = np.array([nan if v is None else v for v in cols[7]], dtype=np.float64)
+    cache_hl = np.array([nan if v is None else v for v in cols[8]], dtype=np.float64)
     return RankTable(
         key=key,
         ids=ids,
-        pos={bid: i for i, bid in enumerate(ids)},
+        position=position,
         kind=np.fromiter(kinds, dtype=np.int8, count=n),
         maturity=maturity,
         multiplier=np.array([mult[m] for m in maturity], dtype=np.float64),
         half_life=half_life,
-        ref=np.array([nan if v is None else v for v in cols[8]], dtype=np.float64),
-        helpful=np.array([v or 0.0 for v in cols[9]], dtype=np.float64),
-        harmful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
+        ref=np.array([nan if v is None else v for v in cols[9]], dtype=np.float64),
+        helpful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
+        harmful=np.array([v or 0.0 for v in cols[11]], dtype=np.float64),
         exact=(np.isnan(cache_hl) | (cache_hl == half_life))
         & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n),
         scoped=[
             (i, s, k)
-            for i, (s, k) in enumerate(zip(cols[3], cols[4], strict=True))
+            for i, (s, k) in enumerate(zip(cols[4], cols[5], strict=True))
             if s != "global"
         ],
-        content_hash=list(cols[5]),
+        content_hash=list(cols[6]),
     )
 
 
-def _token_hits(store: PlaybookStore, q: str, policy: Policy) -> list[tuple[Iterable[str], float]]:
-    """The bullets one query token scores on, with the points each earns."""
+def keyword_hits(
+    store: PlaybookStore, tokens: list[str], policy: Policy
+) -> list[tuple[np.ndarray, float]]:
+    """(bullet seqs, points) for each query token: +3 where it is a token of the bullet,
+    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag."""
+    import numpy as np
+
     conn = store.conn
-    exact = {
-        r[0] for r in conn.execute("SELECT bullet_id FROM bullet_tokens WHERE token = ?", (q,))
-    }
-    # The matching vocabulary first, then its postings: written as a join, SQLite scans every
-    # posting and looks each one up in vocab (30 ms per query token at 10k bullets, not 0.5).
-    partial = {
-        r[0]
-        for r in conn.execute(
-            "SELECT bullet_id FROM bullet_tokens WHERE token IN "
+
+    def seqs(sql: str, *args: str) -> np.ndarray:
+        return np.fromiter((r[0] for r in conn.execute(sql, args)), dtype=np.intp)
+
+    hits: list[tuple[np.ndarray, float]] = []
+    for q in tokens:
+        exact = seqs("SELECT seq FROM bullet_tokens WHERE token = ?", q)
+        # The matching vocabulary first, then its postings: written as a join, SQLite scans
+        # every posting and looks each one up in vocab.
+        partial = seqs(
+            "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
             "(SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?)",
-            (q, q),
+            q,
+            q,
         )
-    }
-    tags = [r[0] for r in conn.execute("SELECT bullet_id FROM bullet_tags WHERE tag = ?", (q,))]
-    return [
-        (exact, policy.exact_points),
-        (partial - exact, policy.substring_points),
-        (tags, policy.tag_points),
-    ]
+        hits.append((exact, policy.exact_points))
+        hits.append((np.setdiff1d(partial, exact, assume_unique=True), policy.substring_points))
+        hits.append((seqs("SELECT seq FROM bullet_tags WHERE tag = ?", q), policy.tag_points))
+    return hits
+
+
+def candidate_seqs(hits: list[tuple[np.ndarray, float]]) -> np.ndarray:
+    import numpy as np
+
+    return np.unique(np.concatenate([h for h, _ in hits])) if hits else np.empty(0, np.intp)
+
+
+def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:
+    """Keyword points aligned with the table's rows."""
+    import numpy as np
+
+    points = np.zeros(len(table), dtype=np.float64)
+    for seqs, value in hits:
+        points[table.positions(seqs)] += value  # seqs are unique within one hit list
+    return points
 
 
 def keyword_points(store: PlaybookStore, tokens: list[str], policy: Policy) -> dict[str, float]:
     """The same points by bullet id, for any bullet (retired ones too): the as-of path."""
-    points: dict[str, float] = {}
-    for q in tokens:
-        for ids, value in _token_hits(store, q, policy):
-            for bid in ids:
-                points[bid] = points.get(bid, 0.0) + value
-    return points
+    hits = keyword_hits(store, tokens, policy)
+    seq_points: dict[int, float] = {}
+    for seqs, value in hits:
+        for s in seqs.tolist():
+            seq_points[s] = seq_points.get(s, 0.0) + value
+    if not seq_points:
+        return {}
+    rows = store.conn.execute(
+        "SELECT seq, id FROM bullets WHERE seq IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(seq_points)),),
+    )
+    return {bid: seq_points[s] for s, bid in rows}

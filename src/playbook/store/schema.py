@@ -50,7 +50,8 @@ BEGIN SELECT RAISE(ABORT, '{table} is append-only: rows cannot be deleted'); END
 
 MEMORY_V1 = f"""
 CREATE TABLE bullets (
-    id TEXT PRIMARY KEY,
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
     content TEXT NOT NULL,
     category TEXT NOT NULL DEFAULT 'general',
     tags TEXT NOT NULL DEFAULT '[]',
@@ -84,14 +85,14 @@ CREATE INDEX bullets_rev ON bullets(rev);
 
 CREATE TABLE bullet_tokens (
     token TEXT NOT NULL,
-    bullet_id TEXT NOT NULL REFERENCES bullets(id),
-    PRIMARY KEY (token, bullet_id)
+    seq INTEGER NOT NULL REFERENCES bullets(seq),
+    PRIMARY KEY (token, seq)
 ) WITHOUT ROWID;
 CREATE TABLE vocab (token TEXT PRIMARY KEY, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
 CREATE TABLE bullet_tags (
     tag TEXT NOT NULL,
-    bullet_id TEXT NOT NULL REFERENCES bullets(id),
-    PRIMARY KEY (tag, bullet_id)
+    seq INTEGER NOT NULL REFERENCES bullets(seq),
+    PRIMARY KEY (tag, seq)
 ) WITHOUT ROWID;
 
 CREATE TABLE feedback (

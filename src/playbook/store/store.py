@@ -299,10 +299,12 @@ class PlaybookStore:
         return bullet
 
     def _index_bullet(self, bid: str, content: str, tags: list[str]) -> None:
+        """Postings for recall and duplicate search, keyed by the bullet's integer `seq`."""
+        seq = self.conn.execute("SELECT seq FROM bullets WHERE id = ?", (bid,)).fetchone()[0]
         toks = sorted(set(tokens(content)))
         self.conn.executemany(
-            "INSERT OR IGNORE INTO bullet_tokens (token, bullet_id) VALUES (?, ?)",
-            [(t, bid) for t in toks],
+            "INSERT OR IGNORE INTO bullet_tokens (token, seq) VALUES (?, ?)",
+            [(t, seq) for t in toks],
         )
         self.conn.executemany(
             "INSERT INTO vocab (token, df) VALUES (?, 1) "
@@ -310,8 +312,8 @@ class PlaybookStore:
             [(t,) for t in toks],
         )
         self.conn.executemany(
-            "INSERT OR IGNORE INTO bullet_tags (tag, bullet_id) VALUES (?, ?)",
-            [(t.lower(), bid) for t in tags],
+            "INSERT OR IGNORE INTO bullet_tags (tag, seq) VALUES (?, ?)",
+            [(t.lower(), seq) for t in tags],
         )
 
     def get_bullet(self, bullet_id: str) -> Bullet | None:
@@ -359,7 +361,7 @@ class PlaybookStore:
             where.append(f"maturity IN ({','.join('?' * len(ms))})")
             args += ms
         if tag is not None:
-            where.append("id IN (SELECT bullet_id FROM bullet_tags WHERE tag = ?)")
+            where.append("seq IN (SELECT seq FROM bullet_tags WHERE tag = ?)")
             args.append(tag.lower())
         if pinned is not None:
             where.append("pinned = ?")
@@ -370,7 +372,7 @@ class PlaybookStore:
         sql = f"SELECT {BULLET_COLUMNS} FROM bullets"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY created_at, rowid"
+        sql += " ORDER BY created_at, seq"
         return [_bullet(r) for r in self.conn.execute(sql, args)]
 
     def count_bullets(self) -> int:
@@ -383,7 +385,10 @@ class PlaybookStore:
         return [_bullet(r) for r in rows]
 
     def token_postings(self, token: str) -> list[str]:
-        rows = self.conn.execute("SELECT bullet_id FROM bullet_tokens WHERE token = ?", (token,))
+        rows = self.conn.execute(
+            "SELECT b.id FROM bullet_tokens t JOIN bullets b ON b.seq = t.seq WHERE t.token = ?",
+            (token,),
+        )
         return [r[0] for r in rows]
 
     def token_df(self, toks: Iterable[str]) -> dict[str, int]:
