@@ -454,7 +454,8 @@ class PlaybookStore:
             )
 
     def pin(self, bullet_id: str, reason: str, *, actor: str = "human") -> None:
-        """Pin a bullet: its maturity never moves and agents cannot retire it."""
+        """Pin a bullet: its maturity never moves and agents cannot retire it. Human only."""
+        _require_human(actor, "pin a bullet")
         self.require_bullet(bullet_id)
         with self.transaction():
             self.conn.execute(
@@ -465,6 +466,7 @@ class PlaybookStore:
             self.log_decision(None, actor, "pin", bullet_id, "applied", reason)
 
     def unpin(self, bullet_id: str, *, actor: str = "human") -> None:
+        _require_human(actor, "unpin a bullet")
         self.require_bullet(bullet_id)
         with self.transaction():
             self.conn.execute(
@@ -819,7 +821,8 @@ class PlaybookStore:
 
     # ---------------------------------------------------------------- blocked patterns
     def block(self, pattern: str, reason: str, *, actor: str = "human") -> str:
-        """Block a pattern: adds near it are refused. Returns the block's id."""
+        """Block a pattern: adds near it are refused. Returns the block's id. Human only."""
+        _require_human(actor, "block a pattern")
         if not normalize(pattern):
             raise StoreError("a blocked pattern needs at least one word")
         pid = new_id("p")
@@ -833,6 +836,7 @@ class PlaybookStore:
         return pid
 
     def unblock(self, block_id: str, *, actor: str = "human") -> None:
+        _require_human(actor, "unblock a pattern")
         with self.transaction():
             cur = self.conn.execute(
                 "UPDATE blocked_patterns SET active = 0, unblocked_at = ? "
@@ -991,6 +995,13 @@ class PlaybookStore:
     def active_ids(self) -> list[str]:
         rows = self.conn.execute("SELECT id FROM bullets WHERE state != 'retired'")
         return [r[0] for r in rows]
+
+
+def _require_human(actor: str, action: str) -> None:
+    """Pins and blocks are a reviewer's decisions: an agent that could unpin a rule could
+    then retire it, and one that could unblock a pattern could add it."""
+    if actor != Actor.HUMAN:
+        raise StoreError(f"only a human can {action} (actor was {actor!r})")
 
 
 def _json_ids(items: Iterable[str]) -> str:
