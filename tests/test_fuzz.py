@@ -45,13 +45,13 @@ LONG = settings(max_examples=2000, deadline=None, suppress_health_check=list(Hea
 
 # ------------------------------------------------------------------ deterministic stores
 class _Tokens:
-    """Stands in for `secrets` in the store: ids and batch ids from a counter, so that two
+    """Stands in for the store's randomness: ids and batch ids from a counter, so that two
     runs of the same operations give byte-identical files."""
 
     def __init__(self) -> None:
         self.counter = itertools.count()
 
-    def token_hex(self, n: int) -> str:
+    def __call__(self, n: int) -> str:
         return f"{next(self.counter):0{2 * n}x}"
 
 
@@ -59,7 +59,7 @@ class _Tokens:
 def deterministic_ids() -> Iterator[_Tokens]:
     tokens = _Tokens()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("playbook.store.store.secrets", tokens)
+        mp.setattr("playbook.store.store.random_hex", tokens)
         yield tokens
 
 

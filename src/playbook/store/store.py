@@ -62,12 +62,17 @@ def parse_iso(s: str) -> datetime:
     return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
+def random_hex(nbytes: int) -> str:
+    """Random hex from os.urandom (what `secrets` uses, without importing hmac)."""
+    return os.urandom(nbytes).hex()
+
+
 def new_id(prefix: str) -> str:
-    return f"{prefix}-{os.urandom(4).hex()}"  # urandom: what secrets uses, without hmac
+    return f"{prefix}-{random_hex(4)}"
 
 
 def new_batch_id() -> str:
-    return f"c-{os.urandom(6).hex()}"
+    return f"c-{random_hex(6)}"
 
 
 def _bullet(row: Sequence[Any]) -> Bullet:
