@@ -77,7 +77,7 @@ class CurateResult:
 
 def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance:
     if value is None:
-        return Provenance()
+        return Provenance.model_construct()  # empty: nothing to validate
     if isinstance(value, Provenance):
         return value
     return Provenance.model_validate(value)

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .model import BulletType, HarmReason, Scope
+from .model import BulletType, HarmReason, Scope, StorableText
 
 PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
 
@@ -23,51 +23,51 @@ def _text(value: str) -> str:
 
 class AddDelta(_Delta):
     type: Literal["add"]
-    content: str
-    category: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    content: StorableText
+    category: StorableText | None = None
+    tags: list[StorableText] = Field(default_factory=list)
     scope: Scope | None = None
-    scope_key: str | None = None
+    scope_key: StorableText | None = None
     bullet_type: BulletType | None = None
-    kind: str | None = None
-    reason: str | None = None
+    kind: StorableText | None = None
+    reason: StorableText | None = None
 
     _content = field_validator("content")(_text)
 
 
 class HelpfulDelta(_Delta):
     type: Literal["helpful"]
-    bullet_id: str
-    context: str | None = None
+    bullet_id: StorableText
+    context: StorableText | None = None
 
 
 class HarmfulDelta(_Delta):
     type: Literal["harmful"]
-    bullet_id: str
+    bullet_id: StorableText
     reason: HarmReason | None = None
-    context: str | None = None
+    context: StorableText | None = None
 
 
 class ReplaceDelta(_Delta):
     type: Literal["replace"]
-    bullet_id: str
-    content: str
-    reason: str | None = None
+    bullet_id: StorableText
+    content: StorableText
+    reason: StorableText | None = None
 
     _content = field_validator("content")(_text)
 
 
 class DeprecateDelta(_Delta):
     type: Literal["deprecate"]
-    bullet_id: str
-    reason: str
+    bullet_id: StorableText
+    reason: StorableText
 
 
 class MergeDelta(_Delta):
     type: Literal["merge"]
-    bullet_ids: list[str] = Field(min_length=2)
-    content: str
-    reason: str | None = None
+    bullet_ids: list[StorableText] = Field(min_length=2)
+    content: StorableText
+    reason: StorableText | None = None
 
     _content = field_validator("content")(_text)
 

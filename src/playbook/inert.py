@@ -11,10 +11,19 @@ import json
 import re
 from typing import Any
 
-# C0 controls except tab/newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
-# zero-width and line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+# Every character a terminal acts on or does not show: C0 controls except tab/newline, DEL,
+# C1 controls, and all format characters (Unicode category Cf: bidi marks, embeddings,
+# overrides and isolates, zero-width characters, the invisible "tag" characters that can
+# smuggle hidden text, the BOM, the soft hyphen), line/paragraph separators, and lone
+# surrogates (no terminal can be sent them: writing one to stdout raises).
+_INVISIBLE = (
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+_UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -24,7 +33,9 @@ def _escape(m: re.Match[str]) -> str:
         return "\\n"
     if c == "\t":
         return "\\t"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def inert(text: str, *, one_line: bool = False) -> str:
@@ -37,7 +48,7 @@ def has_unsafe(text: str) -> bool:
 
 
 def _json_escape(m: re.Match[str]) -> str:
-    return f"\\u{ord(m.group(0)):04x}"
+    return json.dumps(m.group(0))[1:-1]  # \\uXXXX, a surrogate pair above U+FFFF
 
 
 def dumps(data: Any, *, indent: int | None = 2) -> str:

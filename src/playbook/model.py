@@ -4,9 +4,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+
+def _storable(value: str) -> str:
+    """`value`, if it is text SQLite can store (UTF-8). `json.loads` turns "\\ud800" into a
+    lone surrogate, which no encoder accepts: refused here, as invalid input, so that it is
+    reported instead of failing the write."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        raise ValueError(
+            f"not valid Unicode text (lone surrogate U+{code:04X} at position {exc.start})"
+        ) from None
+    return value
+
+
+StorableText = Annotated[str, AfterValidator(_storable)]
 
 
 class BulletType(StrEnum):
@@ -79,7 +96,7 @@ class Provenance(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
-    session_ref: str | None = None
+    session_ref: StorableText | None = None
     byte_offset: int | None = Field(default=None, ge=0)
 
 

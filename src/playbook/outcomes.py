@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
-from .model import Actor, Provenance
+from .model import Actor, Provenance, StorableText
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
 
@@ -25,9 +25,9 @@ class OutcomeReport(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     outcome: Outcome
-    bullet_ids: list[str] = Field(default_factory=list)
-    receipt: str | None = None
-    context: str | None = None
+    bullet_ids: list[StorableText] = Field(default_factory=list)
+    receipt: StorableText | None = None
+    context: StorableText | None = None
     at: datetime | None = None  # when it happened (observation time); default now
 
     @field_validator("at")

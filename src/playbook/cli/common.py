@@ -107,6 +107,13 @@ class CliError(Exception):
             if type(exc).__name__ == "ApprovalRefused":
                 code = "refused"
             return cls(code, text)
+        if type(exc).__name__ == "ValidationError" and hasattr(exc, "errors"):
+            # pydantic, on an argument such as --offset -1 or --session with invalid UTF-8
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            return cls("invalid_input", f"invalid {exc.title}: {where}: {first['msg']}")
+        if isinstance(exc, UnicodeEncodeError):  # text that is not UTF-8 (bytes from argv)
+            return cls("invalid_input", f"not valid Unicode text: {exc.reason}")
         by_name = _KNOWN_ERRORS.get(type(exc).__name__)
         if by_name is not None and isinstance(exc, ValueError):
             return cls(by_name, str(exc))

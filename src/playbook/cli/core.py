@@ -21,8 +21,8 @@ def _json(flag: bool) -> None:
 
 def _outcome_line(o: dict[str, Any]) -> str:
     text = f"{o['status']}"
-    if o.get("bullet_id"):
-        text += f" {o['bullet_id']}"
+    if o.get("bullet_id"):  # for a rejected item, whatever the caller sent as an id
+        text += f" {inert(o['bullet_id'], one_line=True)}"
     if o.get("reason"):
         text += f": {inert(o['reason'], one_line=True)}"
     return text

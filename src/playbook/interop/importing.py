@@ -33,6 +33,10 @@ FORMATS: tuple[str, ...] = ("auto", "json", "yaml", "cass")
 _KEEPABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 
 
+# JSON and YAML can spell a lone surrogate ("\\ud800"), which is not text SQLite can store.
+_NOT_UNICODE = "the file holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
+
+
 class InvalidImport(ValueError):
     """The file cannot be imported; nothing was written. The message is one line."""
 
@@ -162,6 +166,8 @@ def import_snapshot(
             _finish(store, report, actor=actor, log=None)
     except sqlite3.IntegrityError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
+    except UnicodeEncodeError:
+        raise InvalidImport(_NOT_UNICODE) from None
     tick.finish()
     return report
 
@@ -308,6 +314,8 @@ def import_cass(
             _finish(store, report, actor=actor, log=log)
     except sqlite3.IntegrityError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
+    except UnicodeEncodeError:
+        raise InvalidImport(_NOT_UNICODE) from None
     tick.finish()
     return report
 

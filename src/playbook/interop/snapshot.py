@@ -26,7 +26,7 @@ from pydantic import (
     ValidationError,
 )
 
-from ..inert import dumps
+from ..inert import dumps, inert
 from ..model import (
     ActorName,
     BulletTypeName,
@@ -307,7 +307,8 @@ def _first_error(exc: ValidationError) -> str:
         msg = msg[len("Value error, ") :]
     more = len(exc.errors()) - 1
     tail = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
-    return f"{loc or 'document'}: {msg}{tail}"
+    # A field name is the file's text: keep the message on one line whatever it holds.
+    return inert(f"{loc or 'document'}: {msg}{tail}", one_line=True)
 
 
 def _check_references(snap: Snapshot) -> None:

@@ -9,7 +9,7 @@ The formulas themselves live in `playbook.scoring`.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -62,12 +62,17 @@ def parse_iso(s: str) -> datetime:
     return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
+def random_hex(nbytes: int) -> str:
+    """Random hex from os.urandom (what `secrets` uses, without importing hmac)."""
+    return os.urandom(nbytes).hex()
+
+
 def new_id(prefix: str) -> str:
-    return f"{prefix}-{secrets.token_hex(4)}"
+    return f"{prefix}-{random_hex(4)}"
 
 
 def new_batch_id() -> str:
-    return f"c-{secrets.token_hex(6)}"
+    return f"c-{random_hex(6)}"
 
 
 def _bullet(row: Sequence[Any]) -> Bullet:
@@ -454,7 +459,8 @@ class PlaybookStore:
             )
 
     def pin(self, bullet_id: str, reason: str, *, actor: str = "human") -> None:
-        """Pin a bullet: its maturity never moves and agents cannot retire it."""
+        """Pin a bullet: its maturity never moves and agents cannot retire it. Human only."""
+        _require_human(actor, "pin a bullet")
         self.require_bullet(bullet_id)
         with self.transaction():
             self.conn.execute(
@@ -465,6 +471,7 @@ class PlaybookStore:
             self.log_decision(None, actor, "pin", bullet_id, "applied", reason)
 
     def unpin(self, bullet_id: str, *, actor: str = "human") -> None:
+        _require_human(actor, "unpin a bullet")
         self.require_bullet(bullet_id)
         with self.transaction():
             self.conn.execute(
@@ -819,7 +826,8 @@ class PlaybookStore:
 
     # ---------------------------------------------------------------- blocked patterns
     def block(self, pattern: str, reason: str, *, actor: str = "human") -> str:
-        """Block a pattern: adds near it are refused. Returns the block's id."""
+        """Block a pattern: adds near it are refused. Returns the block's id. Human only."""
+        _require_human(actor, "block a pattern")
         if not normalize(pattern):
             raise StoreError("a blocked pattern needs at least one word")
         pid = new_id("p")
@@ -833,6 +841,7 @@ class PlaybookStore:
         return pid
 
     def unblock(self, block_id: str, *, actor: str = "human") -> None:
+        _require_human(actor, "unblock a pattern")
         with self.transaction():
             cur = self.conn.execute(
                 "UPDATE blocked_patterns SET active = 0, unblocked_at = ? "
@@ -991,6 +1000,13 @@ class PlaybookStore:
     def active_ids(self) -> list[str]:
         rows = self.conn.execute("SELECT id FROM bullets WHERE state != 'retired'")
         return [r[0] for r in rows]
+
+
+def _require_human(actor: str, action: str) -> None:
+    """Pins and blocks are a reviewer's decisions: an agent that could unpin a rule could
+    then retire it, and one that could unblock a pattern could add it."""
+    if actor != Actor.HUMAN:
+        raise StoreError(f"only a human can {action} (actor was {actor!r})")
 
 
 def _json_ids(items: Iterable[str]) -> str:

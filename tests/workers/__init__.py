@@ -1,0 +1,1 @@
+"""Worker processes for the load and crash tests (run in child processes, never by pytest)."""
