@@ -37,6 +37,7 @@ SHOTS = (
     "blocked",
     "reject-and-block",
     "palette",
+    "help",
 )
 
 
@@ -145,6 +146,12 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
         await pilot.press(key)
     await pilot.pause(0.5)
     save("palette")
+    await pilot.press("escape")
+    await pilot.pause(0.3)
+
+    await pilot.press("question_mark")
+    await pilot.pause(0.5)
+    save("help")
     await pilot.press("escape")
     return written
 

@@ -19,7 +19,7 @@ the same API as the `playbook` command, recorded as a **human** decision.
 
 ## Everywhere
 
-| key | |
+| key | does |
 |---|---|
 | `1` … `5` | Bullets, Detail, Proposals, Conflicts, Blocked |
 | `ctrl+p` | command palette: every action, and *jump to a bullet* by id or words |
@@ -28,7 +28,7 @@ the same API as the `playbook` command, recorded as a **human** decision.
 
 ## Bullets and Detail
 
-| key | |
+| key | does |
 |---|---|
 | `/` | filter: words ranked like `recall` (relevance x score), plus `is:` words |
 | `escape` | clear the filter |
@@ -44,7 +44,7 @@ Filter words: `is:pinned` `is:stale` `is:rule` `is:anti` `is:candidate` `is:esta
 
 ## Proposals
 
-| key | |
+| key | does |
 |---|---|
 | `a` | approve: curated with the provenance recorded when it was proposed |
 | `e` | edit the text, then approve |
@@ -53,7 +53,7 @@ Filter words: `is:pinned` `is:stale` `is:rule` `is:anti` `is:candidate` `is:esta
 
 ## Conflicts
 
-| key | |
+| key | does |
 |---|---|
 | `k` | keep both (the flag is resolved) |
 | `[` / `]` | deprecate the left / right bullet |
@@ -61,7 +61,7 @@ Filter words: `is:pinned` `is:stale` `is:rule` `is:anti` `is:candidate` `is:esta
 
 ## Blocked
 
-| key | |
+| key | does |
 |---|---|
 | `n` | block a new pattern |
 | `u` | unblock |
