@@ -170,14 +170,12 @@ class Workbench(App[None]):
                 return
             self._again = False
             snapshot = data.load_snapshot(self.source)
-            pane = self.bullets_pane
-            _, view = pane.worker_view()
             rows = snapshot.rows_by_id
-            order = data.view_order(rows, view, pane.min_confidence)
+            prepared = self.bullets_pane.prepare(rows)
             if worker.is_cancelled:
                 self.call_from_thread(self._poll_done)
                 return
-            self.post_message(SnapshotLoaded(snapshot, version, order, view))
+            self.post_message(SnapshotLoaded(snapshot, version, prepared))
             if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
                 self.post_message(IndexReady(data.RowIndex(rows)))
             else:
@@ -198,7 +196,7 @@ class Workbench(App[None]):
         self.snapshot = snap
         self.rows_by_id = snap.rows_by_id
         with self.batch_update():
-            self.bullets_pane.set_rows(snap.rows_by_id, message.order, message.view)
+            self.bullets_pane.set_rows(snap.rows_by_id, message.prepared)
             self.query_one(ProposalsPane).set_proposals(snap.proposals, snap.passages)
             self.query_one(ConflictsPane).set_conflicts(snap.conflicts)
             self.query_one(BlockedPane).set_blocked(snap.blocked)

@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
 from ..store.views import BulletRow
-from .data import BulletDetail, RowIndex, Snapshot, View
+from .data import BulletDetail, RowIndex, Snapshot
+
+if TYPE_CHECKING:
+    from .panes.bullets import Prepared
 
 
 class SnapshotLoaded(Message):
     """A fresh read of the playbook (after a change, or the first one)."""
 
     def __init__(
-        self,
-        snapshot: Snapshot,
-        version: int | None,
-        order: list[str] | None = None,
-        view: View | None = None,
+        self, snapshot: Snapshot, version: int | None, prepared: Prepared | None = None
     ) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.version = version
-        self.order = order  # the bullets table's order for `view`, computed in the worker
-        self.view = view
+        self.prepared = prepared  # the bullets table's next state, computed in the worker
 
 
 class DetailLoaded(Message):

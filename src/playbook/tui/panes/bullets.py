@@ -7,7 +7,7 @@ in a thread worker) times each row's effective score; `is:` words narrow by stat
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 from ...policy import DEFAULT_POLICY
 from .. import format as fmt
 from ..data import RowIndex, View, parse_filter, view_order
-from ..widgets.table import Column, RowTable
+from ..widgets.table import Column, Diff, RowTable
 from .actions import BulletActions
 
 if TYPE_CHECKING:
@@ -64,6 +64,17 @@ def render_cell(row: BulletRow, column: str) -> Text:
     if column == "stale":
         return Text("stale", style="#ff9e64") if row.stale else Text("")
     return Text("")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The bullets table's next state, computed by the poll worker from a snapshot."""
+
+    view: View
+    order: list[str]
+    positions: dict[str, int]
+    diff: Diff
+    live: int
 
 
 class BulletsPane(BulletActions, Vertical):
@@ -110,22 +121,36 @@ class BulletsPane(BulletActions, Vertical):
         return str(key) if key is not None else None
 
     # ---------------------------------------------------------------- data in
-    def set_rows(
-        self,
-        rows: dict[str, BulletRow],
-        order: list[str] | None = None,
-        view: View | None = None,
-    ) -> None:
-        """A new snapshot. `order` is the display order a worker computed for `view`; it is
-        used when the view has not changed since."""
+    def set_rows(self, rows: dict[str, BulletRow], prepared: Prepared | None = None) -> None:
+        """A new snapshot. `prepared` is what a worker computed from it for the view shown
+        then (order, diff, positions); when the view has changed since, it is redone here."""
         self.rows = rows
         self.index = None  # built for the old rows; a worker makes the next one
         self.table.empty_text = "No bullet matches." if rows else "The playbook is empty."
-        self.live_total = sum(1 for r in rows.values() if r.state != "retired")
-        diff = self.table.apply(rows.items())
-        self.show_view(order if view is self.view else None)
+        if prepared is not None:
+            self.live_total = prepared.live
+            diff = self.table.apply(rows, prepared.diff)  # type: ignore[arg-type]
+        else:
+            self.live_total = sum(1 for r in rows.values() if r.state != "retired")
+            diff = self.table.apply(rows)  # type: ignore[arg-type]
+        if prepared is not None and prepared.view is self.view:
+            self.show_view(prepared.order, positions=prepared.positions)
+        else:
+            self.show_view(None)
         if diff.any:
             self.update_peek()
+
+    def prepare(self, rows: dict[str, BulletRow]) -> Prepared:
+        """Off the UI thread: everything `set_rows` needs for the current view."""
+        old, view = self.worker_view()
+        order = view_order(rows, view, self.min_confidence)
+        return Prepared(
+            view=view,
+            order=order,
+            positions={k: i for i, k in enumerate(order)},
+            diff=RowTable.diff(old, rows),  # type: ignore[arg-type]
+            live=sum(1 for r in rows.values() if r.state != "retired"),
+        )
 
     def set_relevance(
         self,
@@ -147,7 +172,13 @@ class BulletsPane(BulletActions, Vertical):
     def refilter(self, *, keep_top: bool = False) -> None:
         self.show_view(None, keep_top=keep_top)
 
-    def show_view(self, order: list[str] | None, *, keep_top: bool = False) -> None:
+    def show_view(
+        self,
+        order: list[str] | None,
+        *,
+        keep_top: bool = False,
+        positions: dict[str, int] | None = None,
+    ) -> None:
         view = self.view
         if order is None:
             order = view_order(self.rows, view, self.min_confidence, self.index)
@@ -155,10 +186,10 @@ class BulletsPane(BulletActions, Vertical):
         table.sort_by(view.column, view.descending)
         keys: list[Hashable] = list(order)
         if keep_top and keys:
-            table.show(keys, keep=keys[0])
+            table.show(keys, keep=keys[0], positions=positions)  # type: ignore[arg-type]
             table.move_to(keys[0])
         else:
-            table.show(keys)
+            table.show(keys, positions=positions)  # type: ignore[arg-type]
         self.update_info(len(keys), view.ranked)
 
     def update_info(self, shown: int, ranked: bool) -> None:

@@ -10,7 +10,7 @@ drops gone keys, adds new ones, and the cursor stays on the row it was on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -162,33 +162,47 @@ class RowTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self.order)
 
-    def apply(self, rows: Iterable[tuple[Hashable, Any]]) -> Diff:
-        """Replace the rows by key: gone keys leave, changed rows update, new ones arrive.
-
-        The display order is not touched here; call `show` with the new order after.
-        """
-        incoming = dict(rows)
-        old = self.rows
-        removed = sum(1 for k in old if k not in incoming)
+    @staticmethod
+    def diff(old: dict[Hashable, Any], new: dict[Hashable, Any]) -> Diff:
+        """What changed between two row dicts (pure: a worker thread can compute it)."""
+        removed = sum(1 for k in old if k not in new)
         added = changed = 0
-        for k, row in incoming.items():
+        for k, row in new.items():
             prev = old.get(k)
             if prev is None:
                 added += 1
             elif prev is not row and prev != row:
                 changed += 1
-        self.rows = incoming
-        if removed or changed:
-            self._line_cache.clear()
         return Diff(added, removed, changed)
 
-    def show(self, order: list[Hashable], *, keep: Hashable | None = None) -> None:
+    def apply(self, rows: dict[Hashable, Any], diff: Diff | None = None) -> Diff:
+        """Replace the rows by key: gone keys leave, changed rows update, new ones arrive.
+
+        Lines are drawn from `rows` on demand, so the update is the dict itself; `diff`
+        (computed off the UI thread, or here) says whether drawn lines are now stale. The
+        display order is not touched here; call `show` with the new order after.
+        """
+        if diff is None:
+            diff = self.diff(self.rows, rows)
+        self.rows = rows
+        if diff.removed or diff.changed:
+            self._line_cache.clear()
+        return diff
+
+    def show(
+        self,
+        order: list[Hashable],
+        *,
+        keep: Hashable | None = None,
+        positions: dict[Hashable, int] | None = None,
+    ) -> None:
         """Display these keys in this order, keeping the cursor on `keep` (default: the
-        row it is on) when that row is still shown."""
+        row it is on) when that row is still shown. `positions` (key -> index in `order`)
+        may come precomputed from a worker."""
         keep = self.cursor_key if keep is None else keep
         old_row = self.cursor_row
         self.order = order
-        self._index = {}
+        self._index = positions or {}
         self._line_cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, len(order) + 1)
         if keep is not None:
