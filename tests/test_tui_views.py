@@ -251,3 +251,19 @@ async def test_footer_offers_what_applies_to_the_row(tmp_path: Path) -> None:
         await pilot.pause()
         assert pane.check_action("pin", ()) and not pane.check_action("unpin", ())
         assert pane.check_action("restore", ()) is False
+
+
+@async_test
+async def test_idle_polls_reload_nothing_and_a_write_reloads_once(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    info = build_playbook(path)
+    app = make_app(path)  # polls every 0.1 s
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.pause(1.0)
+        assert app.loads == 1  # ten idle polls: data_version unchanged, nothing read
+        curate(open_store(path), [{"type": "helpful", "bullet_id": info["ids"][2]}])
+        await wait_for(pilot, lambda: app.loads == 2)
+        await pilot.pause(0.5)
+        assert app.loads == 2
+        assert app.row(info["ids"][2]).helpful > 0.9

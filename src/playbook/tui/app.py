@@ -165,10 +165,9 @@ class Workbench(App[None]):
                 if self._watcher is None:
                     self._watcher = self.source.watcher()
                 version = self._watcher.version()
-            if version == known and not self._again:
+            if version == known:
                 self.call_from_thread(self._poll_done)
                 return
-            self._again = False
             snapshot = data.load_snapshot(self.source)
             rows = snapshot.rows_by_id
             prepared = self.bullets_pane.prepare(rows)
@@ -178,13 +177,13 @@ class Workbench(App[None]):
             self.post_message(SnapshotLoaded(snapshot, version, prepared))
             if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
                 self.post_message(IndexReady(data.RowIndex(rows)))
-            else:
-                self.call_from_thread(self._poll_done)
         except Exception as exc:  # reported, and the next tick tries again
             self.post_message(LoadFailed(f"could not read {self.source.path}: {exc}"))
             self.call_from_thread(self._poll_done)
 
     def _poll_done(self) -> None:
+        """The poll ended (nothing new, or its snapshot is on screen); run the one that was
+        asked for meanwhile, if any."""
         self._polling = False
         if self._again:
             self._again = False
@@ -393,13 +392,12 @@ class Workbench(App[None]):
         return hits
 
     # ---------------------------------------------------------------- writes
-    def run_write(self, fn: Callable[..., str], *args: Any, select: str | None = None) -> None:
-        self._write_worker(fn, args, select)
+    def run_write(self, fn: Callable[..., str], *args: Any) -> None:
+        """Run one write of `data` in a thread worker (writes are never cancelled)."""
+        self._write_worker(fn, args)
 
     @work(thread=True, exit_on_error=False, group="write")
-    def _write_worker(
-        self, fn: Callable[..., str], args: tuple[Any, ...], select: str | None
-    ) -> None:
+    def _write_worker(self, fn: Callable[..., str], args: tuple[Any, ...]) -> None:
         try:
             text = fn(self.source, *args)
         except (StoreError, sqlite3.Error, ValueError) as exc:
@@ -408,7 +406,7 @@ class Workbench(App[None]):
         except Exception as exc:  # a bug: say so rather than fail silently in a thread
             self.post_message(ActionFailed(f"{type(exc).__name__}: {exc}"))
             raise
-        self.post_message(ActionDone(text, select))
+        self.post_message(ActionDone(text))
 
     @on(ActionDone)
     def _action_done(self, message: ActionDone) -> None:

@@ -262,7 +262,7 @@ def view_order(
     else:
         chosen = [r for r in rows.values() if r.state != "retired"]
     if column is None and relevance is not None:
-        keyed = [(-relevance[r.id] * max(min_confidence, r.effective), r.id) for r in chosen]
+        keyed = [(-recall_rank(relevance[r.id], r.effective, min_confidence), r.id) for r in chosen]
         keyed.sort()
         return [bid for _, bid in keyed]
     chosen.sort(key=lambda r: r.id)

@@ -54,26 +54,17 @@ class FilterRanked(Message):
 
 
 class ActionDone(Message):
-    """A write went through the API; `select` is a bullet to put the cursor on."""
+    """A write went through the API; `text` says what happened."""
 
-    def __init__(self, text: str, select: str | None = None) -> None:
+    def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
-        self.select = select
 
 
 class ActionFailed(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
-
-
-class OpenBullet(Message):
-    """A pane asks to show a bullet in the Detail tab."""
-
-    def __init__(self, bullet_id: str) -> None:
-        super().__init__()
-        self.bullet_id = bullet_id
 
 
 class LoadFailed(Message):
