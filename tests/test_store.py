@@ -205,3 +205,15 @@ def test_core_imports_no_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.strip() == ""
+
+
+# Digests of the released schema steps. A file that says "memory v1" must have exactly this
+# schema, so a shipped step is never edited: change the schema by adding a step.
+RELEASED_MEMORY_STEPS = ["f4c334fbf0c326c59113b97acb862aec0c47a4437ead0459302fde943e07f5e3"]
+
+
+def test_released_migration_steps_are_frozen() -> None:
+    from playbook.store.schema import MEMORY_STEPS
+
+    digests = [hashlib.sha256("\n".join(step).encode()).hexdigest() for step in MEMORY_STEPS]
+    assert digests[: len(RELEASED_MEMORY_STEPS)] == RELEASED_MEMORY_STEPS

@@ -61,7 +61,7 @@ _COLUMNS = (
 )
 
 
-def rank_table(store: PlaybookStore, seqs: np.ndarray | None = None) -> RankTable:
+def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable:
     """The recallable bullets of `store` (or of `seqs` only), cached until the db changes.
 
     A process's first query loads only its candidates (a one-shot `playbook recall` never
@@ -77,7 +77,7 @@ def rank_table(store: PlaybookStore, seqs: np.ndarray | None = None) -> RankTabl
         store._rank_table_wanted = True  # type: ignore[attr-defined]
         rows = store.conn.execute(
             _COLUMNS + " AND b.seq IN (SELECT value FROM json_each(?))",
-            (json.dumps(seqs.tolist()),),
+            (json.dumps(seqs),),
         ).fetchall()
         return _build(store, key, rows)
     table = _build(store, key, store.conn.execute(_COLUMNS).fetchall())
@@ -159,10 +159,12 @@ def keyword_hits(
     return hits
 
 
-def candidate_seqs(hits: list[tuple[np.ndarray, float]]) -> np.ndarray:
-    import numpy as np
-
-    return np.unique(np.concatenate([h for h, _ in hits])) if hits else np.empty(0, np.intp)
+def candidate_seqs(hits: list[tuple[np.ndarray, float]]) -> list[int]:
+    """Every bullet some query token scored on."""
+    out: set[int] = set()
+    for seqs, _ in hits:
+        out.update(seqs.tolist())
+    return sorted(out)
 
 
 def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:

@@ -989,7 +989,8 @@ class PlaybookStore:
 
     # ---------------------------------------------------------------- maturity pass helpers
     def policy_fingerprint(self) -> str:
-        return content_hash(self.policy.model_dump_json())
+        """Identifies the policy's values (cheap: no serializer schema is built)."""
+        return content_hash(repr(sorted(self.policy.__dict__.items())))
 
     def maturity_policy_changed(self) -> bool:
         return self._meta("maturity_policy") != self.policy_fingerprint()
