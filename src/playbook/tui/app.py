@@ -150,6 +150,8 @@ class Workbench(App[None]):
         if self._polling:
             self._again = True
             return
+        if self._closing or not self.screen_stack:  # shutting down: no screen to refresh
+            return
         if isinstance(self.screen, ModalScreen):
             return
         self._polling = True
@@ -191,6 +193,8 @@ class Workbench(App[None]):
 
     @on(SnapshotLoaded)
     def _snapshot_loaded(self, message: SnapshotLoaded) -> None:
+        if self._closing or not self.screen_stack:
+            return
         snap = message.snapshot
         self.snapshot = snap
         self.rows_by_id = snap.rows_by_id
@@ -306,7 +310,7 @@ class Workbench(App[None]):
 
     @on(DetailLoaded)
     def _detail_loaded(self, message: DetailLoaded) -> None:
-        if message.bullet_id == self.detail_id:
+        if message.bullet_id == self.detail_id and not self._closing and self.screen_stack:
             self.query_one(DetailPane).show(message.detail)
 
     # ---------------------------------------------------------------- navigation
