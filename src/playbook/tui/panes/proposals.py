@@ -7,6 +7,7 @@ can never approve its own proposal (the queue refuses any actor but a human).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import ClassVar
 
 from rich.table import Table
@@ -157,10 +158,13 @@ class ProposalsPane(Vertical):
         prov = p.provenance
         where = Text()
         if prov.session_ref:
-            where.append_text(fmt.untrusted(prov.session_ref, one_line=True, style="#7dcfff"))
+            passage = self.passages.get(p.id)
+            shown = prov.session_ref
+            if passage is not None and "/" in shown:
+                shown = PurePath(shown).name  # the diary is at hand: its file name says enough
+            where.append_text(fmt.untrusted(shown, one_line=True, style="#7dcfff"))
             if prov.byte_offset is not None:
                 where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
-            passage = self.passages.get(p.id)
             if passage is not None:
                 where.append("\n")
                 where.append_text(fmt.untrusted(fmt.reflow(passage.text)))
