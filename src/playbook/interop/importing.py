@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -158,18 +159,25 @@ def import_snapshot(
     """
     report = ImportReport(format="playbook", batch_id=new_batch_id())
     tick = _Ticker(sum(len(getattr(snap, s)) for s in SECTIONS), progress)
+    with _import_transaction(store):
+        require_empty(store)
+        for section, table in SECTIONS.items():
+            report.counts[section] = insert_rows(store, table, snap.rows(section), on_row=tick)
+        _finish(store, report, actor=actor, log=None)
+    tick.finish()
+    return report
+
+
+@contextmanager
+def _import_transaction(store: PlaybookStore) -> Iterator[None]:
+    """One transaction for a whole import; what the file gets wrong becomes InvalidImport."""
     try:
         with store.transaction():
-            require_empty(store)
-            for section, table in SECTIONS.items():
-                report.counts[section] = insert_rows(store, table, snap.rows(section), on_row=tick)
-            _finish(store, report, actor=actor, log=None)
+            yield
     except sqlite3.IntegrityError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
     except UnicodeEncodeError:
         raise InvalidImport(_NOT_UNICODE) from None
-    tick.finish()
-    return report
 
 
 def import_cass(
@@ -205,117 +213,112 @@ def import_cass(
         ids[b.source_id] = new
         taken.add(new)
     created = {b.source_id: b.created_at for b in cass.bullets}
-    try:
-        with store.transaction():
-            require_empty(store)
-            rows = (
+    with _import_transaction(store):
+        require_empty(store)
+        rows = (
+            {
+                "id": ids[b.source_id],
+                "content": b.content,
+                "category": b.category,
+                "tags": list(dict.fromkeys(t.strip() for t in b.tags if t.strip())),
+                "scope": b.scope,
+                "scope_key": b.scope_key,
+                "type": b.type,
+                "kind": b.kind,
+                "source": "imported",
+                "state": b.state,
+                "maturity": b.maturity,
+                "pinned": b.pinned,
+                "pinned_reason": b.pinned_reason if b.pinned else None,
+                "half_life_days": b.half_life_days,
+                "session_ref": b.session_ref,
+                "byte_offset": None,
+                "created_at": iso(b.created_at),
+                "valid_from": iso(b.created_at),
+                "valid_to": iso(b.valid_to) if b.valid_to else None,
+                "content_hash": content_hash(b.content),
+                "batch_id": batch,
+            }
+            for b in cass.bullets
+        )
+        report.counts["bullets"] = insert_rows(store, "bullets", rows, on_row=tick)
+        insert_rows(
+            store,
+            "maturity_log",
+            (
                 {
-                    "id": ids[b.source_id],
-                    "content": b.content,
-                    "category": b.category,
-                    "tags": list(dict.fromkeys(t.strip() for t in b.tags if t.strip())),
-                    "scope": b.scope,
-                    "scope_key": b.scope_key,
-                    "type": b.type,
-                    "kind": b.kind,
-                    "source": "imported",
-                    "state": b.state,
+                    "id": None,
+                    "bullet_id": ids[b.source_id],
+                    "at": iso(b.created_at),
                     "maturity": b.maturity,
-                    "pinned": b.pinned,
-                    "pinned_reason": b.pinned_reason if b.pinned else None,
-                    "half_life_days": b.half_life_days,
-                    "session_ref": b.session_ref,
-                    "byte_offset": None,
-                    "created_at": iso(b.created_at),
-                    "valid_from": iso(b.created_at),
-                    "valid_to": iso(b.valid_to) if b.valid_to else None,
-                    "content_hash": content_hash(b.content),
                     "batch_id": batch,
                 }
                 for b in cass.bullets
-            )
-            report.counts["bullets"] = insert_rows(store, "bullets", rows, on_row=tick)
-            insert_rows(
-                store,
-                "maturity_log",
-                (
-                    {
-                        "id": None,
-                        "bullet_id": ids[b.source_id],
-                        "at": iso(b.created_at),
-                        "maturity": b.maturity,
-                        "batch_id": batch,
-                    }
-                    for b in cass.bullets
-                ),
-            )
-            events = [
-                {
-                    "bullet_id": ids[e.source_id],
-                    "kind": e.kind,
-                    "at": iso(e.at),
-                    "recorded_at": iso(min(e.at, now)),
-                    "weight": e.weight,
-                    "reason": e.reason if e.kind == "harmful" else None,
-                    "context": e.context,
-                    "session_ref": e.session_ref,
-                    "byte_offset": None,
-                    "actor": "agent",
-                    "receipt": None,
-                    "batch_id": batch,
-                }
-                for e in cass.events
-                if e.source_id in ids
-            ]
-            report.counts["feedback"] = len(insert_events(store, events, on_row=tick))
-            edges = (
-                {
-                    "id": None,
-                    "kind": e.kind,
-                    "src": ids[e.successor_source_id],
-                    "dst": ids[e.original_source_id],
-                    "at": iso(created[e.successor_source_id]),
-                    "batch_id": batch,
-                }
-                for e in cass.edges
-                if e.successor_source_id in ids and e.original_source_id in ids
-            )
-            report.counts["edges"] = insert_rows(store, "edges", edges, on_row=tick)
-            blocks = []
-            for blk in cass.blocks:
-                normalized = normalize(blk.pattern)
-                if not normalized:
-                    report.unmapped.append(
-                        f"deprecated pattern {blk.pattern!r} has no words to match; not blocked"
-                    )
-                    continue
-                blocks.append(
-                    {
-                        "id": new_id("p"),
-                        "pattern": blk.pattern,
-                        "normalized": normalized,
-                        "reason": blk.reason,
-                        "actor": "human",
-                        "created_at": iso(blk.at or now),
-                        "active": True,
-                        "unblocked_at": None,
-                    }
-                )
-            report.counts["blocked_patterns"] = insert_rows(
-                store, "blocked_patterns", blocks, on_row=tick
-            )
-            log = {
-                "format": "cass",
-                "source": source,
-                "counts": report.counts,
-                "unmapped": len(report.unmapped),
-                "ids": report.ids,
+            ),
+        )
+        events = [
+            {
+                "bullet_id": ids[e.source_id],
+                "kind": e.kind,
+                "at": iso(e.at),
+                "recorded_at": iso(min(e.at, now)),
+                "weight": e.weight,
+                "reason": e.reason if e.kind == "harmful" else None,
+                "context": e.context,
+                "session_ref": e.session_ref,
+                "byte_offset": None,
+                "actor": "agent",
+                "receipt": None,
+                "batch_id": batch,
             }
-            _finish(store, report, actor=actor, log=log)
-    except sqlite3.IntegrityError as exc:
-        raise InvalidImport(f"the file is not consistent: {exc}") from None
-    except UnicodeEncodeError:
-        raise InvalidImport(_NOT_UNICODE) from None
+            for e in cass.events
+            if e.source_id in ids
+        ]
+        report.counts["feedback"] = len(insert_events(store, events, on_row=tick))
+        edges = (
+            {
+                "id": None,
+                "kind": e.kind,
+                "src": ids[e.successor_source_id],
+                "dst": ids[e.original_source_id],
+                "at": iso(created[e.successor_source_id]),
+                "batch_id": batch,
+            }
+            for e in cass.edges
+            if e.successor_source_id in ids and e.original_source_id in ids
+        )
+        report.counts["edges"] = insert_rows(store, "edges", edges, on_row=tick)
+        blocks = []
+        for blk in cass.blocks:
+            normalized = normalize(blk.pattern)
+            if not normalized:
+                report.unmapped.append(
+                    f"deprecated pattern {blk.pattern!r} has no words to match; not blocked"
+                )
+                continue
+            blocks.append(
+                {
+                    "id": new_id("p"),
+                    "pattern": blk.pattern,
+                    "normalized": normalized,
+                    "reason": blk.reason,
+                    "actor": "human",
+                    "created_at": iso(blk.at or now),
+                    "active": True,
+                    "unblocked_at": None,
+                }
+            )
+        report.counts["blocked_patterns"] = insert_rows(
+            store, "blocked_patterns", blocks, on_row=tick
+        )
+        log = {
+            "format": "cass",
+            "source": source,
+            "counts": report.counts,
+            "unmapped": len(report.unmapped),
+            "ids": report.ids,
+        }
+        _finish(store, report, actor=actor, log=log)
     tick.finish()
     return report
 
