@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 
 from playbook.cli import main
 from playbook.curation import curate
+from playbook.errors import DatabaseError
 from playbook.retrieval import recall
 from playbook.store import (
     DatabaseOpenError,
@@ -134,7 +136,7 @@ def test_a_failing_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     conn = connect(path)
     before = list(conn.iterdump())
     broken = Migration("memory", 2, (*MEMORY_STEPS, (*NOTE_STEP, "CREATE TABLE broken (")))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(DatabaseError, match="incomplete input"):
         run_migrations(conn, [broken])
     assert list(conn.iterdump()) == before
     assert schema_version(conn) == 1
@@ -190,12 +192,15 @@ def _corrupt_table(path: Path, table: str) -> None:
     path.write_bytes(bytes(data))
 
 
+# kind -> (how the file is broken, what the error says)
+NOT_SQLITE = "not a usable SQLite database"
+DAMAGED = "is damaged (database disk image is malformed)"
 BROKEN = {
-    "text": lambda data: b"# my notes\nnot a database at all\n" * 50,
-    "empty-header": lambda data: data[:100],
-    "truncated": lambda data: data[: len(data) // 2],
-    "zeroed-schema": lambda data: data[:100] + bytes(4096 - 100) + data[4096:],
-    "garbage-after-header": lambda data: data[:16] + bytes(range(256)) * 20,
+    "text": (lambda data: b"# my notes\nnot a database at all\n" * 50, NOT_SQLITE),
+    "empty-header": (lambda data: data[:100], DAMAGED),
+    "truncated": (lambda data: data[: len(data) // 2], DAMAGED),
+    "zeroed-schema": (lambda data: data[:100] + bytes(4096 - 100) + data[4096:], DAMAGED),
+    "garbage-after-header": (lambda data: data[:16] + bytes(range(256)) * 20, NOT_SQLITE),
 }
 
 
@@ -203,18 +208,23 @@ BROKEN = {
 def test_a_broken_file_is_one_clear_error(
     tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A file that is not SQLite says so; a playbook whose pages are damaged says that, and
+    points to `playbook doctor`. Either way: one line, exit 3, the file untouched."""
     good = tmp_path / "good.sqlite3"
     playbook_file(good)
     path = tmp_path / f"{kind}.sqlite3"
-    path.write_bytes(BROKEN[kind](good.read_bytes()))
+    breaks, says = BROKEN[kind]
+    path.write_bytes(breaks(good.read_bytes()))
     digest = sha(path)
-    with pytest.raises(DatabaseOpenError, match="not a usable SQLite database") as info:
+    with pytest.raises(DatabaseOpenError, match=re.escape(says)) as info:
         PlaybookStore(connect(path))
     assert "\n" not in str(info.value)
     assert main(["--db", str(path), "recall", "pytest"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
-    assert err.startswith("playbook: error: ") and "not a usable SQLite database" in err
+    assert err.startswith("playbook: error: ") and says in err
+    if says == DAMAGED:
+        assert "playbook doctor" in err
     assert sha(path) == digest
 
 

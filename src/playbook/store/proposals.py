@@ -15,7 +15,7 @@ COLUMNS = (
 
 def seen(store: PlaybookStore, delta: str, session_ref: str | None, offset: int | None) -> bool:
     """Is this delta pending already, or was it decided for the same provenance?"""
-    row = store.conn.execute(
+    row = store.sql.execute(
         "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
         "(session_ref IS ? AND byte_offset IS ?))",
         (delta, session_ref, offset),
@@ -32,7 +32,7 @@ def insert(
     origin: str,
     created_at: str,
 ) -> None:
-    store.conn.execute(
+    store.sql.execute(
         "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
         "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
         (proposal_id, delta, session_ref, offset, origin, created_at),
@@ -40,7 +40,7 @@ def insert(
 
 
 def get(store: PlaybookStore, proposal_id: str) -> tuple[Any, ...] | None:
-    return store.conn.execute(
+    return store.sql.execute(
         f"SELECT {COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
     ).fetchone()
 
@@ -66,11 +66,11 @@ def rows(
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))
-    return store.conn.execute(sql, args).fetchall()
+    return store.sql.execute(sql, args).fetchall()
 
 
 def count(store: PlaybookStore, status: str = "pending") -> int:
-    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
+    row = store.sql.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
     return int(row.fetchone()[0])
 
 
@@ -85,7 +85,7 @@ def decide(
     edited_delta: str | None = None,
     result: str | None = None,
 ) -> None:
-    store.conn.execute(
+    store.sql.execute(
         "UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, reason = ?, "
         "edited_delta = ?, result = ? WHERE id = ? AND status = 'pending'",
         (status, decided_at, decided_by, reason, edited_delta, result, proposal_id),
