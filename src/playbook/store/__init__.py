@@ -18,6 +18,7 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
+from .doctor import Diagnosis, diagnose
 from .schema import (
     MEMORY_LATEST,
     Migration,
@@ -58,6 +59,7 @@ __all__ = [
     "Conflict",
     "DatabaseOpenError",
     "Decision",
+    "Diagnosis",
     "Evidence",
     "Lineage",
     "Migration",
@@ -68,6 +70,7 @@ __all__ = [
     "StoreError",
     "Target",
     "connect",
+    "diagnose",
     "driver_error",
     "iso",
     "memory_migration",

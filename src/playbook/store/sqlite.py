@@ -262,6 +262,20 @@ class SqliteExecutor:
         rows = self.column(f"PRAGMA integrity_check({int(limit)})")
         return [] if rows == ["ok"] else [str(r) for r in rows]
 
+    def damaged_tables(self) -> list[str]:
+        """Each table (with its indexes) whose pages SQLite cannot read, one line each: for
+        when the whole-file check stops at the first damage."""
+        out: list[str] = []
+        for name in self.column("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1"):
+            try:
+                found = self.column(f"PRAGMA quick_check('{name}')")
+            except errors.DatabaseError:
+                out.append(f"table {name}: damaged")
+                continue
+            if found != ["ok"]:
+                out.append(f"table {name}: " + "; ".join(str(f) for f in found[:3]))
+        return out
+
     def foreign_key_problems(self) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in self.all("PRAGMA foreign_key_check")]
 
