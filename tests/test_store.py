@@ -219,3 +219,40 @@ def test_released_migration_steps_are_frozen() -> None:
 
     digests = [hashlib.sha256("\n".join(step).encode()).hexdigest() for step in MEMORY_STEPS]
     assert digests[: len(RELEASED_MEMORY_STEPS)] == RELEASED_MEMORY_STEPS
+
+
+def test_a_retired_bullet_cannot_be_pinned(store: PlaybookStore) -> None:
+    b = store.insert_bullet("Use uv")
+    store.retire(b.id)
+    with pytest.raises(StoreError, match="retired"):
+        store.pin(b.id, "house style")
+    assert not store.get_bullet(b.id).pinned
+    assert store.decisions(bullet_id=b.id) == []
+
+
+def test_pin_checks_the_state_inside_its_write_transaction(db_path: Path, clock: Clock) -> None:
+    """A bullet retired by another process while the pin waits for the write lock is
+    refused: the state is read under the lock, not before it."""
+    import threading
+
+    first = PlaybookStore(connect(db_path), clock=clock)
+    bid = first.insert_bullet("Use uv").id
+    second = PlaybookStore(connect(db_path), clock=clock)
+    outcome: list[BaseException | None] = []
+
+    def pin() -> None:
+        try:
+            second.pin(bid, "house style")
+            outcome.append(None)
+        except StoreError as exc:
+            outcome.append(exc)
+
+    with first.transaction():
+        first.retire(bid)
+        worker = threading.Thread(target=pin)
+        worker.start()
+        worker.join(0.3)  # the pin waits for our write lock
+        assert worker.is_alive()
+    worker.join(10)
+    assert isinstance(outcome[0], StoreError) and "retired" in str(outcome[0])
+    assert not first.get_bullet(bid).pinned
