@@ -13,6 +13,7 @@ import pytest
 from playbook.cli import main
 from playbook.curation import curate
 from playbook.store import diagnose, open_store
+from playbook.store import testing as raw
 
 from .conftest import Clock
 
@@ -34,23 +35,11 @@ def playbook_with_history(path: Path) -> list[str]:
     return r.added
 
 
-def corrupt_table(path: Path, table: str) -> None:
-    """Overwrite the root page of `table` with garbage (the schema page stays readable)."""
-    conn = sqlite3.connect(path)
-    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-    size = conn.execute("PRAGMA page_size").fetchone()[0]
-    conn.close()
-    data = bytearray(path.read_bytes())
-    start = (root[0] - 1) * size
-    data[start : start + size] = bytes((i * 37 + 11) % 256 for i in range(size))
-    path.write_bytes(bytes(data))
-
-
 @pytest.fixture
 def damaged(tmp_path: Path) -> Path:
     path = tmp_path / "pb.sqlite3"
     playbook_with_history(path)
-    corrupt_table(path, "bullets")
+    raw.damage_table(path, "bullets")
     return path
 
 

@@ -34,6 +34,7 @@ from playbook.store import (
     schema_version,
 )
 from playbook.store.schema import MEMORY_STEPS, Migration
+from playbook.store.testing import damage_table
 
 from .conftest import Clock
 
@@ -180,18 +181,6 @@ def test_the_cli_refuses_a_newer_file_in_one_line(
 
 
 # ------------------------------------------------------------------ broken files
-def _corrupt_table(path: Path, table: str) -> None:
-    """Overwrite the root page of `table` with garbage; the schema page stays readable."""
-    conn = sqlite3.connect(str(path))
-    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-    size = conn.execute("PRAGMA page_size").fetchone()[0]
-    conn.close()
-    data = bytearray(path.read_bytes())
-    start = (root[0] - 1) * size
-    data[start : start + size] = bytes((i * 37 + 11) % 256 for i in range(size))
-    path.write_bytes(bytes(data))
-
-
 # kind -> (how the file is broken, what the error says)
 NOT_SQLITE = "not a usable SQLite database"
 DAMAGED = "is damaged (database disk image is malformed)"
@@ -235,7 +224,7 @@ def test_a_corrupt_table_found_later_is_one_clear_error(
     line and exit code 3, with --json as a JSON error."""
     path = tmp_path / "corrupt.sqlite3"
     playbook_file(path)
-    _corrupt_table(path, "bullets")
+    damage_table(path, "bullets")
     assert main(["--db", str(path), "recall", "rule pytest"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "malformed" in err

@@ -7,6 +7,7 @@ independent of the backend's driver. Not for application code (the store's metho
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,3 +54,18 @@ def wrap_connection(store: PlaybookStore, wrap: Callable[[Any], Any]) -> None:
     """Put `wrap(connection)` between the executor and its connection (a test that stops a
     process at a chosen statement, say). SQLite only."""
     store.sql._conn = wrap(store.sql._conn)  # type: ignore[attr-defined]
+
+
+def damage_table(path: Path, table: str) -> None:
+    """Overwrite the root page of `table` in a (checkpointed, closed) SQLite file with
+    garbage, as a failing disk would; the schema page stays readable."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    start = (root[0] - 1) * size
+    data[start : start + size] = bytes((i * 37 + 11) % 256 for i in range(size))
+    path.write_bytes(bytes(data))
