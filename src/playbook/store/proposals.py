@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .records import where_equal
+
 if TYPE_CHECKING:
     from .store import PlaybookStore
 
@@ -52,17 +54,8 @@ def rows(
     origin: str | None = None,
     limit: int | None = None,
 ) -> list[tuple[Any, ...]]:
-    where, args = [], []
-    if status is not None:
-        where.append("status = ?")
-        args.append(status)
-    if origin is not None:
-        where.append("origin = ?")
-        args.append(origin)
-    sql = f"SELECT {COLUMNS} FROM proposals"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at, rowid"
+    where, args = where_equal(status=status, origin=origin)
+    sql = f"SELECT {COLUMNS} FROM proposals{where} ORDER BY created_at, rowid"
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))

@@ -25,6 +25,14 @@ EVENT_COLUMNS = (
 )
 
 
+def where_equal(**columns: Any) -> tuple[str, list[Any]]:
+    """(" WHERE a = ? AND b = ?", [a, b]) for the columns whose value is not None."""
+    given = {c: v for c, v in columns.items() if v is not None}
+    if not given:
+        return "", []
+    return " WHERE " + " AND ".join(f"{c} = ?" for c in given), list(given.values())
+
+
 def iso(t: datetime) -> str:
     if t.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")

@@ -5,14 +5,13 @@ Edges and decisions are append-only in the database (triggers in the schema)."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..authority import require_human
 from ..errors import NotFound, StoreError
 from ..text import normalize
 from . import ids
 from .base import StoreBase
-from .records import BlockedPattern, Conflict, Decision, Lineage, iso, parse_iso
+from .records import BlockedPattern, Conflict, Decision, Lineage, iso, parse_iso, where_equal
 
 
 class ReviewMixin(StoreBase):
@@ -109,17 +108,9 @@ class ReviewMixin(StoreBase):
     def decisions(
         self, *, bullet_id: str | None = None, batch_id: str | None = None, limit: int = 200
     ) -> list[Decision]:
-        where: list[str] = []
-        args: list[Any] = []
-        if bullet_id is not None:
-            where.append("bullet_id = ?")
-            args.append(bullet_id)
-        if batch_id is not None:
-            where.append("batch_id = ?")
-            args.append(batch_id)
+        where, args = where_equal(bullet_id=bullet_id, batch_id=batch_id)
         sql = "SELECT id, at, batch_id, actor, action, bullet_id, status, reason, detail "
-        sql += "FROM decisions" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY id DESC LIMIT ?"
+        sql += f"FROM decisions{where} ORDER BY id DESC LIMIT ?"
         rows = self.sql.all(sql, [*args, limit])
         return [
             Decision(r[0], parse_iso(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
