@@ -226,7 +226,7 @@ def check_evidence(store: PlaybookStore) -> None:
     from playbook import scoring
 
     now = store.now()
-    ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets")]
+    ids = [b.id for b in store.bullets(state="all")]
     ev = store.evidence_many(ids, at=now)
     for bid in ids:
         group = [bid, *store.ancestors(bid)]

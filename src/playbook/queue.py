@@ -14,6 +14,7 @@ from typing import Any
 
 from .curation import CurateResult, blocking_pattern, curate, similar_bullets
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
+from .errors import Refused
 from .model import Actor, Provenance
 from .store import PlaybookStore, StoreError, iso, parse_iso
 from .store import proposals as proposals_sql
@@ -27,7 +28,7 @@ class QueueError(StoreError):
     """A queue request that cannot be carried out (wrong id, not pending, not human)."""
 
 
-class ApprovalRefused(QueueError):
+class ApprovalRefused(Refused, QueueError):
     pass
 
 
