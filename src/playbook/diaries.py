@@ -19,7 +19,7 @@ import bisect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 __all__ = [
     "TOOL_LINE_PREFIX",
@@ -57,16 +57,51 @@ class Passage:
     offset: int  # byte offset in the file where this passage starts (line start for JSONL)
     text: str
     role: str | None  # "user" / "assistant" for transcripts, None for plain text
+    # Text paragraphs: the byte offset in the file of each line of `text` (split on "\n").
+    # Empty for a transcript record, which is one line of the file whatever its text holds.
+    line_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def lines(self) -> list[tuple[int, str]]:
+        """Each line of the text with the byte offset of the line of the file it came from.
+
+        For a text paragraph that is the line's own offset; the lines of a transcript record
+        all share the record's offset.
+        """
+        parts = self.text.split("\n") if self.line_starts else self.text.splitlines()
+        if len(parts) == len(self.line_starts):
+            return list(zip(self.line_starts, parts, strict=True))
+        return [(self.offset, part) for part in parts]
+
+    def since(self, offset: int) -> Passage | None:
+        """The part of this passage from byte ``offset`` on: the whole passage if it starts
+        there or later, its lines from ``offset`` on for a paragraph that straddles it, None
+        if nothing of it is left."""
+        if self.offset >= offset:
+            return self
+        kept = [(o, line) for o, line in self.lines() if o >= offset]
+        if not kept or not self.line_starts:
+            return None
+        return Passage(
+            offset=kept[0][0],
+            text="\n".join(line for _, line in kept),
+            role=self.role,
+            line_starts=tuple(o for o, _ in kept),
+        )
 
 
 @dataclass
 class Diary:
-    """A diary read from ``start`` onwards; ``end`` is the watermark for the next read."""
+    """A diary read from ``start`` onwards; ``end`` is the watermark for the next read.
+
+    ``unfinished`` counts the bytes after ``end`` that were not read: a last line without
+    its newline yet (the agent is still writing it). They are read next time, whole.
+    """
 
     ref: str
     passages: list[Passage]
     end: int
     skipped: int = 0
+    unfinished: int = 0
     _offsets: list[int] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def render(self) -> str:
@@ -89,34 +124,71 @@ class Diary:
         i = bisect.bisect_right(self._offsets, offset) - 1
         return self.passages[i] if i >= 0 else None
 
+    def line_offsets(self) -> set[int]:
+        """Every offset a proposal may point at: each passage's start and each line's."""
+        found = {p.offset for p in self.passages}
+        for p in self.passages:
+            found.update(p.line_starts)
+        return found
+
+    def since(self, offset: int) -> Diary:
+        """This diary without the text before byte ``offset`` (a session's watermark)."""
+        kept = [q for q in (p.since(offset) for p in self.passages) if q is not None]
+        if len(kept) == len(self.passages) and all(
+            a is b for a, b in zip(kept, self.passages, strict=True)
+        ):
+            return self
+        return Diary(self.ref, kept, self.end, self.skipped, self.unfinished)
+
 
 # ---------------------------------------------------------------------------------- entry
 
 
-def read_diary(path: str | Path, *, start: int = 0) -> Diary:
-    """Read the diary at ``path`` from byte ``start``, choosing the format by its content.
+def read_diary(source: str | Path | BinaryIO, *, start: int = 0, ref: str | None = None) -> Diary:
+    """Read the diary at ``source`` from byte ``start``, choosing the format by its content.
 
-    The head of the file decides (see ``detect_format``); the extension only decides for an
-    empty file. Only the head and the part from the watermark on are read from disk, so
-    re-reading a long session costs what was appended. Raises ``OSError`` if the file cannot
-    be read, never on its content.
+    ``source`` is a path or a binary file already open, which may be a pipe (``<(cmd)``,
+    stdin): a stream is read whole and its bytes before ``start`` are skipped, so the
+    watermark of a session fed through a pipe works as for a file that grows. ``ref``
+    names the diary (default: the path, or the stream's name).
+
+    The head of the file decides the format (see ``detect_format``); the extension only
+    decides for an empty file. From a file, only the head and the part from the watermark
+    on are read, so re-reading a long session costs what was appended. Only whole lines are
+    read: a last line without its newline is left for the next read (``Diary.unfinished``).
+    Raises ``OSError`` if the source cannot be read, never on its content.
     """
-    p = Path(path)
-    with p.open("rb") as f:
+    if isinstance(source, str | Path):
+        with Path(source).open("rb") as f:
+            return _read_open(f, start, str(source) if ref is None else ref, Path(source).suffix)
+    name = getattr(source, "name", "")
+    name = name if isinstance(name, str) else ""
+    return _read_open(source, start, name if ref is None else ref, Path(name).suffix)
+
+
+def _read_open(f: BinaryIO, start: int, ref: str, suffix: str) -> Diary:
+    if f.seekable():
+        f.seek(0)
         head = f.read(_HEAD_BYTES)
-        fmt = detect_format(head, complete=len(head) < _HEAD_BYTES)
-        if fmt is None:
-            fmt = "jsonl" if p.suffix.lower() in _JSONL_SUFFIXES else "text"
-        # JSONL needs the byte before the watermark, to tell whether it falls on a line start.
-        base = max(0, start - 1) if fmt == "jsonl" else max(0, start)
-        if base <= len(head):
-            data = head[base:] + f.read()
-        else:
-            f.seek(base)
-            data = f.read()
+        data = None
+    else:  # a pipe: no seeking, read it all
+        data = f.read()
+        head = data[:_HEAD_BYTES]
+    fmt = detect_format(head, complete=len(head) < _HEAD_BYTES)
+    if fmt is None:
+        fmt = "jsonl" if suffix.lower() in _JSONL_SUFFIXES else "text"
+    # JSONL needs the byte before the watermark, to tell whether it falls on a line start.
+    base = max(0, start - 1) if fmt == "jsonl" else max(0, start)
+    if data is not None:
+        data = data[base:]
+    elif base <= len(head):
+        data = head[base:] + f.read()
+    else:
+        f.seek(base)
+        data = f.read()
     if fmt == "jsonl":
-        return _read_jsonl(data, start=start, ref=str(path), base=base)
-    return _read_text(data, start=start, ref=str(path), base=base)
+        return _read_jsonl(data, start=start, ref=ref, base=base)
+    return _read_text(data, start=start, ref=ref, base=base)
 
 
 def detect_format(
@@ -157,8 +229,10 @@ def read_text_diary(data: bytes, *, start: int = 0, ref: str = "") -> Diary:
     """Plain text or Markdown: passages are paragraphs separated by blank lines.
 
     Reading begins at byte ``start``. Each passage's offset is the byte offset of its first
-    line in ``data`` and its text is that paragraph as written (trailing whitespace removed),
-    so ``data[offset:]`` starts with the passage's UTF-8 bytes whenever they are valid.
+    line in ``data``, ``line_starts`` those of each of its lines, and its text is that
+    paragraph as written (trailing whitespace removed), so ``data[offset:]`` starts with the
+    passage's UTF-8 bytes whenever they are valid. A last line without its newline is still
+    being written: it is not read, and ``end`` stops before it.
     """
     return _read_text(data, start=start, ref=ref, base=0)
 
@@ -170,26 +244,31 @@ def _read_text(data: bytes, *, start: int, ref: str, base: int) -> Diary:
     if base + pos == 0 and data.startswith(_BOM):
         pos = len(_BOM)
     passages: list[Passage] = []
-    para_start: int | None = None
+    lines: list[int] = []  # where the lines of the paragraph being read start, in `data`
     para_end = pos
     while pos < size:
         nl = data.find(b"\n", pos)
-        line_end = size if nl == -1 else nl
-        if data[pos:line_end].strip():
-            if para_start is None:
-                para_start = pos
-            para_end = line_end
-        elif para_start is not None:
-            passages.append(_text_passage(data, para_start, para_end, base))
-            para_start = None
-        pos = line_end + 1
-    if para_start is not None:
-        passages.append(_text_passage(data, para_start, para_end, base))
-    return Diary(ref=ref, passages=passages, end=max(start, base + size))
+        if nl == -1:
+            break  # an incomplete last line: leave it for the next read
+        if data[pos:nl].strip():
+            lines.append(pos)
+            para_end = nl
+        elif lines:
+            passages.append(_text_passage(data, lines, para_end, base))
+            lines = []
+        pos = nl + 1
+    if lines:
+        passages.append(_text_passage(data, lines, para_end, base))
+    return Diary(ref=ref, passages=passages, end=max(start, base + pos), unfinished=size - pos)
 
 
-def _text_passage(data: bytes, begin: int, end: int, base: int) -> Passage:
-    return Passage(offset=base + begin, text=_decode(data[begin:end]).rstrip(), role=None)
+def _text_passage(data: bytes, lines: list[int], end: int, base: int) -> Passage:
+    return Passage(
+        offset=base + lines[0],
+        text=_decode(data[lines[0] : end]).rstrip(),
+        role=None,
+        line_starts=tuple(base + i for i in lines),
+    )
 
 
 # ---------------------------------------------------------------------------------- JSONL
@@ -240,7 +319,13 @@ def _read_jsonl(data: bytes, *, start: int, ref: str, base: int) -> Diary:
                     passages.append(Passage(offset=base + pos, text=reduced[1], role=reduced[0]))
         pos = nl + 1
         end = pos
-    return Diary(ref=ref, passages=passages, end=max(base + end, start), skipped=skipped)
+    return Diary(
+        ref=ref,
+        passages=passages,
+        end=max(base + end, start),
+        skipped=skipped,
+        unfinished=size - end,
+    )
 
 
 def _reduce_record(record: dict[str, Any]) -> tuple[str | None, str] | None:

@@ -55,9 +55,10 @@ class HeuristicReflector:
       out when no text is given, so validation reports it).
 
     Bullet ids are lower-cased. Lines that are tool summaries (``[tool…``) are ignored: what a
-    tool printed is not what the agent decided. Each item's offset is that of the passage
-    holding its marker. Items equal to one in ``prior`` (or proposed earlier in the same
-    diary) are not proposed again, so the caller's loop stops after one round.
+    tool printed is not what the agent decided. Each item's offset is that of the line
+    holding its marker (``Passage.lines``; in a transcript, the record's line). Items equal
+    to one in ``prior`` (or proposed earlier in the same diary) are not proposed again, so
+    the caller's loop stops after one round.
     """
 
     def propose(
@@ -66,25 +67,25 @@ class HeuristicReflector:
         seen = {key for key in map(_delta_key, prior) if key is not None}
         proposed: list[ProposedItem] = []
         for passage in diary.passages:
-            for item in _markers(passage.text):
-                key = _delta_key(item)
-                if key in seen:
-                    continue
-                seen.add(key)
-                proposed.append(ProposedItem(item=item, offset=passage.offset))
+            for offset, line in passage.lines():
+                for item in _markers(line):
+                    key = _delta_key(item)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    proposed.append(ProposedItem(item=item, offset=offset))
         return proposed
 
 
-def _markers(text: str) -> Iterator[dict[str, Any]]:
-    for line in text.splitlines():
-        if line.lstrip().startswith(TOOL_LINE_PREFIX):
-            continue
-        m = _RULE_RE.match(line)
-        if m:
-            item = _rule_item(m.group("kw").lower(), m.group("rest"))
-            if item is not None:
-                yield item
-        yield from _playbook_markers(line)
+def _markers(line: str) -> Iterator[dict[str, Any]]:
+    if line.lstrip().startswith(TOOL_LINE_PREFIX):
+        return
+    m = _RULE_RE.match(line)
+    if m:
+        item = _rule_item(m.group("kw").lower(), m.group("rest"))
+        if item is not None:
+            yield item
+    yield from _playbook_markers(line)
 
 
 def _rule_item(keyword: str, rest: str) -> dict[str, Any] | None:
