@@ -344,6 +344,22 @@ def test_match_offset_picks_the_best_passage_and_ignores_claimed_offsets() -> No
     assert match_offset(item, Diary("d", [], 0)) is None
 
 
+def test_match_offset_points_at_the_line_within_a_paragraph() -> None:
+    data = (
+        "We spent the morning on the release ✓\n"
+        "npm ci kept failing on the runner\n"
+        "Pinning npm to version 11 in the release job fixed it\n"
+        "\n"
+        "Lunch.\n"
+    ).encode()
+    diary = read_text_diary(data)
+    item = {"type": "add", "content": "Pin npm to 11 in release jobs"}
+    assert match_offset(item, diary) == data.index(b"Pinning npm")
+    # Words only the paragraph as a whole shares: its first line.
+    loose = {"type": "add", "content": "morning runner"}
+    assert match_offset(loose, diary) == data.index(b"We spent")
+
+
 # ------------------------------------------------------------------------ command
 
 

@@ -6,7 +6,8 @@ recall tokens, stop words dropped), ties broken by rapidfuzz.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from rapidfuzz import fuzz
 
@@ -15,6 +16,8 @@ from playbook.text import POLARITY_WORDS, query_tokens
 
 __all__ = ["match_offset"]
 
+T = TypeVar("T")
+
 
 def _tokens(text: str) -> set[str]:
     """Subject words: recall's tokens without stop words or polarity words."""
@@ -22,13 +25,15 @@ def _tokens(text: str) -> set[str]:
 
 
 def match_offset(item: object, diary: Diary) -> int | None:
-    """The offset of the passage that best matches an item's text; None if nothing does.
+    """The offset of the line that best matches an item's text; None if nothing does.
 
     The item's text is its ``content``, ``context`` and ``reason`` strings plus any
     ``bullet_id(s)``. The best passage shares the most distinct tokens with it (stop words
     aside); ties go to the higher rapidfuzz ``token_sort_ratio``, then to the earlier
-    passage. None when the item is not an object, has no text, or shares no token with any
-    passage. Fields of the item that claim an offset are ignored.
+    passage. Within a paragraph of several lines, the best line by the same measure (the
+    paragraph's first line if none shares a word). None when the item is not an object,
+    has no text, or shares no token with any passage. Fields of the item that claim an
+    offset are ignored.
     """
     return best_offset(item, passage_index(diary))
 
@@ -50,13 +55,26 @@ def best_offset(item: object, index: list[tuple[Passage, set[str]]]) -> int | No
             query.add(bullet_id.lower())
     if not query:
         return None
+    found = _best(query, text, ((p, tokens, p.text) for p, tokens in index))
+    if found is None:
+        return None
+    lines = found.lines()
+    if len({offset for offset, _ in lines}) < 2:  # one line, or a transcript record
+        return found.offset
+    best_line = _best(query, text, ((o, _tokens(line), line) for o, line in lines))
+    return found.offset if best_line is None else best_line
+
+
+def _best(query: set[str], text: str, candidates: Iterable[tuple[T, set[str], str]]) -> T | None:
+    """The candidate sharing the most tokens with `query`, ties to the higher fuzzy ratio
+    of `text` against the candidate's text, then to the first; None if none shares one."""
     best: tuple[int, float] = (0, 0.0)
-    best_offset: int | None = None
-    for passage, tokens in index:
+    found: T | None = None
+    for candidate, tokens, candidate_text in candidates:
         overlap = len(query & tokens)
         if overlap == 0 or overlap < best[0]:
             continue
-        score = (overlap, fuzz.token_sort_ratio(text, passage.text) if text else 0.0)
+        score = (overlap, fuzz.token_sort_ratio(text, candidate_text) if text else 0.0)
         if score > best:
-            best, best_offset = score, passage.offset
-    return best_offset
+            best, found = score, candidate
+    return found
