@@ -146,6 +146,7 @@ def reflect_session(
     *,
     apply: bool = False,
     playbook_limit: int = PLAYBOOK_LIMIT,
+    origin: str = "reflection",
 ) -> ReflectionResult:
     """Reflect on a session diary from its watermark on; stage (or curate) what it teaches.
 
@@ -159,7 +160,7 @@ def reflect_session(
     `Policy.reflect_max_deltas` deltas have been proposed. Deltas are the same when their
     type, target bullets and normalized content are (so one vote per bullet per session).
 
-    Then one transaction: by default `queue.stage` (origin "reflection"), otherwise `curate`
+    Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
     once per diary offset (input order), each with provenance (session_ref, offset), and the
     watermark moved past what was read. When the delta cap left deltas out, only what comes
     before the first of them in the diary is stored and the watermark stops there, so the
@@ -196,7 +197,7 @@ def reflect_session(
             if apply:
                 _curate(store, session_ref, result)
             else:
-                _stage(store, session_ref, result)
+                _stage(store, session_ref, result, origin)
         if after != before:
             store.set_watermark(session_ref, after)
     result.watermark_after = after
@@ -376,11 +377,11 @@ def _provenance(session_ref: str, offset: int | None) -> Provenance:
     return Provenance(session_ref=session_ref, byte_offset=offset)
 
 
-def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult, origin: str) -> None:
     staged = stage(
         store,
         result.deltas,
-        origin="reflection",
+        origin=origin,
         provenance=Provenance(session_ref=session_ref),
         provenances=[_provenance(session_ref, p.byte_offset) for p in result.proposed],
     )
