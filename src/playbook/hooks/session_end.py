@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from playbook.store import PlaybookStore
 
 __all__ = [
-    "HOOK_ORIGIN",
     "ConfigError",
     "SessionEndResult",
     "end_session",
@@ -45,7 +44,6 @@ __all__ = [
     "start_session_end",
 ]
 
-HOOK_ORIGIN = "hook"  # the origin of proposals staged by a session's end
 DEFAULT_REFLECT_TIMEOUT = 300.0  # seconds a configured reflector command may run
 DISABLE_ENV = "PLAYBOOK_HOOKS"  # "off" in a process started by a reflector: no hooks there
 _FEEDBACK = ("helpful", "harmful")
@@ -162,6 +160,7 @@ def end_session(
 ) -> SessionEndResult:
     """Record the agent's citations, then reflect the rest (see the module doc)."""
     from playbook.diaries import read_diary
+    from playbook.queue import HOOK_ORIGIN
     from playbook.reflect import reflect_session
 
     session_ref = str(transcript)

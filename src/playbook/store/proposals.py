@@ -51,8 +51,13 @@ def rows(
     status: str | None = None,
     origin: str | None = None,
     limit: int | None = None,
+    since: str | None = None,
+    newest_first: bool = False,
 ) -> list[tuple[Any, ...]]:
     where, args = [], []
+    if since is not None:
+        where.append("created_at > ?")
+        args.append(since)
     if status is not None:
         where.append("status = ?")
         args.append(status)
@@ -62,16 +67,30 @@ def rows(
     sql = f"SELECT {COLUMNS} FROM proposals"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at, rowid"
+    sql += (
+        " ORDER BY created_at DESC, rowid DESC" if newest_first else " ORDER BY created_at, rowid"
+    )
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))
     return store.conn.execute(sql, args).fetchall()
 
 
-def count(store: PlaybookStore, status: str = "pending") -> int:
-    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
-    return int(row.fetchone()[0])
+def count(
+    store: PlaybookStore,
+    status: str = "pending",
+    *,
+    since: str | None = None,
+    origin: str | None = None,
+) -> int:
+    sql, args = "SELECT COUNT(*) FROM proposals WHERE status = ?", [status]
+    if since is not None:
+        sql += " AND created_at > ?"
+        args.append(since)
+    if origin is not None:
+        sql += " AND origin = ?"
+        args.append(origin)
+    return int(store.conn.execute(sql, args).fetchone()[0])
 
 
 def decide(
