@@ -11,8 +11,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +20,13 @@ from playbook.diaries import read_text_diary
 from playbook.queue import list_proposals, pending
 from playbook.reflect import reflect_session
 from playbook.reflectors import HeuristicReflector
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore
 
 from .cli_support import clean_env, run_cli
+from .hook_support import store_at
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_MODEL = Path(__file__).parent / "fixtures" / "fake_model.py"
-
-
-@contextmanager
-def store_at(path: Path) -> Iterator[PlaybookStore]:
-    conn = connect(path)
-    try:
-        yield PlaybookStore(conn)
-    finally:
-        conn.close()
 
 
 def reflect(store: PlaybookStore, diary: Any, **kw: Any) -> Any:

@@ -37,6 +37,8 @@ from .state import SessionMemory, log_line, prune_sessions
 if TYPE_CHECKING:
     from playbook.store import PlaybookStore
 
+    from .context import Item
+
 __all__ = ["EVENTS", "HookError", "run_hook"]
 
 DEADLINE_ENV = "PLAYBOOK_HOOK_DEADLINE"
@@ -137,44 +139,63 @@ def _store(db: Path, policy: Path | None) -> Iterator[PlaybookStore]:
         conn.close()
 
 
-def _answer(event_name: str, text: str) -> str:
-    doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
-    return json.dumps(doc, ensure_ascii=False)
-
-
-def prompt(payload: HookInput, db: Path, policy: Path | None) -> str:
-    from .context import prompt_items, render
-
-    text = payload.need("prompt")
-    if not text.strip():
-        return ""
-    memory = SessionMemory(payload.session_id)
-    with _store(db, policy) as store:
-        items = prompt_items(store, text, workspace_of(payload.cwd), memory.seen())
-        context, chosen = render(PROMPT_HEADING, items, store.policy.hook_context_chars)
-    if not chosen:
-        return ""
-    memory.remember(i.bullet_id for i in chosen)
-    return _answer("UserPromptSubmit", context)
-
-
-def session_start(payload: HookInput, db: Path, policy: Path | None) -> str:
-    from .context import render, session_start_items
+def _give(
+    payload: HookInput,
+    db: Path,
+    policy: Path | None,
+    event_name: str,
+    heading: str,
+    pick: Callable[[PlaybookStore, set[str]], list[Item]],
+) -> str:
+    """The hook's answer: the items `pick` chooses (given the ids the session has had),
+    within the budget, remembered for the session; "" when there is nothing to say."""
+    from .context import render
 
     memory = SessionMemory(payload.session_id)
-    if payload.source in ("clear", "compact"):
-        memory.forget()  # the context that held earlier rules is gone
-    else:
-        prune_sessions()
-    workspace = workspace_of(payload.cwd)
-    heading = f"Playbook: proven rules for {workspace}." if workspace else "Playbook: proven rules."
     with _store(db, policy) as store:
-        items = session_start_items(store, workspace, memory.seen())
+        items = pick(store, memory.seen())
         context, chosen = render(heading, items, store.policy.hook_context_chars)
     if not chosen:
         return ""
     memory.remember(i.bullet_id for i in chosen)
-    return _answer("SessionStart", context)
+    doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def prompt(payload: HookInput, db: Path, policy: Path | None) -> str:
+    from .context import prompt_items
+
+    text = payload.need("prompt")
+    if not text.strip():
+        return ""
+    workspace = workspace_of(payload.cwd)
+    return _give(
+        payload,
+        db,
+        policy,
+        "UserPromptSubmit",
+        PROMPT_HEADING,
+        lambda store, seen: prompt_items(store, text, workspace, seen),
+    )
+
+
+def session_start(payload: HookInput, db: Path, policy: Path | None) -> str:
+    from .context import session_start_items
+
+    if payload.source in ("clear", "compact"):
+        SessionMemory(payload.session_id).forget()  # the context that held them is gone
+    else:
+        prune_sessions()
+    workspace = workspace_of(payload.cwd)
+    heading = f"Playbook: proven rules for {workspace}." if workspace else "Playbook: proven rules."
+    return _give(
+        payload,
+        db,
+        policy,
+        "SessionStart",
+        heading,
+        lambda store, seen: session_start_items(store, workspace, seen),
+    )
 
 
 def session_end(payload: HookInput, db: Path, policy: Path | None) -> str:
