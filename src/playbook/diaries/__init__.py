@@ -23,7 +23,7 @@ from typing import BinaryIO, Literal
 
 from .base import BOM, Diary, Passage, loads
 from .jsonl import TOOL_LINE_PREFIX, TOOL_SUMMARY_MAX, read_jsonl_from, read_jsonl_transcript
-from .text import read_text_from, read_text_diary
+from .text import read_text_diary, read_text_from
 
 __all__ = [
     "TOOL_LINE_PREFIX",
