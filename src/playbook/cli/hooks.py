@@ -83,7 +83,12 @@ def hooks_install(
     policy = Path(state.policy).expanduser() if state.policy else None
     base = inst.hook_command(db_path(), policy)
     planner = inst.plan_claude if agent is Agent.claude_code else inst.plan_codex
-    _carry_out(_plan(lambda: planner(path, base)), dry_run, installing=True)
+    plan = _plan(lambda: planner(path, base))
+    if not db_path().exists():
+        plan.notes.append(
+            f"no playbook at {db_path()} yet: the hooks do nothing until 'playbook init'"
+        )
+    _carry_out(plan, dry_run, installing=True)
     if agent is Agent.codex and not json_out:
         sys.stdout.write("\nAdd this to the project's AGENTS.md:\n\n" + inst.AGENTS_MD)
 
