@@ -157,7 +157,10 @@ def _give(
         context, chosen = render(heading, items, store.policy.hook_context_chars)
     if not chosen:
         return ""
-    memory.remember(i.bullet_id for i in chosen)
+    try:
+        memory.remember(i.bullet_id for i in chosen)
+    except OSError as exc:  # the rules are still worth giving; they may come again
+        log_line(f"hook {event_name}: could not remember the rules given: {exc}")
     doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
     return json.dumps(doc, ensure_ascii=False)
 
