@@ -269,15 +269,15 @@ def crash_reflections(tmp_path: Path, kills: int, seed: int) -> tuple[Path, Path
 
 
 def check_reflection(db: Path, diary: Path) -> dict[str, int]:
-    """Every RULE paragraph before the watermark is stored once (staged or added, with its
-    offset); none at or after it is stored at all."""
+    """Every RULE paragraph before the watermark is stored once (staged or added, with the
+    offset of its RULE line); none at or after it is stored at all."""
     data = diary.read_bytes()
     paragraphs: list[tuple[int, str]] = []
     pos = 0
     while (at := data.find(b"Notes.\nRULE:", pos)) != -1:
         end = data.index(b"\n\n", at)
         uid = data[at:end].decode().rsplit("(", 1)[1].rstrip(")")
-        paragraphs.append((at, f"({uid})"))
+        paragraphs.append((at + len(b"Notes.\n"), f"({uid})"))  # where its RULE line starts
         pos = end
     conn = connect(db)
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

@@ -53,18 +53,33 @@ def rows(
     status: str | None = None,
     origin: str | None = None,
     limit: int | None = None,
+    since: str | None = None,
+    newest_first: bool = False,
 ) -> list[tuple[Any, ...]]:
     where, args = where_equal(status=status, origin=origin)
-    sql = f"SELECT {COLUMNS} FROM proposals{where} ORDER BY created_at, rowid"
+    if since is not None:
+        where += (" AND " if where else " WHERE ") + "created_at > ?"
+        args.append(since)
+    order = "created_at DESC, rowid DESC" if newest_first else "created_at, rowid"
+    sql = f"SELECT {COLUMNS} FROM proposals{where} ORDER BY {order}"
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))
     return store.sql.execute(sql, args).fetchall()
 
 
-def count(store: PlaybookStore, status: str = "pending") -> int:
-    row = store.sql.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
-    return int(row.fetchone()[0])
+def count(
+    store: PlaybookStore,
+    status: str = "pending",
+    *,
+    since: str | None = None,
+    origin: str | None = None,
+) -> int:
+    where, args = where_equal(status=status, origin=origin)
+    if since is not None:
+        where += " AND created_at > ?"
+        args.append(since)
+    return int(store.sql.execute(f"SELECT COUNT(*) FROM proposals{where}", args).fetchone()[0])
 
 
 def decide(
