@@ -1,0 +1,311 @@
+"""Replay the feedback log in time order: every candidate's view just before every mark.
+
+The view is the core's `as_of` view (SPEC §6, §8): at the moment a mark was recorded, the
+bullets valid then, only the feedback recorded before it, lineage as it stood, maturity as
+the maturity log had it, decay computed then. It is kept incrementally, for all candidates
+at once, with the exponential-decay identity of SPEC §4's scale note:
+
+    Σ w·0.5^((now − tᵢ)/h) = 0.5^((now − T₀)/h) · Σ w·0.5^((T₀ − tᵢ)/h)
+
+so each bullet holds one sum per candidate, referenced to a shared T₀; folding a mark is
+O(1) per bullet it touches (the bullet and the successors that inherit its evidence), and
+reading a score is one multiplication. T₀ moves forward before the sums could overflow.
+
+Maturity is held at its logged value for every candidate (the maturity log records human
+deprecations, restores and pins, which no policy replay can re-derive), so a candidate
+changes the decay, the harm weight, the maturity multipliers and the recall constants, and
+the current policy's view is exactly what `store.score(id, at=)` and `recall(as_of=)` say.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from .. import scoring
+from ..store import parse_iso
+from ..text import query_tokens
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..policy import Policy
+    from ..store.log_replay import History, LogEvent
+
+MATURITIES = ("candidate", "established", "proven", "deprecated")
+DEPRECATED = 3
+REBASE_HALF_LIVES = 400.0  # 2**400 is far from float overflow (2**1024)
+ONE_US = timedelta(microseconds=1)
+# What changes the view, in the order applied when several share a timestamp.
+VALID_FROM, MATURITY, EDGE, EVENT, VALID_TO = range(5)
+
+Matches = Callable[[str], tuple[list[int], list[int], list[int]]]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Per event (in replay order) and per candidate: the view just before the event."""
+
+    events: list[LogEvent]
+    y: np.ndarray  # 1 helpful, 0 harmful
+    heldout: np.ndarray  # bool: recorded at or after the split
+    scores: np.ndarray  # (events, candidates): effective score just before the event
+    ranked: np.ndarray  # bool: held out, with a context that has query words
+    hits: np.ndarray  # (events, candidates) bool: in the candidate's top-k recall
+
+
+def _days(cache: dict[str, float], text: str) -> float:
+    value = cache.get(text)
+    if value is None:
+        value = cache[text] = scoring.days(parse_iso(text))
+    return value
+
+
+class _Engine:
+    def __init__(
+        self, history: History, policies: Sequence[Policy], k: int, matches: Matches
+    ) -> None:
+        import numpy as np
+
+        self.np = np
+        self.k = k
+        self.matches = matches
+        bullets = history.bullets
+        n, c = len(bullets), len(policies)
+        self.col = {b.id: i for i, b in enumerate(bullets)}
+        self.seq_col = {b.seq: i for i, b in enumerate(bullets)}
+        hl = np.array([p.half_life_days for p in policies], dtype=np.float64)
+        self.hl = np.tile(hl, (n, 1))  # (bullets, candidates): a bullet's own half-life wins
+        for i, b in enumerate(bullets):
+            if b.half_life_days:
+                self.hl[i, :] = float(b.half_life_days)
+        self.min_hl = float(self.hl.min()) if n else 1.0
+        self.harm = np.array([p.harm_multiplier for p in policies], dtype=np.float64)
+        self.mult = np.array([[p.multiplier(m) for p in policies] for m in MATURITIES])
+        self.points = np.array(
+            [[p.exact_points, p.substring_points, p.tag_points] for p in policies]
+        )  # (candidates, 3)
+        self.min_conf = np.array([p.min_confidence for p in policies], dtype=np.float64)
+        self.min_rel = np.array([p.min_relevance for p in policies], dtype=np.float64)
+        code = {m: i for i, m in enumerate(MATURITIES)}
+        self.mat = np.array([code[b.maturity] for b in bullets], dtype=np.int8)
+        self.code = code
+        self.anti = np.array([b.type == "anti-pattern" for b in bullets], dtype=np.int8)
+        self.valid = np.zeros(n, dtype=bool)
+        order = sorted(range(n), key=lambda i: bullets[i].id)
+        self.id_rank = np.empty(n, dtype=np.int64)
+        self.id_rank[order] = np.arange(n)
+        self.sums = {k_: np.zeros((n, c)) for k_ in ("helpful", "harmful")}
+        self.pend = {k_: np.zeros(n) for k_ in ("helpful", "harmful")}
+        self.pend_own = {k_: np.zeros(n) for k_ in ("helpful", "harmful")}
+        self.pending: list[tuple[float, int, int, str, float]] = []
+        self.folded: list[list[tuple[float, str, float]]] = [[] for _ in range(n)]
+        self.anc: list[set[int]] = [set() for _ in range(n)]
+        self.desc: list[set[int]] = [set() for _ in range(n)]
+        self.t0 = 0.0
+        self.days: dict[str, float] = {}
+        self.token_cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.query_cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+
+    # ------------------------------------------------------------------ folding
+    def _add(self, b: int, kind: str, at: float, w: float) -> None:
+        """Fold one event of bullet `b` into b and every successor that inherits it."""
+        np = self.np
+        self.folded[b].append((at, kind, w))
+        sums = self.sums[kind]
+        if self.desc[b]:
+            cols = [b, *self.desc[b]]
+            sums[cols] += w * np.exp2((at - self.t0) / self.hl[cols])
+        else:
+            sums[b] += w * np.exp2((at - self.t0) / self.hl[b])
+
+    def fold(self, ev: LogEvent) -> None:
+        b = self.col[ev.bullet_id]
+        at = _days(self.days, ev.at)
+        if at > _days(self.days, ev.recorded_at):
+            # Observed in the future of its recording: it counts at age 0 (full weight)
+            # until a view reaches its time (SPEC §4: future events have age 0).
+            heapq.heappush(self.pending, (at, ev.id, b, ev.kind, ev.weight))
+            self.pend_own[ev.kind][b] += ev.weight
+            for x in (b, *self.desc[b]):
+                self.pend[ev.kind][x] += ev.weight
+            return
+        self._add(b, ev.kind, at, ev.weight)
+
+    def flush(self, now: float) -> None:
+        while self.pending and self.pending[0][0] <= now:
+            at, _, b, kind, w = heapq.heappop(self.pending)
+            self.pend_own[kind][b] -= w
+            for x in (b, *self.desc[b]):
+                self.pend[kind][x] -= w
+            self._add(b, kind, at, w)
+
+    def supersede(self, src: str, dst: str) -> None:
+        """`src` now inherits the evidence of `dst` and of everything `dst` inherits."""
+        np = self.np
+        s, a = self.col[src], self.col[dst]
+        members = {a} | self.anc[a]
+        for x in (s, *self.desc[s]):
+            for m in sorted(members - self.anc[x] - {x}):
+                self.anc[x].add(m)
+                self.desc[m].add(x)
+                for at, kind, w in self.folded[m]:
+                    self.sums[kind][x] += w * np.exp2((at - self.t0) / self.hl[x])
+                for kind in ("helpful", "harmful"):
+                    self.pend[kind][x] += self.pend_own[kind][m]
+
+    def rebase(self, now: float) -> None:
+        if (now - self.t0) / self.min_hl < REBASE_HALF_LIVES:
+            return
+        factor = self.np.exp2(-(now - self.t0) / self.hl)
+        for sums in self.sums.values():
+            sums *= factor
+        self.t0 = now
+
+    # ------------------------------------------------------------------ views
+    def effective(self, cols: Any, now: float) -> np.ndarray:
+        """Effective scores at `now`: (candidates,) for one column, (m, candidates) for many."""
+        np = self.np
+        f = np.exp2(-(now - self.t0) / self.hl[cols])
+        h = self.sums["helpful"][cols] * f
+        x = self.sums["harmful"][cols] * f
+        if np.ndim(cols):
+            h += self.pend["helpful"][cols][:, None]
+            x += self.pend["harmful"][cols][:, None]
+        else:
+            h += self.pend["helpful"][cols]
+            x += self.pend["harmful"][cols]
+        return (h - self.harm * x) * self.mult[self.mat[cols]] + 0.0
+
+    def _token(self, token: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        got = self.token_cache.get(token)
+        if got is None:
+            np = self.np
+            got = tuple(  # type: ignore[assignment]
+                np.array([self.seq_col[s] for s in seqs if s in self.seq_col], dtype=np.intp)
+                for seqs in self.matches(token)
+            )
+            self.token_cache[token] = got  # type: ignore[assignment]
+        return got  # type: ignore[return-value]
+
+    def query(self, text: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(columns, hit counts (m, 3): exact, substring, tag) of a context, or None."""
+        if text in self.query_cache:
+            return self.query_cache[text]
+        np = self.np
+        toks = query_tokens(text)
+        out = None
+        if toks:
+            parts = [self._token(t) for t in toks]
+            cols = np.concatenate([p[j] for p in parts for j in range(3)])
+            kinds = np.concatenate(
+                [np.full(len(p[j]), j, dtype=np.intp) for p in parts for j in range(3)]
+            )
+            uniq, inv = np.unique(cols, return_inverse=True)
+            counts = np.zeros((len(uniq), 3))
+            np.add.at(counts, (inv, kinds), 1.0)
+            out = (uniq, counts)
+        self.query_cache[text] = out
+        return out
+
+    def hit(self, b: int, q: tuple[np.ndarray, np.ndarray], now: float) -> np.ndarray:
+        """Whether bullet `b` is in each candidate's top-k recall for the query `q`."""
+        np = self.np
+        cols, counts = q
+        c = len(self.harm)
+        j = np.searchsorted(cols, b)
+        if j >= len(cols) or cols[j] != b or not self.valid[b]:
+            return np.zeros(c, dtype=bool)  # not recallable for it: no keyword, or not valid
+        mat = self.mat[cols]
+        lists = np.where(mat == DEPRECATED, 2, self.anti[cols])
+        sel = self.valid[cols] & (lists == lists[j])
+        j = int(np.count_nonzero(sel[:j]))
+        cols, counts = cols[sel], counts[sel]
+        rel = counts @ self.points.T  # (m, candidates)
+        final = rel * np.maximum(self.min_conf, self.effective(cols, now))
+        ok = rel >= self.min_rel
+        fb, rb = final[j], rel[j]
+        earlier = (self.id_rank[cols] < self.id_rank[b])[:, None]
+        better = ok & ((final > fb) | ((final == fb) & ((rel > rb) | ((rel == rb) & earlier))))
+        return ok[j] & (better.sum(axis=0) < self.k)
+
+
+def replay(
+    history: History,
+    policies: Sequence[Policy],
+    *,
+    split_at: str,
+    k: int,
+    matches: Matches,
+    progress: Progress | None = None,
+) -> Replay:
+    """Walk the history once; for each event, every candidate's score of its bullet just
+    before it, and for held-out events with a context, whether each candidate's recall
+    would have put the bullet in its top `k`."""
+    import numpy as np
+
+    eng = _Engine(history, policies, k, matches)
+    events = history.events
+    n_ev, n_c = len(events), len(policies)
+    scores = np.zeros((n_ev, n_c))
+    hits = np.zeros((n_ev, n_c), dtype=bool)
+    ranked = np.zeros(n_ev, dtype=bool)
+    # Everything that changes the view, applied once its time is before the view's moment.
+    applies: list[tuple[str, int, int, Any]] = []
+    for b in history.bullets:
+        applies.append((b.valid_from, VALID_FROM, b.seq, b.id))
+        if b.valid_to:
+            applies.append((b.valid_to, VALID_TO, b.seq, b.id))
+    for m in history.maturity:
+        applies.append((m.at, MATURITY, m.id, m))
+    for e in history.supersedes:
+        applies.append((e.at, EDGE, e.id, e))
+    for ev in events:
+        applies.append((ev.recorded_at, EVENT, ev.id, ev))
+    applies.sort(key=lambda a: a[:3])
+    if events:
+        eng.t0 = _days(eng.days, events[0].recorded_at)
+    ai, n_ap = 0, len(applies)
+    step = max(1, n_ev // 100)
+    i = 0
+    while i < n_ev:
+        t = events[i].recorded_at
+        while ai < n_ap and applies[ai][0] < t:
+            _apply(eng, applies[ai][1], applies[ai][3])
+            ai += 1
+        now = scoring.days(parse_iso(t) - ONE_US)  # as_of: just before the mark
+        eng.flush(now)
+        eng.rebase(now)
+        held = t >= split_at
+        while i < n_ev and events[i].recorded_at == t:
+            ev = events[i]
+            b = eng.col[ev.bullet_id]
+            scores[i] = eng.effective(b, now)
+            if held and ev.context:
+                q = eng.query(ev.context)
+                if q is not None:
+                    ranked[i] = True
+                    hits[i] = eng.hit(b, q, now)
+            i += 1
+            if progress is not None and i % step == 0:
+                progress(i, n_ev)
+    if progress is not None:
+        progress(n_ev, n_ev)
+    y = np.fromiter((e.kind == "helpful" for e in events), dtype=np.int8, count=n_ev)
+    heldout = np.fromiter((e.recorded_at >= split_at for e in events), dtype=bool, count=n_ev)
+    return Replay(list(events), y, heldout, scores, ranked, hits)
+
+
+def _apply(eng: _Engine, what: int, item: Any) -> None:
+    if what == EVENT:
+        eng.fold(item)
+    elif what in (VALID_FROM, VALID_TO):
+        eng.valid[eng.col[item]] = what == VALID_FROM
+    elif what == MATURITY:
+        eng.mat[eng.col[item.bullet_id]] = eng.code[item.maturity]
+    else:
+        eng.supersede(item.src, item.dst)
