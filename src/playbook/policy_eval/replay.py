@@ -99,14 +99,22 @@ class _Engine:
         order = sorted(range(n), key=lambda i: bullets[i].id)
         self.id_rank = np.empty(n, dtype=np.int64)
         self.id_rank[order] = np.arange(n)
-        self.sums = {k_: np.zeros((n, c)) for k_ in ("helpful", "harmful")}
-        self.pend = {k_: np.zeros(n) for k_ in ("helpful", "harmful")}
-        self.pend_own = {k_: np.zeros(n) for k_ in ("helpful", "harmful")}
+        # Per bullet and candidate, the harm-weighted net H − w·X referenced to t0, and the
+        # same for marks dated in the future (they count at full weight until their date).
+        self.sign = {"helpful": np.ones(c), "harmful": -self.harm}
+        self.net = np.zeros((n, c))
+        self.pend = np.zeros((n, c))
+        self.pend_own = np.zeros((n, c))
+        self.n_pending = 0
         self.pending: list[tuple[float, int, int, str, float]] = []
         self.folded: list[list[tuple[float, str, float]]] = [[] for _ in range(n)]
         self.anc: list[set[int]] = [set() for _ in range(n)]
         self.desc: list[set[int]] = [set() for _ in range(n)]
         self.t0 = 0.0
+        self.hl_c = hl
+        self.own = np.array([bool(b.half_life_days) for b in bullets], dtype=bool)
+        self.now = float("nan")
+        self.fc = np.ones(c)  # 0.5 ** ((now − t0) / half-life) per candidate, at `now`
         self.days: dict[str, float] = {}
         self.token_cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.query_cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
@@ -116,12 +124,12 @@ class _Engine:
         """Fold one event of bullet `b` into b and every successor that inherits it."""
         np = self.np
         self.folded[b].append((at, kind, w))
-        sums = self.sums[kind]
+        v = w * self.sign[kind]
         if self.desc[b]:
             cols = [b, *self.desc[b]]
-            sums[cols] += w * np.exp2((at - self.t0) / self.hl[cols])
+            self.net[cols] += v * np.exp2((at - self.t0) / self.hl[cols])
         else:
-            sums[b] += w * np.exp2((at - self.t0) / self.hl[b])
+            self.net[b] += v * np.exp2((at - self.t0) / self.hl[b])
 
     def fold(self, ev: LogEvent) -> None:
         b = self.col[ev.bullet_id]
@@ -130,18 +138,22 @@ class _Engine:
             # Observed in the future of its recording: it counts at age 0 (full weight)
             # until a view reaches its time (SPEC §4: future events have age 0).
             heapq.heappush(self.pending, (at, ev.id, b, ev.kind, ev.weight))
-            self.pend_own[ev.kind][b] += ev.weight
+            v = ev.weight * self.sign[ev.kind]
+            self.pend_own[b] += v
             for x in (b, *self.desc[b]):
-                self.pend[ev.kind][x] += ev.weight
+                self.pend[x] += v
+            self.n_pending += 1
             return
         self._add(b, ev.kind, at, ev.weight)
 
     def flush(self, now: float) -> None:
         while self.pending and self.pending[0][0] <= now:
             at, _, b, kind, w = heapq.heappop(self.pending)
-            self.pend_own[kind][b] -= w
+            v = w * self.sign[kind]
+            self.pend_own[b] -= v
             for x in (b, *self.desc[b]):
-                self.pend[kind][x] -= w
+                self.pend[x] -= v
+            self.n_pending -= 1
             self._add(b, kind, at, w)
 
     def supersede(self, src: str, dst: str) -> None:
@@ -154,32 +166,42 @@ class _Engine:
                 self.anc[x].add(m)
                 self.desc[m].add(x)
                 for at, kind, w in self.folded[m]:
-                    self.sums[kind][x] += w * np.exp2((at - self.t0) / self.hl[x])
-                for kind in ("helpful", "harmful"):
-                    self.pend[kind][x] += self.pend_own[kind][m]
+                    self.net[x] += w * self.sign[kind] * np.exp2((at - self.t0) / self.hl[x])
+                self.pend[x] += self.pend_own[m]
 
-    def rebase(self, now: float) -> None:
-        if (now - self.t0) / self.min_hl < REBASE_HALF_LIVES:
-            return
-        factor = self.np.exp2(-(now - self.t0) / self.hl)
-        for sums in self.sums.values():
-            sums *= factor
-        self.t0 = now
+    def at(self, now: float) -> None:
+        """Move the view to `now`: fold marks whose date has come, keep the sums bounded."""
+        np = self.np
+        self.flush(now)
+        if (now - self.t0) / self.min_hl >= REBASE_HALF_LIVES:
+            self.net *= np.exp2(-(now - self.t0) / self.hl)
+            self.t0 = now
+        self.now = now
+        self.fc = np.exp2(-(now - self.t0) / self.hl_c)
 
     # ------------------------------------------------------------------ views
-    def effective(self, cols: Any, now: float) -> np.ndarray:
-        """Effective scores at `now`: (candidates,) for one column, (m, candidates) for many."""
+    def effective(self, b: int) -> np.ndarray:
+        """Bullet `b`'s effective score at the view's moment, per candidate."""
         np = self.np
-        f = np.exp2(-(now - self.t0) / self.hl[cols])
-        h = self.sums["helpful"][cols] * f
-        x = self.sums["harmful"][cols] * f
-        if np.ndim(cols):
-            h += self.pend["helpful"][cols][:, None]
-            x += self.pend["harmful"][cols][:, None]
-        else:
-            h += self.pend["helpful"][cols]
-            x += self.pend["harmful"][cols]
-        return (h - self.harm * x) * self.mult[self.mat[cols]] + 0.0
+        f = self.fc if not self.own[b] else np.exp2(-(self.now - self.t0) / self.hl[b])
+        net = self.net[b] * f
+        if self.n_pending:
+            net += self.pend[b]
+        return net * self.mult[self.mat[b]] + 0.0
+
+    def effective_many(self, cols: np.ndarray) -> np.ndarray:
+        """(len(cols), candidates): the same for many bullets (-0.0 may stay -0.0)."""
+        np = self.np
+        f: Any = self.fc
+        own = self.own[cols]
+        if own.any():
+            f = np.broadcast_to(self.fc, (len(cols), len(self.fc))).copy()
+            f[own] = np.exp2(-(self.now - self.t0) / self.hl[cols[own]])
+        net = self.net[cols] * f
+        if self.n_pending:
+            net += self.pend[cols]
+        net *= self.mult[self.mat[cols]]
+        return net
 
     def _token(self, token: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         got = self.token_cache.get(token)
@@ -193,7 +215,8 @@ class _Engine:
         return got  # type: ignore[return-value]
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """(columns, hit counts (m, 3): exact, substring, tag) of a context, or None."""
+        """(columns, relevance (m, candidates)) of the bullets a context's words match
+        (keyword points: exact, substring and tag hits), or None when it has no words."""
         if text in self.query_cache:
             return self.query_cache[text]
         np = self.np
@@ -206,32 +229,37 @@ class _Engine:
                 [np.full(len(p[j]), j, dtype=np.intp) for p in parts for j in range(3)]
             )
             uniq, inv = np.unique(cols, return_inverse=True)
-            counts = np.zeros((len(uniq), 3))
-            np.add.at(counts, (inv, kinds), 1.0)
-            out = (uniq, counts)
+            counts = np.bincount(inv * 3 + kinds, minlength=3 * len(uniq)).reshape(-1, 3)
+            out = (uniq, counts.astype(np.float64) @ self.points.T)
         self.query_cache[text] = out
         return out
 
-    def hit(self, b: int, q: tuple[np.ndarray, np.ndarray], now: float) -> np.ndarray:
-        """Whether bullet `b` is in each candidate's top-k recall for the query `q`."""
+    def hit(self, b: int, q: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """Whether bullet `b` is in each candidate's top-k recall for the query `q`: fewer
+        than k bullets of its list rank before it by (final score, relevance, id)."""
         np = self.np
-        cols, counts = q
+        cols, rel = q
         c = len(self.harm)
-        j = np.searchsorted(cols, b)
+        j = int(np.searchsorted(cols, b))
         if j >= len(cols) or cols[j] != b or not self.valid[b]:
             return np.zeros(c, dtype=bool)  # not recallable for it: no keyword, or not valid
         mat = self.mat[cols]
         lists = np.where(mat == DEPRECATED, 2, self.anti[cols])
         sel = self.valid[cols] & (lists == lists[j])
         j = int(np.count_nonzero(sel[:j]))
-        cols, counts = cols[sel], counts[sel]
-        rel = counts @ self.points.T  # (m, candidates)
-        final = rel * np.maximum(self.min_conf, self.effective(cols, now))
+        cols, rel = cols[sel], rel[sel]
+        final = rel * np.maximum(self.min_conf, self.effective_many(cols))
         ok = rel >= self.min_rel
+        if not ok.all():
+            final[~ok] = -np.inf  # filtered out by relevance: ranks nowhere
         fb, rb = final[j], rel[j]
-        earlier = (self.id_rank[cols] < self.id_rank[b])[:, None]
-        better = ok & ((final > fb) | ((final == fb) & ((rel > rb) | ((rel == rb) & earlier))))
-        return ok[j] & (better.sum(axis=0) < self.k)
+        rank = np.count_nonzero(final > fb, axis=0)
+        tied = final == fb
+        tied[j] = False
+        if tied.any():
+            earlier = (self.id_rank[cols] < self.id_rank[b])[:, None]
+            rank += np.count_nonzero(tied & ((rel > rb) | ((rel == rb) & earlier)), axis=0)
+        return ok[j] & (rank < self.k)
 
 
 def replay(
@@ -278,18 +306,17 @@ def replay(
             _apply(eng, applies[ai][1], applies[ai][3])
             ai += 1
         now = scoring.days(parse_iso(t) - ONE_US)  # as_of: just before the mark
-        eng.flush(now)
-        eng.rebase(now)
+        eng.at(now)
         held = t >= split_at
         while i < n_ev and events[i].recorded_at == t:
             ev = events[i]
             b = eng.col[ev.bullet_id]
-            scores[i] = eng.effective(b, now)
+            scores[i] = eng.effective(b)
             if held and ev.context:
                 q = eng.query(ev.context)
                 if q is not None:
                     ranked[i] = True
-                    hits[i] = eng.hit(b, q, now)
+                    hits[i] = eng.hit(b, q)
             i += 1
             if progress is not None and i % step == 0:
                 progress(i, n_ev)
