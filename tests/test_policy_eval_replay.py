@@ -151,3 +151,29 @@ def test_future_dated_mark_counts_at_full_weight_until_its_time(
     assert rep.scores[:, 0].tolist() == pytest.approx(
         [0.0, 0.5 * 1.0, 0.5 * (0.5 ** (30 / 90) - 4 * 0.5 ** (37 / 90))], rel=1e-9
     )
+
+
+def test_long_history_with_a_short_half_life_stays_exact(
+    store: PlaybookStore, clock: Clock
+) -> None:
+    """Past 400 half-lives the replay moves its reference time (no overflow, same scores)."""
+    quick = store.insert_bullet("retry flaky network tests once", half_life_days=0.5)
+    slow = store.insert_bullet("pin npm in release jobs")
+    rng = random.Random(8)
+    for _ in range(120):
+        clock.advance(days=rng.uniform(3, 8))
+        store.add_feedback(rng.choice([quick.id, slow.id]), rng.choice(["helpful", "harmful"]))
+    clock.advance(days=1)
+    rep = replay(
+        read_history(store),
+        [DEFAULT_POLICY],
+        split_at="9999",
+        k=10,
+        matches=lambda tok: token_matches(store, tok),
+    )
+    span = parse_iso(rep.events[-1].recorded_at) - parse_iso(rep.events[0].recorded_at)
+    assert span.days / 0.5 > 1100  # 2 ** 1100 would overflow a float without one
+    for i, ev in enumerate(rep.events):
+        as_of = parse_iso(ev.recorded_at) - timedelta(microseconds=1)
+        expected = store.score(ev.bullet_id, at=as_of).effective
+        assert rep.scores[i, 0] == pytest.approx(expected, rel=1e-9, abs=1e-12)
