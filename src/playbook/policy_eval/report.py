@@ -178,11 +178,12 @@ def _cell(e: Estimate | None, width: int = 4) -> tuple[str, str]:
     return value, f"{e.diff:+.{width}f} [{e.lo:+.{width}f}, {e.hi:+.{width}f}]"
 
 
-def table(report: EvalReport) -> list[str]:
+def table_cells(report: EvalReport) -> tuple[list[str], list[list[str]]]:
+    """The candidates table as text cells: (header, one row per candidate)."""
     k = report.log.k
     head = ["candidate", "half-life", "harm", "log-loss", "Δ [95% CI]", "MDE", "AUC",
             "Δ AUC [95% CI]", f"recall@{k}", f"Δ recall@{k} [95% CI]"]  # fmt: skip
-    rows = [head]
+    rows = []
     for i, r in enumerate(report.rows):
         p = r.candidate.policy
         name = r.candidate.name + (" *" if r.candidate.name == report.verdict.challenger else "")
@@ -195,5 +196,11 @@ def table(report: EvalReport) -> list[str]:
             [name, f"{p.half_life_days:g}", f"{p.harm_multiplier:g}", ll, dll, mde, au, dau,
              rk, drk]
         )  # fmt: skip
+    return head, rows
+
+
+def table(report: EvalReport) -> list[str]:
+    head, body = table_cells(report)
+    rows = [head, *body]
     widths = [max(len(row[j]) for row in rows) for j in range(len(head))]
     return ["  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row)).rstrip() for row in rows]
