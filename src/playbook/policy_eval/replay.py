@@ -103,6 +103,7 @@ class _Engine:
         # same for marks dated in the future (they count at full weight until their date).
         self.sign = {"helpful": np.ones(c), "harmful": -self.harm}
         self.net = np.zeros((n, c))
+        self.scaled = np.zeros((n, c))  # net x the maturity multiplier: what recall ranks by
         self.pend = np.zeros((n, c))
         self.pend_own = np.zeros((n, c))
         self.n_pending = 0
@@ -117,7 +118,7 @@ class _Engine:
         self.fc = np.ones(c)  # 0.5 ** ((now − t0) / half-life) per candidate, at `now`
         self.days: dict[str, float] = {}
         self.token_cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.query_cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        self.query_cache: dict[str, tuple[np.ndarray, np.ndarray, bool] | None] = {}
 
     # ------------------------------------------------------------------ folding
     def _add(self, b: int, kind: str, at: float, w: float) -> None:
@@ -127,9 +128,13 @@ class _Engine:
         v = w * self.sign[kind]
         if self.desc[b]:
             cols = [b, *self.desc[b]]
-            self.net[cols] += v * np.exp2((at - self.t0) / self.hl[cols])
+            add = v * np.exp2((at - self.t0) / self.hl[cols])
+            self.net[cols] += add
+            self.scaled[cols] += add * self.mult[self.mat[cols]]
         else:
-            self.net[b] += v * np.exp2((at - self.t0) / self.hl[b])
+            add = v * np.exp2((at - self.t0) / self.hl[b])
+            self.net[b] += add
+            self.scaled[b] += add * self.mult[self.mat[b]]
 
     def fold(self, ev: LogEvent) -> None:
         b = self.col[ev.bullet_id]
@@ -166,15 +171,23 @@ class _Engine:
                 self.anc[x].add(m)
                 self.desc[m].add(x)
                 for at, kind, w in self.folded[m]:
-                    self.net[x] += w * self.sign[kind] * np.exp2((at - self.t0) / self.hl[x])
+                    add = w * self.sign[kind] * np.exp2((at - self.t0) / self.hl[x])
+                    self.net[x] += add
+                    self.scaled[x] += add * self.mult[self.mat[x]]
                 self.pend[x] += self.pend_own[m]
+
+    def set_maturity(self, b: int, code: int) -> None:
+        self.mat[b] = code
+        self.scaled[b] = self.net[b] * self.mult[code]
 
     def at(self, now: float) -> None:
         """Move the view to `now`: fold marks whose date has come, keep the sums bounded."""
         np = self.np
         self.flush(now)
         if (now - self.t0) / self.min_hl >= REBASE_HALF_LIVES:
-            self.net *= np.exp2(-(now - self.t0) / self.hl)
+            factor = np.exp2(-(now - self.t0) / self.hl)
+            self.net *= factor
+            self.scaled *= factor
             self.t0 = now
         self.now = now
         self.fc = np.exp2(-(now - self.t0) / self.hl_c)
@@ -184,10 +197,9 @@ class _Engine:
         """Bullet `b`'s effective score at the view's moment, per candidate."""
         np = self.np
         f = self.fc if not self.own[b] else np.exp2(-(self.now - self.t0) / self.hl[b])
-        net = self.net[b] * f
         if self.n_pending:
-            net += self.pend[b]
-        return net * self.mult[self.mat[b]] + 0.0
+            return (self.net[b] * f + self.pend[b]) * self.mult[self.mat[b]] + 0.0
+        return self.scaled[b] * f + 0.0
 
     def effective_many(self, cols: np.ndarray) -> np.ndarray:
         """(len(cols), candidates): the same for many bullets (-0.0 may stay -0.0)."""
@@ -197,11 +209,10 @@ class _Engine:
         if own.any():
             f = np.broadcast_to(self.fc, (len(cols), len(self.fc))).copy()
             f[own] = np.exp2(-(self.now - self.t0) / self.hl[cols[own]])
-        net = self.net[cols] * f
+        out = self.scaled[cols] * f
         if self.n_pending:
-            net += self.pend[cols]
-        net *= self.mult[self.mat[cols]]
-        return net
+            out += self.pend[cols] * self.mult[self.mat[cols]]
+        return out
 
     def _token(self, token: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         got = self.token_cache.get(token)
@@ -214,9 +225,10 @@ class _Engine:
             self.token_cache[token] = got  # type: ignore[assignment]
         return got  # type: ignore[return-value]
 
-    def query(self, text: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """(columns, relevance (m, candidates)) of the bullets a context's words match
-        (keyword points: exact, substring and tag hits), or None when it has no words."""
+    def query(self, text: str) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """(columns, relevance (m, candidates), whether every one passes the relevance
+        floor) of the bullets a context's words match (keyword points: exact, substring
+        and tag hits), or None when it has no words."""
         if text in self.query_cache:
             return self.query_cache[text]
         np = self.np
@@ -230,15 +242,16 @@ class _Engine:
             )
             uniq, inv = np.unique(cols, return_inverse=True)
             counts = np.bincount(inv * 3 + kinds, minlength=3 * len(uniq)).reshape(-1, 3)
-            out = (uniq, counts.astype(np.float64) @ self.points.T)
+            rel = counts.astype(np.float64) @ self.points.T
+            out = (uniq, rel, bool((rel >= self.min_rel).all()))
         self.query_cache[text] = out
         return out
 
-    def hit(self, b: int, q: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    def hit(self, b: int, q: tuple[np.ndarray, np.ndarray, bool]) -> np.ndarray:
         """Whether bullet `b` is in each candidate's top-k recall for the query `q`: fewer
         than k bullets of its list rank before it by (final score, relevance, id)."""
         np = self.np
-        cols, rel = q
+        cols, rel, all_relevant = q
         c = len(self.harm)
         j = int(np.searchsorted(cols, b))
         if j >= len(cols) or cols[j] != b or not self.valid[b]:
@@ -249,9 +262,11 @@ class _Engine:
         j = int(np.count_nonzero(sel[:j]))
         cols, rel = cols[sel], rel[sel]
         final = rel * np.maximum(self.min_conf, self.effective_many(cols))
-        ok = rel >= self.min_rel
-        if not ok.all():
+        ok_b: Any = True
+        if not all_relevant:
+            ok = rel >= self.min_rel
             final[~ok] = -np.inf  # filtered out by relevance: ranks nowhere
+            ok_b = ok[j]
         fb, rb = final[j], rel[j]
         rank = np.count_nonzero(final > fb, axis=0)
         tied = final == fb
@@ -259,7 +274,7 @@ class _Engine:
         if tied.any():
             earlier = (self.id_rank[cols] < self.id_rank[b])[:, None]
             rank += np.count_nonzero(tied & ((rel > rb) | ((rel == rb) & earlier)), axis=0)
-        return ok[j] & (rank < self.k)
+        return ok_b & (rank < self.k)
 
 
 def replay(
@@ -333,6 +348,6 @@ def _apply(eng: _Engine, what: int, item: Any) -> None:
     elif what in (VALID_FROM, VALID_TO):
         eng.valid[eng.col[item]] = what == VALID_FROM
     elif what == MATURITY:
-        eng.mat[eng.col[item.bullet_id]] = eng.code[item.maturity]
+        eng.set_maturity(eng.col[item.bullet_id], eng.code[item.maturity])
     else:
         eng.supersede(item.src, item.dst)
