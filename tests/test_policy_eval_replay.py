@@ -89,6 +89,17 @@ def random_history(store: PlaybookStore, clock: Clock, seed: int, steps: int = 4
     clock.advance(days=1)
 
 
+def _replay_default(store: PlaybookStore):  # type: ignore[no-untyped-def]
+    """The default policy's views; nothing held out (no recall@k)."""
+    return replay(
+        read_history(store),
+        [DEFAULT_POLICY],
+        split_at="9999",
+        k=10,
+        matches=lambda tok: token_matches(store, tok),
+    )
+
+
 @pytest.mark.parametrize("seed", [3, 11])
 def test_replay_views_agree_with_store_score_and_recall(
     store: PlaybookStore, clock: Clock, seed: int
@@ -140,13 +151,7 @@ def test_future_dated_mark_counts_at_full_weight_until_its_time(
     store.add_feedback(a.id, "harmful")
     clock.t = start + timedelta(days=40)
     store.add_feedback(a.id, "helpful")
-    rep = replay(
-        read_history(store),
-        [DEFAULT_POLICY],
-        split_at="9999",
-        k=10,
-        matches=lambda tok: token_matches(store, tok),
-    )
+    rep = _replay_default(store)
     # candidate multiplier 0.5; before day 3 the day-10 mark has its full weight
     assert rep.scores[:, 0].tolist() == pytest.approx(
         [0.0, 0.5 * 1.0, 0.5 * (0.5 ** (30 / 90) - 4 * 0.5 ** (37 / 90))], rel=1e-9
@@ -164,13 +169,7 @@ def test_long_history_with_a_short_half_life_stays_exact(
         clock.advance(days=rng.uniform(3, 8))
         store.add_feedback(rng.choice([quick.id, slow.id]), rng.choice(["helpful", "harmful"]))
     clock.advance(days=1)
-    rep = replay(
-        read_history(store),
-        [DEFAULT_POLICY],
-        split_at="9999",
-        k=10,
-        matches=lambda tok: token_matches(store, tok),
-    )
+    rep = _replay_default(store)
     span = parse_iso(rep.events[-1].recorded_at) - parse_iso(rep.events[0].recorded_at)
     assert span.days / 0.5 > 1100  # 2 ** 1100 would overflow a float without one
     for i, ev in enumerate(rep.events):

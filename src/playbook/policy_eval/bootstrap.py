@@ -63,9 +63,12 @@ def resample(n_sessions: int, replicates: int = REPLICATES, seed: int = SEED) ->
     rng = np.random.default_rng(seed)
     if n_sessions == 0:
         return np.zeros((replicates, 0), dtype=np.float32)
-    p = np.full(n_sessions, 1.0 / n_sessions)
+    # n draws with replacement per replicate, counted: a multinomial(n, 1/n each) sample
+    draws = rng.integers(0, n_sessions, size=(replicates, n_sessions))
+    draws += np.arange(replicates)[:, None] * n_sessions
+    counts = np.bincount(draws.ravel(), minlength=replicates * n_sessions)
     # float32: counts are small integers (exact), and the replicates are matrix products
-    return rng.multinomial(n_sessions, p, size=replicates).astype(np.float32)
+    return counts.reshape(replicates, n_sessions).astype(np.float32)
 
 
 def _per_session(sess: np.ndarray, values: np.ndarray, n_sessions: int) -> np.ndarray:

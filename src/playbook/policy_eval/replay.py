@@ -259,8 +259,9 @@ class _Engine:
         mat = self.mat[cols]
         lists = np.where(mat == DEPRECATED, 2, self.anti[cols])
         sel = self.valid[cols] & (lists == lists[j])
-        j = int(np.count_nonzero(sel[:j]))
-        cols, rel = cols[sel], rel[sel]
+        if not sel.all():  # compare within b's list, among the bullets valid now
+            j = int(np.count_nonzero(sel[:j]))
+            cols, rel = cols[sel], rel[sel]
         final = rel * np.maximum(self.min_conf, self.effective_many(cols))
         ok_b: Any = True
         if not all_relevant:
