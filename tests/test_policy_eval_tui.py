@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Static
 
 from playbook.store import PlaybookStore, connect
-from playbook.tui.screens.policy import PolicyScreen
+from playbook.tui.screens.policy import PolicyScreen, open_policy_screen
 from playbook.tui.screens.policy_plot import ForestPlot
 
 from .conftest import Clock
@@ -74,3 +75,21 @@ def app_policy():  # type: ignore[no-untyped-def]
     from playbook.policy import DEFAULT_POLICY
 
     return DEFAULT_POLICY
+
+
+@async_test
+async def test_an_unreadable_policy_file_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.sqlite3"
+    _world(path)
+    bad = tmp_path / "playbook.toml"
+    bad.write_text("half_life_days = -3\n")
+    monkeypatch.setenv("PLAYBOOK_POLICY", str(bad))
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        open_policy_screen(app)
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, PolicyScreen)
+        assert any("half_life_days" in n.message for n in app._notifications)

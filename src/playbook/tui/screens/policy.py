@@ -42,7 +42,12 @@ def current_policy(app: Any) -> Policy:
 
 def open_policy_screen(app: Any) -> None:
     """The palette command's action."""
-    app.push_screen(PolicyScreen(app.source.path, current_policy(app)))
+    try:
+        policy = current_policy(app)
+    except Exception as exc:  # a policy file edited into something invalid meanwhile
+        app.notify(f"cannot read the policy: {exc}", severity="error", markup=False)
+        return
+    app.push_screen(PolicyScreen(app.source.path, policy))
 
 
 class _Closed(Exception):
