@@ -58,17 +58,42 @@ async def test_policy_screen_from_the_palette(tmp_path: Path) -> None:
 
 
 @async_test
-async def test_closing_while_it_replays_stops_the_worker(tmp_path: Path) -> None:
+async def test_closing_while_it_replays_stops_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from playbook import policy_eval
+
     path = tmp_path / "state.sqlite3"
     _world(path)
+    seen: list[object] = []
+    real = policy_eval.evaluate
+
+    def slow(store, *args, progress, **kw):  # type: ignore[no-untyped-def]
+        def tick(done: int, total: int) -> None:
+            seen.append(done)
+            time.sleep(0.02)  # a replay long enough to close the screen during it
+            progress(done, total)
+
+        try:
+            return real(store, *args, progress=tick, **kw)
+        except BaseException as exc:
+            seen.append(type(exc).__name__)
+            raise
+
+    monkeypatch.setattr(policy_eval, "evaluate", slow)
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
         screen = PolicyScreen(path, app_policy())
         await app.push_screen(screen)
+        await wait_for(pilot, lambda: len(seen) >= 2)
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: "_Closed" in seen, timeout=30)
         assert screen.report is None and not isinstance(app.screen, PolicyScreen)
+        ticks = [d for d in seen if isinstance(d, int)]
+        assert max(ticks) < 4000  # stopped well before the end of the 4,800-mark log
 
 
 def app_policy():  # type: ignore[no-untyped-def]
