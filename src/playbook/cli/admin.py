@@ -1,4 +1,4 @@
-"""pin, unpin, block, unblock, blocked, stats, stale, policy show.
+"""pin, unpin, block, unblock, blocked, stats, stale.
 
 Pins and blocks made here are human actions: the CLI is a person at a terminal. (Agents
 reach Playbook over MCP, which has no tool for either.)
@@ -12,7 +12,7 @@ import typer
 
 from ..inert import inert
 from . import app
-from .common import CliError, db_path, emit, json_option, load_policy_option, open_store, set_json
+from .common import CliError, db_path, emit, json_option, open_store, set_json
 
 # Effective-score buckets of `stats`: [min, max), None is unbounded.
 SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
@@ -260,49 +260,3 @@ def stale(
     if total > len(items):
         lines.append(f"… and {total - len(items)} more (--limit)")
     emit(data, "\n".join(lines) if lines else f"nothing stale (threshold {threshold:g} days)")
-
-
-# ----------------------------------------------------------------------------- policy
-
-policy_app = typer.Typer(
-    name="policy",
-    help="The scoring, curation and recall constants.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-app.add_typer(policy_app, name="policy")
-
-
-@policy_app.command("show")
-def policy_show(json_out: bool = json_option()) -> None:
-    """Every constant: its value, where the value came from, and what it does."""
-    set_json(json_out)
-    from ..policy import Policy
-    from .common import state
-
-    policy = load_policy_option()
-    overridden = policy.model_fields_set if policy is not None else set()
-    items = []
-    for name, default, source, description in Policy.explain():
-        value = getattr(policy, name) if policy is not None else default
-        items.append(
-            {
-                "name": name,
-                "value": value,
-                "default": default,
-                "source": f"{state.policy}" if name in overridden else source,
-                "default_source": source,
-                "overridden": name in overridden,
-                "description": description,
-            }
-        )
-    width = max(len(i["name"]) for i in items)
-    lines = []
-    for i in items:
-        value = f"{i['value']:.6g}" if isinstance(i["value"], float) else str(i["value"])
-        origin = (
-            f"set in {i['source']} (default {i['default']:g})" if i["overridden"] else i["source"]
-        )
-        lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
-        lines.append(f"{'':<{width}}  {i['description']}")
-    emit(items, "\n".join(lines))

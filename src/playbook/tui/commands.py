@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from . import format as fmt
+from .screens.policy import open_policy_screen
 
 if TYPE_CHECKING:
     from .app import Workbench
@@ -45,6 +46,7 @@ class WorkbenchCommands(Provider):
                 "Superseded or inverted bullets",
             ),
             ("Block a pattern", app.block_new, "Refuse adds like it from now on"),
+            ("Measured policy", partial(open_policy_screen, app), "Which decay fits your log"),
             ("Help", app.action_help, "Keys and what the numbers mean (?)"),
             ("Quit", app.action_quit, "Leave the workbench (ctrl+q)"),
         ]

@@ -1,0 +1,194 @@
+"""The Policy screen: which policy would have predicted this playbook's feedback best?
+
+Opened from the command palette ("Measured policy"). It runs `policy_eval.evaluate` in a
+thread worker on a connection of its own (the replay of a large log takes seconds), shows
+a progress bar meanwhile, then the candidates as a table, a forest plot of the primary
+metric's paired difference with its 95% interval (grouped by half-life), and the verdict.
+It only reads: writing a recommendation stays a deliberate `policy eval --write`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, ProgressBar, Static
+
+from .. import format as fmt
+from .policy_plot import ForestPlot, PlotRow
+
+if TYPE_CHECKING:
+    from ...policy import Policy
+    from ...policy_eval import EvalReport
+
+
+def current_policy(app: Any) -> Policy:
+    """The workbench's policy if it has one, else $PLAYBOOK_POLICY's, else the defaults."""
+    from ...policy import DEFAULT_POLICY, load_policy
+
+    policy = getattr(app, "policy", None)
+    if policy is not None:
+        return policy  # type: ignore[no-any-return]
+    path = os.environ.get("PLAYBOOK_POLICY")
+    return load_policy(path) if path else DEFAULT_POLICY
+
+
+def open_policy_screen(app: Any) -> None:
+    """The palette command's action."""
+    try:
+        policy = current_policy(app)
+    except Exception as exc:  # a policy file edited into something invalid meanwhile
+        app.notify(f"cannot read the policy: {exc}", severity="error", markup=False)
+        return
+    app.push_screen(PolicyScreen(app.source.path, policy))
+
+
+class _Closed(Exception):
+    """The screen closed while the replay ran."""
+
+
+class PolicyScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    PolicyScreen { align: center middle; background: $background 60%; }
+    PolicyScreen > VerticalScroll {
+        width: 96%; height: 94%;
+        border: round $primary; background: $surface; padding: 0 1;
+        border-title-style: bold;
+    }
+    PolicyScreen #policy-status { color: $text-muted; height: auto; }
+    PolicyScreen ProgressBar { margin: 0 0 1 0; }
+    PolicyScreen #policy-table { height: auto; max-height: 20; margin: 1 0; }
+    PolicyScreen #policy-verdict { margin: 1 0 0 0; height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close", tooltip="Back to the workbench"),
+    ]
+
+    def __init__(self, path: Path, policy: Policy) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.policy = policy
+        self.report: EvalReport | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = "Measured policy"
+            box.border_subtitle = "escape to close"
+            yield Static(
+                "Replaying the feedback log: each candidate's view just before every mark, "
+                "compared on the held-out last 30% of the log…",
+                id="policy-status",
+                markup=False,
+            )
+            yield ProgressBar(total=100, show_eta=False, id="policy-progress")
+            with Vertical():
+                yield DataTable(id="policy-table", zebra_stripes=True, cursor_type="row")
+                yield ForestPlot(id="policy-plot")
+                yield Static("", id="policy-verdict", markup=False)
+
+    def on_mount(self) -> None:
+        self._evaluate()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="policy-eval")
+    def _evaluate(self) -> None:
+        from textual.worker import get_current_worker
+
+        from ...policy_eval import evaluate
+        from ...store import PlaybookStore, connect
+
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:  # the screen was closed: stop replaying
+                raise _Closed
+            self.app.call_from_thread(self._progress, done, total)
+
+        try:
+            conn = connect(self.path)
+            try:
+                store = PlaybookStore(conn, policy=self.policy, migrate=False)
+                report = evaluate(store, progress=progress)
+            finally:
+                conn.close()
+        except _Closed:
+            return
+        except Exception as exc:  # shown, never a crash of the workbench
+            self.app.call_from_thread(self._failed, f"could not evaluate: {exc}")
+            return
+        self.app.call_from_thread(self.show_report, report)
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.is_attached:
+            self.query_one(ProgressBar).update(total=max(1, total), progress=done)
+
+    def _failed(self, message: str) -> None:
+        if self.is_attached:
+            self.query_one("#policy-status", Static).update(Text(message, style=fmt.BAD))
+
+    def show_report(self, report: EvalReport) -> None:
+        from ...policy_eval.report import table_cells
+
+        if not self.is_attached:
+            return
+        self.report = report
+        log = report.log
+        self.query_one(ProgressBar).display = False
+        self.query_one("#policy-status", Static).update(
+            fmt.untrusted(
+                f"{log.events:,} events, {log.span}; held out from {(log.split_at or '')[:10]}:"
+                f" {log.heldout_events:,} events in {log.heldout_sessions:,} sessions. Δ is "
+                "the improvement over the current policy with its 95% session-bootstrap "
+                "interval; * marks the registered challenger (best on the training span)."
+            )
+        )
+        head, rows = table_cells(report)
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_columns(*head)
+        for row in rows:
+            table.add_row(*(fmt.untrusted(cell, one_line=True) for cell in row))
+        self.query_one(ForestPlot).set_rows(
+            plot_rows(report),
+            "held-out log-loss gain vs the current policy (nats per event; right is better)",
+        )
+        style = fmt.GOOD if report.verdict.status == "recommended" else fmt.ACCENT
+        self.query_one("#policy-verdict", Static).update(
+            fmt.untrusted(report.line(), style=f"bold {style}")
+        )
+
+    def action_close(self) -> None:
+        self.workers.cancel_group(self, "policy-eval")
+        self.dismiss(None)
+
+
+def plot_rows(report: EvalReport) -> list[PlotRow]:
+    """The primary metric per candidate, ordered by half-life (then harm weight)."""
+    from ...policy_eval import PRIMARY
+
+    rows = []
+    for i, r in enumerate(report.rows):
+        est = r.metrics.get(PRIMARY)
+        if est is None:
+            continue
+        p = r.candidate.policy
+        rows.append(
+            (
+                (p.half_life_days, p.harm_multiplier, i),
+                PlotRow(
+                    r.candidate.name if i else "current",
+                    est.diff,
+                    est.lo,
+                    est.hi,
+                    current=i == 0,
+                    mark="*" if r.candidate.name == report.verdict.challenger else "",
+                ),
+            )
+        )
+    return [row for _, row in sorted(rows, key=lambda t: t[0])]
