@@ -1,18 +1,13 @@
-"""The deterministic curator of SPEC §5: `curate(store, deltas, provenance, actor)`.
-
-No model is involved. The whole batch is one transaction; invalid items are reported in
-`result.rejected`, never raised; every decision is written to the decision log.
+"""One curate batch (SPEC §5): parse and check the deltas, drop repeats, apply adds and
+feedback, then structure (replace, merge, deprecate), then inversion and the maturity pass.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import scoring
-from .deltas import (
+from ..deltas import (
     AddDelta,
     DeprecateDelta,
     HarmfulDelta,
@@ -24,55 +19,12 @@ from .deltas import (
     delta_dict,
     parse_delta,
 )
-from .model import Actor, Bullet, Maturity, Provenance
-from .store import PlaybookStore, new_batch_id
-from .text import content_hash, core_tokens, is_negative, jaccard, normalize, strip_avoid, tokens
-
-STATUSES = (
-    "added",
-    "folded",
-    "conflict",
-    "applied",
-    "refused-blocked",
-    "refused-zombie",
-    "refused-pinned",
-    "dropped-duplicate",
-    "rejected-invalid",
-)
-
-
-@dataclass
-class DeltaOutcome:
-    index: int
-    status: str
-    bullet_id: str | None = None
-    reason: str | None = None
-    type: str | None = None
-
-
-@dataclass
-class CurateResult:
-    batch_id: str
-    outcomes: list[DeltaOutcome] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
-    conflicts: list[tuple[str, str]] = field(default_factory=list)
-    inversions: list[tuple[str, str]] = field(default_factory=list)
-    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
-
-    @property
-    def rejected(self) -> list[DeltaOutcome]:
-        return [o for o in self.outcomes if o.status == "rejected-invalid"]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "batch_id": self.batch_id,
-            "outcomes": [asdict(o) for o in self.outcomes],
-            "rejected": [asdict(o) for o in self.rejected],
-            "added": list(self.added),
-            "conflicts": [list(p) for p in self.conflicts],
-            "inversions": [list(p) for p in self.inversions],
-            "maturity_changes": [list(c) for c in self.maturity_changes],
-        }
+from ..model import Actor, Bullet, Maturity, Provenance
+from ..store import PlaybookStore, new_batch_id
+from ..text import is_negative, normalize
+from .lifecycle import invert_harmed, run_maturity_pass
+from .matching import BlockMatcher, add_type, similar_bullets
+from .results import CurateResult, DeltaOutcome
 
 
 def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance:
@@ -81,25 +33,6 @@ def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance:
     if isinstance(value, Provenance):
         return value
     return Provenance.model_validate(value)
-
-
-def _polarity(content: str, bullet_type: str) -> bool:
-    return is_negative(content, bullet_type)
-
-
-def _add_type(delta: AddDelta) -> str:
-    if delta.bullet_type is not None:
-        return str(delta.bullet_type)
-    return "anti-pattern" if strip_avoid(delta.content) != delta.content else "rule"
-
-
-@dataclass
-class _Block:
-    id: str
-    pattern: str
-    normalized: str
-    tokens: frozenset[str]
-    negative: bool
 
 
 class _Batch:
@@ -119,7 +52,7 @@ class _Batch:
         self.touched: dict[str, None] = {}
         self.harmed: dict[str, None] = {}
         self.applied = 0
-        self._blocks: list[_Block] | None = None
+        self.blocks = BlockMatcher(store)
 
     # -- outcome bookkeeping
     def outcome(
@@ -167,48 +100,13 @@ class _Batch:
                 return f"bullet {bid} is retired{hint}"
         return None
 
-    # -- step 2: blocked patterns
-    def blocks(self) -> list[_Block]:
-        if self._blocks is None:
-            self._blocks = [
-                _Block(
-                    b.id,
-                    b.pattern,
-                    normalize(b.pattern),
-                    frozenset(tokens(b.pattern)),
-                    is_negative(b.pattern),
-                )
-                for b in self.store.blocked()
-            ]
-        return self._blocks
-
-    def blocked_by(self, content: str, bullet_type: str) -> _Block | None:
-        norm = normalize(content)
-        toks = frozenset(tokens(content))
-        negative = _polarity(content, bullet_type)
-        for b in self.blocks():
-            if norm == b.normalized:
-                return b
-            if negative != b.negative and bullet_type == "anti-pattern":
-                # "AVOID: <blocked thing>" is the lesson, not the blocked thing.
-                continue
-            if negative != b.negative:
-                continue
-            if jaccard(toks, b.tokens) >= self.policy.blocked_jaccard - 1e-9:
-                return b
-            from rapidfuzz import fuzz  # imported here: `playbook mark` never needs it
-
-            if fuzz.ratio(norm, b.normalized) >= self.policy.blocked_fuzz_ratio:
-                return b
-        return None
-
     # -- step 3: near-duplicates
     def similar(self, content: str) -> list[tuple[float, Bullet]]:
         return similar_bullets(self.store, content, self.policy.duplicate_jaccard)
 
     def add(self, index: int, delta: AddDelta) -> None:
-        btype = _add_type(delta)
-        block = self.blocked_by(delta.content, btype)
+        btype = add_type(delta.content, delta.bullet_type)
+        block = self.blocks.match(delta.content, btype)
         if block is not None:
             self.outcome(
                 index,
@@ -218,10 +116,10 @@ class _Batch:
                 f"near blocked pattern {block.id}: {block.pattern!r}",
             )
             return
-        negative = _polarity(delta.content, btype)
+        negative = is_negative(delta.content, btype)
         fold = zombie = conflict = None
         for score, b in self.similar(delta.content):
-            same = _polarity(b.content, b.type) == negative
+            same = is_negative(b.content, b.type) == negative
             alive = b.state != "retired" and b.maturity != Maturity.DEPRECATED
             if same and alive and fold is None:
                 fold = (score, b)
@@ -396,165 +294,6 @@ class _Batch:
             result=self.result,
             touched=self.touched,
         )
-
-
-def similar_bullets(
-    store: PlaybookStore, content: str, threshold: float, *, limit: int | None = None
-) -> list[tuple[float, Bullet]]:
-    """Bullets (any state) whose subject has token Jaccard >= `threshold`, best first.
-
-    Prefix filtering keeps this cheap at any size: a bullet reaching the threshold must
-    share one of the len(core) - ceil(threshold * len(core)) + 1 rarest subject tokens.
-    """
-    threshold -= 1e-9
-    core = core_tokens(content)
-    found: dict[str, Bullet] = {b.id: b for b in store.find_by_hash(content_hash(content))}
-    if core:
-        df = store.token_df(core)
-        need = max(1, math.ceil(threshold * len(core)))
-        prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
-        ids: dict[str, None] = {}
-        for tok in prefix:
-            if df[tok]:
-                ids.update(dict.fromkeys(store.token_postings(tok)))
-        found.update(store.get_bullets(i for i in ids if i not in found))
-    out = []
-    for b in found.values():
-        score = 1.0 if b.content == content else jaccard(core, core_tokens(b.content))
-        if score >= threshold:
-            out.append((score, b))
-    out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
-    return out[:limit] if limit is not None else out
-
-
-def blocking_pattern(
-    store: PlaybookStore, content: str, bullet_type: str | None = None
-) -> tuple[str, str] | None:
-    """(id, pattern) of the active blocked pattern that an add of `content` would hit.
-
-    The same test as curation's step 2, for callers that want to refuse early (the review
-    queue does not stage what approval would refuse as blocked).
-    """
-    btype = bullet_type or ("anti-pattern" if strip_avoid(content) != content else "rule")
-    run = _Batch(store, Provenance(), "agent", CurateResult(batch_id=""))
-    block = run.blocked_by(content, btype)
-    return (block.id, block.pattern) if block is not None else None
-
-
-def invert_harmed(
-    store: PlaybookStore,
-    harmed: Iterable[str],
-    *,
-    batch_id: str | None,
-    actor: str,
-    provenance: Provenance | None = None,
-    result: CurateResult | None = None,
-    touched: dict[str, None] | None = None,
-) -> list[tuple[str, str]]:
-    """Step 5: turn each harmed, non-pinned, non-retired rule whose decayed harm is at
-    least 3 and more than twice its help into an `AVOID:` anti-pattern."""
-    ids = list(dict.fromkeys(harmed))
-    if not ids:
-        return []
-    policy = store.policy
-    bullets = store.get_bullets(ids)
-    evidence = store.evidence_many(ids)
-    done: list[tuple[str, str]] = []
-    for bid in ids:
-        b = bullets[bid]
-        ev = evidence[bid]
-        if b.type != "rule" or b.pinned or b.state == "retired":
-            continue
-        if not scoring.should_invert(ev.helpful, ev.harmful, policy):
-            continue
-        new = store.insert_bullet(
-            f"AVOID: {strip_avoid(b.content)}",
-            category=b.category,
-            tags=b.tags,
-            scope=str(b.scope),
-            scope_key=b.scope_key,
-            type="anti-pattern",
-            kind="pitfall",
-            source="inverted",
-            half_life_days=b.half_life_days,
-            provenance=provenance,
-            batch_id=batch_id,
-        )
-        store.add_edge("inverts", new.id, b.id, batch_id=batch_id)
-        store.retire(b.id)
-        done.append((b.id, new.id))
-        if result is not None:
-            result.inversions.append((b.id, new.id))
-            result.added.append(new.id)
-        if touched is not None:
-            touched[new.id] = None
-        store.log_decision(
-            batch_id,
-            actor,
-            "invert",
-            b.id,
-            "applied",
-            f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}",
-            {"anti_pattern": new.id},
-        )
-    return done
-
-
-def run_maturity_pass(
-    store: PlaybookStore,
-    *,
-    touched: Iterable[str] = (),
-    batch_id: str | None = None,
-    actor: str = "agent",
-    result: CurateResult | None = None,
-) -> list[tuple[str, str, str]]:
-    """The maturity pass of SPEC §4 over every non-retired bullet.
-
-    Only bullets that can move are evaluated: the ones touched now, the ones whose
-    decay-driven due time has come, and all of them when the policy changed.
-    """
-    policy = store.policy
-    now_t = store.now()
-    now = scoring.days(now_t)
-    ids = dict.fromkeys(touched)
-    full = store.maturity_policy_changed()
-    ids.update(dict.fromkeys(store.active_ids() if full else store.due_for_maturity(now)))
-    changes: list[tuple[str, str, str]] = []
-    if not ids:
-        return changes
-    with store.transaction():
-        bullets = store.get_bullets(ids)
-        evidence = store.evidence_many(list(bullets), at=now_t)
-        for bid, b in bullets.items():
-            if b.state == "retired":
-                store.set_maturity_due(bid, None)
-                continue
-            ev = evidence[bid]
-            current = Maturity(b.maturity)
-            new = scoring.next_maturity(current, ev.helpful, ev.harmful, b.pinned, policy)
-            if new is not current:
-                store.set_maturity(bid, str(new), batch_id=batch_id)
-                store.log_decision(
-                    batch_id,
-                    actor,
-                    "maturity",
-                    bid,
-                    "applied",
-                    f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}",
-                    {"from": str(current), "to": str(new)},
-                )
-                changes.append((bid, str(current), str(new)))
-            due = scoring.maturity_due(
-                ev.helpful, ev.harmful, new, b.pinned, now, store.half_life(b), policy
-            )
-            if ev.pending_until is not None and due is not None:
-                due = min(due, ev.pending_until)
-            store.set_maturity_due(bid, due)
-        if full:
-            store.record_maturity_policy()
-    if result is not None:
-        result.maturity_changes.extend(changes)
-    return changes
 
 
 def curate(
