@@ -186,7 +186,7 @@ def test_step3_zombie_adds_are_refused(store: PlaybookStore) -> None:
 # ------------------------------------------------------------------ step 4
 def test_step4_replace_inherits_evidence(store: PlaybookStore, clock: Clock) -> None:
     old = add(store, "Run tests with pytest -x")
-    for _ in range(3):
+    for _ in range(4):
         curate(store, [{"type": "helpful", "bullet_id": old}])
     curate(store, [{"type": "harmful", "bullet_id": old, "reason": "wasted_time"}])
     r = curate(
@@ -201,13 +201,14 @@ def test_step4_replace_inherits_evidence(store: PlaybookStore, clock: Clock) -> 
     assert store.lineage(new).predecessors == [("supersedes", old)]
     assert store.lineage(old).successors == [("supersedes", new)]
     s = store.score(new)
-    assert (s.helpful, s.harmful) == (3.0, 1.0)
-    # the successor climbs to the rung its inherited evidence earns (T=4, R=0.25)
+    assert (s.helpful, s.harmful) == (4.0, 1.0)
+    # the successor climbs to the rung its inherited evidence earns (T=5, R=0.2), where its
+    # score, 4 - 4 * 1 = 0, is not negative, so it stays there
     assert store.get_bullet(new).maturity == "established"
     clock.advance(days=90)
-    assert store.score(new).helpful == pytest.approx(1.5)
+    assert store.score(new).helpful == pytest.approx(2.0)
     curate(store, [{"type": "helpful", "bullet_id": new}])
-    assert store.score(new).helpful == pytest.approx(2.5)
+    assert store.score(new).helpful == pytest.approx(3.0)
     assert store.timeline(new)[0].kind == "helpful" and len(store.timeline(new)) == 1
 
 

@@ -11,7 +11,7 @@ No model is involved. The whole batch is one transaction; invalid items are repo
 
 from __future__ import annotations
 
-from .lifecycle import invert_harmed, run_maturity_pass
+from .lifecycle import invert_harmed, rerate, run_maturity_pass
 from .matching import blocking_pattern, similar_bullets
 from .pipeline import curate
 from .results import STATUSES, CurateResult, DeltaOutcome
@@ -23,6 +23,7 @@ __all__ = [
     "blocking_pattern",
     "curate",
     "invert_harmed",
+    "rerate",
     "run_maturity_pass",
     "similar_bullets",
 ]

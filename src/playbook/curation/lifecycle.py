@@ -79,24 +79,52 @@ def run_maturity_pass(
     actor: str = "agent",
     result: CurateResult | None = None,
 ) -> list[tuple[str, str, str]]:
-    """The maturity pass of SPEC §4 over every non-retired bullet.
+    """The maturity pass of SPEC §4, after a batch: (id, from, to) of every move.
 
-    Only bullets that can move are evaluated: the ones touched now, the ones whose
-    decay-driven due time has come, and all of them when the policy changed.
+    It visits the bullets the batch touched and those still demoting (a negative score
+    above candidate, recorded as due), nothing else: decay alone moves no rung, so an
+    unrelated mark leaves every other bullet where it is. After a policy change every live
+    bullet is visited once, since new constants can change any verdict.
     """
-    policy = store.policy
-    now_t = store.now()
-    now = scoring.days(now_t)
     ids = dict.fromkeys(touched)
     full = store.maturity_policy_changed()
+    now = scoring.days(store.now())
     ids.update(dict.fromkeys(store.active_ids() if full else store.due_for_maturity(now)))
+    with store.transaction():
+        changes = rerate(store, ids, batch_id=batch_id, actor=actor)
+        if full:
+            store.record_maturity_policy()
+    if result is not None:
+        result.maturity_changes.extend(changes)
+    return changes
+
+
+def rerate(
+    store: PlaybookStore,
+    ids: Iterable[str],
+    *,
+    batch_id: str | None = None,
+    actor: str = "agent",
+    reason: str | None = None,
+) -> list[tuple[str, str, str]]:
+    """One maturity pass over exactly `ids` (retired ones are skipped): (id, from, to) of
+    every move, each written to the decision log (action "maturity", with the evidence and
+    `reason` when given). For callers that choose the set themselves, such as an import
+    that re-rates what it brought in (`--rerate`)."""
+    ids = list(dict.fromkeys(ids))
     changes: list[tuple[str, str, str]] = []
     if not ids:
         return changes
+    policy = store.policy
+    now_t = store.now()
+    now = scoring.days(now_t)
     with store.transaction():
         bullets = store.get_bullets(ids)
         evidence = store.evidence_many(list(bullets), at=now_t)
-        for bid, b in bullets.items():
+        for bid in ids:  # in the caller's order
+            b = bullets.get(bid)
+            if b is None:
+                continue
             if b.state == "retired":
                 store.set_maturity_due(bid, None)
                 continue
@@ -105,24 +133,21 @@ def run_maturity_pass(
             new = scoring.next_maturity(current, ev.helpful, ev.harmful, b.pinned, policy)
             if new is not current:
                 store.set_maturity(bid, str(new), batch_id=batch_id)
+                why = f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}"
                 store.log_decision(
                     batch_id,
                     actor,
                     "maturity",
                     bid,
                     "applied",
-                    f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}",
+                    f"{reason}: {why}" if reason else why,
                     {"from": str(current), "to": str(new)},
                 )
                 changes.append((bid, str(current), str(new)))
-            due = scoring.maturity_due(
-                ev.helpful, ev.harmful, new, b.pinned, now, store.half_life(b), policy
-            )
-            if ev.pending_until is not None and due is not None:
-                due = min(due, ev.pending_until)
+            demoting = scoring.still_demoting(ev.helpful, ev.harmful, new, b.pinned, policy)
+            due = now if demoting else None
+            if ev.pending_until is not None and new is not Maturity.DEPRECATED and not b.pinned:
+                # an event still in the future ages differently from the rest: look again then
+                due = ev.pending_until if due is None else min(due, ev.pending_until)
             store.set_maturity_due(bid, due)
-        if full:
-            store.record_maturity_policy()
-    if result is not None:
-        result.maturity_changes.extend(changes)
     return changes

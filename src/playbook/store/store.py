@@ -993,10 +993,10 @@ class PlaybookStore:
         return content_hash(repr(sorted(self.policy.__dict__.items())))
 
     def maturity_policy_changed(self) -> bool:
-        return self._meta("maturity_policy") != self.policy_fingerprint()
+        return self._meta("maturity_policy") != self.policy_fingerprint() + scoring.PASS_RULES
 
     def record_maturity_policy(self) -> None:
-        self._set_meta("maturity_policy", self.policy_fingerprint())
+        self._set_meta("maturity_policy", self.policy_fingerprint() + scoring.PASS_RULES)
 
     def active_ids(self) -> list[str]:
         rows = self.conn.execute("SELECT id FROM bullets WHERE state != 'retired'")
