@@ -239,15 +239,19 @@ def test_hostile_ids_and_rejections_are_printed_inert(
             ]
         )
     )
-    assert main(["--db", str(db), "curate", str(batch)]) == 0
+    # nothing applied: a failure (exit 1), each reason printed, all of it inert
+    assert main(["--db", str(db), "curate", str(batch)]) == 1
     out, err = capsys.readouterr()
     assert out.count("rejected-invalid") == 5
+    assert err.startswith("playbook: error: nothing applied: 5 deltas, none applied")
     assert_inert(out)
     assert_inert(err)
-    assert main(["--db", str(db), "curate", str(batch), "--json"]) == 0
+    assert main(["--db", str(db), "curate", str(batch), "--json"]) == 1
     out = capsys.readouterr().out
     assert_inert(out)
-    assert [o["status"] for o in json.loads(out)["data"]["outcomes"]] == ["rejected-invalid"] * 5
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["error"]["code"] == "nothing_applied"
+    assert [o["status"] for o in doc["data"]["outcomes"]] == ["rejected-invalid"] * 5
     for args in (["show", evil], ["mark", evil, "helpful"], ["mark", "b-1", evil]):
         assert main(["--db", str(db), *args]) == 1
         out, err = capsys.readouterr()

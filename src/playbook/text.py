@@ -78,3 +78,8 @@ def is_negative(text: str, bullet_type: str = "rule") -> bool:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 event`, `2 events`, `1,200 events` (`many` for an irregular plural)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"

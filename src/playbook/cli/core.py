@@ -29,21 +29,28 @@ def _outcome_line(o: dict[str, Any]) -> str:
 
 
 def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
+    """`add` and `mark`: one delta, and a failure (non-zero exit) when it applied nothing."""
     from ..curation import curate
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
     data = result.to_dict()
     outcome = data["outcomes"][0]
-    if outcome["status"] == "rejected-invalid":
-        code = "not_found" if "no bullet" in (outcome["reason"] or "") else "invalid_input"
-        raise CliError(code, outcome["reason"] or "invalid delta")
+    if result.nothing_applied:
+        raise _not_applied(result.outcomes[0].status, outcome["reason"])
     human = _outcome_line(outcome)
     for bid, old, new in result.maturity_changes:
         human += f"\n{bid}: {old} -> {new}"
     for old, new in result.inversions:
         human += f"\n{old} inverted into {new}"
     emit(data, human)
+
+
+def _not_applied(status: str, reason: str | None) -> CliError:
+    if status == "rejected-invalid":
+        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
+        return CliError(code, reason or "invalid delta")
+    return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
 
 
 def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
@@ -125,15 +132,31 @@ def read_json_input(source: str) -> Any:
             with open(source, encoding="utf-8") as fh:
                 text = fh.read()
     except FileNotFoundError:
-        raise CliError("file_not_found", f"no such file: {source}") from None
+        raise CliError("file_not_found", f"no such file: {_short_source(source)}") from None
     except UnicodeDecodeError:
-        raise CliError("invalid_json", f"{source}: not UTF-8 text") from None
+        raise CliError("invalid_json", f"{_short_source(source)}: not UTF-8 text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CliError(
-            "invalid_json", f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})"
+            "invalid_json",
+            f"{_short_source(source)}: not valid JSON ({exc.msg} at line {exc.lineno})",
         ) from None
+    except RecursionError:
+        raise CliError("invalid_json", f"{_short_source(source)}: JSON nested too deeply") from None
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words (a user wrote JSON, not Python)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 @app.command("curate")
@@ -143,20 +166,46 @@ def curate_cmd(
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the diary."),
     json_out: bool = JSON,
 ) -> None:
-    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction."""
+    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction.
+
+    Exits 1 (error code nothing_applied) when no delta applied, with each one's reason; a
+    batch that applied in part says so and exits 0.
+    """
     _json(json_out)
     from ..curation import curate
 
     deltas = read_json_input(source)
     if isinstance(deltas, dict) and "deltas" in deltas:
         deltas = deltas["deltas"]
+    if not isinstance(deltas, list):
+        raise CliError(
+            "invalid_input",
+            f"{_short_source(source)}: a batch is a JSON list of deltas (or "
+            f'{{"deltas": [...]}}), not {_json_kind(deltas)}',
+        )
+    if not deltas:
+        raise CliError("nothing_applied", "the batch is empty: nothing to curate")
     with open_store() as store:
         result = curate(store, deltas, provenance=_provenance(session, offset))
     data = result.to_dict()
     lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
     lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
     lines += [f"{a} inverted into {b}" for a, b in result.inversions]
-    emit(data, "\n".join(lines) or "nothing to curate")
+    if result.nothing_applied:
+        if not state.json:
+            sys.stdout.write("\n".join(lines) + "\n")
+        err = CliError(
+            "nothing_applied",
+            f"{result.summary()}: {result.reasons()}",
+            "invalid deltas changed nothing; refusals are in the decision log",
+        )
+        err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
+        raise err
+    emit(data, "\n".join([*lines, result.summary()]))
+
+
+def _short_source(source: str) -> str:
+    return "stdin" if source == "-" else inert(source, one_line=True)
 
 
 @app.command()
