@@ -15,6 +15,28 @@ SEED = "seed 000 (the playbook design)"
 CASS = "cass-memory (the TypeScript peer)"
 SEED_OUTCOMES = "seed 001 (outcome confidence)"
 SPEC = "SPEC (this project's contract)"
+CASS_STOP = "cass-memory src/utils.ts STOP_WORDS (commit b30ddbe)"
+
+# cass-memory's query stop words, verbatim: English function words and the programming
+# keywords that carry no meaning in a task description ("new", "async", "const"...).
+CASS_STOP_WORDS = tuple(
+    """
+    the a an is are was were be been have has had do does did will would could should can to
+    of in for on with at by from as into through during before after and or but if when where
+    why how this that these those what which who there here i you he she it we they me him
+    her us them const var let import export return null undefined true false async await new
+    """.split()
+)
+# More English function words that Playbook also drops: as query words they only add
+# substring points ("all" in "install", "up" in "setup").
+EXTRA_STOP_WORDS = tuple(
+    """
+    about above again against all also any because being below between both doing done down
+    each few further get got its just may might more most must my no not off once only onto
+    other our out over own same shall so some such than their then too under until up very
+    via while whom your
+    """.split()
+)
 
 
 def _f(default: Any, source: str, doc: str, **kw: Any) -> Any:
@@ -60,6 +82,12 @@ class Policy(BaseModel):
     similarity_scale: float = _f(10.0, SPEC, "cosine → keyword-point scale.")
     min_relevance: float = _f(0.1, SEED, "Relevance below which a bullet is not recalled.")
     min_confidence: float = _f(0.1, SEED, "Floor on effective score in the final score.")
+    query_stop_words: tuple[str, ...] = _f(
+        CASS_STOP_WORDS, CASS_STOP, "Words dropped from a recall query (never from content)."
+    )
+    query_stop_words_extra: tuple[str, ...] = _f(
+        EXTRA_STOP_WORDS, SPEC, "More query words dropped; set [] to match cass-memory exactly."
+    )
 
     # Outcomes (SPEC §8)
     outcome_success_weight: float = _f(1.0, SPEC, "Helpful weight of a successful outcome.")
@@ -78,6 +106,10 @@ class Policy(BaseModel):
 
     # Content
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")
+
+    def stop_words(self) -> frozenset[str]:
+        """Every query stop word of this policy."""
+        return frozenset(self.query_stop_words) | frozenset(self.query_stop_words_extra)
 
     def multiplier(self, maturity: str) -> float:
         return {

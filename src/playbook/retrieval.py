@@ -115,7 +115,7 @@ def recall(
     without it nothing is filtered by scope.
     """
     caller = parse_scope(scope)
-    qtokens = query_tokens(query)
+    qtokens = query_tokens(query, store.policy.stop_words())
     result = RecallResult(query_tokens=qtokens)
     if not qtokens and vectors is None:
         return result

@@ -299,9 +299,14 @@ def policy_show(json_out: bool = json_option()) -> None:
     width = max(len(i["name"]) for i in items)
     lines = []
     for i in items:
-        value = f"{i['value']:.6g}" if isinstance(i["value"], float) else str(i["value"])
+        value, default = (
+            f"{v:.6g}" if isinstance(v, float) else " ".join(v) if isinstance(v, tuple) else str(v)
+            for v in (i["value"], i["default"])
+        )
         origin = (
-            f"set in {i['source']} (default {i['default']:g})" if i["overridden"] else i["source"]
+            f"set in {i['source']} (default {_one_line(default, 40)})"
+            if i["overridden"]
+            else i["source"]
         )
         lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
         lines.append(f"{'':<{width}}  {i['description']}")
