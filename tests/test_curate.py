@@ -426,3 +426,31 @@ def test_a_failed_batch_leaves_the_database_as_it_was(store: PlaybookStore, monk
             ],
         )
     assert dump(store) == before
+
+
+def test_a_delta_cannot_date_its_event(store: PlaybookStore, clock: Clock) -> None:
+    """Events are stamped with the store's clock; a delta that names a time is invalid."""
+    bid = add(store, "Read the file before editing it")
+    before = dump(store)
+    r = curate(store, [{"type": "helpful", "bullet_id": bid, "at": "2099-01-01T00:00:00Z"}])
+    assert statuses(r) == ["rejected-invalid"]
+    assert r.outcomes[0].reason == "at: unknown field"
+    assert dump(store) == before
+
+
+@pytest.mark.parametrize(
+    ("delta", "reason"),
+    [
+        ({"type": "add", "content": "   "}, "content: must not be blank"),
+        (
+            {"type": "merge", "bullet_ids": ["b-1", "b-1"], "content": "x"},
+            "bullet_ids: must name distinct bullets",
+        ),
+        ({"type": "add", "content": "Run \ud800 tests"}, "content: not valid Unicode text"),
+    ],
+)
+def test_reasons_carry_no_pydantic_wording(store: PlaybookStore, delta: dict, reason: str) -> None:
+    (outcome,) = curate(store, [delta]).outcomes
+    assert outcome.status == "rejected-invalid"
+    assert outcome.reason is not None and outcome.reason.startswith(reason)
+    assert "Value error" not in outcome.reason

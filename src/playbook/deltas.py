@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .model import BulletType, HarmReason, Scope, StorableText
+from .model import BulletType, HarmReason, Scope, StorableText, invalid
 
 PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
 
@@ -17,7 +17,7 @@ class _Delta(BaseModel):
 
 def _text(value: str) -> str:
     if not value.strip():
-        raise ValueError("must not be blank")
+        raise invalid("must not be blank")
     return value
 
 
@@ -75,7 +75,7 @@ class MergeDelta(_Delta):
     @classmethod
     def _distinct(cls, ids: list[str]) -> list[str]:
         if len(set(ids)) != len(ids):
-            raise ValueError("must name distinct bullets")
+            raise invalid("must name distinct bullets")
         return ids
 
 

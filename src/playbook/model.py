@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 
 def _storable(value: str) -> str:
@@ -17,10 +18,16 @@ def _storable(value: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         code = ord(value[exc.start])
-        raise ValueError(
+        raise invalid(
             f"not valid Unicode text (lone surrogate U+{code:04X} at position {exc.start})"
         ) from None
     return value
+
+
+def invalid(message: str) -> PydanticCustomError:
+    """A validator's error whose message pydantic reports as it is (a plain ValueError
+    comes back as "Value error, ...", wording that must not reach a user)."""
+    return PydanticCustomError("value_error", message)
 
 
 StorableText = Annotated[str, AfterValidator(_storable)]
@@ -158,3 +165,17 @@ class Score(BaseModel):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+class FutureTimestamp(ValueError):
+    """An event dated later than the store's clock: its evidence would never decay."""
+
+
+def refuse_future(at: datetime, now: datetime, what: str = "an event") -> None:
+    """Raise FutureTimestamp, with the one message every surface shows, if `at` > `now`."""
+    if at > now:
+        stamp = lambda t: t.astimezone(UTC).isoformat().replace("+00:00", "Z")  # noqa: E731
+        raise FutureTimestamp(
+            f"{what} cannot be dated in the future: {stamp(at)} is later than the "
+            f"playbook's clock ({stamp(now)})"
+        )

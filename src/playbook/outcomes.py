@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
-from .model import Actor, Provenance, StorableText
+from .model import Actor, FutureTimestamp, Provenance, StorableText, invalid, refuse_future
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
 
@@ -34,7 +34,7 @@ class OutcomeReport(BaseModel):
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
-            raise ValueError("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
+            raise invalid("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
         return value
 
 
@@ -89,6 +89,11 @@ def apply_outcome(
             first = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in first["loc"])
             raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+    if report.at is not None:
+        try:
+            refuse_future(report.at, store.now(), "an outcome")
+        except FutureTimestamp as exc:
+            raise InvalidOutcome(str(exc)) from None
     prov = (
         provenance
         if isinstance(provenance, Provenance)
