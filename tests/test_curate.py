@@ -454,3 +454,54 @@ def test_reasons_carry_no_pydantic_wording(store: PlaybookStore, delta: dict, re
     assert outcome.status == "rejected-invalid"
     assert outcome.reason is not None and outcome.reason.startswith(reason)
     assert "Value error" not in outcome.reason
+
+
+def _conflicting_pair(store: PlaybookStore) -> tuple[str, str]:
+    always = add(store, "Always run database migrations in CI jobs")
+    r = curate(store, [{"type": "add", "content": "Never run database migrations in CI jobs"}])
+    assert statuses(r) == ["conflict"]
+    never = r.added[0]
+    for _ in range(3):  # the "Always" rule hurt three times, the "Never" rule helped twice
+        store.add_feedback(always, "harmful", reason="caused_bug")
+    for _ in range(2):
+        store.add_feedback(never, "helpful")
+    return always, never
+
+
+def test_a_merge_does_not_carry_evidence_whose_meaning_flips(store: PlaybookStore) -> None:
+    always, never = _conflicting_pair(store)
+    r = curate(
+        store,
+        [{"type": "merge", "bullet_ids": [always, never],
+          "content": "Never run database migrations from CI jobs; run them at deploy"}],
+        actor="human",
+    )  # fmt: skip
+    assert statuses(r) == ["applied"]
+    new = r.outcomes[0].bullet_id
+    assert f"evidence of {always} not carried over" in (r.outcomes[0].reason or "")
+    assert store.lineage(new).predecessors == [("inverts", always), ("supersedes", never)]
+    s = store.score(new)
+    assert (s.helpful, s.harmful) == (2.0, 0.0)  # the harm "Always" earned is not the new rule's
+    assert store.get_bullet(always).state == "retired"
+
+
+def test_a_pin_carries_only_from_a_superseded_original_and_only_when_asked(
+    store: PlaybookStore,
+) -> None:
+    always, never = _conflicting_pair(store)
+    store.pin(always, "team rule")
+    merge = {"type": "merge", "bullet_ids": [always, never], "content": "Never run migrations"}
+    r = curate(store, [merge], actor="human")
+    assert store.get_bullet(r.outcomes[0].bullet_id).pinned is False  # "Always"'s pin flips
+    a2 = add(store, "Always tag release images")
+    n2 = curate(store, [{"type": "add", "content": "Never tag release images"}]).added[0]
+    store.pin(n2, "agreed")
+    merge = {"type": "merge", "bullet_ids": [a2, n2], "content": "Never tag images by hand"}
+    kept = curate(store, [merge], actor="human").outcomes[0].bullet_id
+    assert store.get_bullet(kept).pinned and store.get_bullet(kept).pinned_reason == "agreed"
+    a3 = add(store, "Always sign release tags")
+    n3 = curate(store, [{"type": "add", "content": "Never sign release tags"}]).added[0]
+    store.pin(n3, "agreed")
+    merge = {"type": "merge", "bullet_ids": [a3, n3], "content": "Never sign tags by hand"}
+    unpinned = curate(store, [merge], actor="human", carry_pins=False).outcomes[0].bullet_id
+    assert store.get_bullet(unpinned).pinned is False

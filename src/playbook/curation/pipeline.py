@@ -46,6 +46,7 @@ class _Batch:
         self.provenance = provenance
         self.actor = actor
         self.human = actor == Actor.HUMAN
+        self.carry_pins = True
         self.result = result
         self.batch = result.batch_id
         self.voted: set[str] = set()
@@ -193,33 +194,50 @@ class _Batch:
         return next((b for b in bullets if b.pinned), None)
 
     def successor(
-        self, originals: list[Bullet], content: str, source: str, reason: str | None
-    ) -> str:
+        self, originals: list[Bullet], content: str, source: str
+    ) -> tuple[str, list[str]]:
+        """Add the bullet that replaces `originals` and retire them: (its id, the originals
+        whose evidence it does not inherit).
+
+        Evidence follows lineage only where the meaning holds: an original of the successor's
+        polarity is superseded (its feedback counts for the successor); one of the opposite
+        polarity ("Always X" merged into "Never X") is linked by an `inverts` edge, which
+        carries no evidence, since the harm it earned would read as harm of the new rule.
+        A pin carries over only from an original that is superseded, and only when
+        `carry_pins` (a reviewer resolving a conflict decides it explicitly).
+        """
         first = originals[0]
         same = lambda attr: len({getattr(b, attr) for b in originals}) == 1  # noqa: E731
         tags = list(dict.fromkeys(t for b in originals for t in b.tags))
+        btype = str(first.type) if same("type") else "rule"
+        negative = is_negative(content, btype)
+        kept = {b.id for b in originals if is_negative(b.content, b.type) == negative}
+        pin = next((b for b in originals if b.pinned and b.id in kept), None)
+        if not self.carry_pins:
+            pin = None
         new = self.store.insert_bullet(
             content,
             category=first.category if same("category") else "general",
             tags=tags,
             scope=str(first.scope) if same("scope") else "global",
             scope_key=first.scope_key if same("scope") else None,
-            type=str(first.type) if same("type") else "rule",
+            type=btype,
             kind=first.kind,
             source=source,
             half_life_days=first.half_life_days,
-            pinned=any(b.pinned for b in originals),
-            pinned_reason=next((b.pinned_reason for b in originals if b.pinned), None),
+            pinned=pin is not None,
+            pinned_reason=pin.pinned_reason if pin is not None else None,
             provenance=self.provenance,
             batch_id=self.batch,
         )
         for b in originals:
-            self.store.add_edge("supersedes", new.id, b.id, batch_id=self.batch)
+            kind = "supersedes" if b.id in kept else "inverts"
+            self.store.add_edge(kind, new.id, b.id, batch_id=self.batch)
             self.store.retire(b.id)
             self.store.set_maturity_due(b.id, None)
         self.result.added.append(new.id)
         self.touched[new.id] = None
-        return new.id
+        return new.id, [b.id for b in originals if b.id not in kept]
 
     def structural(self, index: int, delta: PlaybookDelta) -> None:
         if isinstance(delta, DeprecateDelta):
@@ -266,8 +284,15 @@ class _Batch:
                 f"bullet {pinned.id} is pinned; only a human can retire it",
             )
             return
-        new_id = self.successor(originals, delta.content, source, delta.reason)
-        self.outcome(index, delta, "applied", new_id, delta.reason)
+        new_id, flipped = self.successor(originals, delta.content, source)
+        reason = delta.reason
+        if flipped:
+            note = (
+                f"evidence of {', '.join(flipped)} not carried over: opposite polarity "
+                "(linked by an inverts edge)"
+            )
+            reason = f"{reason}; {note}" if reason else note
+        self.outcome(index, delta, "applied", new_id, reason)
 
     def set_maturity(self, bullet: Bullet, to: Maturity) -> None:
         self.store.set_maturity(bullet.id, str(to), batch_id=self.batch)
@@ -301,8 +326,14 @@ def curate(
     deltas: object,
     provenance: Provenance | dict[str, Any] | None = None,
     actor: str = "agent",
+    *,
+    carry_pins: bool = True,
 ) -> CurateResult:
-    """Apply a batch of deltas deterministically, in one transaction."""
+    """Apply a batch of deltas deterministically, in one transaction.
+
+    `carry_pins=False`: a replace or merge leaves the successor unpinned even when an
+    original it supersedes was pinned (a reviewer merging a conflict decides that).
+    """
     actor = str(Actor(actor))
     prov = _provenance(provenance)
     result = CurateResult(batch_id=new_batch_id())
@@ -318,6 +349,7 @@ def curate(
         return result
     with store.transaction():
         run = _Batch(store, prov, actor, result)
+        run.carry_pins = carry_pins
         parsed: list[tuple[int, PlaybookDelta]] = []
         for i, item in enumerate(deltas):
             try:
