@@ -8,7 +8,7 @@ with anything the proposer says later.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +29,32 @@ class QueueError(StoreError):
 
 class ApprovalRefused(QueueError):
     pass
+
+
+class StaleProposal(QueueError):
+    """A proposal whose target was retired (or is gone) since it was staged."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A bullet a proposal acts on, as it stands now."""
+
+    bullet_id: str
+    exists: bool
+    state: str | None = None
+    maturity: str | None = None
+    content: str | None = None
+    successors: tuple[str, ...] = ()
+
+    @property
+    def stale(self) -> str | None:
+        """Why a proposal on this target cannot apply any more, or None."""
+        if not self.exists:
+            return f"its target {self.bullet_id} does not exist"
+        if self.state != "retired":
+            return None
+        after = f" (succeeded by {', '.join(self.successors)})" if self.successors else ""
+        return f"its target {self.bullet_id} was retired{after}"
 
 
 @dataclass(frozen=True)
@@ -54,6 +80,13 @@ class Proposal:
     edited_delta: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     similar: list[Similar] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+
+    @property
+    def stale(self) -> str | None:
+        """Why approving cannot work any more (a target retired meanwhile), or None."""
+        reasons = [t.stale for t in self.targets if t.stale]
+        return "; ".join(reasons) if reasons else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +102,11 @@ class Proposal:
             "edited_delta": self.edited_delta,
             "result": self.result,
             "similar": [s.__dict__ for s in self.similar],
+            "targets": [
+                {**t.__dict__, "successors": list(t.successors), "stale": t.stale}
+                for t in self.targets
+            ],
+            "stale": self.stale,
         }
 
 
@@ -207,15 +245,44 @@ def with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
         for score, b in found
         if b.id not in named  # the bullets a replace or merge acts on are shown anyway
     ][:SIMILAR_LIMIT]
-    return Proposal(**{**p.__dict__, "similar": similar})
+    return replace(p, similar=similar)
+
+
+def delta_targets(store: PlaybookStore, delta: dict[str, Any]) -> list[Target]:
+    """The bullets a delta acts on (a replace's, a merge's, a mark's...), as they are now."""
+    ids = list(delta.get("bullet_ids") or ())
+    if isinstance(delta.get("bullet_id"), str):
+        ids.append(delta["bullet_id"])
+    ids = [i for i in dict.fromkeys(ids) if isinstance(i, str)]
+    if not ids:
+        return []
+    bullets = store.get_bullets(ids)
+    out = []
+    for bid in ids:
+        b = bullets.get(bid)
+        if b is None:
+            out.append(Target(bid, exists=False))
+            continue
+        successors = (
+            tuple(s for _, s in store.lineage(bid).successors) if b.state == "retired" else ()
+        )
+        out.append(Target(bid, True, str(b.state), str(b.maturity), b.content, successors))
+    return out
+
+
+def with_targets(store: PlaybookStore, p: Proposal) -> Proposal:
+    """`p` with `targets` filled: what each bullet it acts on is now (and so `stale`)."""
+    return replace(p, targets=delta_targets(store, p.delta))
 
 
 def pending(
     store: PlaybookStore, *, limit: int | None = None, similar: bool = True
 ) -> list[Proposal]:
-    """Pending proposals, oldest first. Those with content (add, replace, merge) carry the
-    nearest existing bullets other than the ones they act on, with their similarity."""
-    out = list_proposals(store, status="pending", limit=limit)
+    """Pending proposals, oldest first, each with its targets as they are now (a proposal
+    whose target was retired meanwhile says it is `stale`). Those with content (add,
+    replace, merge) carry the nearest existing bullets other than the ones they act on,
+    with their similarity."""
+    out = [with_targets(store, p) for p in list_proposals(store, status="pending", limit=limit)]
     return [with_similar(store, p) for p in out] if similar else out
 
 
@@ -288,6 +355,12 @@ def approve(
                 delta = delta_dict(parse_delta(_edited(p.delta, edited)))
             except InvalidDelta as exc:
                 raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
+        stale = [t.stale for t in delta_targets(store, delta) if t.stale]
+        if stale:
+            raise StaleProposal(
+                f"proposal {proposal_id} is stale: {'; '.join(stale)} after it was proposed; "
+                "reject it, or propose the change again on the current rule"
+            )
         result = curate(store, [delta], provenance=p.provenance, actor="human")
         outcome = result.outcomes[0]
         if outcome.status in _NOTHING_DONE:

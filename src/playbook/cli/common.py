@@ -45,6 +45,7 @@ ERROR_CODES: dict[str, int] = {
     "refused": EXIT_USER,
     "nothing_applied": EXIT_USER,
     "not_pending": EXIT_USER,
+    "stale_proposal": EXIT_USER,
     "reflector_failed": EXIT_USER,
     "not_installed": EXIT_USER,
     "schema_too_new": EXIT_DATABASE,

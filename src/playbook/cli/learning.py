@@ -27,11 +27,13 @@ def _short(text: str, width: int = 100) -> str:
 
 
 def _queue_error(exc: Exception) -> CliError:
-    from ..queue import ApprovalRefused
+    from ..queue import ApprovalRefused, StaleProposal
 
     message = str(exc)
     if isinstance(exc, ApprovalRefused):
         return CliError("refused", message)
+    if isinstance(exc, StaleProposal):
+        return CliError("stale_proposal", message, "see 'playbook proposals'")
     if message.startswith("no proposal"):
         return CliError("not_found", message, "see 'playbook proposals'")
     if "already" in message:
@@ -156,7 +158,7 @@ def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
     for bid in targets:
         b = store.get_bullet(bid)
         text = _short(b.content, 90) if b else "(no such bullet)"
-        state = f"{b.state}/{b.maturity}" if b else "-"
+        state = f"{b.state}/{b.maturity}" if b else "-"  # as it is now, not when proposed
         lines.append(f"  {'merges' if kind == 'merge' else 'on'} {bid} [{state}] {text}")
     for key in ("reason", "context"):
         if delta.get(key):
@@ -175,6 +177,8 @@ def _render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
             where += f" @ byte {prov.byte_offset}"
     lines = [f"{p.id}  {p.delta.get('type')}  ({p.origin}){where}"]
     lines += _describe_delta(store, p.delta)
+    if p.stale:
+        lines.append(f"  STALE: {_short(p.stale, 200)}; approving it will fail")
     for s in p.similar:
         lines.append(
             f"  similar {s.similarity:.2f}  {s.bullet_id} [{s.state}/{s.maturity}] "
