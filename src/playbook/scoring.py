@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from .model import Maturity
 from .policy import Policy
@@ -93,8 +94,23 @@ class DecayAccumulator:
 
 
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
+    return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
+
+
+def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
+    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike."""
     # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
-    return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity) + 0.0
+    return (helpful - policy.harm_multiplier * harmful) * multiplier + 0.0
+
+
+def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
+    """Recall's rank (SPEC §6): relevance * max(min_confidence, effective), for floats or
+    numpy arrays alike."""
+    if isinstance(effective, float | int):
+        return relevance * max(policy.min_confidence, effective)
+    import numpy as np
+
+    return relevance * np.maximum(policy.min_confidence, effective)
 
 
 def earned_rung(helpful: float, harmful: float, policy: Policy) -> Maturity:
