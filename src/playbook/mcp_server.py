@@ -132,22 +132,26 @@ class PlaybookTools:
         context: str | None = None,
         session_ref: str | None = None,
     ) -> dict[str, Any]:
-        from .curation import curate
+        from .review import NotApplied, mark
 
         if kind not in ("helpful", "harmful"):
             raise ToolFailure("kind must be 'helpful' or 'harmful'")
-        delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
-        if context:
-            delta["context"] = context
-        if kind == "harmful":
-            delta["reason"] = reason or "other"
-        elif reason:
+        if reason and kind != "harmful":
             raise ToolFailure("reason goes with harmful feedback only")
         with _store(self.db, self.policy, create=False) as store:
-            result = curate(store, [delta], provenance=_provenance(session_ref), actor="agent")
+            try:
+                result = mark(
+                    store,
+                    bullet_id,
+                    kind,
+                    reason=reason,
+                    context=context,
+                    provenance=_provenance(session_ref),
+                    actor="agent",
+                )
+            except NotApplied as exc:
+                raise ToolFailure(exc.reason or exc.status) from None
         outcome = result.outcomes[0]
-        if outcome.status == "rejected-invalid":
-            raise ToolFailure(outcome.reason or "invalid feedback")
         data = result.to_dict()
         return {
             "status": outcome.status,
@@ -201,14 +205,10 @@ class PlaybookTools:
         return data
 
     def show_bullet(self, bullet_id: str) -> dict[str, Any]:
-        from .cli.common import CliError
-        from .cli.views import bullet_detail
+        from .review import bullet_detail
 
         with _store(self.db, self.policy, create=False) as store:
-            try:
-                return bullet_detail(store, bullet_id)
-            except CliError as exc:
-                raise ToolFailure(exc.message) from None
+            return bullet_detail(store, bullet_id).to_dict()
 
     def agents_md(self) -> str:
         from .interop.agents_md import render_store

@@ -65,6 +65,7 @@ def _root(
 from . import core  # noqa: E402,F401
 from . import learning  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
+from . import conflicts  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401

@@ -46,21 +46,14 @@ def pin(
 ) -> None:
     """Pin a rule: its maturity never moves and agents cannot retire or replace it."""
     set_json(json_out)
+    from .. import review
+
     if not reason.strip():
         raise CliError("invalid_input", "a pin needs a reason")
     with open_store() as store:
-        bullet = store.get_bullet(bullet_id)
-        if bullet is None:
-            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
-        if bullet.state == "retired":
-            raise CliError(
-                "invalid_input",
-                f"{bullet_id} is retired; pin its successor instead",
-                "see 'playbook show " + bullet_id + "' for its lineage",
-            )
-        store.pin(bullet_id, reason, actor="human")
+        was = review.pin(store, bullet_id, reason, actor="human")
     emit(
-        {"bullet_id": bullet_id, "pinned": True, "reason": reason, "was_pinned": bullet.pinned},
+        {"bullet_id": bullet_id, "pinned": True, "reason": reason, "was_pinned": was},
         f"pinned {bullet_id}: {_one_line(reason)}",
     )
 
@@ -71,15 +64,13 @@ def unpin(
 ) -> None:
     """Unpin a rule: its maturity follows its evidence again."""
     set_json(json_out)
+    from .. import review
+
     with open_store() as store:
-        bullet = store.get_bullet(bullet_id)
-        if bullet is None:
-            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
-        if bullet.pinned:
-            store.unpin(bullet_id, actor="human")
+        was = review.unpin(store, bullet_id, actor="human")
     emit(
-        {"bullet_id": bullet_id, "pinned": False, "was_pinned": bullet.pinned},
-        f"unpinned {bullet_id}" if bullet.pinned else f"{bullet_id} was not pinned",
+        {"bullet_id": bullet_id, "pinned": False, "was_pinned": was},
+        f"unpinned {bullet_id}" if was else f"{bullet_id} was not pinned",
     )
 
 
@@ -224,41 +215,18 @@ def stale(
 ) -> None:
     """Rules with no feedback for a long time (policy: stale_after_days): re-validate them."""
     set_json(json_out)
-    from .. import scoring
-    from ..store import iso
+    from .. import review
 
     with open_store(create=False) as store:
-        now = store.now()
-        ids = store.active_ids()
-        evidence = store.evidence_many(ids, at=now) if ids else {}
-        days_now = scoring.days(now)
-        found = [
-            (days_now - ev.last_activity, bid)
-            for bid, ev in evidence.items()
-            if scoring.is_stale(ev.last_activity, days_now, store.policy)
-        ]
-        found.sort(key=lambda t: (-t[0], t[1]))
-        total = len(found)
-        chosen = found[:limit]
-        bullets = store.get_bullets(bid for _, bid in chosen)
-        threshold = store.policy.stale_after_days
-    from datetime import UTC, datetime
-
-    items = [
-        {
-            "bullet": bullets[bid].model_dump(mode="json"),
-            "days_silent": round(silent, 3),
-            "last_activity": iso(datetime.fromtimestamp((days_now - silent) * 86400, UTC)),
-        }
-        for silent, bid in chosen
-    ]
-    data = {"stale_after_days": threshold, "total": total, "items": items}
+        found = review.stale(store, limit)
+    data = found.to_dict()
     lines = [
         f"{i['bullet']['id']}  {i['days_silent']:.0f} days  {_one_line(i['bullet']['content'], 80)}"
-        for i in items
+        for i in data["items"]
     ]
-    if total > len(items):
-        lines.append(f"… and {total - len(items)} more (--limit)")
+    if found.total > len(found.items):
+        lines.append(f"… and {found.total - len(found.items)} more (--limit)")
+    threshold = found.stale_after_days
     emit(data, "\n".join(lines) if lines else f"nothing stale (threshold {threshold:g} days)")
 
 

@@ -29,16 +29,20 @@ def _outcome_line(o: dict[str, Any]) -> str:
 
 
 def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
-    """`add` and `mark`: one delta, and a failure (non-zero exit) when it applied nothing."""
+    """`add`: one delta, and a failure (non-zero exit) when it applied nothing."""
     from ..curation import curate
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
-    data = result.to_dict()
-    outcome = data["outcomes"][0]
     if result.nothing_applied:
-        raise _not_applied(result.outcomes[0].status, outcome["reason"])
-    human = _outcome_line(outcome)
+        o = result.outcomes[0]
+        raise _not_applied(o.status, o.reason)
+    _report_one(result)
+
+
+def _report_one(result: Any) -> None:
+    data = result.to_dict()
+    human = _outcome_line(data["outcomes"][0])
     for bid, old, new in result.maturity_changes:
         human += f"\n{bid}: {old} -> {new}"
     for old, new in result.inversions:
@@ -111,16 +115,27 @@ def mark(
 ) -> None:
     """Record that a rule helped or hurt."""
     _json(json_out)
+    from ..review import NotApplied
+    from ..review import mark as mark_bullet
+
     if kind not in ("helpful", "harmful"):
         raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
-    delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
-    if context:
-        delta["context"] = context
-    if kind == "harmful":
-        delta["reason"] = reason or "other"
-    elif reason:
+    if reason and kind != "harmful":
         raise CliError("invalid_input", "--reason goes with harmful marks")
-    _curate_one(delta, provenance=_provenance(session, None))
+    with open_store() as store:
+        try:
+            result = mark_bullet(
+                store,
+                bullet_id,
+                kind,
+                reason=reason,
+                context=context,
+                provenance=_provenance(session, None),
+                actor="agent",
+            )
+        except NotApplied as exc:
+            raise _not_applied(exc.status, exc.reason) from None
+    _report_one(result)
 
 
 def read_json_input(source: str) -> Any:
@@ -212,10 +227,14 @@ def _short_source(source: str) -> str:
 def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JSON) -> None:
     """A bullet: content, score, provenance, lineage and its feedback timeline."""
     _json(json_out)
-    from .views import bullet_detail, render_detail
+    from ..review import NotFound, bullet_detail
+    from .views import render_detail
 
     with open_store(create=False) as store:
-        data = bullet_detail(store, bullet_id)
+        try:
+            data = bullet_detail(store, bullet_id).to_dict()
+        except NotFound as exc:
+            raise CliError("not_found", str(exc), "see 'playbook recall'") from None
     emit(data, render_detail(data))
 
 
