@@ -66,3 +66,25 @@ def test_the_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     found = imports(source, "playbook.mcp_server")
     assert "playbook.cli.views" in found
     assert surface_of("playbook.cli.views") == "playbook.cli"
+
+
+def test_the_harm_reasons_are_listed_once() -> None:
+    """One canonical list (model.HARM_REASONS); the surfaces' help texts derive from it.
+    A second spelled-out copy in a module this test covers is a copy that can drift."""
+    from playbook.model import HARM_REASONS, HarmReason
+
+    assert tuple(HarmReason) == HARM_REASONS
+    spelled = '"contradicted_requirements"'
+    owners = [
+        module_name(p)
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if spelled in p.read_text(encoding="utf-8")
+    ]
+    # model: the list itself; the rest are other helpers' (removal tracked in issue 13)
+    others = {
+        "playbook.reflectors",
+        "playbook.interop.cass",
+        "playbook.demo_content",
+        "playbook.tui.screens.modals",
+    }
+    assert set(owners) - others == {"playbook.model"}

@@ -242,6 +242,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
     from mcp.types import ToolAnnotations
 
     from . import __version__
+    from .model import HARM_REASONS
 
     tools = PlaybookTools(db, policy)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
@@ -271,7 +272,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
     @server.tool(
         name="mark_feedback",
         description="Record that a rule helped or hurt. For harmful, `reason` is one of "
-        "caused_bug, wasted_time, contradicted_requirements, wrong_context, outdated, other.",
+        f"{', '.join(HARM_REASONS)}.",
         annotations=writes,
     )
     @guard

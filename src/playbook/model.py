@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -72,15 +72,6 @@ class FeedbackKind(StrEnum):
     HARMFUL = "harmful"
 
 
-class HarmReason(StrEnum):
-    CAUSED_BUG = "caused_bug"
-    WASTED_TIME = "wasted_time"
-    CONTRADICTED_REQUIREMENTS = "contradicted_requirements"
-    WRONG_CONTEXT = "wrong_context"
-    OUTDATED = "outdated"
-    OTHER = "other"
-
-
 class Actor(StrEnum):
     AGENT = "agent"
     HUMAN = "human"
@@ -92,9 +83,12 @@ SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
 StateName = Literal["draft", "active", "retired"]
 MaturityName = Literal["candidate", "established", "proven", "deprecated"]
 FeedbackKindName = Literal["helpful", "harmful"]
+# The one list of harm reasons (SPEC §3); everything else derives from it.
 HarmReasonName = Literal[
     "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
 ]
+HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
+HarmReason = StrEnum("HarmReason", {r.upper(): r for r in HARM_REASONS})  # type: ignore[misc]
 ActorName = Literal["agent", "human"]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from ..inert import inert
+from ..model import HARM_REASONS
 from . import app
 from .common import CliError, emit, open_store, state
 
@@ -106,8 +107,7 @@ def mark(
     kind: str = typer.Argument(..., metavar="helpful|harmful"),
     reason: str | None = typer.Option(
         None,
-        help="For harmful: caused_bug, wasted_time, contradicted_requirements, wrong_context, "
-        "outdated or other.",
+        help=f"For harmful: {', '.join(HARM_REASONS[:-1])} or {HARM_REASONS[-1]}.",
     ),
     context: str | None = typer.Option(None, help="What happened, briefly."),
     session: str | None = typer.Option(None, help="Provenance: the session it came from."),
