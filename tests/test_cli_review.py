@@ -53,7 +53,7 @@ def test_resolve_keep_then_again(pair) -> None:
 
 
 def test_resolve_deprecate_one_side(pair) -> None:
-    db, cid, never, always = pair
+    db, cid, _, always = pair
     usage = run_cli("resolve", str(cid), "deprecate", "--bullet", always, db=db)
     assert usage.rc == 2 and usage.err == "playbook: error: deprecate needs --reason\n"
     r = run_cli("resolve", str(cid), "deprecate", "-b", always, "-r", "we migrate at deploy",
