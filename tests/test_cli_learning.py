@@ -223,8 +223,8 @@ def test_topics_command(cli: Any, db: Path) -> None:
         "topic 1: 2 bullets, similarity 0.78",
         f"   {a} Pin npm to 11 in release jobs",
         f" * {b} Pin npm version to 11 in the release jobs",
-        "1 topic(s)",
-        "staged 1 merge(s); 0 already proposed",
+        "1 topic",
+        "staged 1 merge; 0 already proposed",
     ]
     with store_at(db) as store:
         (proposal,) = pending(store)

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from ..inert import inert
+from ..text import plural
 from . import app
 from .common import CliError, db_path, emit, json_option, load_policy_option, open_store, set_json
 
@@ -193,17 +194,17 @@ def stats(json_out: bool = json_option()) -> None:
         return "  ".join(f"{k} {v}" for k, v in values.items())
 
     human = [
-        f"playbook at {_one_line(data['path'])} ({b['total']} bullets)",
+        f"playbook at {_one_line(data['path'])} ({plural(b['total'], 'bullet')})",
         f"state      {row(b['by_state'])}",
         f"maturity   {row(b['by_maturity'])}   (not retired)",
         f"type       {row(b['by_type'])}",
         f"pinned     {b['pinned']}",
         "scores     " + "  ".join(f"[{k}] {v}" for k, v in buckets.items()),
         f"stale      {stale} (no feedback for {stale_days:g} days)",
-        f"feedback   {data['feedback']['events']} events "
+        f"feedback   {plural(data['feedback']['events'], 'event')} "
         f"({feedback['helpful']} helpful, {feedback['harmful']} harmful)",
-        f"review     {pending} proposals pending, {conflicts} open conflicts, "
-        f"{blocks} blocked patterns",
+        f"review     {plural(pending, 'proposal')} pending, "
+        f"{plural(conflicts, 'open conflict')}, {plural(blocks, 'blocked pattern')}",
     ]
     emit(data, "\n".join(human))
 
@@ -221,7 +222,8 @@ def stale(
         found = review.stale(store, limit)
     data = found.to_dict()
     lines = [
-        f"{i['bullet']['id']}  {i['days_silent']:.0f} days  {_one_line(i['bullet']['content'], 80)}"
+        f"{i['bullet']['id']}  {plural(round(i['days_silent']), 'day')}  "
+        f"{_one_line(i['bullet']['content'], 80)}"
         for i in data["items"]
     ]
     if found.total > len(found.items):

@@ -10,6 +10,7 @@ import typer
 
 from ..inert import inert
 from ..model import HARM_REASONS
+from ..text import plural
 from . import app
 from .common import CliError, emit, open_store, state
 
@@ -72,7 +73,7 @@ def init(json_out: bool = JSON) -> None:
 
     with open_store() as store:
         data = {"path": str(db_path()), "bullets": store.count_bullets()}
-    emit(data, f"playbook ready at {data['path']} ({data['bullets']} bullets)")
+    emit(data, f"playbook ready at {data['path']} ({plural(data['bullets'], 'bullet')})")
 
 
 @app.command()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..inert import inert
+from ..text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line
@@ -115,7 +116,8 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
     from ..queue import get, with_similar
 
     lines = [
-        f"reflected on {_short(data['session_ref'], 60)}: {data['iterations']} iteration(s), "
+        f"reflected on {_short(data['session_ref'], 60)}: "
+        f"{plural(data['iterations'], 'iteration')}, "
         f"stopped: {data['stopped']}; watermark {data['watermark_before']} -> "
         f"{data['watermark_after']}"
     ]
@@ -240,7 +242,7 @@ def approve(
 @app.command()
 def reject(
     proposal_id: str = typer.Argument(..., metavar="ID"),
-    reason: str = typer.Option(..., "--reason", help="Why (kept in the decision log)."),
+    reason: str = typer.Option(..., "--reason", "-r", help="Why (kept in the decision log)."),
     block: bool = typer.Option(
         False, "--block", help="Also block its content: never staged or added again."
     ),
@@ -299,7 +301,7 @@ def outcome(
     if res.replayed:
         human = f"receipt {_short(receipt or '', 60)} already recorded: nothing applied"
     else:
-        human = f"{result}: applied to {len(res.applied)} bullet(s)"
+        human = f"{result}: applied to {plural(len(res.applied), 'bullet')}"
         if res.applied:
             human += ": " + ", ".join(res.applied)
         if res.skipped:
@@ -307,7 +309,7 @@ def outcome(
                 _short(s, 40) for s in res.skipped
             )
         if res.duplicate_citations:
-            human += f"\n{res.duplicate_citations} repeated citation(s) counted once"
+            human += f"\n{plural(res.duplicate_citations, 'repeated citation')} counted once"
         human += "".join(f"\n{b}: {a} -> {c}" for b, a, c in res.maturity_changes)
         human += "".join(f"\n{a} inverted into {b}" for a, b in res.inversions)
     emit(data, human)
@@ -349,15 +351,15 @@ def topics(
         if not json_out:
             for n, t in enumerate(found, 1):
                 size, sim = len(t.bullet_ids), t.similarity
-                lines.append(f"topic {n}: {size} bullets, similarity {sim:.2f}")
+                lines.append(f"topic {n}: {plural(size, 'bullet')}, similarity {sim:.2f}")
                 for bid in t.bullet_ids:
                     b = store.get_bullet(bid)
                     mark = "*" if bid == t.keep else " "
                     lines.append(f" {mark} {bid} {_short(b.content, 90) if b else ''}")
-            lines.append(f"{len(found)} topic(s)" if found else "no near-duplicates found")
+            lines.append(plural(len(found), "topic") if found else "no near-duplicates found")
             if staged is not None:
                 lines.append(
-                    f"staged {len(staged.staged)} merge(s); "
+                    f"staged {plural(len(staged.staged), 'merge')}; "
                     f"{len(staged.duplicates)} already proposed"
                 )
             elif found:
