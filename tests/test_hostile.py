@@ -119,7 +119,7 @@ def test_hostile_text_is_stored_exactly(db: Path, name: str) -> None:
 
 def test_a_megabyte_of_text_round_trips_where_the_policy_allows_it(db: Path) -> None:
     big = ("[bold]\x1b[31m\x00\u202e" + "x" * 1000) * 1024  # over 1 MB, every hostile kind
-    store = open_store(db, Policy(max_content_length=2_000_000))
+    store = open_store(db, Policy(max_content_length=2_000_000, max_text_length=2_000_000))
     bid = add_hostile(store, big)
     assert store.get_bullet(bid).content == big  # type: ignore[union-attr]
     assert store.timeline(bid)[0].context == big

@@ -103,10 +103,16 @@ class InvalidDelta(ValueError):
     """Why an item is not a valid delta, in one plain sentence."""
 
 
+def _name(part: object) -> str:
+    """A field name as it may be echoed: an unknown key can be any size."""
+    text = str(part)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
+
+
 def _describe(err: ValidationError) -> str:
     parts = []
     for e in err.errors(include_url=False)[:3]:
-        loc = ".".join(str(p) for p in e["loc"] if p not in DELTA_TYPES)
+        loc = ".".join(_name(p) for p in e["loc"] if p not in DELTA_TYPES)
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown field"

@@ -115,6 +115,7 @@ class PlaybookTools:
 
         if not 0 <= limit <= 100:
             raise ToolFailure("limit must be between 0 and 100")
+        self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
         with _store(self.db, self.policy, create=False) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
         return {
@@ -123,6 +124,16 @@ class PlaybookTools:
             "deprecated_warnings": [_item(i) for i in r.deprecated_warnings],
             "degraded": list(r.degraded),
         }
+
+    def _bounded(self, *fields: tuple[str, Any, str]) -> None:
+        """Refuse a parameter over its bound in the policy (never cut it)."""
+        from .limits import TooLong, check
+        from .policy import DEFAULT_POLICY
+
+        try:
+            check(self.policy or DEFAULT_POLICY, fields)
+        except TooLong as exc:
+            raise ToolFailure(str(exc)) from None
 
     def mark_feedback(
         self,
@@ -138,6 +149,11 @@ class PlaybookTools:
             raise ToolFailure("kind must be 'helpful' or 'harmful'")
         if reason and kind != "harmful":
             raise ToolFailure("reason goes with harmful feedback only")
+        self._bounded(
+            ("bullet_id", bullet_id, "id"),
+            ("context", context, "text"),
+            ("session_ref", session_ref, "ref"),
+        )
         with _store(self.db, self.policy, create=False) as store:
             try:
                 result = mark(
@@ -171,6 +187,7 @@ class PlaybookTools:
     ) -> dict[str, Any]:
         from .outcomes import InvalidOutcome, apply_outcome
 
+        self._bounded(("session_ref", session_ref, "ref"))
         report = {
             "outcome": outcome,
             "bullet_ids": bullet_ids,
@@ -196,6 +213,7 @@ class PlaybookTools:
 
         if byte_offset is not None and byte_offset < 0:
             raise ToolFailure("byte_offset must be >= 0")
+        self._bounded(("session_ref", session_ref, "ref"))
         with _store(self.db, self.policy, create=True) as store:
             result = stage(
                 store, deltas, provenance=_provenance(session_ref, byte_offset), origin="mcp"
@@ -207,6 +225,7 @@ class PlaybookTools:
     def show_bullet(self, bullet_id: str) -> dict[str, Any]:
         from .review import bullet_detail
 
+        self._bounded(("bullet_id", bullet_id, "id"))
         with _store(self.db, self.policy, create=False) as store:
             return bullet_detail(store, bullet_id).to_dict()
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
+from .limits import TooLong, check, problem
 from .model import Actor, FutureTimestamp, Provenance, StorableText, invalid, refuse_future
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
@@ -89,6 +90,23 @@ def apply_outcome(
             first = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in first["loc"])
             raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+    policy = store.policy
+    try:
+        check(
+            policy,
+            [
+                ("bullet_ids", report.bullet_ids, "id"),
+                ("receipt", report.receipt, "id"),
+                ("context", report.context, "text"),
+            ],
+        )
+    except TooLong as exc:
+        raise InvalidOutcome(f"invalid outcome report: {exc}") from None
+    if len(report.bullet_ids) > policy.max_batch:
+        raise InvalidOutcome(
+            f"invalid outcome report: bullet_ids has {len(report.bullet_ids):,} ids; the "
+            f"maximum is {policy.max_batch:,} (Policy.max_batch)"
+        )
     if report.at is not None:
         try:
             refuse_future(report.at, store.now(), "an outcome")
@@ -99,7 +117,9 @@ def apply_outcome(
         if isinstance(provenance, Provenance)
         else Provenance.model_validate(provenance or {})
     )
-    policy = store.policy
+    too_long = problem(policy, "session_ref", prov.session_ref, "ref")
+    if too_long:
+        raise InvalidOutcome(f"invalid outcome report: {too_long}")
     kind, weight = {
         "success": ("helpful", policy.outcome_success_weight),
         "failure": ("harmful", policy.outcome_failure_weight),

@@ -104,8 +104,23 @@ class Policy(BaseModel):
     reflect_max_iterations: int = _f(3, SEED, "Reflection iterations per session.", ge=1)
     reflect_max_deltas: int = _f(50, SEED, "Deltas at which reflection stops.", ge=1)
 
-    # Content
+    # Content and every other field an agent or a caller supplies (checked, never cut)
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")
+    max_text_length: int = _f(
+        2000, SPEC, "Longest free text: a feedback context, a reason, an outcome context.", ge=1
+    )
+    max_id_length: int = _f(
+        128, SPEC, "Longest id: of a bullet, proposal, block or receipt, in characters.", ge=1
+    )
+    max_ref_length: int = _f(4096, SPEC, "Longest session ref (a path or URL).", ge=1)
+    max_label_length: int = _f(
+        200, SPEC, "Longest tag, category, kind or scope key, in characters.", ge=1
+    )
+    max_tags: int = _f(32, SPEC, "Most tags on one bullet.", ge=0)
+    max_batch: int = _f(
+        1000, SPEC, "Most deltas in one batch or proposal, most ids in one outcome.", ge=1
+    )
+    max_query_length: int = _f(2000, SPEC, "Longest recall query, in characters.", ge=1)
 
     def stop_words(self) -> frozenset[str]:
         """Every query stop word of this policy."""

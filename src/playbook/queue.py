@@ -13,7 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from .curation import CurateResult, blocking_pattern, curate, similar_bullets
+from .curation.pipeline import batch_problem
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
+from .limits import delta_problem, preview
 from .model import Actor, Provenance
 from .store import PlaybookStore, StoreError, iso, parse_iso
 from .store import proposals as proposals_sql
@@ -147,19 +149,16 @@ def _canonical(delta: dict[str, Any]) -> str:
 def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
     """The delta `item` stands for, as the queue stores it; InvalidDelta says why not.
 
-    Beyond the delta's own shape (no provenance fields, see `parse_delta`): content within
-    `Policy.max_content_length`, every bullet it names exists and is not retired, and an add
-    is not near a blocked pattern. These are refusals approval would meet anyway; catching
-    them here keeps them out of a reviewer's queue.
+    Beyond the delta's own shape (no provenance fields, see `parse_delta`): every field
+    within its bound in Policy (`max_content_length`, `max_text_length`...), every bullet it
+    names exists and is not retired, and an add is not near a blocked pattern. These are
+    refusals approval would meet anyway; catching them here keeps them out of a reviewer's
+    queue.
     """
     delta = parse_delta(item)
-    content = getattr(delta, "content", None)
-    limit = store.policy.max_content_length
-    if isinstance(content, str) and len(content) > limit:
-        raise InvalidDelta(
-            f"content is {len(content):,} characters; the maximum is {limit:,} "
-            "(Policy.max_content_length)"
-        )
+    too_long = delta_problem(store.policy, delta)
+    if too_long:
+        raise InvalidDelta(too_long)
     ids = (
         list(delta.bullet_ids)
         if isinstance(delta, MergeDelta)
@@ -170,7 +169,7 @@ def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
         for bid in ids:
             bullet = bullets.get(bid)
             if bullet is None:
-                raise InvalidDelta(f"no bullet with id {bid!r}")
+                raise InvalidDelta(f"no bullet with id {preview(bid)}")
             if bullet.state == "retired":
                 raise InvalidDelta(f"bullet {bid} is retired")
     if isinstance(delta, AddDelta):
@@ -200,14 +199,20 @@ def stage(
     already decided for the same provenance, is not staged twice.
     """
     result = StageResult()
-    if not isinstance(deltas, list | tuple):
-        result.rejected.append((0, f"proposals must be a list, not {type(deltas).__name__}"))
-        return result
     base = (
         provenance
         if isinstance(provenance, Provenance)
         else Provenance.model_validate(provenance or {})
     )
+    refusal = (
+        batch_problem(store.policy, deltas, base)
+        if isinstance(deltas, list | tuple)
+        else f"proposals must be a list, not {type(deltas).__name__}"
+    )
+    if refusal is not None:
+        result.rejected.append((0, refusal))
+        return result
+    assert isinstance(deltas, list | tuple)
     with store.transaction():
         now = iso(store.now())
         for i, item in enumerate(deltas):
@@ -313,7 +318,7 @@ def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
     reviewers (say the workbench and a terminal) cannot both decide the same proposal."""
     p = get(store, proposal_id)
     if p is None:
-        raise QueueError(f"no proposal with id {proposal_id!r}")
+        raise QueueError(f"no proposal with id {preview(proposal_id)}")
     if p.status != "pending":
         raise QueueError(f"proposal {proposal_id} is already {p.status}")
     return p

@@ -14,6 +14,7 @@ from ..inert import inert
 from ..text import plural
 from . import app
 from .common import CliError, db_path, emit, json_option, load_policy_option, open_store, set_json
+from .core import bounded
 
 # Effective-score buckets of `stats`: [min, max), None is unbounded.
 SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
@@ -47,6 +48,7 @@ def pin(
 ) -> None:
     """Pin a rule: its maturity never moves and agents cannot retire or replace it."""
     set_json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--reason", reason, "text"))
     from .. import review
 
     if not reason.strip():
@@ -65,6 +67,7 @@ def unpin(
 ) -> None:
     """Unpin a rule: its maturity follows its evidence again."""
     set_json(json_out)
+    bounded(("ID", bullet_id, "id"))
     from .. import review
 
     with open_store() as store:
@@ -100,6 +103,7 @@ def block(
 ) -> None:
     """Block a pattern: adds that match it (exactly, by tokens or fuzzily) are refused."""
     set_json(json_out)
+    bounded(("PATTERN", pattern, "content"), ("--reason", reason, "text"))
     if not reason.strip():
         raise CliError("invalid_input", "a block needs a reason")
     with open_store() as store:
@@ -115,6 +119,7 @@ def unblock(
 ) -> None:
     """Lift a block (it stays in the record, inactive)."""
     set_json(json_out)
+    bounded(("ID", block_id, "id"))
     with open_store() as store:
         store.unblock(block_id, actor="human")
     emit({"id": block_id, "active": False}, f"unblocked {block_id}")

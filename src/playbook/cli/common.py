@@ -60,6 +60,7 @@ ERROR_CODES: dict[str, int] = {
 _KNOWN_ERRORS = {
     "InvalidDelta": "invalid_input",
     "InvalidOutcome": "invalid_input",
+    "TooLong": "invalid_input",
     "InvalidImport": "invalid_import",
     "SnapshotError": "invalid_import",
     "CassImportError": "invalid_import",

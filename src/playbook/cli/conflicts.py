@@ -12,6 +12,7 @@ import typer
 from ..inert import inert
 from . import app
 from .common import EXIT_USAGE, CliError, emit, json_option, open_store, set_json
+from .core import bounded
 
 
 def _short(text: str | None, width: int = 90) -> str:
@@ -28,6 +29,7 @@ def restore(
     """Undo a deprecation: the rule returns to the rung its evidence earns (at least
     candidate). A human decision; pin it as well to keep it from moving again."""
     set_json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--reason", reason, "text"))
     from .. import review
 
     with open_store(create=False) as store:
@@ -88,6 +90,9 @@ def resolve(
     side's feedback is not carried over (its harm would read as harm of the new rule).
     """
     set_json(json_out)
+    bounded(
+        ("--bullet", bullet, "id"), ("--reason", reason, "text"), ("--content", content, "content")
+    )
     from .. import review
 
     if action not in ("keep", "deprecate", "merge"):

@@ -59,6 +59,16 @@ def _not_applied(status: str, reason: str | None) -> CliError:
     return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
 
 
+def bounded(*fields: tuple[str, Any, str]) -> None:
+    """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
+    before anything is opened, never cut. Each field is (name, value, kind of limit)."""
+    from ..limits import check
+    from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    check(load_policy_option() or DEFAULT_POLICY, fields)
+
+
 def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
     if session is None and offset is None:
         return None
@@ -90,6 +100,7 @@ def add(
 ) -> None:
     """Add a rule (curated: duplicates fold, blocked patterns are refused)."""
     _json(json_out)
+    bounded(("--session", session, "ref"))
     delta: dict[str, Any] = {"type": "add", "content": content, "tags": tag}
     if category:
         delta["category"] = category
@@ -116,6 +127,7 @@ def mark(
 ) -> None:
     """Record that a rule helped or hurt."""
     _json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--context", context, "text"), ("--session", session, "ref"))
     from ..review import NotApplied
     from ..review import mark as mark_bullet
 
@@ -190,6 +202,7 @@ def curate_cmd(
     _json(json_out)
     from ..curation import curate
 
+    bounded(("--session", session, "ref"))
     deltas = read_json_input(source)
     if isinstance(deltas, dict) and "deltas" in deltas:
         deltas = deltas["deltas"]
@@ -228,6 +241,7 @@ def _short_source(source: str) -> str:
 def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JSON) -> None:
     """A bullet: content, score, provenance, lineage and its feedback timeline."""
     _json(json_out)
+    bounded(("ID", bullet_id, "id"))
     from ..review import NotFound, bullet_detail
     from .views import render_detail
 
@@ -258,6 +272,8 @@ def recall(
     _json(json_out)
     from ..retrieval import parse_when
     from ..retrieval import recall as run_recall
+
+    bounded(("query", query, "query"))
 
     when = None
     if as_of:

@@ -15,7 +15,7 @@ from ..inert import inert
 from ..text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line
+from .core import JSON, _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
     from ..queue import Proposal
@@ -223,6 +223,7 @@ def approve(
     For people only. Agents propose; they must not approve their own proposals.
     """
     _json(json_out)
+    bounded(("ID", proposal_id, "id"), ("--edit", edit, "content"))
     from ..queue import QueueError
     from ..queue import approve as approve_proposal
 
@@ -250,6 +251,7 @@ def reject(
 ) -> None:
     """Reject a proposal as a human reviewer, optionally blocking the pattern."""
     _json(json_out)
+    bounded(("ID", proposal_id, "id"), ("--reason", reason, "text"))
     from ..queue import QueueError
     from ..queue import reject as reject_proposal
 
@@ -283,6 +285,7 @@ def outcome(
     once; unknown ids are skipped and counted.
     """
     _json(json_out)
+    bounded(("--session", session, "ref"))
     from ..outcomes import InvalidOutcome, apply_outcome
 
     if result not in ("success", "failure", "partial"):

@@ -19,7 +19,9 @@ from ..deltas import (
     delta_dict,
     parse_delta,
 )
+from ..limits import PREVIEW, delta_problem, preview, problem
 from ..model import Actor, Bullet, Maturity, Provenance
+from ..policy import Policy
 from ..store import PlaybookStore, new_batch_id
 from ..text import is_negative, normalize
 from .lifecycle import invert_harmed, run_maturity_pass
@@ -77,13 +79,11 @@ class _Batch:
 
     # -- validation that needs the database
     def check(self, delta: PlaybookDelta) -> str | None:
-        limit = self.policy.max_content_length
-        content = getattr(delta, "content", None)
-        if content is not None and len(content) > limit:
-            return (
-                f"content is {len(content):,} characters; the maximum is {limit:,} "
-                "(Policy.max_content_length)"
-            )
+        """Why a well-formed delta cannot apply here: a field over its bound in Policy, or a
+        bullet it names that does not exist or is retired."""
+        problem = delta_problem(self.policy, delta)
+        if problem:
+            return problem
         ids = (
             delta.bullet_ids
             if isinstance(delta, MergeDelta)
@@ -94,7 +94,7 @@ class _Batch:
                 continue
             bullet = self.store.get_bullet(bid)
             if bullet is None:
-                return f"no bullet with id {bid!r}"
+                return f"no bullet with id {preview(bid)}"
             if bullet.state == "retired":
                 succ = [b for _, b in self.store.lineage(bid).successors]
                 hint = f" (succeeded by {', '.join(succ)})" if succ else ""
@@ -337,16 +337,11 @@ def curate(
     actor = str(Actor(actor))
     prov = _provenance(provenance)
     result = CurateResult(batch_id=new_batch_id())
-    if not isinstance(deltas, list | tuple):
-        result.outcomes.append(
-            DeltaOutcome(
-                0,
-                "rejected-invalid",
-                None,
-                f"a batch must be a list of deltas, not {type(deltas).__name__}",
-            )
-        )
+    refusal = batch_problem(store.policy, deltas, prov)
+    if refusal is not None:  # the whole batch: one outcome says why, nothing is written
+        result.outcomes.append(DeltaOutcome(0, "rejected-invalid", None, refusal))
         return result
+    assert isinstance(deltas, list | tuple)
     with store.transaction():
         run = _Batch(store, prov, actor, result)
         run.carry_pins = carry_pins
@@ -424,8 +419,22 @@ def curate(
     return result
 
 
+def batch_problem(policy: Policy, deltas: object, provenance: Provenance) -> str | None:
+    """Why a whole batch is refused before any delta is read, or None."""
+    if not isinstance(deltas, list | tuple):
+        return f"a batch must be a list of deltas, not {type(deltas).__name__}"
+    if len(deltas) > policy.max_batch:
+        return (
+            f"the batch has {len(deltas):,} deltas; the maximum is {policy.max_batch:,} "
+            "(Policy.max_batch)"
+        )
+    return problem(policy, "session_ref", provenance.session_ref, "ref")
+
+
 def _item_id(item: object) -> str | None:
-    if isinstance(item, dict):
-        value = item.get("bullet_id")
-        return value if isinstance(value, str) else None
-    return getattr(item, "bullet_id", None)
+    """The id a rejected item names, for its outcome; an over-long one is shown as a
+    prefix (the reason says how long it was)."""
+    value = item.get("bullet_id") if isinstance(item, dict) else getattr(item, "bullet_id", None)
+    if not isinstance(value, str):
+        return None
+    return value if len(value) <= PREVIEW else preview(value)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .. import scoring
+from ..limits import preview
 from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, Decision, PlaybookStore, StoreError, iso
 from ..store.views import maturity_history
@@ -23,7 +24,7 @@ class NotFound(StoreError):
 def require(store: PlaybookStore, bullet_id: str) -> Bullet:
     bullet = store.get_bullet(bullet_id)
     if bullet is None:
-        raise NotFound(f"no bullet with id {bullet_id!r}")
+        raise NotFound(f"no bullet with id {preview(bullet_id)}")
     return bullet
 
 
