@@ -42,7 +42,7 @@ def emitted_codes() -> set[str]:
 
 def readme_codes() -> set[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text.split("### Error codes", 1)[1].split("\n## ", 1)[0]
+    table = text.split("### Error codes", 1)[1].split("\n#", 1)[0]
     found = set()
     for line in table.splitlines():
         if line.startswith("| `"):
@@ -59,7 +59,7 @@ def test_every_error_code_the_cli_emits_is_in_the_readme() -> None:
 
 def test_the_readme_table_gives_each_code_its_exit() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text.split("### Error codes", 1)[1].split("\n## ", 1)[0]
+    table = text.split("### Error codes", 1)[1].split("\n#", 1)[0]
     for line in table.splitlines():
         if line.startswith("| `"):
             cells = [c.strip() for c in line.strip("|").split("|")]
