@@ -11,10 +11,16 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "playbook"
-SURFACES = ("playbook.cli", "playbook.mcp_server", "playbook.tui")
+# module prefix -> the surface it belongs to
+SURFACES = {
+    "playbook.cli": "cli",
+    "playbook.mcp_server": "mcp",
+    "playbook.mcp_stdio": "mcp",  # the MCP server's stdio transport
+    "playbook.tui": "workbench",
+}
 LAUNCHERS = {
-    ("playbook.cli.serve", "playbook.mcp_server"),  # `playbook mcp` starts the server
-    ("playbook.cli.workbench", "playbook.tui"),  # `playbook tui` / `demo` open the workbench
+    ("playbook.cli.serve", "mcp"),  # `playbook mcp` starts the server
+    ("playbook.cli.workbench", "workbench"),  # `playbook tui` / `demo` open the workbench
 }
 
 
@@ -43,7 +49,14 @@ def imports(path: Path, name: str) -> set[str]:
 
 
 def surface_of(module: str) -> str | None:
-    return next((s for s in SURFACES if module == s or module.startswith(s + ".")), None)
+    return next(
+        (
+            name
+            for prefix, name in SURFACES.items()
+            if module == prefix or module.startswith(prefix + ".")
+        ),
+        None,
+    )
 
 
 def test_a_surface_imports_no_other_surface() -> None:
@@ -65,7 +78,8 @@ def test_the_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     source.write_text("def f():\n    from .cli.views import render_detail\n")
     found = imports(source, "playbook.mcp_server")
     assert "playbook.cli.views" in found
-    assert surface_of("playbook.cli.views") == "playbook.cli"
+    assert surface_of("playbook.cli.views") == "cli"
+    assert surface_of("playbook.mcp_stdio") == surface_of("playbook.mcp_server") == "mcp"
 
 
 def test_the_harm_reasons_are_listed_once() -> None:

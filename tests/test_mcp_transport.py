@@ -42,7 +42,7 @@ def test_malformed_requests_get_a_json_rpc_error_for_their_id(tmp_path: Path) ->
 
 
 def test_malformed_reply_leaves_other_lines_to_the_sdk() -> None:
-    from playbook.mcp_server import malformed_reply
+    from playbook.mcp_stdio import malformed_reply
 
     ok = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     assert malformed_reply(json.dumps(ok)) is None

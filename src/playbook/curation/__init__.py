@@ -5,7 +5,8 @@ No model is involved. The whole batch is one transaction; invalid items are repo
 
 - `results`: what a batch reports (`CurateResult`, one `DeltaOutcome` per delta);
 - `matching`: blocked patterns and near-duplicates (steps 2-3);
-- `pipeline`: the batch itself, `curate`;
+- `pipeline`: the order of the steps, `curate`;
+- `batch`: the state of one batch and its steps 2-4 (adds, feedback, structure);
 - `lifecycle`: inversion and the maturity pass (steps 5-6), also run by outcomes and imports.
 """
 
