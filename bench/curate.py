@@ -25,7 +25,7 @@ def batch_time(n: int, rounds: int = 5) -> float:
     with tempfile.TemporaryDirectory() as d:
         path = synth.copy_of(n, Path(d) / "pb.sqlite3")
         store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
-        ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state='active'")]
+        ids = [b.id for b in store.bullets(state="active")]
         rng = random.Random(3)
         for r in range(rounds):
             batch = [
@@ -45,7 +45,7 @@ def mark_time(n: int, marks: int = 200) -> float:
     with tempfile.TemporaryDirectory() as d:
         path = synth.copy_of(n, Path(d) / "pb.sqlite3")
         store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
-        ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state='active'")]
+        ids = [b.id for b in store.bullets(state="active")]
         rng = random.Random(5)
         curate(store, [{"type": "helpful", "bullet_id": ids[0]}])  # warm up
         for _ in range(marks):

@@ -54,7 +54,7 @@ def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, flo
             t = time.perf_counter()
             recall(store, q, vectors=vectors)
             times.append(time.perf_counter() - t)
-    store.conn.close()
+    store.close()
     return first, statistics.median(times)
 
 

@@ -1,58 +1,144 @@
-"""Import rules of the layers (README, "How the code is laid out").
+"""The import rules that keep the layers apart (README, "How the code is laid out").
 
-Surfaces (the CLI, the MCP server, the workbench) call the API; a surface never imports
-another surface, at module level or inside a function. The only exceptions are the CLI
-commands whose job is to start another surface (`playbook mcp`, `playbook tui`/`demo`).
+Surfaces (CLI, MCP, workbench) -> API -> store (the only SQL) -> pure scoring and models.
+Each rule parses the imports of every module with `ast` (so an import inside a function
+counts too) and names the offending module and line.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "playbook"
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "playbook"
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """(absolute module name, line) of every import in the module, relative ones resolved."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.append((target, node.lineno))
+            # `from . import x` imports the submodule x
+            found += [(f"{target}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def violations(allowed: Callable[[str], bool], forbidden: Callable[[str], bool]) -> list[str]:
+    """'module (line n) imports target' for each import `forbidden` in a module not
+    `allowed` to make it."""
+    return [
+        f"{name} (line {line}) imports {target}"
+        for name, path in modules().items()
+        if not allowed(name)
+        for target, line in imports(name, path)
+        if forbidden(target)
+    ]
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_only_the_store_package_speaks_to_the_database_driver() -> None:
+    bad = violations(
+        allowed=lambda name: name.startswith("playbook.store"),
+        forbidden=lambda target: top(target) in ("sqlite3", "sqlite_utils", "_sqlite3"),
+    )
+    assert bad == [], "SQL and connections live in playbook.store only:\n" + "\n".join(bad)
+
+
+def test_the_core_never_imports_textual() -> None:
+    bad = violations(
+        allowed=lambda name: name.startswith("playbook.tui"),
+        forbidden=lambda target: top(target) == "textual",
+    )
+    assert bad == [], "only playbook.tui may import Textual:\n" + "\n".join(bad)
+
+
+def test_the_core_loads_without_textual_in_a_fresh_interpreter() -> None:
+    """What is really imported, not just what is written: nothing outside the workbench
+    pulls Textual in indirectly."""
+    code = (
+        "import sys, importlib, pkgutil, playbook\n"
+        "names = [m.name for m in pkgutil.walk_packages(playbook.__path__, 'playbook.')]\n"
+        "for n in names:\n"
+        "    if not n.startswith(('playbook.tui', 'playbook.cli.workbench')):\n"
+        "        try:\n"
+        "            importlib.import_module(n)\n"
+        "        except ImportError as e:\n"  # optional extras (mcp) may be missing
+        "            if 'mcp' not in str(e):\n"
+        "                raise\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'textual')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        timeout=120,
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_no_module_outside_the_store_touches_its_executor() -> None:
+    """`store.sql` is the store package's own handle on the database."""
+    bad = []
+    for name, path in modules().items():
+        if name.startswith("playbook.store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("sql", "_conn", "conn"):
+                bad.append(f"{name} (line {node.lineno}) uses .{node.attr}")
+    assert bad == [], "\n".join(bad)
+
+
 # module prefix -> the surface it belongs to
 SURFACES = {
     "playbook.cli": "cli",
     "playbook.mcp_server": "mcp",
     "playbook.mcp_stdio": "mcp",  # the MCP server's stdio transport
     "playbook.tui": "workbench",
+    "playbook.hooks": "hooks",
 }
+# The CLI commands whose job is to start another surface.
 LAUNCHERS = {
-    ("playbook.cli.serve", "mcp"),  # `playbook mcp` starts the server
-    ("playbook.cli.workbench", "workbench"),  # `playbook tui` / `demo` open the workbench
+    ("playbook.cli.serve", "mcp"),  # `playbook mcp`
+    ("playbook.cli.workbench", "workbench"),  # `playbook tui`, `playbook demo`
+    ("playbook.cli.hooks", "hooks"),  # `playbook hook ...`, `playbook hooks install`
 }
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(path: Path, name: str) -> set[str]:
-    """Every module `path` (module `name`) imports, relative imports resolved, wherever
-    the import statement is."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)
-    return out
 
 
 def surface_of(module: str) -> str | None:
     return next(
         (
-            name
-            for prefix, name in SURFACES.items()
+            surface
+            for prefix, surface in SURFACES.items()
             if module == prefix or module.startswith(prefix + ".")
         ),
         None,
@@ -60,45 +146,45 @@ def surface_of(module: str) -> str | None:
 
 
 def test_a_surface_imports_no_other_surface() -> None:
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = module_name(path)
-        own = surface_of(name)
-        if own is None:
-            continue
-        for target in imports(path, name):
-            other = surface_of(target)
-            if other is not None and other != own and (name, other) not in LAUNCHERS:
-                found.append(f"{name} imports {target}")
-    assert found == []
+    """Surfaces call the API (playbook.review, curate, recall...), never each other: the
+    MCP server once borrowed the CLI's detail view."""
+    bad = [
+        f"{name} (line {line}) imports {target}"
+        for name, path in modules().items()
+        if (own := surface_of(name)) is not None
+        for target, line in imports(name, path)
+        if (other := surface_of(target)) is not None
+        and other != own
+        and (name, other) not in LAUNCHERS
+    ]
+    assert bad == [], "a surface imports another surface:\n" + "\n".join(bad)
 
 
-def test_the_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+def test_the_surface_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     source = tmp_path / "mcp_server.py"
     source.write_text("def f():\n    from .cli.views import render_detail\n")
-    found = imports(source, "playbook.mcp_server")
-    assert "playbook.cli.views" in found
-    assert surface_of("playbook.cli.views") == "cli"
+    found = [t for t, _ in imports("playbook.mcp_server", source)]
+    assert "playbook.cli.views" in found and surface_of("playbook.cli.views") == "cli"
     assert surface_of("playbook.mcp_stdio") == surface_of("playbook.mcp_server") == "mcp"
 
 
 def test_the_harm_reasons_are_listed_once() -> None:
-    """One canonical list (model.HARM_REASONS); the surfaces' help texts derive from it.
-    A second spelled-out copy in a module this test covers is a copy that can drift."""
+    """One canonical list (model.HARM_REASONS); the surfaces' help texts derive from it. A
+    second spelled-out copy is a copy that can drift."""
     from playbook.model import HARM_REASONS, HarmReason
 
     assert tuple(HarmReason) == HARM_REASONS
     spelled = '"contradicted_requirements"'
-    owners = [
-        module_name(p)
-        for p in sorted(PACKAGE.rglob("*.py"))
-        if spelled in p.read_text(encoding="utf-8")
-    ]
-    # model: the list itself; the rest are other helpers' (removal tracked in issue 13)
+    owners = {
+        name for name, path in modules().items() if spelled in path.read_text(encoding="utf-8")
+    }
+    # model: the list itself; copies left in other helpers' modules (issue 13)
     others = {
         "playbook.reflectors",
+        "playbook.reflectors.heuristic",
+        "playbook.reflectors.prompt",
         "playbook.interop.cass",
         "playbook.demo_content",
         "playbook.tui.screens.modals",
     }
-    assert set(owners) - others == {"playbook.model"}
+    assert owners - others == {"playbook.model"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .errors import InvalidInput
 from .policy import Policy
 
 PREVIEW = 40  # characters of bad input echoed back
@@ -25,7 +26,7 @@ SETTINGS = {
 }
 
 
-class TooLong(ValueError):
+class TooLong(InvalidInput):
     """A supplied value over its bound in Policy."""
 
 

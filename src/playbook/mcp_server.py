@@ -68,17 +68,12 @@ def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
 @contextmanager
 def _store(db: Path, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
     """A fresh connection per call: every call sees other processes' latest writes."""
-    from .store import PlaybookStore, connect
+    from .store import open_store
 
-    if not db.exists():
-        if not create:
-            raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
-        db.parent.mkdir(parents=True, exist_ok=True)
-    conn = connect(db)
-    try:
-        yield PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
-    finally:
-        conn.close()
+    if not create and not db.exists():
+        raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
+    with open_store(db, policy, mode="create" if create else "write") as store:
+        yield store
 
 
 def _item(item: Any) -> dict[str, Any]:
@@ -243,13 +238,13 @@ class PlaybookTools:
 def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
     """Report user errors (bad id, bad input, unusable database) to the agent as `error`
     with a plain message; the SDK hides any other exception's text as a crash."""
-    from .store import SchemaError, StoreError
+    from .errors import PlaybookError
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (ToolFailure, StoreError, SchemaError) as exc:
+        except (ToolFailure, PlaybookError) as exc:
             raise error(str(exc)) from None
 
     return wrapper

@@ -9,6 +9,8 @@ from typing import Annotated, Literal, get_args
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from .errors import InvalidInput
+
 
 def _storable(value: str) -> str:
     """`value`, if it is text SQLite can store (UTF-8). `json.loads` turns "\\ud800" into a
@@ -161,7 +163,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class FutureTimestamp(ValueError):
+class FutureTimestamp(InvalidInput):
     """An event dated later than the store's clock: its evidence would never decay."""
 
 

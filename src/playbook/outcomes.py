@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
+from .errors import InvalidInput
 from .limits import TooLong, check, problem
 from .model import Actor, FutureTimestamp, Provenance, StorableText, invalid, refuse_future
 from .policy import DEFAULT_POLICY, Policy
@@ -64,7 +65,7 @@ class OutcomeResult:
         }
 
 
-class InvalidOutcome(ValueError):
+class InvalidOutcome(InvalidInput):
     pass
 
 

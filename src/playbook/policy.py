@@ -126,6 +126,11 @@ class Policy(BaseModel):
         """Every query stop word of this policy."""
         return frozenset(self.query_stop_words) | frozenset(self.query_stop_words_extra)
 
+    # Agent hooks (SPEC §10)
+    hook_context_chars: int = _f(
+        4000, SPEC, "Characters of context a hook may add to an agent's prompt.", ge=0
+    )
+
     def multiplier(self, maturity: str) -> float:
         return {
             "candidate": self.multiplier_candidate,
@@ -156,5 +161,6 @@ def load_policy(path: str | Path) -> Policy:
 
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
-    table = data.get("policy", data)
+    # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
+    table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
     return Policy(**table)

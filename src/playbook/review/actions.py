@@ -22,6 +22,8 @@ HUMAN = "human"
 class NotApplied(StoreError):
     """A change curation did not apply (refused, rejected): `status` and `reason` say why."""
 
+    code = "nothing_applied"
+
     def __init__(self, status: str, reason: str | None) -> None:
         super().__init__(f"{status}: {reason}" if reason else status)
         self.status = status

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..curation import CurateResult
+from ..errors import NotFound
 from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, PlaybookStore, StoreError, iso
 from .actions import HUMAN, curate_one, deprecate
@@ -91,7 +92,7 @@ def _open(store: PlaybookStore, conflict_id: int) -> Conflict:
             if c.status != "open":
                 raise StoreError(f"conflict {conflict_id} is already resolved ({c.resolution})")
             return c
-    raise StoreError(f"no conflict with id {conflict_id}")
+    raise NotFound(f"no conflict with id {conflict_id}")
 
 
 def keep_both(store: PlaybookStore, conflict_id: int, *, actor: str = HUMAN) -> Resolution:

@@ -8,17 +8,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .. import scoring
+from ..errors import NotFound
 from ..limits import preview
 from ..model import Bullet, FeedbackEvent, Score
-from ..store import Conflict, Decision, PlaybookStore, StoreError, iso
+from ..store import Conflict, Decision, PlaybookStore, iso
 from ..store.views import maturity_history
 
 SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 DECISIONS = 50  # latest decisions shown with a bullet
-
-
-class NotFound(StoreError):
-    """No bullet (conflict, proposal...) with that id."""
 
 
 def require(store: PlaybookStore, bullet_id: str) -> Bullet:
