@@ -13,7 +13,7 @@ from playbook.mcp_server import PlaybookTools, ToolFailure
 from playbook.outcomes import InvalidOutcome, apply_outcome
 from playbook.policy import Policy
 from playbook.queue import stage
-from playbook.store import PlaybookStore
+from playbook.store import PlaybookStore, open_store
 
 from .cli_support import assert_user_error, run_cli
 from .conftest import dump
@@ -68,8 +68,8 @@ def test_a_batch_and_a_session_ref_are_bounded(store: PlaybookStore) -> None:
     assert dump(store) == before
 
 
-def test_the_limits_follow_the_policy(store: PlaybookStore) -> None:
-    loose = PlaybookStore(store.conn, clock=store.clock, policy=Policy(max_text_length=10_000))
+def test_the_limits_follow_the_policy(db_path: Path, clock) -> None:
+    loose = open_store(db_path, Policy(max_text_length=10_000), clock)
     bid = curate(loose, [{"type": "add", "content": "Pin npm"}]).added[0]
     r = curate(loose, [{"type": "helpful", "bullet_id": bid, "context": "c" * 5000}])
     assert r.outcomes[0].status == "applied"

@@ -9,26 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+
+from playbook.store import open_store
+from playbook.store import testing as raw
 
 from .cli_support import assert_user_error, run_cli
 
 
 def table_hashes(db: Path) -> dict[str, str]:
-    """A digest of every row of every table, read through a read-only connection."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        out = {}
-        for name in sorted(names):
-            rows = sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{name}"'))
-            out[name] = hashlib.sha256("\n".join(rows).encode()).hexdigest()
-        return out
-    finally:
-        conn.close()
+    """A digest of the schema and every row of every table, read without writing."""
+    with open_store(db, mode="read") as store:
+        return {
+            table: hashlib.sha256(repr(rows).encode()).hexdigest()
+            for table, rows in raw.dump(store).items()
+        }
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from playbook.cli.common import ERROR_CODES
 from playbook.curation import curate
 from playbook.queue import stage
-from playbook.store import PlaybookStore, connect
+from playbook.store import open_store
 
 from .cli_support import run_cli
 
@@ -88,20 +88,18 @@ def test_usage_errors_are_one_plain_line_and_exit_2(
 
 def test_reject_takes_r_for_reason(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
-    store = PlaybookStore(connect(db))
-    (pid,) = stage(store, [{"type": "add", "content": "Pin npm"}]).staged
-    store.conn.close()
+    with open_store(db) as store:
+        (pid,) = stage(store, [{"type": "add", "content": "Pin npm"}]).staged
     r = run_cli("reject", pid, "-r", "too specific", "--json", db=db)
     assert r.data["status"] == "rejected"
 
 
 def test_one_is_singular(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
-    store = PlaybookStore(connect(db))
-    bid = curate(store, [{"type": "add", "content": "Pin npm"}]).added[0]
-    curate(store, [{"type": "helpful", "bullet_id": bid}])
-    store.block("sudo npm", "no")
-    store.conn.close()
+    with open_store(db) as store:
+        bid = curate(store, [{"type": "add", "content": "Pin npm"}]).added[0]
+        curate(store, [{"type": "helpful", "bullet_id": bid}])
+        store.block("sudo npm", "no")
     stats = run_cli("stats", db=db).out
     assert "(1 bullet)" in stats and "feedback   1 event (" in stats
     assert "1 blocked pattern\n" in stats and "0 proposals pending" in stats

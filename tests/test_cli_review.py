@@ -7,26 +7,21 @@ from pathlib import Path
 import pytest
 
 from playbook.curation import curate
-from playbook.store import PlaybookStore, connect
+from playbook.store import open_store
 
 from .cli_support import assert_user_error, run_cli
-
-
-def _store(db: Path) -> PlaybookStore:
-    return PlaybookStore(connect(db))
 
 
 @pytest.fixture
 def pair(tmp_path: Path) -> tuple[Path, int, str, str]:
     db = tmp_path / "pb.sqlite3"
-    store = _store(db)
-    always = curate(store, [{"type": "add", "content": "Always run migrations in CI"}]).added[0]
-    never = curate(store, [{"type": "add", "content": "Never run migrations in CI"}]).added[0]
-    for _ in range(3):
-        store.add_feedback(always, "harmful", reason="caused_bug")
-    (c,) = store.conflicts()
-    store.conn.close()
-    return db, c.id, never, always
+    with open_store(db) as store:
+        always = curate(store, [{"type": "add", "content": "Always run migrations in CI"}])
+        never = curate(store, [{"type": "add", "content": "Never run migrations in CI"}])
+        for _ in range(3):
+            store.add_feedback(always.added[0], "harmful", reason="caused_bug")
+        (c,) = store.conflicts()
+    return db, c.id, never.added[0], always.added[0]
 
 
 def test_conflicts_lists_both_sides(pair) -> None:
@@ -92,9 +87,8 @@ def test_restore(pair) -> None:
     assert run_cli("mark", never, "helpful", db=db).rc == 0
     not_yet = run_cli("restore", never, "--json", db=db)
     assert "not deprecated" in assert_user_error(not_yet, "invalid_input")["message"]
-    store = _store(db)
-    curate(store, [{"type": "deprecate", "bullet_id": never, "reason": "x"}], actor="human")
-    store.conn.close()
+    with open_store(db) as store:
+        curate(store, [{"type": "deprecate", "bullet_id": never, "reason": "x"}], actor="human")
     r = run_cli("restore", never, "-r", "rolled back", "--json", db=db)
     assert (r.data["from"], r.data["to"]) == ("deprecated", "candidate")
     assert run_cli("restore", never, db=db).err.startswith("playbook: error: ")
