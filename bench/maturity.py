@@ -29,13 +29,13 @@ def main() -> None:
 
     import playbook
     from playbook.curation import curate, run_maturity_pass
-    from playbook.store import PlaybookStore, connect
+    from playbook.store import open_store
 
     now = datetime.now(UTC)
     with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "bench.sqlite3")
+        path = Path(tmp) / "bench.sqlite3"
         then = now - timedelta(days=200)
-        built = PlaybookStore(conn, clock=lambda: then)
+        built = open_store(path, clock=lambda: then)
         ids = []
         with built.transaction():
             for i in range(args.bullets):
@@ -44,7 +44,8 @@ def main() -> None:
                 for _ in range(10):
                     built.add_feedback(b.id, "helpful")
             run_maturity_pass(built, touched=ids)
-        store = PlaybookStore(conn)
+        built.close()
+        store = open_store(path)
         started = time.perf_counter()
         fresh = curate(store, [{"type": "add", "content": "A fresh rule, marked below"}])
         add_time = time.perf_counter() - started
@@ -57,7 +58,7 @@ def main() -> None:
             times.append(time.perf_counter() - started)
             moved.append(sum(1 for c in r.maturity_changes if c[0] != target))
         proven = len(store.bullets(maturity="proven"))
-        conn.close()
+        store.close()
     print(f"playbook from {Path(playbook.__file__).parent}")
     print(f"{args.bullets:,} silent proven rules; one add, then helpful marks on it")
     print(f"  the add           {add_time * 1000:8.1f} ms, moved {add_moved:,} others")
