@@ -134,7 +134,7 @@ def test_block_listing_and_unblock(tmp_path: Path) -> None:
     block = r.data
     assert block["active"] is True and block["actor"] == "human"
     r = run_cli("add", "npm install --legacy-peer-deps", "--json", db=db)
-    assert r.data["outcomes"][0]["status"] == "refused-blocked"
+    assert assert_user_error(r, "nothing_applied")["message"].startswith("refused-blocked")
     listed = run_cli("blocked", "--json", db=db).data
     assert [b["id"] for b in listed] == [block["id"]]
     assert "npm install --legacy-peer-deps" in run_cli("blocked", db=db).out

@@ -29,15 +29,15 @@ def test_init_add_mark_show_recall_round(tmp_path: Path) -> None:
     assert data(run(db, "init", "--json"))["path"] == str(db)
     added = data(run(db, "add", "Pin npm to 11 in release jobs", "--tag", "ci", "--json"))
     bid = added["added"][0]
-    for _ in range(3):
+    for _ in range(5):
         data(run(db, "mark", bid, "helpful", "--json"))
     marked = data(run(db, "mark", bid, "harmful", "--reason", "wasted_time", "--json"))
     assert marked["outcomes"][0]["status"] == "applied"
     shown = data(run(db, "show", bid, "--json"))
-    assert [e["kind"] for e in shown["timeline"]] == ["helpful"] * 3 + ["harmful"]
+    assert [e["kind"] for e in shown["timeline"]] == ["helpful"] * 5 + ["harmful"]
     assert shown["timeline"][-1]["reason"] == "wasted_time"
-    assert shown["bullet"]["maturity"] == "established"
-    assert shown["score"]["helpful"] == pytest.approx(3, rel=1e-6)
+    assert shown["bullet"]["maturity"] == "established"  # score 5 - 4 * 1 > 0
+    assert shown["score"]["helpful"] == pytest.approx(5, rel=1e-6)
     found = data(run(db, "recall", "npm release", "--json"))
     assert [i["bullet"]["id"] for i in found["bullets"]] == [bid]
     assert found["bullets"][0]["keyword_score"] == 6  # npm 3 + release 3; tag ci not asked

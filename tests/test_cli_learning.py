@@ -223,10 +223,26 @@ def test_topics_command(cli: Any, db: Path) -> None:
         "topic 1: 2 bullets, similarity 0.78",
         f"   {a} Pin npm to 11 in release jobs",
         f" * {b} Pin npm version to 11 in the release jobs",
-        "1 topic(s)",
-        "staged 1 merge(s); 0 already proposed",
+        "1 topic",
+        "staged 1 merge; 0 already proposed",
     ]
     with store_at(db) as store:
         (proposal,) = pending(store)
         assert proposal.origin == "consolidation"
         assert proposal.delta["bullet_ids"] == [a, b]
+
+
+def test_a_stale_proposal_is_shown_as_stale_and_cannot_be_approved(cli: Any, db: Path) -> None:
+    (old,) = add_bullets(db, "Run the linter before committing")
+    with store_at(db) as store:
+        (pid,) = stage(store, [{"type": "helpful", "bullet_id": old}]).staged
+        store.retire(old)
+    listed = cli("proposals")
+    assert f"on {old} [retired/candidate]" in listed.out
+    assert f"STALE: its target {old} was retired; approving it will fail" in listed.out
+    (p,) = cli("proposals", "--json").data["proposals"]
+    assert p["stale"] == f"its target {old} was retired" and p["targets"][0]["state"] == "retired"
+    r = cli("approve", pid, "--json")
+    assert r.code == 1 and r.json["error"]["code"] == "stale_proposal"
+    assert r.err.startswith(f"playbook: error: proposal {pid} is stale: its target {old}")
+    assert r.err.count("\n") == 1

@@ -186,7 +186,7 @@ def test_step3_zombie_adds_are_refused(store: PlaybookStore) -> None:
 # ------------------------------------------------------------------ step 4
 def test_step4_replace_inherits_evidence(store: PlaybookStore, clock: Clock) -> None:
     old = add(store, "Run tests with pytest -x")
-    for _ in range(3):
+    for _ in range(4):
         curate(store, [{"type": "helpful", "bullet_id": old}])
     curate(store, [{"type": "harmful", "bullet_id": old, "reason": "wasted_time"}])
     r = curate(
@@ -201,13 +201,14 @@ def test_step4_replace_inherits_evidence(store: PlaybookStore, clock: Clock) -> 
     assert store.lineage(new).predecessors == [("supersedes", old)]
     assert store.lineage(old).successors == [("supersedes", new)]
     s = store.score(new)
-    assert (s.helpful, s.harmful) == (3.0, 1.0)
-    # the successor climbs to the rung its inherited evidence earns (T=4, R=0.25)
+    assert (s.helpful, s.harmful) == (4.0, 1.0)
+    # the successor climbs to the rung its inherited evidence earns (T=5, R=0.2), where its
+    # score, 4 - 4 * 1 = 0, is not negative, so it stays there
     assert store.get_bullet(new).maturity == "established"
     clock.advance(days=90)
-    assert store.score(new).helpful == pytest.approx(1.5)
+    assert store.score(new).helpful == pytest.approx(2.0)
     curate(store, [{"type": "helpful", "bullet_id": new}])
-    assert store.score(new).helpful == pytest.approx(2.5)
+    assert store.score(new).helpful == pytest.approx(3.0)
     assert store.timeline(new)[0].kind == "helpful" and len(store.timeline(new)) == 1
 
 
@@ -425,3 +426,82 @@ def test_a_failed_batch_leaves_the_database_as_it_was(store: PlaybookStore, monk
             ],
         )
     assert dump(store) == before
+
+
+def test_a_delta_cannot_date_its_event(store: PlaybookStore, clock: Clock) -> None:
+    """Events are stamped with the store's clock; a delta that names a time is invalid."""
+    bid = add(store, "Read the file before editing it")
+    before = dump(store)
+    r = curate(store, [{"type": "helpful", "bullet_id": bid, "at": "2099-01-01T00:00:00Z"}])
+    assert statuses(r) == ["rejected-invalid"]
+    assert r.outcomes[0].reason == "at: unknown field"
+    assert dump(store) == before
+
+
+@pytest.mark.parametrize(
+    ("delta", "reason"),
+    [
+        ({"type": "add", "content": "   "}, "content: must not be blank"),
+        (
+            {"type": "merge", "bullet_ids": ["b-1", "b-1"], "content": "x"},
+            "bullet_ids: must name distinct bullets",
+        ),
+        ({"type": "add", "content": "Run \ud800 tests"}, "content: not valid Unicode text"),
+    ],
+)
+def test_reasons_carry_no_pydantic_wording(store: PlaybookStore, delta: dict, reason: str) -> None:
+    (outcome,) = curate(store, [delta]).outcomes
+    assert outcome.status == "rejected-invalid"
+    assert outcome.reason is not None and outcome.reason.startswith(reason)
+    assert "Value error" not in outcome.reason
+
+
+def _conflicting_pair(store: PlaybookStore) -> tuple[str, str]:
+    always = add(store, "Always run database migrations in CI jobs")
+    r = curate(store, [{"type": "add", "content": "Never run database migrations in CI jobs"}])
+    assert statuses(r) == ["conflict"]
+    never = r.added[0]
+    for _ in range(3):  # the "Always" rule hurt three times, the "Never" rule helped twice
+        store.add_feedback(always, "harmful", reason="caused_bug")
+    for _ in range(2):
+        store.add_feedback(never, "helpful")
+    return always, never
+
+
+def test_a_merge_does_not_carry_evidence_whose_meaning_flips(store: PlaybookStore) -> None:
+    always, never = _conflicting_pair(store)
+    r = curate(
+        store,
+        [{"type": "merge", "bullet_ids": [always, never],
+          "content": "Never run database migrations from CI jobs; run them at deploy"}],
+        actor="human",
+    )  # fmt: skip
+    assert statuses(r) == ["applied"]
+    new = r.outcomes[0].bullet_id
+    assert f"evidence of {always} not carried over" in (r.outcomes[0].reason or "")
+    assert store.lineage(new).predecessors == [("inverts", always), ("supersedes", never)]
+    s = store.score(new)
+    assert (s.helpful, s.harmful) == (2.0, 0.0)  # the harm "Always" earned is not the new rule's
+    assert store.get_bullet(always).state == "retired"
+
+
+def test_a_pin_carries_only_from_a_superseded_original_and_only_when_asked(
+    store: PlaybookStore,
+) -> None:
+    always, never = _conflicting_pair(store)
+    store.pin(always, "team rule")
+    merge = {"type": "merge", "bullet_ids": [always, never], "content": "Never run migrations"}
+    r = curate(store, [merge], actor="human")
+    assert store.get_bullet(r.outcomes[0].bullet_id).pinned is False  # "Always"'s pin flips
+    a2 = add(store, "Always tag release images")
+    n2 = curate(store, [{"type": "add", "content": "Never tag release images"}]).added[0]
+    store.pin(n2, "agreed")
+    merge = {"type": "merge", "bullet_ids": [a2, n2], "content": "Never tag images by hand"}
+    kept = curate(store, [merge], actor="human").outcomes[0].bullet_id
+    assert store.get_bullet(kept).pinned and store.get_bullet(kept).pinned_reason == "agreed"
+    a3 = add(store, "Always sign release tags")
+    n3 = curate(store, [{"type": "add", "content": "Never sign release tags"}]).added[0]
+    store.pin(n3, "agreed")
+    merge = {"type": "merge", "bullet_ids": [a3, n3], "content": "Never sign tags by hand"}
+    unpinned = curate(store, [merge], actor="human", carry_pins=False).outcomes[0].bullet_id
+    assert store.get_bullet(unpinned).pinned is False

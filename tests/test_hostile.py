@@ -120,7 +120,7 @@ def test_hostile_text_is_stored_exactly(db: Path, name: str) -> None:
 
 def test_a_megabyte_of_text_round_trips_where_the_policy_allows_it(db: Path) -> None:
     big = ("[bold]\x1b[31m\x00\u202e" + "x" * 1000) * 1024  # over 1 MB, every hostile kind
-    store = open_store(db, Policy(max_content_length=2_000_000))
+    store = open_store(db, Policy(max_content_length=2_000_000, max_text_length=2_000_000))
     bid = add_hostile(store, big)
     assert store.get_bullet(bid).content == big  # type: ignore[union-attr]
     assert store.timeline(bid)[0].context == big
@@ -240,15 +240,19 @@ def test_hostile_ids_and_rejections_are_printed_inert(
             ]
         )
     )
-    assert main(["--db", str(db), "curate", str(batch)]) == 0
+    # nothing applied: a failure (exit 1), each reason printed, all of it inert
+    assert main(["--db", str(db), "curate", str(batch)]) == 1
     out, err = capsys.readouterr()
     assert out.count("rejected-invalid") == 5
+    assert err.startswith("playbook: error: nothing applied: 5 deltas, none applied")
     assert_inert(out)
     assert_inert(err)
-    assert main(["--db", str(db), "curate", str(batch), "--json"]) == 0
+    assert main(["--db", str(db), "curate", str(batch), "--json"]) == 1
     out = capsys.readouterr().out
     assert_inert(out)
-    assert [o["status"] for o in json.loads(out)["data"]["outcomes"]] == ["rejected-invalid"] * 5
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["error"]["code"] == "nothing_applied"
+    assert [o["status"] for o in doc["data"]["outcomes"]] == ["rejected-invalid"] * 5
     for args in (["show", evil], ["mark", evil, "helpful"], ["mark", "b-1", evil]):
         assert main(["--db", str(db), *args]) == 1
         out, err = capsys.readouterr()

@@ -118,6 +118,73 @@ def test_no_module_outside_the_store_touches_its_executor() -> None:
     assert bad == [], "\n".join(bad)
 
 
-# A surface never imports another surface: that rule is added with the module that gives
-# every surface one API (issue 13); write it here, as `violations(...)` over the surfaces
-# playbook.cli, playbook.mcp_server, playbook.tui (and the hooks).
+# module prefix -> the surface it belongs to
+SURFACES = {
+    "playbook.cli": "cli",
+    "playbook.mcp_server": "mcp",
+    "playbook.mcp_stdio": "mcp",  # the MCP server's stdio transport
+    "playbook.tui": "workbench",
+    "playbook.hooks": "hooks",
+}
+# The CLI commands whose job is to start another surface.
+LAUNCHERS = {
+    ("playbook.cli.serve", "mcp"),  # `playbook mcp`
+    ("playbook.cli.workbench", "workbench"),  # `playbook tui`, `playbook demo`
+    ("playbook.cli.hooks", "hooks"),  # `playbook hook ...`, `playbook hooks install`
+}
+
+
+def surface_of(module: str) -> str | None:
+    return next(
+        (
+            surface
+            for prefix, surface in SURFACES.items()
+            if module == prefix or module.startswith(prefix + ".")
+        ),
+        None,
+    )
+
+
+def test_a_surface_imports_no_other_surface() -> None:
+    """Surfaces call the API (playbook.review, curate, recall...), never each other: the
+    MCP server once borrowed the CLI's detail view."""
+    bad = [
+        f"{name} (line {line}) imports {target}"
+        for name, path in modules().items()
+        if (own := surface_of(name)) is not None
+        for target, line in imports(name, path)
+        if (other := surface_of(target)) is not None
+        and other != own
+        and (name, other) not in LAUNCHERS
+    ]
+    assert bad == [], "a surface imports another surface:\n" + "\n".join(bad)
+
+
+def test_the_surface_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    source = tmp_path / "mcp_server.py"
+    source.write_text("def f():\n    from .cli.views import render_detail\n")
+    found = [t for t, _ in imports("playbook.mcp_server", source)]
+    assert "playbook.cli.views" in found and surface_of("playbook.cli.views") == "cli"
+    assert surface_of("playbook.mcp_stdio") == surface_of("playbook.mcp_server") == "mcp"
+
+
+def test_the_harm_reasons_are_listed_once() -> None:
+    """One canonical list (model.HARM_REASONS); the surfaces' help texts derive from it. A
+    second spelled-out copy is a copy that can drift."""
+    from playbook.model import HARM_REASONS, HarmReason
+
+    assert tuple(HarmReason) == HARM_REASONS
+    spelled = '"contradicted_requirements"'
+    owners = {
+        name for name, path in modules().items() if spelled in path.read_text(encoding="utf-8")
+    }
+    # model: the list itself; copies left in other helpers' modules (issue 13)
+    others = {
+        "playbook.reflectors",
+        "playbook.reflectors.heuristic",
+        "playbook.reflectors.prompt",
+        "playbook.interop.cass",
+        "playbook.demo_content",
+        "playbook.tui.screens.modals",
+    }
+    assert owners - others == {"playbook.model"}

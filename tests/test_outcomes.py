@@ -146,7 +146,16 @@ def test_receipt_and_events_are_written_atomically(
         ({"outcome": "meh", "bullet_ids": []}, "invalid outcome report: outcome"),
         ({"outcome": "success", "bullet_ids": "b-1"}, "invalid outcome report: bullet_ids"),
         ({"outcome": "success", "extra": 1}, "invalid outcome report: extra"),
-        ({"outcome": "success", "at": "2026-01-01T00:00:00"}, "must include a timezone"),
+        ({"outcome": "success", "at": "2026-01-01T00:00:00"}, "^invalid outcome report: at: must"),
+        (
+            {"outcome": "success", "bullet_ids": ["b-1"], "at": "2099-01-01T00:00:00Z"},
+            r"^an outcome cannot be dated in the future: 2099-01-01T00:00:00Z is later than "
+            r"the playbook's clock \(2026-03-01T12:00:00Z\)$",
+        ),
+        (
+            {"outcome": "success", "at": "2026-03-01T12:00:01Z"},  # one second ahead
+            "cannot be dated in the future",
+        ),
     ],
 )
 def test_invalid_reports_are_refused_before_anything_is_written(
@@ -173,3 +182,9 @@ def test_project_outcome_confidence_reproduces_seed_001(
     confidence: float | None, outcome: str, expected: float
 ) -> None:
     assert project_outcome_confidence(confidence, outcome) == pytest.approx(expected)  # type: ignore[arg-type]
+
+
+def test_an_outcome_dated_now_is_accepted(store: PlaybookStore, clock: Clock) -> None:
+    a = store.insert_bullet("Pin npm to 11")
+    apply_outcome(store, {"outcome": "success", "bullet_ids": [a.id], "at": clock.t})
+    assert store.score(a.id).helpful == pytest.approx(1.0)

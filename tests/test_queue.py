@@ -10,6 +10,7 @@ from playbook.curation import curate
 from playbook.queue import (
     ApprovalRefused,
     QueueError,
+    StaleProposal,
     approve,
     count_pending,
     get,
@@ -235,7 +236,7 @@ def test_approval_that_curation_would_refuse_leaves_it_pending(store: PlaybookSt
     store.retire(bullet.id)
     store.block("Use sudo for npm installs", "never")
     before = dump(store)
-    with pytest.raises(QueueError, match=f"bullet {bullet.id} is retired"):
+    with pytest.raises(StaleProposal, match=f"{vote} is stale: its target {bullet.id} was retired"):
         approve(store, vote)
     with pytest.raises(QueueError, match="refused-blocked"):
         approve(store, blocked)
@@ -290,3 +291,21 @@ def test_a_vote_has_no_pattern_to_block(store: PlaybookStore) -> None:
     with pytest.raises(QueueError, match="no pattern to block"):
         reject(store, pid, "no", block=True)
     assert get(store, pid).status == "pending"  # type: ignore[union-attr]
+
+
+def test_a_proposal_whose_target_was_retired_says_it_is_stale(store: PlaybookStore) -> None:
+    old = store.insert_bullet("Run the linter before committing")
+    pid = stage_one(store, {"type": "replace", "bullet_id": old.id, "content": "Run ruff"})
+    (p,) = pending(store)
+    assert p.stale is None and p.targets[0].state == "active"
+    r = curate(store, [{"type": "replace", "bullet_id": old.id, "content": "Run ruff check"}])
+    successor = r.outcomes[0].bullet_id
+    (p,) = pending(store)
+    assert (p.targets[0].state, p.targets[0].successors) == ("retired", (successor,))
+    assert p.stale == f"its target {old.id} was retired (succeeded by {successor})"
+    assert p.to_dict()["stale"] == p.stale
+    assert p.to_dict()["targets"][0]["state"] == "retired"
+    before = dump(store)
+    with pytest.raises(StaleProposal, match=f"proposal {pid} is stale: its target {old.id}"):
+        approve(store, pid)
+    assert dump(store) == before and count_pending(store) == 1

@@ -248,3 +248,27 @@ def test_parse_when_accepts_dates_and_datetimes() -> None:
     assert parse_when("2026-03-01T12:30:00Z").hour == 12
     with pytest.raises(ValueError):
         parse_when("yesterday")
+
+
+def test_code_stop_words_are_dropped_from_queries(store: PlaybookStore) -> None:
+    """cass-memory's stop words (src/utils.ts): "new", "async", "const"... carry no meaning in
+    a task description; scored, "new" pulled in every rule that mentions something new."""
+    noisy = add(store, "Create a new branch for every fix")
+    retry = add(store, "Retry flaky network calls with backoff")
+    r = recall(store, "write a new async retry helper, const config")
+    assert r.query_tokens == ["write", "retry", "helper", "config"]
+    assert [i.bullet.id for i in r.bullets] == [retry]
+    assert noisy not in {i.bullet.id for i in r.bullets}
+
+
+def test_stop_words_come_from_the_policy(store: PlaybookStore, db_path, clock) -> None:
+    from playbook.policy import CASS_STOP_WORDS, Policy
+    from playbook.store import open_store
+
+    add(store, "Just run the formatter")
+    cass_only = open_store(db_path, Policy(query_stop_words_extra=()), clock)
+    assert recall(store, "just formatting").query_tokens == ["formatting"]
+    assert recall(cass_only, "just formatting").query_tokens == ["just", "formatting"]
+    none = open_store(db_path, Policy(query_stop_words=(), query_stop_words_extra=()), clock)
+    assert recall(none, "the new formatter").query_tokens == ["the", "new", "formatter"]
+    assert {"async", "await", "new", "const", "undefined"} <= set(CASS_STOP_WORDS)

@@ -56,9 +56,11 @@ def test_effective_score_weighs_harm_and_maturity(store) -> None:
     vote(store, bid, n=2)
     vote(store, bid, "harmful", reason="caused_bug")
     s = store.score(bid)
-    # H=2, X=1; the batch of the harmful vote deprecated it by harm ratio (1/3 > 0.3).
-    assert store.get_bullet(bid).maturity == "deprecated"
-    assert s.effective == 0.0
+    # H=2, X=1: the harm ratio (1/3 > 0.3) earns "deprecated", but a rung earned lower
+    # demotes nothing by itself (SPEC §4): the score, (2 - 4) * 0.5 = -1, is above -3 and a
+    # candidate stays a candidate until it passes -3.
+    assert store.get_bullet(bid).maturity == "candidate"
+    assert s.effective == pytest.approx((2 - 4 * 1) * 0.5)
     assert (s.helpful, s.harmful) == (2.0, 1.0)
     assert s.earned == Maturity.DEPRECATED
 
@@ -99,38 +101,83 @@ def test_promotion_jumps_straight_to_the_earned_rung(store) -> None:
     assert changes == [(b.id, "candidate", "proven")]
 
 
-def test_demotion_drops_one_rung_per_pass(store, clock: Clock) -> None:
+def test_a_negative_score_drops_one_rung_per_pass(store) -> None:
     bid = add(store)
     vote(store, bid, n=10)
     assert store.get_bullet(bid).maturity == "proven"
-    clock.advance(days=200)  # H = 10 * 0.5**(200/90) = 2.14: earns only candidate
-    assert store.score(bid).helpful == pytest.approx(10 * 0.5 ** (200 / 90))
-    first = run_maturity_pass(store)
-    second = run_maturity_pass(store)
+    for _ in range(3):  # written straight to the log: no pass runs
+        store.add_feedback(bid, "harmful", reason="caused_bug")
+    # H=10, X=3: proven (10 - 12) * 1.5 = -3.0, not below -3: one rung down, not out.
+    first = run_maturity_pass(store, touched=[bid])
+    second = run_maturity_pass(store)  # still negative above candidate: due again
     third = run_maturity_pass(store)
     assert first == [(bid, "proven", "established")]
     assert second == [(bid, "established", "candidate")]
     assert third == []
+    assert store.score(bid).effective == pytest.approx((10 - 4 * 3) * 0.5)
 
 
-def test_decay_alone_demotes_at_the_right_moment(store, clock: Clock) -> None:
+def test_decay_alone_never_demotes(store, clock: Clock) -> None:
     bid = add(store)
     vote(store, bid, n=10)
-    # H falls under 10 - epsilon after 90 * log2(10 / 9.99) days.
-    boundary = 90 * __import__("math").log2(10 / 9.99)
-    clock.advance(days=boundary * 0.9)
-    assert run_maturity_pass(store) == []
-    clock.advance(days=boundary * 0.2)
-    assert run_maturity_pass(store) == [(bid, "proven", "established")]
+    assert store.get_bullet(bid).maturity == "proven"
+    clock.advance(days=200)  # H = 10 * 0.5**(200/90) = 2.14: it would earn only candidate
+    assert store.score(bid).helpful == pytest.approx(10 * 0.5 ** (200 / 90))
+    assert store.score(bid).earned == "candidate"
+    assert run_maturity_pass(store, touched=[bid]) == []
+    assert store.get_bullet(bid).maturity == "proven"
+    assert store.score(bid).stale  # silence asks for re-validation instead
+
+
+def test_an_unrelated_mark_moves_nothing_else(store, clock: Clock) -> None:
+    """Regression: a proven rule with old helpful marks dropped a rung at every curate
+    batch anywhere in the playbook."""
+    proven = add(store)
+    vote(store, proven, n=10)
+    other = add(store, "Prefer uv for virtual environments")
+    clock.advance(days=300)
+    for _ in range(3):
+        r = curate(store, [{"type": "helpful", "bullet_id": other}])
+        assert [c[0] for c in r.maturity_changes] in ([], [other])
+    assert store.get_bullet(proven).maturity == "proven"
+    # nothing is scheduled for a later pass either: no bullet is demoting
+    assert store.due_for_maturity(scoring.days(clock.t) + 10_000) == []
+
+
+def test_a_demoting_bullet_keeps_demoting_on_later_batches(store) -> None:
+    """The bullets still demoting are the only ones a pass visits beyond the batch."""
+    bid = add(store)
+    vote(store, bid, n=10)
+    other = add(store, "Prefer uv for virtual environments")
+    vote(store, bid, "harmful", n=2, reason="caused_bug")  # (10 - 8) * 1.5 = 3: stays proven
+    assert store.get_bullet(bid).maturity == "proven"
+    r0 = curate(store, [{"type": "harmful", "bullet_id": bid, "reason": "caused_bug"}])
+    assert r0.maturity_changes == [(bid, "proven", "established")]  # (10 - 12) * 1.5 = -3
+    r1 = curate(store, [{"type": "helpful", "bullet_id": other}])
+    r2 = curate(store, [{"type": "helpful", "bullet_id": other}])
+    assert (bid, "established", "candidate") in r1.maturity_changes  # 10 - 12 = -2: due
+    assert [c for c in r2.maturity_changes if c[0] == bid] == []  # a candidate stays
+
+
+def test_promotion_then_demotion_in_one_pass_does_not_oscillate(store) -> None:
+    """H=3, X=1 earns established (ratio 0.25), but at established the score is 3 - 4 = -1:
+    promoted and demoted in the same pass, as cass-memory does, the bullet stays a candidate
+    however many passes run."""
+    bid = add(store)
+    vote(store, bid, n=2)
+    store.add_feedback(bid, "harmful", reason="wasted_time")
+    store.add_feedback(bid, "helpful")
+    assert scoring.earned_rung(3, 1, DEFAULT_POLICY) == "established"
+    for _ in range(3):
+        assert run_maturity_pass(store, touched=[bid]) == []
+    assert store.get_bullet(bid).maturity == "candidate"
 
 
 def test_score_below_minus_three_deprecates_outright(store) -> None:
     bid = add(store)
     vote(store, bid, n=3)
     assert store.get_bullet(bid).maturity == "established"
-    vote(store, bid, "harmful", reason="caused_bug")
-    # H=3, X=1: effective (3 - 4) * 1 = -1, ratio 0.25: stays established.
-    assert store.get_bullet(bid).maturity == "established"
+    store.add_feedback(bid, "harmful", reason="caused_bug")  # to the log: no pass runs
     r = curate(store, [{"type": "harmful", "bullet_id": bid, "reason": "caused_bug"}])
     # H=3, X=2: effective 3 - 8 = -5 < -3 -> deprecated, not one rung down to candidate.
     assert r.maturity_changes == [(bid, "established", "deprecated")]
@@ -221,3 +268,34 @@ def test_store_scores_equal_a_naive_recomputation(store, clock: Clock) -> None:
         s = store.score(bid)
         assert s.helpful == pytest.approx(h, rel=1e-9)
         assert s.harmful == pytest.approx(x, rel=1e-9)
+
+
+def test_a_playbook_passed_under_the_old_rules_gets_one_full_pass(store) -> None:
+    """Upgrade: a bullet the old (decay-driven) pass left established with a negative score
+    is not due under the old bookkeeping; the first pass under the new rules visits it."""
+    bid = add(store)
+    vote(store, bid, n=3)
+    store.add_feedback(bid, "harmful", reason="wasted_time")  # H=3, X=1: 3 - 4 = -1
+    store._set_meta("maturity_policy", store.policy_fingerprint())  # as the old code wrote it
+    assert run_maturity_pass(store) == [(bid, "established", "candidate")]
+    assert run_maturity_pass(store) == []
+
+
+def test_rerate_moves_exactly_the_ids_given_and_logs_each_move(store) -> None:
+    from playbook.curation import rerate
+
+    a = store.insert_bullet("Pin npm to 11 in release jobs", maturity="proven")
+    b = store.insert_bullet("Cache pip wheels in CI")
+    c = store.insert_bullet("Squash fixup commits", maturity="established")
+    for _ in range(3):
+        store.add_feedback(a.id, "harmful", reason="caused_bug")  # (0 - 12) * 1.5 < -3
+        store.add_feedback(b.id, "helpful")  # earns established
+        store.add_feedback(c.id, "harmful", reason="outdated")
+    moves = rerate(store, [a.id, b.id], batch_id="c-import", actor="human", reason="rerate")
+    assert moves == [(a.id, "proven", "deprecated"), (b.id, "candidate", "established")]
+    assert store.get_bullet(c.id).maturity == "established"  # not asked: not moved
+    logged = {d.bullet_id: d for d in store.decisions(batch_id="c-import")}
+    assert set(logged) == {a.id, b.id}
+    assert logged[a.id].detail == {"from": "proven", "to": "deprecated"}
+    assert logged[a.id].reason.startswith("rerate: evidence H=0.00 X=3.00")
+    assert logged[b.id].actor == "human" and logged[b.id].action == "maturity"

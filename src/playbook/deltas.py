@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from .errors import InvalidInput
-from .model import BulletType, HarmReason, Scope, StorableText
+from .model import BulletType, HarmReason, Scope, StorableText, invalid
 
 PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
 
@@ -18,7 +18,7 @@ class _Delta(BaseModel):
 
 def _text(value: str) -> str:
     if not value.strip():
-        raise ValueError("must not be blank")
+        raise invalid("must not be blank")
     return value
 
 
@@ -76,7 +76,7 @@ class MergeDelta(_Delta):
     @classmethod
     def _distinct(cls, ids: list[str]) -> list[str]:
         if len(set(ids)) != len(ids):
-            raise ValueError("must name distinct bullets")
+            raise invalid("must name distinct bullets")
         return ids
 
 
@@ -104,10 +104,16 @@ class InvalidDelta(InvalidInput):
     """Why an item is not a valid delta, in one plain sentence."""
 
 
+def _name(part: object) -> str:
+    """A field name as it may be echoed: an unknown key can be any size."""
+    text = str(part)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
+
+
 def _describe(err: ValidationError) -> str:
     parts = []
     for e in err.errors(include_url=False)[:3]:
-        loc = ".".join(str(p) for p in e["loc"] if p not in DELTA_TYPES)
+        loc = ".".join(_name(p) for p in e["loc"] if p not in DELTA_TYPES)
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown field"

@@ -110,6 +110,7 @@ class PlaybookTools:
 
         if not 0 <= limit <= 100:
             raise ToolFailure("limit must be between 0 and 100")
+        self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
         with _store(self.db, self.policy, create=False) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
         return {
@@ -119,6 +120,16 @@ class PlaybookTools:
             "degraded": list(r.degraded),
         }
 
+    def _bounded(self, *fields: tuple[str, Any, str]) -> None:
+        """Refuse a parameter over its bound in the policy (never cut it)."""
+        from .limits import TooLong, check
+        from .policy import DEFAULT_POLICY
+
+        try:
+            check(self.policy or DEFAULT_POLICY, fields)
+        except TooLong as exc:
+            raise ToolFailure(str(exc)) from None
+
     def mark_feedback(
         self,
         bullet_id: str,
@@ -127,22 +138,31 @@ class PlaybookTools:
         context: str | None = None,
         session_ref: str | None = None,
     ) -> dict[str, Any]:
-        from .curation import curate
+        from .review import NotApplied, mark
 
         if kind not in ("helpful", "harmful"):
             raise ToolFailure("kind must be 'helpful' or 'harmful'")
-        delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
-        if context:
-            delta["context"] = context
-        if kind == "harmful":
-            delta["reason"] = reason or "other"
-        elif reason:
+        if reason and kind != "harmful":
             raise ToolFailure("reason goes with harmful feedback only")
+        self._bounded(
+            ("bullet_id", bullet_id, "id"),
+            ("context", context, "text"),
+            ("session_ref", session_ref, "ref"),
+        )
         with _store(self.db, self.policy, create=False) as store:
-            result = curate(store, [delta], provenance=_provenance(session_ref), actor="agent")
+            try:
+                result = mark(
+                    store,
+                    bullet_id,
+                    kind,
+                    reason=reason,
+                    context=context,
+                    provenance=_provenance(session_ref),
+                    actor="agent",
+                )
+            except NotApplied as exc:
+                raise ToolFailure(exc.reason or exc.status) from None
         outcome = result.outcomes[0]
-        if outcome.status == "rejected-invalid":
-            raise ToolFailure(outcome.reason or "invalid feedback")
         data = result.to_dict()
         return {
             "status": outcome.status,
@@ -162,6 +182,7 @@ class PlaybookTools:
     ) -> dict[str, Any]:
         from .outcomes import InvalidOutcome, apply_outcome
 
+        self._bounded(("session_ref", session_ref, "ref"))
         report = {
             "outcome": outcome,
             "bullet_ids": bullet_ids,
@@ -187,6 +208,7 @@ class PlaybookTools:
 
         if byte_offset is not None and byte_offset < 0:
             raise ToolFailure("byte_offset must be >= 0")
+        self._bounded(("session_ref", session_ref, "ref"))
         with _store(self.db, self.policy, create=True) as store:
             result = stage(
                 store, deltas, provenance=_provenance(session_ref, byte_offset), origin="mcp"
@@ -196,14 +218,11 @@ class PlaybookTools:
         return data
 
     def show_bullet(self, bullet_id: str) -> dict[str, Any]:
-        from .cli.common import CliError
-        from .cli.views import bullet_detail
+        from .review import bullet_detail
 
+        self._bounded(("bullet_id", bullet_id, "id"))
         with _store(self.db, self.policy, create=False) as store:
-            try:
-                return bullet_detail(store, bullet_id)
-            except CliError as exc:
-                raise ToolFailure(exc.message) from None
+            return bullet_detail(store, bullet_id).to_dict()
 
     def agents_md(self) -> str:
         from .interop.agents_md import render_store
@@ -219,13 +238,13 @@ class PlaybookTools:
 def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
     """Report user errors (bad id, bad input, unusable database) to the agent as `error`
     with a plain message; the SDK hides any other exception's text as a crash."""
-    from .store import SchemaError, StoreError
+    from .errors import PlaybookError
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (ToolFailure, StoreError, SchemaError) as exc:
+        except (ToolFailure, PlaybookError) as exc:
             raise error(str(exc)) from None
 
     return wrapper
@@ -237,6 +256,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
     from mcp.types import ToolAnnotations
 
     from . import __version__
+    from .model import HARM_REASONS
 
     tools = PlaybookTools(db, policy)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
@@ -266,7 +286,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
     @server.tool(
         name="mark_feedback",
         description="Record that a rule helped or hurt. For harmful, `reason` is one of "
-        "caused_bug, wasted_time, contradicted_requirements, wrong_context, outdated, other.",
+        f"{', '.join(HARM_REASONS)}.",
         annotations=writes,
     )
     @guard
@@ -335,5 +355,16 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
 
 
 def serve(db: Path, *, policy: Policy | None = None) -> None:
-    """Run the server on stdin/stdout until the client disconnects."""
-    build_server(db, policy).run()
+    """Run the server on stdin/stdout until the client disconnects.
+
+    The SDK's stdio reader drops a line it cannot validate, so a client that sent a
+    malformed request (params not an object, method not a string, another jsonrpc
+    version) would wait forever for its answer. The transport here reads stdin itself and
+    answers each such request with a JSON-RPC error for its id; every other line goes to
+    the SDK unchanged, and both write through one lock, so no frame is torn.
+    """
+    import anyio
+
+    from .mcp_stdio import serve_stdio
+
+    anyio.run(serve_stdio, build_server(db, policy))

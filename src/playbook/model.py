@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from .errors import InvalidInput
 
 
 def _storable(value: str) -> str:
@@ -17,10 +20,16 @@ def _storable(value: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         code = ord(value[exc.start])
-        raise ValueError(
+        raise invalid(
             f"not valid Unicode text (lone surrogate U+{code:04X} at position {exc.start})"
         ) from None
     return value
+
+
+def invalid(message: str) -> PydanticCustomError:
+    """A validator's error whose message pydantic reports as it is (a plain ValueError
+    comes back as "Value error, ...", wording that must not reach a user)."""
+    return PydanticCustomError("value_error", message)
 
 
 StorableText = Annotated[str, AfterValidator(_storable)]
@@ -65,15 +74,6 @@ class FeedbackKind(StrEnum):
     HARMFUL = "harmful"
 
 
-class HarmReason(StrEnum):
-    CAUSED_BUG = "caused_bug"
-    WASTED_TIME = "wasted_time"
-    CONTRADICTED_REQUIREMENTS = "contradicted_requirements"
-    WRONG_CONTEXT = "wrong_context"
-    OUTDATED = "outdated"
-    OTHER = "other"
-
-
 class Actor(StrEnum):
     AGENT = "agent"
     HUMAN = "human"
@@ -85,9 +85,12 @@ SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
 StateName = Literal["draft", "active", "retired"]
 MaturityName = Literal["candidate", "established", "proven", "deprecated"]
 FeedbackKindName = Literal["helpful", "harmful"]
+# The one list of harm reasons (SPEC §3); everything else derives from it.
 HarmReasonName = Literal[
     "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
 ]
+HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
+HarmReason = StrEnum("HarmReason", {r.upper(): r for r in HARM_REASONS})  # type: ignore[misc]
 ActorName = Literal["agent", "human"]
 
 
@@ -158,3 +161,17 @@ class Score(BaseModel):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+class FutureTimestamp(InvalidInput):
+    """An event dated later than the store's clock: its evidence would never decay."""
+
+
+def refuse_future(at: datetime, now: datetime, what: str = "an event") -> None:
+    """Raise FutureTimestamp, with the one message every surface shows, if `at` > `now`."""
+    if at > now:
+        stamp = lambda t: t.astimezone(UTC).isoformat().replace("+00:00", "Z")  # noqa: E731
+        raise FutureTimestamp(
+            f"{what} cannot be dated in the future: {stamp(at)} is later than the "
+            f"playbook's clock ({stamp(now)})"
+        )

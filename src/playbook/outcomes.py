@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .curation import invert_harmed, run_maturity_pass
 from .errors import InvalidInput
-from .model import Actor, Provenance, StorableText
+from .limits import TooLong, check, problem
+from .model import Actor, FutureTimestamp, Provenance, StorableText, invalid, refuse_future
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
 
@@ -35,7 +36,7 @@ class OutcomeReport(BaseModel):
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
-            raise ValueError("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
+            raise invalid("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
         return value
 
 
@@ -90,12 +91,36 @@ def apply_outcome(
             first = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in first["loc"])
             raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+    policy = store.policy
+    try:
+        check(
+            policy,
+            [
+                ("bullet_ids", report.bullet_ids, "id"),
+                ("receipt", report.receipt, "id"),
+                ("context", report.context, "text"),
+            ],
+        )
+    except TooLong as exc:
+        raise InvalidOutcome(f"invalid outcome report: {exc}") from None
+    if len(report.bullet_ids) > policy.max_batch:
+        raise InvalidOutcome(
+            f"invalid outcome report: bullet_ids has {len(report.bullet_ids):,} ids; the "
+            f"maximum is {policy.max_batch:,} (Policy.max_batch)"
+        )
+    if report.at is not None:
+        try:
+            refuse_future(report.at, store.now(), "an outcome")
+        except FutureTimestamp as exc:
+            raise InvalidOutcome(str(exc)) from None
     prov = (
         provenance
         if isinstance(provenance, Provenance)
         else Provenance.model_validate(provenance or {})
     )
-    policy = store.policy
+    too_long = problem(policy, "session_ref", prov.session_ref, "ref")
+    if too_long:
+        raise InvalidOutcome(f"invalid outcome report: {too_long}")
     kind, weight = {
         "success": ("helpful", policy.outcome_success_weight),
         "failure": ("harmful", policy.outcome_failure_weight),

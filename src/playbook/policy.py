@@ -15,6 +15,28 @@ SEED = "seed 000 (the playbook design)"
 CASS = "cass-memory (the TypeScript peer)"
 SEED_OUTCOMES = "seed 001 (outcome confidence)"
 SPEC = "SPEC (this project's contract)"
+CASS_STOP = "cass-memory src/utils.ts STOP_WORDS (commit b30ddbe)"
+
+# cass-memory's query stop words, verbatim: English function words and the programming
+# keywords that carry no meaning in a task description ("new", "async", "const"...).
+CASS_STOP_WORDS = tuple(
+    """
+    the a an is are was were be been have has had do does did will would could should can to
+    of in for on with at by from as into through during before after and or but if when where
+    why how this that these those what which who there here i you he she it we they me him
+    her us them const var let import export return null undefined true false async await new
+    """.split()
+)
+# More English function words that Playbook also drops: as query words they only add
+# substring points ("all" in "install", "up" in "setup").
+EXTRA_STOP_WORDS = tuple(
+    """
+    about above again against all also any because being below between both doing done down
+    each few further get got its just may might more most must my no not off once only onto
+    other our out over own same shall so some such than their then too under until up very
+    via while whom your
+    """.split()
+)
 
 
 def _f(default: Any, source: str, doc: str, **kw: Any) -> Any:
@@ -60,6 +82,12 @@ class Policy(BaseModel):
     similarity_scale: float = _f(10.0, SPEC, "cosine → keyword-point scale.")
     min_relevance: float = _f(0.1, SEED, "Relevance below which a bullet is not recalled.")
     min_confidence: float = _f(0.1, SEED, "Floor on effective score in the final score.")
+    query_stop_words: tuple[str, ...] = _f(
+        CASS_STOP_WORDS, CASS_STOP, "Words dropped from a recall query (never from content)."
+    )
+    query_stop_words_extra: tuple[str, ...] = _f(
+        EXTRA_STOP_WORDS, SPEC, "More query words dropped; set [] to match cass-memory exactly."
+    )
 
     # Outcomes (SPEC §8)
     outcome_success_weight: float = _f(1.0, SPEC, "Helpful weight of a successful outcome.")
@@ -76,8 +104,27 @@ class Policy(BaseModel):
     reflect_max_iterations: int = _f(3, SEED, "Reflection iterations per session.", ge=1)
     reflect_max_deltas: int = _f(50, SEED, "Deltas at which reflection stops.", ge=1)
 
-    # Content
+    # Content and every other field an agent or a caller supplies (checked, never cut)
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")
+    max_text_length: int = _f(
+        2000, SPEC, "Longest free text: a feedback context, a reason, an outcome context.", ge=1
+    )
+    max_id_length: int = _f(
+        128, SPEC, "Longest id: of a bullet, proposal, block or receipt, in characters.", ge=1
+    )
+    max_ref_length: int = _f(4096, SPEC, "Longest session ref (a path or URL).", ge=1)
+    max_label_length: int = _f(
+        200, SPEC, "Longest tag, category, kind or scope key, in characters.", ge=1
+    )
+    max_tags: int = _f(32, SPEC, "Most tags on one bullet.", ge=0)
+    max_batch: int = _f(
+        1000, SPEC, "Most deltas in one batch or proposal, most ids in one outcome.", ge=1
+    )
+    max_query_length: int = _f(2000, SPEC, "Longest recall query, in characters.", ge=1)
+
+    def stop_words(self) -> frozenset[str]:
+        """Every query stop word of this policy."""
+        return frozenset(self.query_stop_words) | frozenset(self.query_stop_words_extra)
 
     # Agent hooks (SPEC §10)
     hook_context_chars: int = _f(

@@ -12,17 +12,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .curation import CurateResult, blocking_pattern, curate, similar_bullets
+from .curation import CurateResult, blocking_pattern, curate
+from .curation.pipeline import batch_problem
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
 from .errors import Refused
+from .limits import delta_problem, preview
 from .model import Actor, Provenance
-from .store import PlaybookStore, StoreError, iso, parse_iso
+from .proposals import (  # noqa: F401  (part of this module's API)
+    SIMILAR_LIMIT,
+    SIMILAR_THRESHOLD,
+    Proposal,
+    Similar,
+    Target,
+    _proposal,
+    delta_targets,
+    with_similar,
+    with_targets,
+)
+from .store import PlaybookStore, StoreError, iso
 from .store import proposals as proposals_sql
 from .store.store import new_id
 
 HOOK_ORIGIN = "hook"  # staged by an agent session's end (playbook.hooks), not by a person
-SIMILAR_THRESHOLD = 0.3  # show existing bullets at least this close to a proposed add
-SIMILAR_LIMIT = 3
 
 
 class QueueError(StoreError):
@@ -33,45 +44,10 @@ class ApprovalRefused(Refused, QueueError):
     pass
 
 
-@dataclass(frozen=True)
-class Similar:
-    bullet_id: str
-    content: str
-    similarity: float
-    state: str
-    maturity: str
+class StaleProposal(QueueError):
+    """A proposal whose target was retired (or is gone) since it was staged."""
 
-
-@dataclass(frozen=True)
-class Proposal:
-    id: str
-    delta: dict[str, Any]
-    provenance: Provenance
-    status: str
-    origin: str
-    created_at: datetime
-    decided_at: datetime | None = None
-    decided_by: str | None = None
-    reason: str | None = None
-    edited_delta: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
-    similar: list[Similar] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "delta": self.delta,
-            "provenance": self.provenance.model_dump(mode="json"),
-            "status": self.status,
-            "origin": self.origin,
-            "created_at": iso(self.created_at),
-            "decided_at": iso(self.decided_at) if self.decided_at else None,
-            "decided_by": self.decided_by,
-            "reason": self.reason,
-            "edited_delta": self.edited_delta,
-            "result": self.result,
-            "similar": [s.__dict__ for s in self.similar],
-        }
+    code = "stale_proposal"
 
 
 @dataclass
@@ -88,22 +64,6 @@ class StageResult:
         }
 
 
-def _proposal(row: tuple[Any, ...]) -> Proposal:
-    return Proposal(
-        id=row[0],
-        delta=json.loads(row[1]),
-        provenance=Provenance(session_ref=row[2], byte_offset=row[3]),
-        status=row[4],
-        origin=row[5],
-        created_at=parse_iso(row[6]),
-        decided_at=parse_iso(row[7]) if row[7] else None,
-        decided_by=row[8],
-        reason=row[9],
-        edited_delta=json.loads(row[10]) if row[10] else None,
-        result=json.loads(row[11]) if row[11] else None,
-    )
-
-
 def _canonical(delta: dict[str, Any]) -> str:
     return json.dumps(delta, sort_keys=True, ensure_ascii=False)
 
@@ -111,19 +71,16 @@ def _canonical(delta: dict[str, Any]) -> str:
 def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
     """The delta `item` stands for, as the queue stores it; InvalidDelta says why not.
 
-    Beyond the delta's own shape (no provenance fields, see `parse_delta`): content within
-    `Policy.max_content_length`, every bullet it names exists and is not retired, and an add
-    is not near a blocked pattern. These are refusals approval would meet anyway; catching
-    them here keeps them out of a reviewer's queue.
+    Beyond the delta's own shape (no provenance fields, see `parse_delta`): every field
+    within its bound in Policy (`max_content_length`, `max_text_length`...), every bullet it
+    names exists and is not retired, and an add is not near a blocked pattern. These are
+    refusals approval would meet anyway; catching them here keeps them out of a reviewer's
+    queue.
     """
     delta = parse_delta(item)
-    content = getattr(delta, "content", None)
-    limit = store.policy.max_content_length
-    if isinstance(content, str) and len(content) > limit:
-        raise InvalidDelta(
-            f"content is {len(content):,} characters; the maximum is {limit:,} "
-            "(Policy.max_content_length)"
-        )
+    too_long = delta_problem(store.policy, delta)
+    if too_long:
+        raise InvalidDelta(too_long)
     ids = (
         list(delta.bullet_ids)
         if isinstance(delta, MergeDelta)
@@ -134,7 +91,7 @@ def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
         for bid in ids:
             bullet = bullets.get(bid)
             if bullet is None:
-                raise InvalidDelta(f"no bullet with id {bid!r}")
+                raise InvalidDelta(f"no bullet with id {preview(bid)}")
             if bullet.state == "retired":
                 raise InvalidDelta(f"bullet {bid} is retired")
     if isinstance(delta, AddDelta):
@@ -164,14 +121,20 @@ def stage(
     already decided for the same provenance, is not staged twice.
     """
     result = StageResult()
-    if not isinstance(deltas, list | tuple):
-        result.rejected.append((0, f"proposals must be a list, not {type(deltas).__name__}"))
-        return result
     base = (
         provenance
         if isinstance(provenance, Provenance)
         else Provenance.model_validate(provenance or {})
     )
+    refusal = (
+        batch_problem(store.policy, deltas, base)
+        if isinstance(deltas, list | tuple)
+        else f"proposals must be a list, not {type(deltas).__name__}"
+    )
+    if refusal is not None:
+        result.rejected.append((0, refusal))
+        return result
+    assert isinstance(deltas, list | tuple)
     with store.transaction():
         now = iso(store.now())
         for i, item in enumerate(deltas):
@@ -196,28 +159,14 @@ def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
     return _proposal(row) if row else None
 
 
-def with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
-    """`p` with `similar` filled: for a proposal with content, the nearest existing bullets
-    (token Jaccard of subjects >= SIMILAR_THRESHOLD) other than those it acts on."""
-    content = p.delta.get("content")
-    if not isinstance(content, str):
-        return p
-    named = set(p.delta.get("bullet_ids") or ()) | {p.delta.get("bullet_id")}
-    found = similar_bullets(store, content, SIMILAR_THRESHOLD, limit=SIMILAR_LIMIT + len(named))
-    similar = [
-        Similar(b.id, b.content, round(score, 4), str(b.state), str(b.maturity))
-        for score, b in found
-        if b.id not in named  # the bullets a replace or merge acts on are shown anyway
-    ][:SIMILAR_LIMIT]
-    return Proposal(**{**p.__dict__, "similar": similar})
-
-
 def pending(
     store: PlaybookStore, *, limit: int | None = None, similar: bool = True
 ) -> list[Proposal]:
-    """Pending proposals, oldest first. Those with content (add, replace, merge) carry the
-    nearest existing bullets other than the ones they act on, with their similarity."""
-    out = list_proposals(store, status="pending", limit=limit)
+    """Pending proposals, oldest first, each with its targets as they are now (a proposal
+    whose target was retired meanwhile says it is `stale`). Those with content (add,
+    replace, merge) carry the nearest existing bullets other than the ones they act on,
+    with their similarity."""
+    out = [with_targets(store, p) for p in list_proposals(store, status="pending", limit=limit)]
     return [with_similar(store, p) for p in out] if similar else out
 
 
@@ -264,7 +213,7 @@ def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
     reviewers (say the workbench and a terminal) cannot both decide the same proposal."""
     p = get(store, proposal_id)
     if p is None:
-        raise QueueError(f"no proposal with id {proposal_id!r}")
+        raise QueueError(f"no proposal with id {preview(proposal_id)}")
     if p.status != "pending":
         raise QueueError(f"proposal {proposal_id} is already {p.status}")
     return p
@@ -306,6 +255,12 @@ def approve(
                 delta = delta_dict(parse_delta(_edited(p.delta, edited)))
             except InvalidDelta as exc:
                 raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
+        stale = [t.stale for t in delta_targets(store, delta) if t.stale]
+        if stale:
+            raise StaleProposal(
+                f"proposal {proposal_id} is stale: {'; '.join(stale)} after it was proposed; "
+                "reject it, or propose the change again on the current rule"
+            )
         result = curate(store, [delta], provenance=p.provenance, actor="human")
         outcome = result.outcomes[0]
         if outcome.status in _NOTHING_DONE:

@@ -115,7 +115,7 @@ def recall(
     without it nothing is filtered by scope.
     """
     caller = parse_scope(scope)
-    qtokens = query_tokens(query)
+    qtokens = query_terms(store, query)
     result = RecallResult(query_tokens=qtokens)
     if not qtokens and vectors is None:
         return result
@@ -200,8 +200,9 @@ def _rank_now(
     ref = table.ref[cand]
     has = ~np.isnan(ref)
     factor = np.where(has, 0.5 ** ((now - np.where(has, ref, now)) / table.half_life[cand]), 0.0)
-    net = (table.helpful[cand] - policy.harm_multiplier * table.harmful[cand]) * factor
-    eff = net * table.multiplier[cand] + 0.0
+    eff = scoring.effective_with(
+        table.helpful[cand] * factor, table.harmful[cand] * factor, table.multiplier[cand], policy
+    )
     slow = ~table.exact[cand] | (has & (ref > now))
     if slow.any():
         slow_ids = [table.ids[i] for i in cand[slow]]
@@ -211,7 +212,7 @@ def _rank_now(
             ev = evidence[table.ids[i]]
             eff[j] = scoring.effective_score(ev.helpful, ev.harmful, table.maturity[i], policy)
     rel = relevance[cand]
-    final = rel * np.maximum(policy.min_confidence, eff)
+    final = scoring.final_score(rel, eff, policy)
     kinds = table.kind[cand]
     out: list[list[_Ranked]] = []
     for k in range(len(LISTS)):
@@ -278,10 +279,33 @@ def _rank_as_of(
         maturity = maturities.get(bid, r[2])
         ev = evidence[bid]
         eff = scoring.effective_score(ev.helpful, ev.harmful, maturity, policy)
-        final = relevance * max(policy.min_confidence, eff)
+        final = scoring.final_score(relevance, eff, policy)
         index = 2 if maturity == "deprecated" else 1 if btype == "anti-pattern" else 0
         lists[index].append(_Ranked(bid, maturity, kw, sim, relevance, eff, final))
     return [_top(rows_, limit) for rows_ in lists]
+
+
+def query_terms(store: PlaybookStore, text: str) -> list[str]:
+    """The query's tokens as recall scores them: distinct, the policy's stop words dropped."""
+    return query_tokens(text, store.policy.stop_words())
+
+
+def keyword_relevance(store: PlaybookStore, text: str) -> dict[str, float]:
+    """Recall's keyword relevance (SPEC §6) of every bullet that reaches
+    `Policy.min_relevance` for `text`, by id (retired bullets included: a caller that lists
+    them filters itself). What a filter ranks by; `final_score` turns it into recall's rank."""
+    terms = query_terms(store, text)
+    if not terms:
+        return {}
+    floor = store.policy.min_relevance
+    return {b: p for b, p in keyword_points(store, terms, store.policy).items() if p >= floor}
+
+
+def keyword_postings(store: PlaybookStore, text: str) -> list[tuple[Any, float]]:
+    """The same points as raw postings, (numpy array of bullet seqs, points) per match, for
+    callers that rank in numpy by seq (the workbench's large-table path)."""
+    terms = query_terms(store, text)
+    return keyword_hits(store, terms, store.policy) if terms else []
 
 
 def parse_when(text: str) -> datetime:

@@ -6,11 +6,10 @@ aggregates: Σ w·0.5^((now−tᵢ)/h) = 0.5^((now−ref)/h) · Σ w·0.5^((ref�
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .model import Maturity, Score
 from .policy import Policy
@@ -21,6 +20,9 @@ if TYPE_CHECKING:
 DAY = 86400.0
 LADDER = (Maturity.DEPRECATED, Maturity.CANDIDATE, Maturity.ESTABLISHED, Maturity.PROVEN)
 RANK = {m: i for i, m in enumerate(LADDER)}
+# Names the maturity pass's rules: a playbook last passed under other rules gets one full
+# pass. "2": cass-memory's demotion (negative score), not decay.
+PASS_RULES = ":2"
 
 
 def days(t: datetime) -> float:
@@ -95,8 +97,23 @@ class DecayAccumulator:
 
 
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
+    return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
+
+
+def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
+    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike."""
     # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
-    return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity) + 0.0
+    return (helpful - policy.harm_multiplier * harmful) * multiplier + 0.0
+
+
+def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
+    """Recall's rank (SPEC §6): relevance * max(min_confidence, effective), for floats or
+    numpy arrays alike."""
+    if isinstance(effective, float | int):
+        return relevance * max(policy.min_confidence, effective)
+    import numpy as np
+
+    return relevance * np.maximum(policy.min_confidence, effective)
 
 
 def effective_scores(
@@ -107,7 +124,7 @@ def effective_scores(
 
     mult = {m: policy.multiplier(m) for m in set(maturities)}
     factor = np.fromiter((mult[m] for m in maturities), dtype=np.float64, count=len(maturities))
-    return (helpful - policy.harm_multiplier * harmful) * factor + 0.0
+    return effective_with(helpful, harmful, factor, policy)
 
 
 def score_of(
@@ -153,18 +170,43 @@ def next_maturity(
     pinned: bool,
     policy: Policy,
 ) -> Maturity:
-    """One maturity pass for one bullet (SPEC §4)."""
+    """One maturity pass for one bullet (SPEC §4, cass-memory's checkForPromotion then
+    checkForDemotion).
+
+    Pinned and deprecated bullets never move. Promotion jumps to the earned rung; then, at
+    the rung reached, an effective score below `deprecate_score_below` (−3) deprecates
+    outright and a negative one drops one rung (a candidate stays a candidate). A rung
+    earned lower than the current one demotes nothing by itself: decay alone never demotes.
+    """
     current = Maturity(current)
     if pinned or current is Maturity.DEPRECATED:
         return current
-    if effective_score(helpful, harmful, current, policy) < policy.deprecate_score_below:
-        return Maturity.DEPRECATED
+    new = current
     earned = earned_rung(helpful, harmful, policy)
     if RANK[earned] > RANK[current]:
-        return earned
-    if RANK[earned] < RANK[current]:
-        return LADDER[RANK[current] - 1]
-    return current
+        new = earned
+    score = effective_score(helpful, harmful, new, policy)
+    if score < policy.deprecate_score_below:
+        return Maturity.DEPRECATED
+    if score < 0 and new is not Maturity.CANDIDATE:
+        return LADDER[RANK[new] - 1]
+    return new
+
+
+def still_demoting(
+    helpful: float, harmful: float, maturity: Maturity | str, pinned: bool, policy: Policy
+) -> bool:
+    """Whether the next pass would move this bullet without new evidence: a negative score
+    above candidate (it drops one rung per pass).
+
+    Nothing else can move without new evidence. Decay scales H and X by the same factor, so
+    it keeps the score's sign, never lifts the earned rung, and never pushes a score past −3
+    (it only shrinks it towards 0).
+    """
+    maturity = Maturity(maturity)
+    if pinned or maturity in (Maturity.DEPRECATED, Maturity.CANDIDATE):
+        return False
+    return effective_score(helpful, harmful, maturity, policy) < 0
 
 
 def is_stale(last_activity: float, now: float, policy: Policy) -> bool:
@@ -178,34 +220,3 @@ def should_invert(helpful: float, harmful: float, policy: Policy) -> bool:
         harmful >= policy.invert_min_harm - policy.epsilon
         and harmful > policy.invert_harm_over_help * helpful
     )
-
-
-def maturity_due(
-    helpful: float,
-    harmful: float,
-    maturity: Maturity | str,
-    pinned: bool,
-    now: float,
-    half_life: float,
-    policy: Policy,
-) -> float | None:
-    """When decay alone could next move this bullet's maturity (epoch days), or None.
-
-    Without new events H and X shrink by the same factor, so the harm ratio is constant and
-    the earned rung only changes when H falls below the proven threshold or H + X below the
-    minimum event count. The maturity pass re-examines a bullet at that moment, which keeps
-    a pass over "every bullet" exact while touching only the ones that can move.
-    """
-    if pinned or Maturity(maturity) is Maturity.DEPRECATED:
-        return None
-    if earned_rung(helpful, harmful, policy) is not Maturity(maturity):
-        return now  # still moving one rung per pass
-    eps = policy.epsilon
-    times = []
-    for value, threshold in (
-        (helpful + harmful, policy.min_events_for_rung - eps),
-        (helpful, policy.proven_min_helpful - eps),
-    ):
-        if threshold > 0 and value >= threshold:
-            times.append(now + half_life * math.log2(value / threshold) + 1e-6)
-    return min(times) if times else None

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
-
-# Query stop words (SPEC §6): dropped from the query, never from content.
-STOP_WORDS = frozenset(
-    """
-    a an the and or but if of to in on at by for with from into onto over under as is are
-    was were be been being it its this that these those there here how what which who whom
-    when where why do does did doing done i me my we us our you your he she they them
-    their can could should would will shall may might must not no so than then too very
-    just also any all some such via about after before again against between both each few
-    more most other own same only up down out off once while until because through during
-    above below further get got have has had
-    """.split()
-)
 
 # Words that set a rule's polarity. They are left out of duplicate detection so that
 # "Always X" and "Never X" are recognised as the same subject with opposite polarity.
@@ -41,13 +30,22 @@ def tokens(text: str) -> list[str]:
     return [t for t in TOKEN_RE.findall(text.lower()) if len(t) >= 2]
 
 
-def query_tokens(text: str) -> list[str]:
-    """Distinct query tokens in order of first appearance, stop words dropped."""
+def query_tokens(text: str, stop_words: Iterable[str] | None = None) -> list[str]:
+    """Distinct query tokens in order of first appearance, stop words dropped (the default
+    policy's `query_stop_words` and `query_stop_words_extra` unless given)."""
+    stop = _default_stop_words() if stop_words is None else frozenset(stop_words)
     seen: dict[str, None] = {}
     for t in tokens(text):
-        if t not in STOP_WORDS:
+        if t not in stop:
             seen.setdefault(t, None)
     return list(seen)
+
+
+@functools.cache
+def _default_stop_words() -> frozenset[str]:
+    from .policy import DEFAULT_POLICY
+
+    return DEFAULT_POLICY.stop_words()
 
 
 def strip_avoid(text: str) -> str:
@@ -78,3 +76,8 @@ def is_negative(text: str, bullet_type: str = "rule") -> bool:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 event`, `2 events`, `1,200 events` (`many` for an irregular plural)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"

@@ -66,6 +66,7 @@ from . import core  # noqa: E402,F401
 from . import learning  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
 from . import policy as policy_commands  # noqa: E402,F401
+from . import conflicts  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
@@ -134,13 +135,12 @@ def _usage_error(exc: Exception) -> int:
         return code
     if code != EXIT_USAGE:  # e.g. a FileError: a user error, not a usage error
         return fail(CliError("file_error", str(exc.format_message())))  # type: ignore[attr-defined]
+    # One plain line, as for every other error (click would print usage, hint and message
+    # on three lines): the message, and where to read the usage.
     ctx = getattr(exc, "ctx", None)
-    if state.json:
-        hint = f"see '{ctx.command_path} --help'" if ctx is not None else None
-        message = str(exc.format_message())  # type: ignore[attr-defined]
-        return fail(CliError("usage", message, hint, EXIT_USAGE))
-    exc.show()  # type: ignore[attr-defined]  # click's usage line, hint and message
-    return code
+    hint = f"see '{ctx.command_path} --help'" if ctx is not None else "see 'playbook --help'"
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    return fail(CliError("usage", message, hint, EXIT_USAGE))
 
 
 def _silence_stdout() -> None:

@@ -11,8 +11,10 @@ from typing import Any
 import typer
 
 from ..inert import inert
+from ..text import plural
 from . import app
 from .common import CliError, db_path, emit, json_option, open_store, set_json
+from .core import bounded
 
 # Effective-score buckets of `stats`: [min, max), None is unbounded.
 SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
@@ -46,21 +48,15 @@ def pin(
 ) -> None:
     """Pin a rule: its maturity never moves and agents cannot retire or replace it."""
     set_json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--reason", reason, "text"))
+    from .. import review
+
     if not reason.strip():
         raise CliError("invalid_input", "a pin needs a reason")
     with open_store() as store:
-        bullet = store.get_bullet(bullet_id)
-        if bullet is None:
-            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
-        if bullet.state == "retired":
-            raise CliError(
-                "invalid_input",
-                f"{bullet_id} is retired; pin its successor instead",
-                "see 'playbook show " + bullet_id + "' for its lineage",
-            )
-        store.pin(bullet_id, reason, actor="human")
+        was = review.pin(store, bullet_id, reason, actor="human")
     emit(
-        {"bullet_id": bullet_id, "pinned": True, "reason": reason, "was_pinned": bullet.pinned},
+        {"bullet_id": bullet_id, "pinned": True, "reason": reason, "was_pinned": was},
         f"pinned {bullet_id}: {_one_line(reason)}",
     )
 
@@ -71,15 +67,14 @@ def unpin(
 ) -> None:
     """Unpin a rule: its maturity follows its evidence again."""
     set_json(json_out)
+    bounded(("ID", bullet_id, "id"))
+    from .. import review
+
     with open_store() as store:
-        bullet = store.get_bullet(bullet_id)
-        if bullet is None:
-            raise CliError("not_found", f"no bullet with id {bullet_id!r}")
-        if bullet.pinned:
-            store.unpin(bullet_id, actor="human")
+        was = review.unpin(store, bullet_id, actor="human")
     emit(
-        {"bullet_id": bullet_id, "pinned": False, "was_pinned": bullet.pinned},
-        f"unpinned {bullet_id}" if bullet.pinned else f"{bullet_id} was not pinned",
+        {"bullet_id": bullet_id, "pinned": False, "was_pinned": was},
+        f"unpinned {bullet_id}" if was else f"{bullet_id} was not pinned",
     )
 
 
@@ -108,6 +103,7 @@ def block(
 ) -> None:
     """Block a pattern: adds that match it (exactly, by tokens or fuzzily) are refused."""
     set_json(json_out)
+    bounded(("PATTERN", pattern, "content"), ("--reason", reason, "text"))
     if not reason.strip():
         raise CliError("invalid_input", "a block needs a reason")
     with open_store() as store:
@@ -123,6 +119,7 @@ def unblock(
 ) -> None:
     """Lift a block (it stays in the record, inactive)."""
     set_json(json_out)
+    bounded(("ID", block_id, "id"))
     with open_store() as store:
         store.unblock(block_id, actor="human")
     emit({"id": block_id, "active": False}, f"unblocked {block_id}")
@@ -202,17 +199,17 @@ def stats(json_out: bool = json_option()) -> None:
         return "  ".join(f"{k} {v}" for k, v in values.items())
 
     human = [
-        f"playbook at {_one_line(data['path'])} ({b['total']} bullets)",
+        f"playbook at {_one_line(data['path'])} ({plural(b['total'], 'bullet')})",
         f"state      {row(b['by_state'])}",
         f"maturity   {row(b['by_maturity'])}   (not retired)",
         f"type       {row(b['by_type'])}",
         f"pinned     {b['pinned']}",
         "scores     " + "  ".join(f"[{k}] {v}" for k, v in buckets.items()),
         f"stale      {stale} (no feedback for {stale_days:g} days)",
-        f"feedback   {data['feedback']['events']} events "
+        f"feedback   {plural(data['feedback']['events'], 'event')} "
         f"({feedback['helpful']} helpful, {feedback['harmful']} harmful)",
-        f"review     {pending} proposals pending, {conflicts} open conflicts, "
-        f"{blocks} blocked patterns",
+        f"review     {plural(pending, 'proposal')} pending, "
+        f"{plural(conflicts, 'open conflict')}, {plural(blocks, 'blocked pattern')}",
     ]
     emit(data, "\n".join(human))
 
@@ -224,39 +221,17 @@ def stale(
 ) -> None:
     """Rules with no feedback for a long time (policy: stale_after_days): re-validate them."""
     set_json(json_out)
-    from .. import scoring
-    from ..store import iso
+    from .. import review
 
     with open_store(create=False) as store:
-        now = store.now()
-        ids = store.active_ids()
-        evidence = store.evidence_many(ids, at=now) if ids else {}
-        days_now = scoring.days(now)
-        found = [
-            (days_now - ev.last_activity, bid)
-            for bid, ev in evidence.items()
-            if scoring.is_stale(ev.last_activity, days_now, store.policy)
-        ]
-        found.sort(key=lambda t: (-t[0], t[1]))
-        total = len(found)
-        chosen = found[:limit]
-        bullets = store.get_bullets(bid for _, bid in chosen)
-        threshold = store.policy.stale_after_days
-    from datetime import UTC, datetime
-
-    items = [
-        {
-            "bullet": bullets[bid].model_dump(mode="json"),
-            "days_silent": round(silent, 3),
-            "last_activity": iso(datetime.fromtimestamp((days_now - silent) * 86400, UTC)),
-        }
-        for silent, bid in chosen
-    ]
-    data = {"stale_after_days": threshold, "total": total, "items": items}
+        found = review.stale(store, limit)
+    data = found.to_dict()
     lines = [
-        f"{i['bullet']['id']}  {i['days_silent']:.0f} days  {_one_line(i['bullet']['content'], 80)}"
-        for i in items
+        f"{i['bullet']['id']}  {plural(round(i['days_silent']), 'day')}  "
+        f"{_one_line(i['bullet']['content'], 80)}"
+        for i in data["items"]
     ]
-    if total > len(items):
-        lines.append(f"… and {total - len(items)} more (--limit)")
+    if found.total > len(found.items):
+        lines.append(f"… and {found.total - len(found.items)} more (--limit)")
+    threshold = found.stale_after_days
     emit(data, "\n".join(lines) if lines else f"nothing stale (threshold {threshold:g} days)")

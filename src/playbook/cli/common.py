@@ -46,6 +46,10 @@ ERROR_CODES: dict[str, int] = {
     "backend_unavailable": EXIT_USER,
     "database_not_empty": EXIT_USER,
     "refused": EXIT_USER,
+    "nothing_applied": EXIT_USER,
+    "not_pending": EXIT_USER,
+    "stale_proposal": EXIT_USER,
+    "reflector_failed": EXIT_USER,
     "not_installed": EXIT_USER,
     "schema_too_new": EXIT_DATABASE,
     "not_a_database": EXIT_DATABASE,
@@ -127,7 +131,10 @@ def fail(err: CliError) -> int:
     from ..inert import dumps, inert
 
     if state.json:
-        sys.stdout.write(dumps({"ok": False, "error": _error_body(err)}) + "\n")
+        doc: dict[str, Any] = {"ok": False, "error": _error_body(err)}
+        if getattr(err, "data", None) is not None:  # e.g. a failed batch's per-delta outcomes
+            doc["data"] = err.data  # type: ignore[attr-defined]
+        sys.stdout.write(dumps(doc) + "\n")
         sys.stdout.flush()
     line = f"playbook: error: {inert(err.message, one_line=True)}"
     if err.hint:

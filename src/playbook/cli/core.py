@@ -9,6 +9,8 @@ from typing import Any
 import typer
 
 from ..inert import inert
+from ..model import HARM_REASONS
+from ..text import plural
 from . import app
 from .common import CliError, emit, open_store, state
 
@@ -29,21 +31,42 @@ def _outcome_line(o: dict[str, Any]) -> str:
 
 
 def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
+    """`add`: one delta, and a failure (non-zero exit) when it applied nothing."""
     from ..curation import curate
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
+    if result.nothing_applied:
+        o = result.outcomes[0]
+        raise _not_applied(o.status, o.reason)
+    _report_one(result)
+
+
+def _report_one(result: Any) -> None:
     data = result.to_dict()
-    outcome = data["outcomes"][0]
-    if outcome["status"] == "rejected-invalid":
-        code = "not_found" if "no bullet" in (outcome["reason"] or "") else "invalid_input"
-        raise CliError(code, outcome["reason"] or "invalid delta")
-    human = _outcome_line(outcome)
+    human = _outcome_line(data["outcomes"][0])
     for bid, old, new in result.maturity_changes:
         human += f"\n{bid}: {old} -> {new}"
     for old, new in result.inversions:
         human += f"\n{old} inverted into {new}"
     emit(data, human)
+
+
+def _not_applied(status: str, reason: str | None) -> CliError:
+    if status == "rejected-invalid":
+        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
+        return CliError(code, reason or "invalid delta")
+    return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
+
+
+def bounded(*fields: tuple[str, Any, str]) -> None:
+    """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
+    before anything is opened, never cut. Each field is (name, value, kind of limit)."""
+    from ..limits import check
+    from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    check(load_policy_option() or DEFAULT_POLICY, fields)
 
 
 def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
@@ -60,7 +83,7 @@ def init(json_out: bool = JSON) -> None:
 
     with open_store() as store:
         data = {"path": str(db_path()), "bullets": store.count_bullets()}
-    emit(data, f"playbook ready at {data['path']} ({data['bullets']} bullets)")
+    emit(data, f"playbook ready at {data['path']} ({plural(data['bullets'], 'bullet')})")
 
 
 @app.command()
@@ -77,6 +100,7 @@ def add(
 ) -> None:
     """Add a rule (curated: duplicates fold, blocked patterns are refused)."""
     _json(json_out)
+    bounded(("--session", session, "ref"))
     delta: dict[str, Any] = {"type": "add", "content": content, "tags": tag}
     if category:
         delta["category"] = category
@@ -95,8 +119,7 @@ def mark(
     kind: str = typer.Argument(..., metavar="helpful|harmful"),
     reason: str | None = typer.Option(
         None,
-        help="For harmful: caused_bug, wasted_time, contradicted_requirements, wrong_context, "
-        "outdated or other.",
+        help=f"For harmful: {', '.join(HARM_REASONS[:-1])} or {HARM_REASONS[-1]}.",
     ),
     context: str | None = typer.Option(None, help="What happened, briefly."),
     session: str | None = typer.Option(None, help="Provenance: the session it came from."),
@@ -104,16 +127,28 @@ def mark(
 ) -> None:
     """Record that a rule helped or hurt."""
     _json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--context", context, "text"), ("--session", session, "ref"))
+    from ..review import NotApplied
+    from ..review import mark as mark_bullet
+
     if kind not in ("helpful", "harmful"):
         raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
-    delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
-    if context:
-        delta["context"] = context
-    if kind == "harmful":
-        delta["reason"] = reason or "other"
-    elif reason:
+    if reason and kind != "harmful":
         raise CliError("invalid_input", "--reason goes with harmful marks")
-    _curate_one(delta, provenance=_provenance(session, None))
+    with open_store() as store:
+        try:
+            result = mark_bullet(
+                store,
+                bullet_id,
+                kind,
+                reason=reason,
+                context=context,
+                provenance=_provenance(session, None),
+                actor="agent",
+            )
+        except NotApplied as exc:
+            raise _not_applied(exc.status, exc.reason) from None
+    _report_one(result)
 
 
 def read_json_input(source: str) -> Any:
@@ -125,15 +160,31 @@ def read_json_input(source: str) -> Any:
             with open(source, encoding="utf-8") as fh:
                 text = fh.read()
     except FileNotFoundError:
-        raise CliError("file_not_found", f"no such file: {source}") from None
+        raise CliError("file_not_found", f"no such file: {_short_source(source)}") from None
     except UnicodeDecodeError:
-        raise CliError("invalid_json", f"{source}: not UTF-8 text") from None
+        raise CliError("invalid_json", f"{_short_source(source)}: not UTF-8 text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CliError(
-            "invalid_json", f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})"
+            "invalid_json",
+            f"{_short_source(source)}: not valid JSON ({exc.msg} at line {exc.lineno})",
         ) from None
+    except RecursionError:
+        raise CliError("invalid_json", f"{_short_source(source)}: JSON nested too deeply") from None
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words (a user wrote JSON, not Python)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 @app.command("curate")
@@ -143,30 +194,62 @@ def curate_cmd(
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the diary."),
     json_out: bool = JSON,
 ) -> None:
-    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction."""
+    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction.
+
+    Exits 1 (error code nothing_applied) when no delta applied, with each one's reason; a
+    batch that applied in part says so and exits 0.
+    """
     _json(json_out)
     from ..curation import curate
 
+    bounded(("--session", session, "ref"))
     deltas = read_json_input(source)
     if isinstance(deltas, dict) and "deltas" in deltas:
         deltas = deltas["deltas"]
+    if not isinstance(deltas, list):
+        raise CliError(
+            "invalid_input",
+            f"{_short_source(source)}: a batch is a JSON list of deltas (or "
+            f'{{"deltas": [...]}}), not {_json_kind(deltas)}',
+        )
+    if not deltas:
+        raise CliError("nothing_applied", "the batch is empty: nothing to curate")
     with open_store() as store:
         result = curate(store, deltas, provenance=_provenance(session, offset))
     data = result.to_dict()
     lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
     lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
     lines += [f"{a} inverted into {b}" for a, b in result.inversions]
-    emit(data, "\n".join(lines) or "nothing to curate")
+    if result.nothing_applied:
+        if not state.json:
+            sys.stdout.write("\n".join(lines) + "\n")
+        err = CliError(
+            "nothing_applied",
+            f"{result.summary()}: {result.reasons()}",
+            "invalid deltas changed nothing; refusals are in the decision log",
+        )
+        err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
+        raise err
+    emit(data, "\n".join([*lines, result.summary()]))
+
+
+def _short_source(source: str) -> str:
+    return "stdin" if source == "-" else inert(source, one_line=True)
 
 
 @app.command()
 def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JSON) -> None:
     """A bullet: content, score, provenance, lineage and its feedback timeline."""
     _json(json_out)
-    from .views import bullet_detail, render_detail
+    bounded(("ID", bullet_id, "id"))
+    from ..review import NotFound, bullet_detail
+    from .views import render_detail
 
     with open_store(create=False) as store:
-        data = bullet_detail(store, bullet_id)
+        try:
+            data = bullet_detail(store, bullet_id).to_dict()
+        except NotFound as exc:
+            raise CliError("not_found", str(exc), "see 'playbook recall'") from None
     emit(data, render_detail(data))
 
 
@@ -189,6 +272,8 @@ def recall(
     _json(json_out)
     from ..retrieval import parse_when
     from ..retrieval import recall as run_recall
+
+    bounded(("query", query, "query"))
 
     when = None
     if as_of:

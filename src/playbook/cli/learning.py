@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import typer
 
 from ..inert import inert
+from ..text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line
+from .core import JSON, _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
     from ..queue import Proposal
@@ -27,11 +28,13 @@ def _short(text: str, width: int = 100) -> str:
 
 
 def _queue_error(exc: Exception) -> CliError:
-    from ..queue import ApprovalRefused
+    from ..queue import ApprovalRefused, StaleProposal
 
     message = str(exc)
     if isinstance(exc, ApprovalRefused):
         return CliError("refused", message)
+    if isinstance(exc, StaleProposal):
+        return CliError("stale_proposal", message, "see 'playbook proposals'")
     if message.startswith("no proposal"):
         return CliError("not_found", message, "see 'playbook proposals'")
     if "already" in message:
@@ -133,7 +136,8 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
     from ..queue import get, with_similar
 
     lines = [
-        f"reflected on {_short(data['session_ref'], 60)}: {data['iterations']} iteration(s), "
+        f"reflected on {_short(data['session_ref'], 60)}: "
+        f"{plural(data['iterations'], 'iteration')}, "
         f"stopped: {data['stopped']}; watermark {data['watermark_before']} -> "
         f"{data['watermark_after']}"
     ]
@@ -189,7 +193,7 @@ def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
     for bid in targets:
         b = store.get_bullet(bid)
         text = _short(b.content, 90) if b else "(no such bullet)"
-        state = f"{b.state}/{b.maturity}" if b else "-"
+        state = f"{b.state}/{b.maturity}" if b else "-"  # as it is now, not when proposed
         lines.append(f"  {'merges' if kind == 'merge' else 'on'} {bid} [{state}] {text}")
     for key in ("reason", "context"):
         if delta.get(key):
@@ -208,6 +212,8 @@ def _render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
             where += f" @ byte {prov.byte_offset}"
     lines = [f"{p.id}  {p.delta.get('type')}  ({p.origin}){where}"]
     lines += _describe_delta(store, p.delta)
+    if p.stale:
+        lines.append(f"  STALE: {_short(p.stale, 200)}; approving it will fail")
     for s in p.similar:
         lines.append(
             f"  similar {s.similarity:.2f}  {s.bullet_id} [{s.state}/{s.maturity}] "
@@ -250,6 +256,7 @@ def approve(
     For people only. Agents propose; they must not approve their own proposals.
     """
     _json(json_out)
+    bounded(("ID", proposal_id, "id"), ("--edit", edit, "content"))
     from ..queue import QueueError
     from ..queue import approve as approve_proposal
 
@@ -269,7 +276,7 @@ def approve(
 @app.command()
 def reject(
     proposal_id: str = typer.Argument(..., metavar="ID"),
-    reason: str = typer.Option(..., "--reason", help="Why (kept in the decision log)."),
+    reason: str = typer.Option(..., "--reason", "-r", help="Why (kept in the decision log)."),
     block: bool = typer.Option(
         False, "--block", help="Also block its content: never staged or added again."
     ),
@@ -277,6 +284,7 @@ def reject(
 ) -> None:
     """Reject a proposal as a human reviewer, optionally blocking the pattern."""
     _json(json_out)
+    bounded(("ID", proposal_id, "id"), ("--reason", reason, "text"))
     from ..queue import QueueError
     from ..queue import reject as reject_proposal
 
@@ -310,6 +318,7 @@ def outcome(
     once; unknown ids are skipped and counted.
     """
     _json(json_out)
+    bounded(("--session", session, "ref"))
     from ..outcomes import InvalidOutcome, apply_outcome
 
     if result not in ("success", "failure", "partial"):
@@ -328,7 +337,7 @@ def outcome(
     if res.replayed:
         human = f"receipt {_short(receipt or '', 60)} already recorded: nothing applied"
     else:
-        human = f"{result}: applied to {len(res.applied)} bullet(s)"
+        human = f"{result}: applied to {plural(len(res.applied), 'bullet')}"
         if res.applied:
             human += ": " + ", ".join(res.applied)
         if res.skipped:
@@ -336,7 +345,7 @@ def outcome(
                 _short(s, 40) for s in res.skipped
             )
         if res.duplicate_citations:
-            human += f"\n{res.duplicate_citations} repeated citation(s) counted once"
+            human += f"\n{plural(res.duplicate_citations, 'repeated citation')} counted once"
         human += "".join(f"\n{b}: {a} -> {c}" for b, a, c in res.maturity_changes)
         human += "".join(f"\n{a} inverted into {b}" for a, b in res.inversions)
     emit(data, human)
@@ -378,15 +387,15 @@ def topics(
         if not json_out:
             for n, t in enumerate(found, 1):
                 size, sim = len(t.bullet_ids), t.similarity
-                lines.append(f"topic {n}: {size} bullets, similarity {sim:.2f}")
+                lines.append(f"topic {n}: {plural(size, 'bullet')}, similarity {sim:.2f}")
                 for bid in t.bullet_ids:
                     b = store.get_bullet(bid)
                     mark = "*" if bid == t.keep else " "
                     lines.append(f" {mark} {bid} {_short(b.content, 90) if b else ''}")
-            lines.append(f"{len(found)} topic(s)" if found else "no near-duplicates found")
+            lines.append(plural(len(found), "topic") if found else "no near-duplicates found")
             if staged is not None:
                 lines.append(
-                    f"staged {len(staged.staged)} merge(s); "
+                    f"staged {plural(len(staged.staged), 'merge')}; "
                     f"{len(staged.duplicates)} already proposed"
                 )
             elif found:

@@ -25,6 +25,15 @@ policy_app = typer.Typer(
 app.add_typer(policy_app, name="policy")
 
 
+def _shown(value: Any) -> str:
+    """A constant as `policy show` prints it (lists of words joined by spaces)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, tuple | list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
 def _one_line(text: str) -> str:
     return inert(text or "", one_line=True)
 
@@ -73,9 +82,11 @@ def policy_show(json_out: bool = json_option()) -> None:
     width = max(len(i["name"]) for i in items)
     lines = []
     for i in items:
-        value = f"{i['value']:.6g}" if isinstance(i["value"], float) else str(i["value"])
+        value, default = (_shown(v) for v in (i["value"], i["default"]))
         origin = (
-            f"set in {i['source']} (default {i['default']:g})" if i["overridden"] else i["source"]
+            f"set in {i['source']} (default {_one_line(default)[:40]})"
+            if i["overridden"]
+            else i["source"]
         )
         lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
         prov = i["provenance"]

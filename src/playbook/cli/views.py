@@ -1,31 +1,11 @@
-"""Plain data views shared by the commands (JSON-ready dicts) and their text rendering."""
+"""Text rendering of the API's JSON-ready views (`playbook.review`) for the commands."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..inert import inert
-from .common import CliError
-
-if TYPE_CHECKING:
-    from ..store import PlaybookStore
-
-
-def bullet_detail(store: PlaybookStore, bullet_id: str) -> dict[str, Any]:
-    bullet = store.get_bullet(bullet_id)
-    if bullet is None:
-        raise CliError("not_found", f"no bullet with id {bullet_id!r}", "see 'playbook recall'")
-    score = store.score(bullet_id)
-    lineage = store.lineage(bullet_id)
-    return {
-        "bullet": bullet.model_dump(mode="json"),
-        "score": score.model_dump(mode="json"),
-        "lineage": {
-            "predecessors": [{"kind": k, "id": i} for k, i in lineage.predecessors],
-            "successors": [{"kind": k, "id": i} for k, i in lineage.successors],
-        },
-        "timeline": [e.model_dump(mode="json") for e in store.timeline(bullet_id)],
-    }
+from ..text import plural
 
 
 def render_detail(data: dict[str, Any]) -> str:
@@ -45,11 +25,11 @@ def render_detail(data: dict[str, Any]) -> str:
         where = f" @ byte {prov['byte_offset']}" if prov.get("byte_offset") is not None else ""
         lines.append(f"from {inert(prov['session_ref'], one_line=True)}{where}")
     for e in data["lineage"]["predecessors"]:
-        lines.append(f"{e['kind']} {e['id']}")
+        lines.append(f"{e['kind']} {e['id']}")  # "supersedes b-…", "inverts b-…"
     for e in data["lineage"]["successors"]:
         lines.append(f"{'superseded' if e['kind'] == 'supersedes' else 'inverted'} by {e['id']}")
     if data["timeline"]:
-        lines.append(f"timeline ({len(data['timeline'])} events):")
+        lines.append(f"timeline ({plural(len(data['timeline']), 'event')}):")
         for e in data["timeline"]:
             extra = f" {e['reason']}" if e.get("reason") else ""
             ctx = f"  {inert(e['context'], one_line=True)}" if e.get("context") else ""

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
+from .. import scoring
 from ..model import Actor, Bullet, utcnow
 from ..policy import DEFAULT_POLICY, Policy
 from ..text import content_hash
@@ -144,7 +145,7 @@ class StoreBase:
         return content_hash(repr(sorted(self.policy.__dict__.items())))
 
     def maturity_policy_changed(self) -> bool:
-        return self._meta("maturity_policy") != self.policy_fingerprint()
+        return self._meta("maturity_policy") != self.policy_fingerprint() + scoring.PASS_RULES
 
     def record_maturity_policy(self) -> None:
-        self._set_meta("maturity_policy", self.policy_fingerprint())
+        self._set_meta("maturity_policy", self.policy_fingerprint() + scoring.PASS_RULES)

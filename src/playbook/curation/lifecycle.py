@@ -1,0 +1,153 @@
+"""What happens to bullets after a batch's deltas: inversion (step 5 of SPEC §5) and the
+maturity pass (step 6, SPEC §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import scoring
+from ..model import Maturity, Provenance
+from ..store import PlaybookStore
+from ..text import strip_avoid
+from .results import CurateResult
+
+
+def invert_harmed(
+    store: PlaybookStore,
+    harmed: Iterable[str],
+    *,
+    batch_id: str | None,
+    actor: str,
+    provenance: Provenance | None = None,
+    result: CurateResult | None = None,
+    touched: dict[str, None] | None = None,
+) -> list[tuple[str, str]]:
+    """Step 5: turn each harmed, non-pinned, non-retired rule whose decayed harm is at
+    least 3 and more than twice its help into an `AVOID:` anti-pattern."""
+    ids = list(dict.fromkeys(harmed))
+    if not ids:
+        return []
+    policy = store.policy
+    bullets = store.get_bullets(ids)
+    evidence = store.evidence_many(ids)
+    done: list[tuple[str, str]] = []
+    for bid in ids:
+        b = bullets[bid]
+        ev = evidence[bid]
+        if b.type != "rule" or b.pinned or b.state == "retired":
+            continue
+        if not scoring.should_invert(ev.helpful, ev.harmful, policy):
+            continue
+        new = store.insert_bullet(
+            f"AVOID: {strip_avoid(b.content)}",
+            category=b.category,
+            tags=b.tags,
+            scope=str(b.scope),
+            scope_key=b.scope_key,
+            type="anti-pattern",
+            kind="pitfall",
+            source="inverted",
+            half_life_days=b.half_life_days,
+            provenance=provenance,
+            batch_id=batch_id,
+        )
+        store.add_edge("inverts", new.id, b.id, batch_id=batch_id)
+        store.retire(b.id)
+        done.append((b.id, new.id))
+        if result is not None:
+            result.inversions.append((b.id, new.id))
+            result.added.append(new.id)
+        if touched is not None:
+            touched[new.id] = None
+        store.log_decision(
+            batch_id,
+            actor,
+            "invert",
+            b.id,
+            "applied",
+            f"decayed harm {ev.harmful:.2f} vs help {ev.helpful:.2f}",
+            {"anti_pattern": new.id},
+        )
+    return done
+
+
+def run_maturity_pass(
+    store: PlaybookStore,
+    *,
+    touched: Iterable[str] = (),
+    batch_id: str | None = None,
+    actor: str = "agent",
+    result: CurateResult | None = None,
+) -> list[tuple[str, str, str]]:
+    """The maturity pass of SPEC §4, after a batch: (id, from, to) of every move.
+
+    It visits the bullets the batch touched and those still demoting (a negative score
+    above candidate, recorded as due), nothing else: decay alone moves no rung, so an
+    unrelated mark leaves every other bullet where it is. After a policy change every live
+    bullet is visited once, since new constants can change any verdict.
+    """
+    ids = dict.fromkeys(touched)
+    full = store.maturity_policy_changed()
+    now = scoring.days(store.now())
+    ids.update(dict.fromkeys(store.active_ids() if full else store.due_for_maturity(now)))
+    with store.transaction():
+        changes = rerate(store, ids, batch_id=batch_id, actor=actor)
+        if full:
+            store.record_maturity_policy()
+    if result is not None:
+        result.maturity_changes.extend(changes)
+    return changes
+
+
+def rerate(
+    store: PlaybookStore,
+    ids: Iterable[str],
+    *,
+    batch_id: str | None = None,
+    actor: str = "agent",
+    reason: str | None = None,
+) -> list[tuple[str, str, str]]:
+    """One maturity pass over exactly `ids` (retired ones are skipped): (id, from, to) of
+    every move, each written to the decision log (action "maturity", with the evidence and
+    `reason` when given). For callers that choose the set themselves, such as an import
+    that re-rates what it brought in (`--rerate`)."""
+    ids = list(dict.fromkeys(ids))
+    changes: list[tuple[str, str, str]] = []
+    if not ids:
+        return changes
+    policy = store.policy
+    now_t = store.now()
+    now = scoring.days(now_t)
+    with store.transaction():
+        bullets = store.get_bullets(ids)
+        evidence = store.evidence_many(list(bullets), at=now_t)
+        for bid in ids:  # in the caller's order
+            b = bullets.get(bid)
+            if b is None:
+                continue
+            if b.state == "retired":
+                store.set_maturity_due(bid, None)
+                continue
+            ev = evidence[bid]
+            current = Maturity(b.maturity)
+            new = scoring.next_maturity(current, ev.helpful, ev.harmful, b.pinned, policy)
+            if new is not current:
+                store.set_maturity(bid, str(new), batch_id=batch_id)
+                why = f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}"
+                store.log_decision(
+                    batch_id,
+                    actor,
+                    "maturity",
+                    bid,
+                    "applied",
+                    f"{reason}: {why}" if reason else why,
+                    {"from": str(current), "to": str(new)},
+                )
+                changes.append((bid, str(current), str(new)))
+            demoting = scoring.still_demoting(ev.helpful, ev.harmful, new, b.pinned, policy)
+            due = now if demoting else None
+            if ev.pending_until is not None and new is not Maturity.DEPRECATED and not b.pinned:
+                # an event still in the future ages differently from the rest: look again then
+                due = ev.pending_until if due is None else min(due, ev.pending_until)
+            store.set_maturity_due(bid, due)
+    return changes

@@ -1,0 +1,100 @@
+"""What a curate batch reports: one outcome per input delta, and what changed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..text import plural
+
+STATUSES = (
+    "added",
+    "folded",
+    "conflict",
+    "applied",
+    "refused-blocked",
+    "refused-zombie",
+    "refused-pinned",
+    "dropped-duplicate",
+    "rejected-invalid",
+)
+# The statuses that changed the playbook; every other one applied nothing.
+APPLIED = ("added", "folded", "conflict", "applied")
+
+
+@dataclass
+class DeltaOutcome:
+    index: int
+    status: str
+    bullet_id: str | None = None
+    reason: str | None = None
+    type: str | None = None
+
+
+@dataclass
+class CurateResult:
+    batch_id: str
+    outcomes: list[DeltaOutcome] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    inversions: list[tuple[str, str]] = field(default_factory=list)
+    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> list[DeltaOutcome]:
+        return [o for o in self.outcomes if o.status == "rejected-invalid"]
+
+    @property
+    def not_applied(self) -> list[DeltaOutcome]:
+        """Outcomes that changed nothing: rejected, refused or dropped."""
+        return [o for o in self.outcomes if o.status not in APPLIED]
+
+    @property
+    def applied_count(self) -> int:
+        return len(self.outcomes) - len(self.not_applied)
+
+    @property
+    def nothing_applied(self) -> bool:
+        """True for a batch that changed nothing (an empty batch included): a failure for
+        the caller, who asked for changes and got none."""
+        return self.applied_count == 0
+
+    @property
+    def partial(self) -> bool:
+        """Some deltas applied and some did not."""
+        return 0 < self.applied_count < len(self.outcomes)
+
+    def summary(self) -> str:
+        """One plain sentence: how much of the batch applied."""
+        total = len(self.outcomes)
+        if not total:
+            return "the batch is empty: nothing to curate"
+        if self.nothing_applied:
+            return f"nothing applied: {plural(total, 'delta')}, none applied"
+        if self.partial:
+            return f"partly applied: {self.applied_count} of {plural(total, 'delta')} applied"
+        return f"applied: {plural(total, 'delta')}"
+
+    def reasons(self, limit: int = 5) -> str:
+        """The first `limit` deltas that applied nothing, as `[i] status: reason; ...`."""
+        parts = []
+        for o in self.not_applied[:limit]:
+            parts.append(f"[{o.index}] {o.status}" + (f": {o.reason}" if o.reason else ""))
+        more = len(self.not_applied) - limit
+        if more > 0:
+            parts.append(f"and {more} more")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "outcomes": [asdict(o) for o in self.outcomes],
+            "rejected": [asdict(o) for o in self.rejected],
+            "added": list(self.added),
+            "conflicts": [list(p) for p in self.conflicts],
+            "inversions": [list(p) for p in self.inversions],
+            "maturity_changes": [list(c) for c in self.maturity_changes],
+            "applied_count": self.applied_count,
+            "not_applied_count": len(self.not_applied),
+            "partial": self.partial,
+        }

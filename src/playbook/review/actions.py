@@ -1,0 +1,146 @@
+"""The human actions on one bullet: restore, pin, unpin, deprecate, and a mark.
+
+Each checks what it acts on inside the transaction that writes, so a second reviewer (the
+workbench and a terminal at once) gets a clear refusal, never a double write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import scoring
+from ..curation import CurateResult, curate
+from ..model import Actor, Maturity
+from ..policy import Policy
+from ..store import PlaybookStore, StoreError, new_batch_id
+from .detail import NotFound, require
+
+HUMAN = "human"
+
+
+class NotApplied(StoreError):
+    """A change curation did not apply (refused, rejected): `status` and `reason` say why."""
+
+    code = "nothing_applied"
+
+    def __init__(self, status: str, reason: str | None) -> None:
+        super().__init__(f"{status}: {reason}" if reason else status)
+        self.status = status
+        self.reason = reason
+
+
+def curate_one(store: PlaybookStore, delta: dict[str, Any], actor: str, **kw: Any) -> CurateResult:
+    """Curate one delta; NotFound / NotApplied when it changed nothing."""
+    result = curate(store, [delta], actor=actor, **kw)
+    o = result.outcomes[0]
+    if result.nothing_applied:
+        if o.status == "rejected-invalid" and (o.reason or "").startswith("no bullet"):
+            raise NotFound(o.reason or "no such bullet")
+        raise NotApplied(o.status, o.reason)
+    return result
+
+
+def mark(
+    store: PlaybookStore,
+    bullet_id: str,
+    kind: str,
+    *,
+    reason: str | None = None,
+    context: str | None = None,
+    provenance: dict[str, Any] | None = None,
+    actor: str = HUMAN,
+) -> CurateResult:
+    """One helpful or harmful mark, curated (harmful without a reason is "other")."""
+    if kind not in ("helpful", "harmful"):
+        raise StoreError(f"expected helpful or harmful, not {kind[:40]!r}")
+    if reason is not None and kind != "harmful":
+        raise StoreError("a reason goes with a harmful mark only")
+    delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
+    if context:
+        delta["context"] = context
+    if kind == "harmful":
+        delta["reason"] = reason or "other"
+    return curate_one(store, delta, actor, provenance=provenance)
+
+
+def deprecate(
+    store: PlaybookStore, bullet_id: str, reason: str, *, actor: str = HUMAN
+) -> CurateResult:
+    """Deprecate a bullet (a human may deprecate a pinned one)."""
+    return curate_one(store, {"type": "deprecate", "bullet_id": bullet_id, "reason": reason}, actor)
+
+
+def pin(store: PlaybookStore, bullet_id: str, reason: str, *, actor: str = HUMAN) -> bool:
+    """Pin a live bullet: its maturity never moves and agents cannot retire it. Returns
+    whether it was pinned already (the reason is replaced)."""
+    if not reason.strip():
+        raise StoreError("a pin needs a reason")
+    with store.transaction():
+        bullet = require(store, bullet_id)
+        if bullet.state == "retired":
+            raise StoreError(f"{bullet_id} is retired; pin its successor instead")
+        store.pin(bullet_id, reason, actor=actor)
+    return bullet.pinned
+
+
+def unpin(store: PlaybookStore, bullet_id: str, *, actor: str = HUMAN) -> bool:
+    """Unpin a bullet: its maturity follows its evidence again. Returns whether it was
+    pinned (unpinning an unpinned bullet changes nothing)."""
+    with store.transaction():
+        bullet = require(store, bullet_id)
+        if bullet.pinned:
+            store.unpin(bullet_id, actor=actor)
+    return bullet.pinned
+
+
+def restore_target(helpful: float, harmful: float, policy: Policy) -> str:
+    """The rung a restored bullet returns to: what its evidence earns now, at least
+    candidate. (If its score is still negative, the next maturity pass moves it again: a
+    restore is a second chance, not an override; pin it to make it stick.)"""
+    earned = scoring.earned_rung(helpful, harmful, policy)
+    return str(Maturity.CANDIDATE if earned is Maturity.DEPRECATED else earned)
+
+
+@dataclass(frozen=True)
+class Restored:
+    bullet_id: str
+    maturity: str  # the rung it returned to
+    batch_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bullet_id": self.bullet_id,
+            "from": "deprecated",
+            "to": self.maturity,
+            "batch_id": self.batch_id,
+        }
+
+
+def restore(
+    store: PlaybookStore, bullet_id: str, reason: str | None = None, *, actor: str = HUMAN
+) -> Restored:
+    """Undo a deprecation: maturity back to the earned rung (at least candidate), logged as
+    a human decision. Only a human restores; a retired bullet cannot be restored."""
+    if actor != Actor.HUMAN:
+        raise StoreError(f"only a human can restore a bullet (actor was {actor!r})")
+    batch = new_batch_id()
+    with store.transaction():
+        bullet = require(store, bullet_id)
+        if bullet.state == "retired":
+            raise StoreError(f"{bullet_id} is retired (superseded); it cannot be restored")
+        if bullet.maturity != "deprecated":
+            raise StoreError(f"{bullet_id} is {bullet.maturity}, not deprecated")
+        score = store.score(bullet_id)
+        target = restore_target(score.helpful, score.harmful, store.policy)
+        store.set_maturity(bullet_id, target, batch_id=batch)
+        store.log_decision(
+            batch,
+            actor,
+            "restore",
+            bullet_id,
+            "applied",
+            reason or None,
+            {"from": "deprecated", "to": target},
+        )
+    return Restored(bullet_id, target, batch)

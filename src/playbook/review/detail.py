@@ -1,0 +1,236 @@
+"""What a reviewer reads: one bullet in full, its score over time, the stale list, and the
+filter's ranking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .. import scoring
+from ..errors import NotFound
+from ..limits import preview
+from ..model import Bullet, FeedbackEvent, Score
+from ..store import Conflict, Decision, PlaybookStore, iso
+from ..store.views import maturity_history
+
+SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
+DECISIONS = 50  # latest decisions shown with a bullet
+
+
+def require(store: PlaybookStore, bullet_id: str) -> Bullet:
+    bullet = store.get_bullet(bullet_id)
+    if bullet is None:
+        raise NotFound(f"no bullet with id {preview(bullet_id)}")
+    return bullet
+
+
+@dataclass(frozen=True)
+class BulletDetail:
+    """A bullet and everything behind it: the one shape every surface shows."""
+
+    bullet: Bullet
+    score: Score
+    timeline: list[FeedbackEvent]  # oldest first
+    predecessors: list[tuple[str, Bullet]]  # (edge kind, bullet) it came from
+    successors: list[tuple[str, Bullet]]  # (edge kind, bullet) that came from it
+    decisions: list[Decision]  # the latest, oldest first
+    maturity_log: list[tuple[datetime, str]]  # every rung it held, since when
+    conflicts: list[Conflict] = field(default_factory=list)  # open and resolved
+
+    def to_dict(self) -> dict[str, Any]:
+        def related(pairs: list[tuple[str, Bullet]]) -> list[dict[str, Any]]:
+            return [
+                {
+                    "kind": k,
+                    "id": b.id,
+                    "content": b.content,
+                    "state": b.state,
+                    "maturity": b.maturity,
+                }
+                for k, b in pairs
+            ]
+
+        return {
+            "bullet": self.bullet.model_dump(mode="json"),
+            "score": self.score.model_dump(mode="json"),
+            "lineage": {
+                "predecessors": related(self.predecessors),
+                "successors": related(self.successors),
+            },
+            "timeline": [e.model_dump(mode="json") for e in self.timeline],
+            "maturity_log": [{"at": iso(at), "maturity": m} for at, m in self.maturity_log],
+            "decisions": [
+                {
+                    "id": d.id,
+                    "at": iso(d.at),
+                    "batch_id": d.batch_id,
+                    "actor": d.actor,
+                    "action": d.action,
+                    "status": d.status,
+                    "reason": d.reason,
+                    "detail": d.detail,
+                }
+                for d in self.decisions
+            ],
+            "conflicts": [
+                {
+                    "id": c.id,
+                    "a": c.a,
+                    "b": c.b,
+                    "reason": c.reason,
+                    "status": c.status,
+                    "resolution": c.resolution,
+                }
+                for c in self.conflicts
+            ],
+        }
+
+
+def bullet_detail(
+    store: PlaybookStore, bullet_id: str, *, decisions: int = DECISIONS
+) -> BulletDetail:
+    """Content, score, lineage, feedback timeline, maturity history, decisions and
+    conflicts of one bullet. NotFound for an unknown id."""
+    bullet = require(store, bullet_id)
+    lineage = store.lineage(bullet_id)
+    related = store.get_bullets(
+        [b for _, b in lineage.predecessors] + [b for _, b in lineage.successors]
+    )
+    return BulletDetail(
+        bullet=bullet,
+        score=store.score(bullet_id),
+        timeline=store.timeline(bullet_id),
+        predecessors=[(k, related[b]) for k, b in lineage.predecessors if b in related],
+        successors=[(k, related[b]) for k, b in lineage.successors if b in related],
+        decisions=store.decisions(bullet_id=bullet_id, limit=decisions),
+        maturity_log=maturity_history(store, bullet_id),
+        conflicts=[c for c in store.conflicts(include_resolved=True) if bullet_id in (c.a, c.b)],
+    )
+
+
+def score_series(
+    store: PlaybookStore,
+    bullet: Bullet,
+    history: list[tuple[datetime, str]] | None = None,
+    points: int = SERIES_POINTS,
+) -> list[tuple[datetime, float]]:
+    """The bullet's effective score at `points` moments from its creation (or its first
+    inherited event) to now (or its retirement).
+
+    At each moment: the events observed by then (its own and its supersedes-ancestors'),
+    decayed to then, times the multiplier of the maturity it had then (`history`, default
+    the store's maturity log). Pure arithmetic from `playbook.scoring`; nothing is stored.
+    """
+    if history is None:
+        history = maturity_history(store, bullet.id)
+    now = store.now()
+    start = bullet.created_at
+    ids = [bullet.id, *store.ancestors(bullet.id)]
+    events = sorted((e for evs in store.raw_events(ids).values() for e in evs), key=lambda e: e.at)
+    if events:
+        first = datetime.fromtimestamp(events[0].at * scoring.DAY, tz=start.tzinfo)
+        start = min(start, first)
+    end = bullet.valid_to or now
+    if end <= start:
+        end = start + timedelta(hours=1)
+    half_life = store.half_life(bullet)
+    span = (end - start).total_seconds()
+    out: list[tuple[datetime, float]] = []
+    steps = max(2, points)
+    for k in range(steps):
+        t = start + timedelta(seconds=span * k / (steps - 1))
+        day = scoring.days(t)
+        seen = [e for e in events if e.at <= day]
+        h, x = scoring.decayed_totals(seen, day, half_life)
+        maturity = _maturity_at(history, t) or str(bullet.maturity)
+        out.append((t, scoring.effective_score(h, x, maturity, store.policy)))
+    return out
+
+
+def _maturity_at(history: list[tuple[datetime, str]], t: datetime) -> str | None:
+    current = None
+    for at, m in history:
+        if at <= t:
+            current = m
+        else:
+            break
+    return current
+
+
+# ------------------------------------------------------------------------------ stale
+
+
+@dataclass(frozen=True)
+class StaleItem:
+    bullet: Bullet
+    days_silent: float
+    last_activity: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bullet": self.bullet.model_dump(mode="json"),
+            "days_silent": round(self.days_silent, 3),
+            "last_activity": iso(self.last_activity),
+        }
+
+
+@dataclass(frozen=True)
+class StaleList:
+    stale_after_days: float
+    total: int
+    items: list[StaleItem]  # the longest silent first, at most `limit`
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stale_after_days": self.stale_after_days,
+            "total": self.total,
+            "items": [i.to_dict() for i in self.items],
+        }
+
+
+def stale(store: PlaybookStore, limit: int = 50) -> StaleList:
+    """Live bullets with no feedback (or creation) for `Policy.stale_after_days`: to be
+    re-validated. Staleness changes no score."""
+    now = store.now()
+    ids = store.active_ids()
+    evidence = store.evidence_many(ids, at=now) if ids else {}
+    days_now = scoring.days(now)
+    found = [
+        (days_now - ev.last_activity, bid)
+        for bid, ev in evidence.items()
+        if scoring.is_stale(ev.last_activity, days_now, store.policy)
+    ]
+    found.sort(key=lambda t: (-t[0], t[1]))
+    chosen = found[: max(0, limit)]
+    bullets = store.get_bullets(bid for _, bid in chosen)
+    items = [
+        StaleItem(
+            bullets[bid],
+            silent,
+            datetime.fromtimestamp((days_now - silent) * scoring.DAY, UTC),
+        )
+        for silent, bid in chosen
+    ]
+    return StaleList(store.policy.stale_after_days, len(found), items)
+
+
+# ------------------------------------------------------------------------------ filter
+
+
+def filter_relevance(store: PlaybookStore, words: str) -> dict[str, float] | None:
+    """Recall's keyword relevance per matching bullet id for a filter's words (None when
+    there are no words). Rank by `scoring.final_score(relevance, effective, policy)`, as
+    recall does."""
+    if not words.strip():
+        return None
+    from ..retrieval import keyword_relevance
+
+    return keyword_relevance(store, words)
+
+
+def filter_postings(store: PlaybookStore, words: str) -> list[tuple[Any, float]]:
+    """The same points as postings by bullet seq, for a ranking done in numpy."""
+    from ..retrieval import keyword_postings
+
+    return keyword_postings(store, words)
