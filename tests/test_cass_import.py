@@ -124,7 +124,9 @@ def test_deprecated_flag_sets_maturity_without_retiring(imported: CassImport) ->
     assert b.maturity == "deprecated"
     assert b.state == "active"
     assert b.valid_to is None  # still valid: recall must be able to warn about it
-    assert any("deprecationReason" in n for n in notes_for(imported, "b-dep:"))
+    # The reason is kept (it goes to the decision log), not dropped with a note.
+    assert b.deprecation_reason == "Superseded by ruff format"
+    assert not any("deprecationReason" in n for n in notes_for(imported, "b-dep:"))
 
 
 def test_maturity_deprecated_without_flag() -> None:
@@ -325,11 +327,15 @@ def test_wrong_input_type_raises_cass_import_error() -> None:
         parse_cass_playbook(42)  # type: ignore[arg-type]
 
 
-def test_oversized_input_is_refused() -> None:
+def test_oversized_input_is_refused_before_it_is_parsed() -> None:
     from playbook.interop import cass
 
-    with pytest.raises(CassImportError, match="larger than"):
-        parse_cass_playbook(b" " * (cass.MAX_INPUT_BYTES + 1))
+    assert cass.MAX_INPUT_BYTES >= 256 * 1024 * 1024  # a 100k-rule playbook is ~145 MB
+    broken = b"bullets: [\n" * 20  # not YAML either: the cap is what is reported
+    with pytest.raises(CassImportError, match=r"over the 100 bytes import cap.*--max-size"):
+        parse_cass_playbook(broken, max_bytes=100)
+    with pytest.raises(CassImportError, match="not valid YAML"):
+        parse_cass_playbook(broken, max_bytes=1000)
 
 
 def test_billion_laughs_is_refused_quickly() -> None:
