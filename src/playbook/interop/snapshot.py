@@ -40,13 +40,13 @@ from ..model import (
 from ..store import iso, parse_iso
 from ..store.interchange import ORDER, read_table
 from ..store.schema import MEMORY_LATEST
+from .notes import Note
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
 
 FORMAT = "playbook-export"
 VERSION = 1
-MAX_INPUT_BYTES = 512 * 1024 * 1024
 
 # Sections of the document, in order, and the table each comes from.
 SECTIONS: dict[str, str] = {
@@ -280,11 +280,12 @@ class Snapshot(_Row):
     decisions: list[DecisionRow] = Field(default_factory=list)
     watermarks: list[WatermarkRow] = Field(default_factory=list)
 
-    def rows(self, section: str) -> Iterator[dict[str, Any]]:
-        """One section as table rows (provenance flattened, derived columns filled)."""
+    def rows(self, section: str, notes: list[Note] | None = None) -> Iterator[dict[str, Any]]:
+        """One section as table rows (provenance flattened, derived columns filled). A tag
+        written twice on a bullet is kept once, with a note in `notes`."""
         from ..text import content_hash, normalize
 
-        for item in getattr(self, section):
+        for i, item in enumerate(getattr(self, section)):
             row = item.model_dump(by_alias=False)
             prov = row.pop("provenance", None)
             if prov is not None:
@@ -293,7 +294,16 @@ class Snapshot(_Row):
             if section == "bullets":
                 row["valid_from"] = row["valid_from"] or row["created_at"]
                 row["content_hash"] = content_hash(row["content"])
-                row["tags"] = list(dict.fromkeys(t.strip() for t in row["tags"] if t.strip()))
+                tags = [t.strip() for t in row["tags"] if t.strip()]
+                row["tags"] = list(dict.fromkeys(tags))
+                if len(row["tags"]) != len(tags) and notes is not None:
+                    notes.append(
+                        Note(
+                            f"bullets[{i}]",
+                            f"a tag written more than once on {row['id']} kept once",
+                            "tags written more than once on a bullet kept once",
+                        )
+                    )
             elif section == "blocked_patterns":
                 row["normalized"] = normalize(row["pattern"])
             yield row
@@ -359,8 +369,6 @@ def _reject_aliases(doc: Any) -> None:
 
 def decode(data: bytes, fmt: str) -> Any:
     """Bytes to a plain document (`fmt` "json" or "yaml"), as a SnapshotError if unreadable."""
-    if len(data) > MAX_INPUT_BYTES:
-        raise SnapshotError(f"file is larger than {MAX_INPUT_BYTES} bytes; refusing it")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
