@@ -25,7 +25,21 @@ def bullet_detail(store: PlaybookStore, bullet_id: str) -> dict[str, Any]:
             "successors": [{"kind": k, "id": i} for k, i in lineage.successors],
         },
         "timeline": [e.model_dump(mode="json") for e in store.timeline(bullet_id)],
+        "deprecation": _deprecation(store, bullet_id)
+        if bullet.maturity == "deprecated" or bullet.state == "retired"
+        else None,
     }
+
+
+def _deprecation(store: PlaybookStore, bullet_id: str) -> dict[str, Any] | None:
+    """Why the bullet was deprecated: its latest applied `deprecate` decision (a curate
+    batch's, or an import's that carried the source's reason)."""
+    for d in reversed(store.decisions(bullet_id=bullet_id)):
+        if d.action == "deprecate" and d.status == "applied":
+            keys = ("source", "deprecated_at", "replaced_by")
+            extra = {k: d.detail[k] for k in keys if k in d.detail}
+            return {"reason": d.reason, "at": d.at.isoformat(), "actor": d.actor, **extra}
+    return None
 
 
 def render_detail(data: dict[str, Any]) -> str:
@@ -44,6 +58,10 @@ def render_detail(data: dict[str, Any]) -> str:
     if prov.get("session_ref"):
         where = f" @ byte {prov['byte_offset']}" if prov.get("byte_offset") is not None else ""
         lines.append(f"from {inert(prov['session_ref'], one_line=True)}{where}")
+    dep = data.get("deprecation")
+    if dep and dep.get("reason"):
+        when = dep.get("deprecated_at") or dep["at"]
+        lines.append(f"deprecated {when[:10]}: {inert(dep['reason'], one_line=True)}")
     for e in data["lineage"]["predecessors"]:
         lines.append(f"{e['kind']} {e['id']}")
     for e in data["lineage"]["successors"]:
