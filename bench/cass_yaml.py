@@ -259,7 +259,12 @@ class _Gen:
         if blocked is not None:
             with blocked.open("w", encoding="utf-8") as fh:
                 for bid, content, reason, at in self.forgotten:
-                    entry = {"id": bid, "content": content, "reason": reason, "forgottenAt": _ts(at)}
+                    entry = {
+                        "id": bid,
+                        "content": content,
+                        "reason": reason,
+                        "forgottenAt": _ts(at),
+                    }
                     fh.write(json.dumps(entry) + "\n")
 
 
