@@ -199,3 +199,41 @@ def test_unreadable_cass_file_changes_nothing(store: PlaybookStore) -> None:
     with pytest.raises(InvalidImport, match="schema_version"):
         import_data(store, b"schema_version: 7\nbullets: []\n", "cass")
     assert dump(store) == before
+
+
+def test_an_imported_rule_keeps_its_maturity_until_its_own_evidence_moves_it(
+    store: PlaybookStore,
+) -> None:
+    # SPEC §4: recorded "proven", but its evidence is mostly harm (a negative score).
+    harm = [{"type": "harmful", "timestamp": "2026-02-01T10:00:00Z", "reason": "outdated"}]
+    doc = {
+        "schema_version": 2,
+        "bullets": [
+            {
+                "id": "b-harmed",
+                "category": "ci",
+                "content": "Cache node_modules between CI runs",
+                "maturity": "proven",
+                "state": "active",
+                "createdAt": "2026-01-01T00:00:00Z",
+                "feedbackEvents": [{"type": "helpful", "timestamp": "2026-01-15T10:00:00Z"}, *harm],
+            },
+            {
+                "id": "b-other",
+                "category": "ci",
+                "content": "Pin the CI image digest",
+                "state": "active",
+                "createdAt": "2026-01-01T00:00:00Z",
+            },
+        ],
+    }
+    report = import_data(store, yaml.safe_dump(doc).encode(), "cass")
+    assert store.score("b-harmed").effective < 0
+    assert report.maturity["earned_differs"] == 1
+    # A mark on another rule leaves it alone ...
+    unrelated = curate(store, [{"type": "helpful", "bullet_id": "b-other"}])
+    assert [c[0] for c in unrelated.maturity_changes] in ([], ["b-other"])
+    assert store.get_bullet("b-harmed").maturity == "proven"  # type: ignore[union-attr]
+    # ... its own new evidence moves it (by the pass's rule, whatever rung that gives).
+    own = curate(store, [{"type": "harmful", "bullet_id": "b-harmed", "reason": "outdated"}])
+    assert [c[:2] for c in own.maturity_changes] == [("b-harmed", "proven")]
