@@ -24,9 +24,15 @@ import argparse
 import json
 import random
 import re
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import get_args
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from playbook.model import HarmReasonName
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SPAN_DAYS = 540
@@ -47,14 +53,7 @@ KINDS = ("project_convention", "stack_pattern", "workflow_rule", "anti_pattern")
 LANGUAGES = ("python", "typescript", "go", "rust", "java")
 FRAMEWORKS = ("django", "react", "fastapi", "nextjs", "spring")
 TASKS = ("deploy", "release", "migrate", "review", "debug")
-REASONS = (
-    "caused_bug",
-    "wasted_time",
-    "contradicted_requirements",
-    "wrong_context",
-    "outdated",
-    "other",
-)
+REASONS = tuple(get_args(HarmReasonName))  # cass-memory's HarmfulReasonEnum: the same words
 AGENT_DIRS = {
     "claude": "/home/dev/.claude/projects/app",
     "codex": "/home/dev/.codex/sessions/2026",

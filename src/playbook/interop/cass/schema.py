@@ -89,16 +89,19 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import get_args
+
+from ...model import HarmReasonName, MaturityName, ScopeName, StateName
 
 SUPPORTED_SCHEMA_VERSION = 2
 CASS_DEFAULT_HALF_LIFE_DAYS = 90
 
-SCOPES = frozenset({"global", "workspace", "language", "framework", "task"})
-STATES = frozenset({"draft", "active", "retired"})
-MATURITIES = frozenset({"candidate", "established", "proven", "deprecated"})
-HARMFUL_REASONS = frozenset(
-    {"caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"}
-)
+# cass-memory's enums and Playbook's are the same words; what a value may be is what
+# Playbook can store, so the lists are Playbook's own.
+SCOPES = frozenset(get_args(ScopeName))
+STATES = frozenset(get_args(StateName))
+MATURITIES = frozenset(get_args(MaturityName))
+HARMFUL_REASONS = frozenset(get_args(HarmReasonName))
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 TOP_LEVEL_KEYS = frozenset(
