@@ -618,3 +618,12 @@ def test_a_blocked_log_is_told_from_a_playbook_by_its_first_line() -> None:
     assert not looks_like_blocked_log(FIXTURE.read_bytes())
     assert not looks_like_blocked_log(b'{\n  "format": "playbook-export",\n')
     assert not looks_like_blocked_log(b'{"format": "playbook-export", "bullets": []}')
+
+
+def test_reading_a_large_playbook_reports_progress() -> None:
+    text = doc(*(minimal(id=f"b-{n}", content=f"Rule {n}") for n in range(2500)))
+    calls: list[tuple[int, int]] = []
+    result = parse_cass_playbook(text, progress=lambda done, total: calls.append((done, total)))
+    assert len(result.bullets) == 2500
+    assert len(calls) == 3 and calls[-1] == (len(text), len(text))
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[0][0] < len(text)
