@@ -1,6 +1,6 @@
 """A cass-memory `playbook.yaml` (and its `blocked.log`) generated to cass-memory's real schema.
 
-    python bench/cass_yaml.py 10000 -o playbook.yaml [--blocked-log blocked.log] [--seed 1]
+    python bench/import.py --write 10000 playbook.yaml [--blocked-log blocked.log]
 
 The schema is cass-memory's `PlaybookSchema` / `PlaybookBulletSchema` / `FeedbackEventSchema`
 (`src/types.ts` of Dicklesworthstone/cass_memory_system), with the keys in the order zod
@@ -20,7 +20,6 @@ their reasons, `replacedBy` chains of two to four rules, and about 1 % of rules 
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -310,18 +309,3 @@ def generate(n: int, out: Path, *, blocked: Path | None = None, seed: int = 1) -
     """Write a cass-memory playbook of `n` rules to `out` (and its blocked.log)."""
     _Gen(n, seed).write(out, blocked)
     return out
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rules", type=int)
-    parser.add_argument("-o", "--output", type=Path, required=True)
-    parser.add_argument("--blocked-log", type=Path)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    generate(args.rules, args.output, blocked=args.blocked_log, seed=args.seed)
-    print(f"wrote {args.output} ({args.output.stat().st_size / 1e6:.1f} MB)")
-
-
-if __name__ == "__main__":
-    main()
