@@ -15,7 +15,7 @@ from dataclasses import dataclass
 SHOWN_IN_FULL = 2
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a large import makes a hundred thousand of them
 class Note:
     where: str
     text: str
