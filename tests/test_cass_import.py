@@ -556,12 +556,15 @@ def test_repeated_notes_are_summarised_by_kind() -> None:
     notes.add("b-9", "a one-off")
     notes.add("b-8", "twice", "pair")
     notes.add("b-7", "twice", "pair")
+    for n in range(3):
+        notes.add(f"b-{n}", "promotedAt dropped")
     assert summarize(notes.items) == [
         "sourceAgents dropped (5 times; e.g. b-0: field 'sourceAgents' (agent0) dropped; "
         "b-1: field 'sourceAgents' (agent1) dropped)",
         "b-9: a one-off",
         "b-8: twice",
         "b-7: twice",
+        "promotedAt dropped (3 times; e.g. b-0, b-1)",
     ]
 
 

@@ -54,6 +54,9 @@ def summarize(notes: Iterable[Note], shown_in_full: int = SHOWN_IN_FULL) -> list
         if len(group) <= shown_in_full:
             out.extend(str(n) for n in group)
         else:
-            examples = "; ".join(str(n) for n in group[:2])
+            # An example whose text is the kind itself needs only its place.
+            places = all(n.text == kind for n in group[:2])
+            examples = ", ".join(n.where for n in group[:2]) if places else None
+            examples = examples or "; ".join(str(n) for n in group[:2])
             out.append(f"{kind} ({len(group):,} times; e.g. {examples})")
     return out
