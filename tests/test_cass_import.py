@@ -124,7 +124,9 @@ def test_deprecated_flag_sets_maturity_without_retiring(imported: CassImport) ->
     assert b.maturity == "deprecated"
     assert b.state == "active"
     assert b.valid_to is None  # still valid: recall must be able to warn about it
-    assert any("deprecationReason" in n for n in notes_for(imported, "b-dep:"))
+    # The reason is kept (it goes to the decision log), not dropped with a note.
+    assert b.deprecation_reason == "Superseded by ruff format"
+    assert not any("deprecationReason" in n for n in notes_for(imported, "b-dep:"))
 
 
 def test_maturity_deprecated_without_flag() -> None:
@@ -325,11 +327,15 @@ def test_wrong_input_type_raises_cass_import_error() -> None:
         parse_cass_playbook(42)  # type: ignore[arg-type]
 
 
-def test_oversized_input_is_refused() -> None:
+def test_oversized_input_is_refused_before_it_is_parsed() -> None:
     from playbook.interop import cass
 
-    with pytest.raises(CassImportError, match="larger than"):
-        parse_cass_playbook(b" " * (cass.MAX_INPUT_BYTES + 1))
+    assert cass.MAX_INPUT_BYTES >= 256 * 1024 * 1024  # a 100k-rule playbook is ~145 MB
+    broken = b"bullets: [\n" * 20  # not YAML either: the cap is what is reported
+    with pytest.raises(CassImportError, match=r"over the 100 bytes import cap.*--max-size"):
+        parse_cass_playbook(broken, max_bytes=100)
+    with pytest.raises(CassImportError, match="not valid YAML"):
+        parse_cass_playbook(broken, max_bytes=1000)
 
 
 def test_billion_laughs_is_refused_quickly() -> None:
@@ -463,3 +469,164 @@ def test_wrong_shapes_inside_a_playbook_never_crash(
     result = parse_cass_playbook(text)
     assert all(b.created_at.tzinfo is UTC for b in result.bullets)
     assert all(isinstance(line, str) and "\n" not in line for line in result.unmapped)
+
+
+# --------------------------------------------------------------------------- the reader
+
+_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["yes", "No", "~", "0o17", "0x1f", "1_000", "1:30", ".inf", "<<", "="]),
+    st.datetimes(timezones=st.sampled_from([UTC, None])),
+    st.dates(),
+)
+_tree = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.dictionaries(st.text(max_size=8), _tree, max_size=5), max_size=5),
+    st.dictionaries(st.sampled_from(["name", "metadata", "x"]), _tree, max_size=3),
+    st.booleans(),
+)
+def test_the_one_pass_reader_reads_what_safe_load_reads(
+    bullets: list[dict[str, object]], top: dict[str, object], flow: bool
+) -> None:
+    from playbook.interop.cass.yamlstream import stream_document
+
+    text = yaml.safe_dump({**top, "bullets": bullets}, default_flow_style=flow)
+    handed: list[object] = []
+    result = stream_document(text, "bullets", lambda i, v, _: handed.append(v))
+    expected = yaml.safe_load(text)
+    assert handed == expected.pop("bullets")
+    assert result.items == len(handed)
+    assert result.doc == {**expected, "bullets": []}  # the streamed list is not kept
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("bullets: !!set {a, b}", "tag"),
+        ("bullets: [!!python/name:os.system x]", "tag"),
+        ("bullets: []\n---\nbullets: []\n", "more than one YAML document"),
+        ("bullets: [*nowhere]", "undefined alias"),
+        ("bullets:" + " [" * 300 + " ]" * 300, "nested"),
+    ],
+)
+def test_the_reader_refuses_what_a_playbook_never_holds(text: str, message: str) -> None:
+    with pytest.raises(CassImportError, match=message):
+        parse_cass_playbook(text)
+
+
+def test_duplicate_tags_are_kept_once_with_a_note() -> None:
+    result = parse_cass_playbook(doc(minimal(tags=["ci", " ci", "npm", "ci"])))
+    assert result.bullets[0].tags == ["ci", "npm"]
+    (note,) = [n for n in result.unmapped if "more than once" in n]
+    assert note == "b-1: tag(s) 'ci' written more than once; kept once"
+
+
+def test_metadata_after_the_bullets_keeps_the_bullet_order() -> None:
+    no_time = minimal(id="b-2", content="Second")
+    del no_time["createdAt"], no_time["updatedAt"]
+    text = doc(minimal(), no_time, minimal(id="b-3", content="Third"))
+    text += "metadata:\n  createdAt: 2024-06-01T00:00:00Z\n"
+    result = parse_cass_playbook(text)
+    assert [b.source_id for b in result.bullets] == ["b-1", "b-2", "b-3"]
+    assert result.bullets[1].created_at == datetime(2024, 6, 1, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def test_repeated_notes_are_summarised_by_kind() -> None:
+    from playbook.interop.notes import Notes, summarize
+
+    notes = Notes()
+    for n in range(5):
+        notes.add(f"b-{n}", f"field 'sourceAgents' (agent{n}) dropped", "sourceAgents dropped")
+    notes.add("b-9", "a one-off")
+    notes.add("b-8", "twice", "pair")
+    notes.add("b-7", "twice", "pair")
+    for n in range(3):
+        notes.add(f"b-{n}", "promotedAt dropped")
+    assert summarize(notes.items) == [
+        "sourceAgents dropped (5 times; e.g. b-0: field 'sourceAgents' (agent0) dropped; "
+        "b-1: field 'sourceAgents' (agent1) dropped)",
+        "b-9: a one-off",
+        "b-8: twice",
+        "b-7: twice",
+        "promotedAt dropped (3 times; e.g. b-0, b-1)",
+    ]
+
+
+# --------------------------------------------------------------------------- blocked.log
+
+BLOCKED_LOG = Path(__file__).parent / "fixtures" / "cass_blocked.log"
+
+
+def test_blocked_log_entries_become_blocks() -> None:
+    from playbook.interop.cass import parse_blocked_log
+
+    result = parse_blocked_log(BLOCKED_LOG.read_bytes())
+    assert result.kind == "blocked-log" and not result.bullets and not result.events
+    first, second = result.blocks
+    assert first.pattern == "Run migrations by hand on the production database"
+    assert first.reason == "Caused an outage; migrations run in the deploy job now"
+    assert first.at == datetime(2025, 5, 20, 8, 15, tzinfo=UTC)
+    assert first.source_id == "b-m8x2k1-q7w3e9"
+    assert second.source_id == "b-retired"
+    (note,) = result.unmapped  # the line a crash cut short
+    assert note.startswith("line 3: skipped, not JSON")
+
+
+@pytest.mark.parametrize(
+    ("lines", "problem"),
+    [
+        (['{"id": "b-1", "content": "Use tabs"}'], "no reason given"),
+        (['{"id": "b-1", "content": "Use tabs", "reason": "x"}'] * 2, "repeats an earlier"),
+        (['{"content": "Use tabs", "reason": "x"}', '{"id": "b-2", "content": "y"}'], "no 'id'"),
+        (['{"id": "b-1", "content": "z", "forgottenAt": "soon"}'], "not a timestamp"),
+        (['{"id": "b-1", "content": "z", "mood": 1}'], "field 'mood'"),
+    ],
+)
+def test_blocked_log_problems_are_notes(lines: list[str], problem: str) -> None:
+    from playbook.interop.cass import parse_blocked_log
+
+    result = parse_blocked_log("\n".join(lines) + "\n")
+    assert result.blocks
+    assert any(problem in n for n in result.unmapped), result.unmapped
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "not json\n", '{"id": 1}\n', "[1, 2]\n"])
+def test_a_file_with_no_blocked_log_entry_is_refused(text: str) -> None:
+    from playbook.interop.cass import parse_blocked_log
+
+    with pytest.raises(CassImportError):
+        parse_blocked_log(text)
+
+
+def test_a_blocked_log_is_told_from_a_playbook_by_its_first_line() -> None:
+    from playbook.interop.cass import looks_like_blocked_log
+
+    assert looks_like_blocked_log(BLOCKED_LOG.read_bytes())
+    assert not looks_like_blocked_log(FIXTURE.read_bytes())
+    assert not looks_like_blocked_log(b'{\n  "format": "playbook-export",\n')
+    assert not looks_like_blocked_log(b'{"format": "playbook-export", "bullets": []}')
+
+
+def test_reading_a_large_playbook_reports_progress() -> None:
+    text = doc(*(minimal(id=f"b-{n}", content=f"Rule {n}") for n in range(2500)))
+    calls: list[tuple[int, int]] = []
+    result = parse_cass_playbook(text, progress=lambda done, total: calls.append((done, total)))
+    assert len(result.bullets) == 2500
+    assert len(calls) == 3 and calls[-1] == (len(text), len(text))
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and calls[0][0] < len(text)

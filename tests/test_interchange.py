@@ -210,3 +210,89 @@ def test_auto_format_tells_json_yaml_and_cass_apart(
         load(b"{nope", "auto")
     with pytest.raises(InvalidImport, match="not a Playbook export"):
         load(yaml.safe_dump({"hello": "world"}).encode(), "auto")
+
+
+# ----------------------------------------------------------------------------- formats
+
+CASS = Path(__file__).parent / "fixtures" / "cass_playbook.yaml"
+BLOCKED_LOG = Path(__file__).parent / "fixtures" / "cass_blocked.log"
+
+
+@pytest.mark.parametrize(
+    ("which", "fmt", "looks_like", "use"),
+    [
+        ("export-json", "cass", "a Playbook export in JSON", "json"),
+        ("export-json", "yaml", "a Playbook export in JSON", "json"),
+        ("export-yaml", "cass", "a Playbook export in YAML", "yaml"),
+        ("export-yaml", "json", "a Playbook export in YAML", "yaml"),
+        ("cass", "json", "a cass-memory playbook.yaml", "cass"),
+        ("cass", "yaml", "a cass-memory playbook.yaml", "cass"),
+        ("blocked", "yaml", "a cass-memory blocked.log", "cass"),
+    ],
+)
+def test_a_file_in_another_format_is_refused_naming_it(
+    source: tuple[PlaybookStore, Clock, dict[str, str]],
+    which: str,
+    fmt: str,
+    looks_like: str,
+    use: str,
+) -> None:
+    # Regression: `--format cass` read a Playbook JSON export (JSON is YAML) and imported
+    # its bullets with 1970 dates and 74 "unmapped" lines.
+    store, _, _ = source
+    doc = export_snapshot(store)
+    data = {
+        "export-json": to_json(doc).encode(),
+        "export-yaml": to_yaml(doc).encode(),
+        "cass": CASS.read_bytes(),
+        "blocked": BLOCKED_LOG.read_bytes(),
+    }[which]
+    with pytest.raises(InvalidImport) as info:
+        load(data, fmt)
+    assert looks_like in str(info.value) and f"--format {use}" in str(info.value)
+
+
+def test_auto_format_recognises_a_blocked_log() -> None:
+    kind, parsed = load(BLOCKED_LOG.read_bytes())
+    assert kind == "cass" and len(parsed.blocks) == 2  # type: ignore[union-attr]
+
+
+def test_the_size_cap_comes_before_parsing(tmp_path: Path, clock: Clock) -> None:
+    with pytest.raises(InvalidImport, match=r"over the 64 bytes import cap.*--max-size"):
+        load(b"{" * 100, max_bytes=64)  # not JSON either: the cap is what is reported
+    target = empty_store(tmp_path / "t.sqlite3", clock)
+    before = dump(target)
+    with pytest.raises(InvalidImport, match="import cap"):
+        import_data(target, CASS.read_bytes(), max_bytes=1000)
+    assert dump(target) == before
+
+
+def test_duplicate_tags_in_an_export_are_kept_once_and_reported(
+    source: tuple[PlaybookStore, Clock, dict[str, str]], tmp_path: Path
+) -> None:
+    store, clock, ids = source
+    doc = _doc(store)
+    (npm,) = [b for b in doc["bullets"] if b["id"] == ids["npm"]]
+    npm["tags"] = [*npm["tags"], npm["tags"][0], " " + npm["tags"][0]]
+    target = empty_store(tmp_path / "copy.sqlite3", clock)
+    report = import_data(target, json.dumps(doc).encode(), "json")
+    assert target.get_bullet(ids["npm"]).tags == store.get_bullet(ids["npm"]).tags  # type: ignore[union-attr]
+    (note,) = report.unmapped
+    assert ids["npm"] in note and "kept once" in note
+
+
+def test_a_restore_keeps_every_maturity_and_rates_nothing(
+    source: tuple[PlaybookStore, Clock, dict[str, str]], tmp_path: Path
+) -> None:
+    store, clock, _ = source
+    clock.advance(days=400)  # long after the export: decay has moved every score
+    data = to_json(export_snapshot(store)).encode()
+    target = empty_store(tmp_path / "copy.sqlite3", clock)
+    report = import_data(target, data)
+    assert report.maturity_changes == []
+    for b in store.bullets(state="all"):
+        assert target.get_bullet(b.id).maturity == b.maturity  # type: ignore[union-attr]
+    # ... and an unrelated mark afterwards visits only its own bullet.
+    (live,) = [b for b in target.bullets() if not b.pinned][:1]
+    result = curate(target, [{"type": "helpful", "bullet_id": live.id}])
+    assert {bid for bid, _, _ in result.maturity_changes} <= {live.id}

@@ -124,11 +124,22 @@ class _ProgressBar:
             sys.stderr.flush()
 
 
-def _read_input(source: str) -> bytes:
+def _read_input(source: str, max_bytes: int) -> bytes:
+    """The file's bytes; a file over the cap is refused before it is read (stdin: as soon as
+    more than the cap has arrived)."""
+    from ..interop.formats import too_large
+
     try:
         if source == "-":
-            return sys.stdin.buffer.read()
-        return Path(source).expanduser().read_bytes()
+            data = sys.stdin.buffer.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise CliError("invalid_import", f"stdin: {too_large(len(data), max_bytes)}")
+            return data
+        path = Path(source).expanduser()
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise CliError("invalid_import", f"{source}: {too_large(size, max_bytes)}")
+        return path.read_bytes()
     except FileNotFoundError:
         raise CliError("file_not_found", f"no such file: {source}") from None
     except IsADirectoryError:
@@ -142,6 +153,20 @@ def _remove_database(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
+_LABELS = {
+    "bullets": "bullets",
+    "feedback": "feedback events",
+    "edges": "edges",
+    "maturity_log": "maturity-log entries",
+    "blocked_patterns": "blocked patterns",
+    "receipts": "receipts",
+    "proposals": "proposals",
+    "conflicts": "conflicts",
+    "decisions": "decisions",
+    "watermarks": "watermarks",
+}
+
+
 @app.command("import")
 def import_cmd(
     source: str = typer.Argument(..., metavar="FILE|-", help="The file to import ('-': stdin)."),
@@ -149,17 +174,27 @@ def import_cmd(
         "auto",
         "--format",
         "-f",
-        help="json or yaml (a Playbook export), cass (a cass-memory playbook.yaml), "
-        "or auto (decide from the content).",
+        help="json or yaml (a Playbook export), cass (a cass-memory playbook.yaml or "
+        "blocked.log), or auto (decide from the content).",
+    ),
+    rerate: bool = typer.Option(
+        False,
+        "--rerate",
+        help="Run the maturity pass over the imported rules (default: keep the maturity the "
+        "file recorded).",
+    ),
+    max_size: str = typer.Option(
+        "512M", "--max-size", metavar="SIZE", help="Refuse files larger than this (e.g. 1G)."
     ),
     json_out: bool = json_option(),
 ) -> None:
-    """Import a playbook into an empty database, in one transaction (a bad file changes
-    nothing). Our own exports come back exactly; cass-memory fields that have no home here
-    are listed on stderr."""
+    """Import a Playbook export into an empty database, or a cass-memory playbook.yaml or
+    blocked.log into any playbook, in one transaction (a bad file changes nothing). Our own
+    exports come back exactly; cass-memory rules already here merge into theirs; what has
+    no home here is listed on stderr."""
     set_json(json_out)
-    from ..interop.importing import InvalidImport, import_cass, import_snapshot, load
-    from ..interop.snapshot import Snapshot
+    from ..interop import formats
+    from ..interop.importing import InvalidImport, load, require_empty
 
     if fmt not in IMPORT_FORMATS:
         raise CliError(
@@ -167,27 +202,50 @@ def import_cmd(
             f"unknown import format {fmt!r}",
             f"use one of {', '.join(IMPORT_FORMATS)}",
         )
+    try:
+        cap = formats.parse_size(max_size)
+    except ValueError as exc:
+        raise CliError("invalid_input", f"--max-size: {exc}") from None
     path = db_path()
     existed = path.exists()
-    if existed:  # refuse a non-empty database before reading a large file
-        from ..interop.importing import require_empty
-
-        with open_store(create=False) as store:
+    data = _read_input(source, cap)
+    expected = formats.FORMAT_FOR.get(formats.sniff(data))
+    if existed and expected in ("json", "yaml") and fmt in ("auto", expected):
+        with open_store(create=False) as store:  # refuse before parsing a large export
             require_empty(store)
-    data = _read_input(source)
+    reading = _ProgressBar("reading", enabled=sys.stderr.isatty())
     try:
-        kind, parsed = load(data, fmt)
+        kind, parsed = load(data, fmt, max_bytes=cap, progress=reading)
     except InvalidImport as exc:
+        reading.close()
         raise CliError("invalid_import", f"{source}: {exc}") from None
+    reading.close()
+    del data
+    report = _write(path, existed, source, kind, parsed, rerate)
+    for line in report.warnings:
+        note(f"playbook: not imported: {line}")
+    data_out = report.to_dict()
+    data_out["path"] = str(path)
+    emit(data_out, _summary(report, path))
+
+
+def _write(path: Path, existed: bool, source: str, kind: str, parsed: Any, rerate: bool) -> Any:
+    """Import what was read, with a progress bar; a new database file is removed again
+    if the import fails."""
+    from ..interop.importing import InvalidImport, import_snapshot
+    from ..interop.snapshot import Snapshot
+
     bar = _ProgressBar("importing", enabled=sys.stderr.isatty())
     try:
         with open_store(create=True) as store:
             if isinstance(parsed, Snapshot):
-                report = import_snapshot(store, parsed, progress=bar)
+                report = import_snapshot(store, parsed, progress=bar, rerate=rerate)
                 report.format = kind
             else:
+                from ..interop.cass_import import import_cass
+
                 name = "stdin" if source == "-" else Path(source).name
-                report = import_cass(store, parsed, progress=bar, source=name)
+                report = import_cass(store, parsed, progress=bar, source=name, rerate=rerate)
     except InvalidImport as exc:
         bar.close()
         if not existed:
@@ -199,29 +257,29 @@ def import_cmd(
             _remove_database(path)
         raise
     bar.close()
-    for line in report.unmapped:
-        note(f"playbook: not imported: {line}")
-    data_out = report.to_dict()
-    data_out["path"] = str(path)
-    labels = {
-        "bullets": "bullets",
-        "feedback": "feedback events",
-        "edges": "edges",
-        "maturity_log": "maturity-log entries",
-        "blocked_patterns": "blocked patterns",
-        "receipts": "receipts",
-        "proposals": "proposals",
-        "conflicts": "conflicts",
-        "decisions": "decisions",
-        "watermarks": "watermarks",
-    }
+    return report
+
+
+def _summary(report: Any, path: Path) -> str:
     c = report.counts
-    parts = [f"{n} {labels.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
-    human = [f"imported {', '.join(parts)} ({report.format}) into {path}"]
-    if report.unmapped:
-        human.append(f"{len(report.unmapped)} item(s) could not be mapped (listed on stderr)")
+    parts = [f"{n} {_LABELS.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
+    what = ", ".join(parts) if any(c.values()) else "nothing new"
+    human = [f"imported {what} ({report.format}) into {path}"]
+    if report.merged:
+        human.append(f"{len(report.merged)} rule(s) already here: their new events were added")
+    m = report.maturity
+    if m.get("rated"):
+        if m["kept"] == "as recorded":
+            human.append(
+                f"maturity kept as recorded; on {m['earned_differs']} of {m['rated']} rules it "
+                "differs from the rung their evidence earns (--rerate applies the maturity pass)"
+            )
+        else:
+            human.append(f"maturity pass run (--rerate): {len(report.maturity_changes)} moved")
+    if report.notes:
+        human.append(f"{len(report.notes)} item(s) could not be mapped (listed on stderr)")
     for old, new in report.ids.items():
         human.append(f"id {inert(old, one_line=True)} is now {new}")
     for bid, before, after in report.maturity_changes:
         human.append(f"{bid}: {before} -> {after}")
-    emit(data_out, "\n".join(human))
+    return "\n".join(human)

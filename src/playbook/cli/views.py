@@ -24,6 +24,10 @@ def render_detail(data: dict[str, Any]) -> str:
     if prov.get("session_ref"):
         where = f" @ byte {prov['byte_offset']}" if prov.get("byte_offset") is not None else ""
         lines.append(f"from {inert(prov['session_ref'], one_line=True)}{where}")
+    dep = data.get("deprecation")
+    if dep and dep.get("reason"):
+        when = dep.get("deprecated_at") or dep["at"]
+        lines.append(f"deprecated {when[:10]}: {inert(dep['reason'], one_line=True)}")
     for e in data["lineage"]["predecessors"]:
         lines.append(f"{e['kind']} {e['id']}")  # "supersedes b-…", "inverts b-…"
     for e in data["lineage"]["successors"]:

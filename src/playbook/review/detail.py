@@ -38,6 +38,18 @@ class BulletDetail:
     maturity_log: list[tuple[datetime, str]]  # every rung it held, since when
     conflicts: list[Conflict] = field(default_factory=list)  # open and resolved
 
+    def deprecation(self) -> dict[str, Any] | None:
+        """Why a deprecated or retired bullet was deprecated: its latest applied `deprecate`
+        decision (a curate batch's, or an import's that carried the source's reason)."""
+        if self.bullet.maturity != "deprecated" and self.bullet.state != "retired":
+            return None
+        for d in reversed(self.decisions):
+            if d.action == "deprecate" and d.status == "applied":
+                keys = ("source", "deprecated_at", "replaced_by")
+                extra = {k: d.detail[k] for k in keys if k in d.detail}
+                return {"reason": d.reason, "at": iso(d.at), "actor": d.actor, **extra}
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         def related(pairs: list[tuple[str, Bullet]]) -> list[dict[str, Any]]:
             return [
@@ -59,6 +71,7 @@ class BulletDetail:
                 "successors": related(self.successors),
             },
             "timeline": [e.model_dump(mode="json") for e in self.timeline],
+            "deprecation": self.deprecation(),
             "maturity_log": [{"at": iso(at), "maturity": m} for at, m in self.maturity_log],
             "decisions": [
                 {

@@ -5,13 +5,21 @@ patterns, receipts, proposals, conflicts, decisions and session watermarks. Deri
 (the token index, the evidence cache, embeddings, maturity due times) is rebuilt by the
 importer. Rows keep their ids and their stored timestamps, so a database exported and
 restored into an empty file exports to the same bytes.
+
+Imports write in batches (`executemany`, a few thousand rows a statement) inside the
+caller's one transaction; the merge helpers below answer, for a whole import at once, what
+the database already holds.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from ..text import tokens
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -98,39 +106,185 @@ def _encode(table: str, col: str, value: Any) -> Any:
     return value
 
 
+_CHUNK = 5000  # rows per executemany: one statement, few round trips, bounded memory
+_IN_JSON = "(SELECT value FROM json_each(?))"
+
+
 def insert_rows(
     store: PlaybookStore,
     table: str,
     rows: Iterable[dict[str, Any]],
     *,
-    on_row: Callable[[], None] | None = None,
+    on_rows: Callable[[int], None] | None = None,
 ) -> int:
-    """Insert rows verbatim (ids included) into one fact table; bullets are also indexed
-    for recall. The caller holds the transaction. Returns how many rows were written."""
+    """Insert rows verbatim (ids included) into one fact table, in batches; bullets are
+    also indexed for recall. The caller holds the transaction. `on_rows(n)` is told after
+    each batch. Returns how many rows were written."""
     cols = TABLES[table]
     sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+    encoded = [c for c in cols if (table, c) in JSON_COLUMNS or (table, c) in BOOL_COLUMNS]
     n = 0
-    for row in rows:
-        store.sql.execute(sql, [_encode(table, c, row.get(c)) for c in cols])
+    for batch in _batches(rows):
+        last_seq = _last_seq(store) if table == "bullets" else 0
+        values = [[row.get(c) for c in cols] for row in batch]
+        for c in encoded:  # only the JSON and boolean columns need encoding
+            i = cols.index(c)
+            for v in values:
+                v[i] = _encode(table, c, v[i])
+        store.sql.executemany(sql, values)
         if table == "bullets":
-            store._index_bullet(row["id"], row["content"], list(row.get("tags") or []))
-        n += 1
-        if on_row is not None:
-            on_row()
+            index_bullets(
+                store,
+                [(r["id"], r["content"], list(r.get("tags") or [])) for r in batch],
+                after_seq=last_seq,
+            )
+        n += len(batch)
+        if on_rows is not None:
+            on_rows(len(batch))
     return n
 
 
+def _last_seq(store: PlaybookStore) -> int:
+    return int(store.sql.execute("SELECT COALESCE(MAX(seq), 0) FROM bullets").fetchone()[0])
+
+
+def index_bullets(
+    store: PlaybookStore, items: Sequence[tuple[str, str, list[str]]], *, after_seq: int
+) -> None:
+    """The recall index for many new bullets at once, the ones inserted after `after_seq`:
+    the rows `PlaybookStore._index_bullet` writes for one (token postings and tags by
+    integer `seq`, document frequencies), sorted so the B-trees fill in order."""
+    seqs = dict(
+        store.sql.execute("SELECT id, seq FROM bullets WHERE seq > ?", (after_seq,)).fetchall()
+    )
+    postings: list[tuple[str, int]] = []
+    tag_rows: list[tuple[str, int]] = []
+    df: Counter[str] = Counter()
+    for bid, content, tags in items:
+        seq = seqs[bid]
+        toks = set(tokens(content))
+        df.update(toks)
+        postings.extend((t, seq) for t in toks)
+        tag_rows.extend((t.lower(), seq) for t in tags)
+    conn = store.sql
+    postings.sort()
+    tag_rows.sort()
+    conn.executemany(
+        "INSERT INTO bullet_tokens (token, seq) VALUES (?, ?) ON CONFLICT DO NOTHING", postings
+    )
+    conn.executemany(
+        "INSERT INTO vocab (token, df) VALUES (?, ?) "
+        "ON CONFLICT(token) DO UPDATE SET df = df + excluded.df",
+        sorted(df.items()),
+    )
+    conn.executemany(
+        "INSERT INTO bullet_tags (tag, seq) VALUES (?, ?) ON CONFLICT DO NOTHING", tag_rows
+    )
+
+
+@contextmanager
+def bulk_cache(store: PlaybookStore, kib: int = 256 * 1024) -> Iterator[None]:
+    """A larger page cache for one bulk import (SQLite's default is 2 MiB), so the indexes
+    a large import grows stay in memory instead of spilling pages to the WAL again and
+    again; the connection's own setting comes back afterwards."""
+    before = store.sql.execute("PRAGMA cache_size").fetchone()[0]
+    store.sql.execute(f"PRAGMA cache_size = {-int(kib)}")
+    try:
+        yield
+    finally:
+        store.sql.execute(f"PRAGMA cache_size = {int(before)}")
+
+
 def insert_events(
-    store: PlaybookStore, events: Sequence[dict[str, Any]], *, on_row: Callable[[], None] | None
-) -> list[int]:
+    store: PlaybookStore,
+    events: Iterable[Sequence[Any]],
+    *,
+    on_rows: Callable[[int], None] | None = None,
+) -> int:
     """Append feedback events with their own `at` and `recorded_at` (ids assigned by the
-    log), for importers from other formats. The caller holds the transaction."""
-    cols = [c for c in TABLES["feedback"] if c != "id"]
-    sql = f"INSERT INTO feedback ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-    ids: list[int] = []
-    for ev in events:
-        cur = store.sql.execute(sql, [ev.get(c) for c in cols])
-        ids.append(int(cur.lastrowid or 0))
-        if on_row is not None:
-            on_row()
-    return ids
+    log, in the order given), for importers from other formats. Each event is a row in
+    `EVENT_COLUMNS` order. The caller holds the transaction. Returns how many were written."""
+    marks = ", ".join("?" * len(EVENT_COLUMNS))
+    sql = f"INSERT INTO feedback ({', '.join(EVENT_COLUMNS)}) VALUES ({marks})"
+    n = 0
+    for batch in _batches(events):
+        store.sql.executemany(sql, batch)
+        n += len(batch)
+        if on_rows is not None:
+            on_rows(len(batch))
+    return n
+
+
+EVENT_COLUMNS = tuple(c for c in TABLES["feedback"] if c != "id")
+
+
+def _batches(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == _CHUNK:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+# ---------------------------------------------------------------------- merging an import
+
+
+def bullets_by_hash(
+    store: PlaybookStore, hashes: Iterable[str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Existing bullets with these content hashes: hash -> [(id, state)], oldest first."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for digest in _chunks(list(dict.fromkeys(hashes))):
+        for bid, content_hash, state in store.sql.execute(
+            f"SELECT id, content_hash, state FROM bullets WHERE content_hash IN {_IN_JSON} "
+            "ORDER BY seq",
+            (json.dumps(digest),),
+        ):
+            out.setdefault(content_hash, []).append((bid, state))
+    return out
+
+
+def existing_ids(store: PlaybookStore, ids: Iterable[str]) -> set[str]:
+    """Which of these bullet ids the database already uses."""
+    found: set[str] = set()
+    for chunk in _chunks(list(ids)):
+        found.update(
+            r[0]
+            for r in store.sql.execute(
+                f"SELECT id FROM bullets WHERE id IN {_IN_JSON}", (json.dumps(chunk),)
+            )
+        )
+    return found
+
+
+def event_identities(store: PlaybookStore, bullet_ids: Iterable[str]) -> Counter[tuple[Any, ...]]:
+    """How many times each (bullet, kind, at, reason, context, session) event is in the log,
+    for these bullets: what an import appends to an existing bullet only once."""
+    seen: Counter[tuple[Any, ...]] = Counter()
+    for chunk in _chunks(list(bullet_ids)):
+        seen.update(
+            tuple(r)
+            for r in store.sql.execute(
+                "SELECT bullet_id, kind, at, reason, context, session_ref FROM feedback "
+                f"WHERE bullet_id IN {_IN_JSON}",
+                (json.dumps(chunk),),
+            )
+        )
+    return seen
+
+
+def edge_identities(store: PlaybookStore) -> set[tuple[str, str, str]]:
+    return {tuple(r) for r in store.sql.execute("SELECT kind, src, dst FROM edges")}  # type: ignore[misc]
+
+
+def blocked_normalized(store: PlaybookStore) -> set[str]:
+    """The normalized text of every blocked pattern, lifted ones too."""
+    return {r[0] for r in store.sql.execute("SELECT normalized FROM blocked_patterns")}
+
+
+def _chunks(items: list[str], size: int = 50_000) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
