@@ -29,7 +29,7 @@ def flipping(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlaybookStore
     path = tmp_path_factory.mktemp("flip") / "state.sqlite3"
     store = _world(path, flipping_world, period=60, rules=20, marks_per_day=16)
     yield store
-    store.conn.close()
+    store.close()
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def noise(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlaybookStore]:
     path = tmp_path_factory.mktemp("noise") / "state.sqlite3"
     store = _world(path, noise_world, rules=20, marks_per_day=16)
     yield store
-    store.conn.close()
+    store.close()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ def _world(path: Path, build, **kw) -> Path:  # type: ignore[no-untyped-def]
     clock = Clock()
     store = PlaybookStore(connect(path), clock=clock)
     build(store, clock, **kw)
-    store.conn.close()
+    store.close()
     return path
 
 

@@ -17,6 +17,7 @@ from playbook import Policy, curate, recall
 from playbook.policy import DEFAULT_POLICY
 from playbook.policy_eval.replay import replay
 from playbook.store import PlaybookStore, parse_iso
+from playbook.store import testing as raw
 from playbook.store.log_replay import read_history, token_matches
 
 from .conftest import Clock
@@ -115,10 +116,10 @@ def test_replay_views_agree_with_store_score_and_recall(
         k=k,
         matches=lambda tok: token_matches(store, tok),
     )
-    stores = [PlaybookStore(store.conn, policy=p, clock=clock, migrate=False) for p in policies]
-    edges = store.conn.execute("SELECT COUNT(*) FROM edges WHERE kind='supersedes'").fetchone()[0]
-    moves = store.conn.execute("SELECT COUNT(DISTINCT bullet_id) FROM maturity_log").fetchone()
-    assert edges >= 5 and moves[0] >= 5  # the history exercises lineage and maturity
+    stores = [PlaybookStore(store.sql, policy=p, clock=clock, migrate=False) for p in policies]
+    edges = raw.value(store, "SELECT COUNT(*) FROM edges WHERE kind='supersedes'")
+    moves = raw.value(store, "SELECT COUNT(DISTINCT bullet_id) FROM maturity_log")
+    assert edges >= 5 and moves >= 5  # the history exercises lineage and maturity
     ranked = hits = 0
     for i, ev in enumerate(rep.events):
         as_of = parse_iso(ev.recorded_at) - timedelta(microseconds=1)

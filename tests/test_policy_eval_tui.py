@@ -21,7 +21,7 @@ def _world(path: Path) -> None:
     clock = Clock()
     store = PlaybookStore(connect(path), clock=clock)
     flipping_world(store, clock, period=60, rules=20, marks_per_day=16)
-    store.conn.close()
+    store.close()
 
 
 @async_test

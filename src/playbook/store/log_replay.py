@@ -61,7 +61,7 @@ class History:
 
 def read_history(store: PlaybookStore) -> History:
     """Everything the replay needs, read in one pass per table (a read: nothing written)."""
-    conn = store.conn
+    conn = store.sql
     bullets = list(
         map(
             LogBullet._make,
