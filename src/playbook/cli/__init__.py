@@ -66,6 +66,7 @@ from . import core  # noqa: E402,F401
 from . import learning  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
+from . import index  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
 # isort: on

@@ -1,0 +1,50 @@
+"""Bulk reads of the vector cache (`cache_blob`) for semantic recall and `playbook index`.
+
+`PlaybookStore.cache_get` fetches vectors by content hash, which suits a few; these read
+them by embedder, in one pass, which is what a first semantic recall over a whole playbook
+needs (100k keys looked up one by one cost more than the scan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .store import PlaybookStore
+
+_MMAP_BYTES = 1 << 30  # SQLite caps it at its compile-time maximum
+
+
+def cached_vectors(
+    store: PlaybookStore, embedder_id: str, dims: int, *, chunk: int = 4096
+) -> Iterator[list[tuple[str, bytes]]]:
+    """(content hash, vector bytes) of every vector cached for `embedder_id` at `dims`, a
+    chunk of rows at a time.
+
+    SQLite reads the pages through a memory map for the scan (about twice as fast as
+    copying 100k pages through read calls); the connection's setting is put back after."""
+    conn = store.conn
+    before = conn.execute("PRAGMA mmap_size").fetchone()
+    conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+    try:
+        cur = conn.execute(
+            "SELECT content_hash, value FROM cache_blob WHERE embedder_id = ? AND dims = ?",
+            (embedder_id, dims),
+        )
+        while rows := cur.fetchmany(chunk):
+            yield rows
+    finally:
+        if before is not None:
+            conn.execute(f"PRAGMA mmap_size={int(before[0])}")
+
+
+def unembedded(store: PlaybookStore, embedder_id: str) -> list[tuple[str, str]]:
+    """(content hash, content) of every recallable bullet (not retired) whose content has
+    no vector from `embedder_id` yet; one row per distinct content."""
+    return store.conn.execute(
+        "SELECT b.content_hash, MIN(b.content) FROM bullets b WHERE b.state != 'retired' "
+        "AND NOT EXISTS (SELECT 1 FROM cache_blob c WHERE c.key = ? || ':' || b.content_hash) "
+        "GROUP BY b.content_hash ORDER BY MIN(b.seq)",
+        (embedder_id,),
+    ).fetchall()
