@@ -8,6 +8,7 @@ result is exactly what the API would have produced for that history.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import tempfile
@@ -247,7 +248,7 @@ def playbook(n: int, events_per_bullet: int = 10) -> Path:
     path = folder / f"synthetic-{n}-{events_per_bullet}.sqlite3"
     if not path.exists():
         t = time.perf_counter()
-        tmp = path.with_suffix(".building")
+        tmp = path.with_suffix(f".building-{os.getpid()}")  # another bench may build too
         for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
             p.unlink(missing_ok=True)
         build(tmp, n, events_per_bullet)
