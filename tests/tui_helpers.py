@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Callable, Coroutine
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from playbook import curate, queue
 from playbook.model import Provenance
@@ -84,8 +86,13 @@ async def loaded(pilot: Pilot[None], app: Workbench) -> None:
 
 
 async def after_write(pilot: Pilot[None], app: Workbench, check: Any) -> None:
-    """Wait for a write worker to finish and the refreshed snapshot to satisfy `check`."""
-    await app.workers.wait_for_complete()
+    """Wait for a write worker to finish and the refreshed snapshot to satisfy `check`.
+
+    Exclusive workers (poll, filter, detail) may be cancelled by a newer one meanwhile, more
+    often on a busy machine; a cancelled one is done as far as this wait is concerned."""
+    for worker in list(app.workers):
+        with contextlib.suppress(WorkerCancelled):
+            await worker.wait()
     await wait_for(pilot, check)
 
 
