@@ -263,3 +263,19 @@ def copy_of(n: int, dest: Path, events_per_bullet: int = 10) -> Path:
 
     shutil.copyfile(playbook(n, events_per_bullet), dest)
     return dest
+
+
+def some_id(path: Path) -> str:
+    """An active rule's id, from the middle of the playbook."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        (n,) = conn.execute("SELECT COUNT(*) FROM bullets WHERE state = 'active'").fetchone()
+        row = conn.execute(
+            "SELECT id FROM bullets WHERE state = 'active' ORDER BY seq LIMIT 1 OFFSET ?",
+            (n // 2,),
+        ).fetchone()
+    finally:
+        conn.close()
+    return row[0]
