@@ -15,15 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
-from report import figure, median, note
+from report import figure, median, note, run_measured
 
 QUERY = "npm lockfile release job"
 MARK_TARGET = 0.15
@@ -44,30 +42,17 @@ def command() -> list[str]:
     return [sys.executable, "-c", "from playbook.cli import run; run()"]
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one run of `argv`."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed: {err[-500:]}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def timed(
     cases: dict[str, list[str]], runs: int, env: dict[str, str]
 ) -> dict[str, tuple[list[float], float]]:
     """Per case: (wall times, peak MB), run round-robin after one warm-up round."""
     for argv in cases.values():
-        run_once(argv, env)  # warm the OS file cache
+        run_measured(argv, env)  # warm the OS file cache
     walls: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, float] = dict.fromkeys(cases, 0.0)
     for _ in range(runs):
         for name, argv in cases.items():
-            wall, peak = run_once(argv, env)
+            wall, peak = run_measured(argv, env)
             walls[name].append(wall)
             peaks[name] = max(peaks[name], peak)
     return {name: (walls[name], peaks[name]) for name in cases}

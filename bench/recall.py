@@ -14,9 +14,7 @@ recall after indexing ≤ 1 s at 100k (issue 15).
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
-from report import figure, note
+from report import figure, note, run_measured
 
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, connect
@@ -48,18 +46,6 @@ def k(n: int) -> str:
 def playbook_cmd(db: Path, *args: str) -> list[str]:
     exe = Path(sys.executable).with_name("playbook")
     return [str(exe), "--db", str(db), *args]
-
-
-def whole_process(argv: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one run."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"{' '.join(argv)} failed: {err[-500:]}")
-    return wall, usage.ru_maxrss / 1024
 
 
 def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, float]:
@@ -97,14 +83,14 @@ def main() -> None:
             cold.unlink()
 
             db = synth.copy_of(n, Path(tmp) / "indexed.sqlite3")
-            wall, _ = whole_process(playbook_cmd(db, "index"))
+            wall, _ = run_measured(playbook_cmd(db, "index"))
             figure(f"playbook index at {k(n)} (whole process)", wall, "s")
             first, warm = in_process(db, semantic=True)
             target = 1.0 if n >= 100_000 else None
             figure(f"first semantic recall at {k(n)}, indexed (in-process)", first, "s", target)
-            whole_process(playbook_cmd(db, "recall", QUERIES[1], "--semantic", "--json"))
+            run_measured(playbook_cmd(db, "recall", QUERIES[1], "--semantic", "--json"))
             runs = [
-                whole_process(playbook_cmd(db, "recall", q, "--semantic", "--json"))
+                run_measured(playbook_cmd(db, "recall", q, "--semantic", "--json"))
                 for q in QUERIES[:3]
             ]
             wall = statistics.median(r[0] for r in runs)

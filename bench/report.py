@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
 import sys
 
 
@@ -45,3 +47,30 @@ def note(text: str) -> None:
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+# Runs a command and reports its wall time and peak memory. A small process of its own, so
+# the command's peak is its own: a child forked straight from a big benchmark process
+# counts the parent's pages in its maximum resident size until it execs.
+_MEASURE = """
+import json, os, subprocess, sys, time
+t = time.perf_counter()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+_, status, usage = os.wait4(p.pid, 0)
+wall = time.perf_counter() - t
+print(json.dumps([wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+                  p.stderr.read().decode(errors="replace")[-500:]]))
+"""
+
+
+def run_measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one run of `argv`; exits if it fails."""
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, env=env
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"measuring {' '.join(argv)} failed: {out.stderr[-500:]}")
+    wall, peak, rc, err = json.loads(out.stdout)
+    if rc != 0:
+        raise SystemExit(f"{' '.join(argv)} failed (exit {rc}): {err}")
+    return wall, peak

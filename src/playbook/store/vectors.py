@@ -13,30 +13,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .store import PlaybookStore
 
-_MMAP_BYTES = 1 << 30  # SQLite caps it at its compile-time maximum
-
 
 def cached_vectors(
     store: PlaybookStore, embedder_id: str, dims: int, *, chunk: int = 4096
 ) -> Iterator[list[tuple[str, bytes]]]:
     """(content hash, vector bytes) of every vector cached for `embedder_id` at `dims`, a
-    chunk of rows at a time.
-
-    SQLite reads the pages through a memory map for the scan (about twice as fast as
-    copying 100k pages through read calls); the connection's setting is put back after."""
-    conn = store.conn
-    before = conn.execute("PRAGMA mmap_size").fetchone()
-    conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
-    try:
-        cur = conn.execute(
-            "SELECT content_hash, value FROM cache_blob WHERE embedder_id = ? AND dims = ?",
-            (embedder_id, dims),
-        )
-        while rows := cur.fetchmany(chunk):
-            yield rows
-    finally:
-        if before is not None:
-            conn.execute(f"PRAGMA mmap_size={int(before[0])}")
+    chunk of rows at a time."""
+    cur = store.conn.execute(
+        "SELECT content_hash, value FROM cache_blob WHERE embedder_id = ? AND dims = ?",
+        (embedder_id, dims),
+    )
+    while rows := cur.fetchmany(chunk):
+        yield rows
 
 
 def unembedded(store: PlaybookStore, embedder_id: str) -> list[tuple[str, str]]:
