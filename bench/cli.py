@@ -5,18 +5,22 @@
 Runs the real console script as a subprocess on the synthetic playbooks of `synth.py`
 (about 10 feedback events per rule; `mark` on a private copy) and reports the median of
 several runs, taken round-robin so a burst of load elsewhere hits every case alike:
-`playbook --help`, `playbook mark ID helpful`, `playbook recall QUERY --json`, and the
-peak memory of that recall. Targets (issue 15): --help ≤ 0.1 s; mark ≤ 0.15 s;
-recall --json ≤ 0.15 s up to 10k and ≤ 0.25 s at 100k; recall ≤ 300 MB at 100k.
+`playbook --help`, `playbook mark ID helpful`, `playbook recall QUERY --json` (and its
+peak memory), and `playbook hook prompt` (Claude Code's UserPromptSubmit JSON on stdin, a
+new session each run, so the context is never empty for having been given before).
+Targets (issue 15): --help ≤ 0.1 s; mark ≤ 0.15 s; recall --json and hook prompt
+≤ 0.15 s up to 10k and ≤ 0.25 s at 100k; recall ≤ 300 MB at 100k.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,7 +43,29 @@ def command() -> list[str]:
     found = shutil.which("playbook")
     if found:
         return [found]
-    return [sys.executable, "-c", "from playbook.cli import run; run()"]
+    return [sys.executable, "-c", "from playbook.launcher import run; run()"]
+
+
+def hook_input() -> bytes:
+    """A UserPromptSubmit hook input for a session never seen before."""
+    doc = {
+        "session_id": f"bench-{time.perf_counter_ns()}",
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": os.getcwd(),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": f"The {QUERY} step fails, fix it",
+    }
+    return json.dumps(doc).encode()
+
+
+def run_case(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak MB) of one run; a hook gets its JSON on stdin and must answer."""
+    hook = "hook" in argv
+    wall, peak, size = run_measured(argv, env, hook_input() if hook else b"")
+    if hook and not size:
+        raise SystemExit(f"{' '.join(argv)} printed nothing")
+    return wall, peak
 
 
 def timed(
@@ -47,12 +73,12 @@ def timed(
 ) -> dict[str, tuple[list[float], float]]:
     """Per case: (wall times, peak MB), run round-robin after one warm-up round."""
     for argv in cases.values():
-        run_measured(argv, env)  # warm the OS file cache
+        run_case(argv, env)  # warm the OS file cache
     walls: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, float] = dict.fromkeys(cases, 0.0)
     for _ in range(runs):
         for name, argv in cases.items():
-            wall, peak = run_measured(argv, env)
+            wall, peak = run_case(argv, env)
             walls[name].append(wall)
             peaks[name] = max(peaks[name], peak)
     return {name: (walls[name], peaks[name]) for name in cases}
@@ -70,12 +96,14 @@ def main() -> int:
     help_walls, _ = timed({"help": [*base, "--help"]}, args.runs, env)["help"]
     figure("playbook --help", median(help_walls), "s", HELP_TARGET)
     with tempfile.TemporaryDirectory() as tmp:
+        env["XDG_STATE_HOME"] = str(Path(tmp) / "state")  # the hook's session memory
         for n in sizes:
             db = synth.copy_of(n, Path(tmp) / f"pb-{n}.sqlite3")
             bid = synth.some_id(db)
             cases = {
                 "mark": [*base, "--db", str(db), "mark", bid, "helpful"],
                 "recall": [*base, "--db", str(db), "recall", QUERY, "--json"],
+                "hook": [*base, "--db", str(db), "hook", "prompt"],
             }
             got = timed(cases, args.runs, env)
             walls, _ = got["mark"]
@@ -91,6 +119,9 @@ def main() -> int:
                 "MB",
                 300 if n >= 100_000 else None,
             )
+            walls, _ = got["hook"]
+            label = f"hook prompt at {n // 1000}k (whole process)"
+            figure(label, median(walls), "s", recall_target(n))
             Path(db).unlink()
     return 0  # misses are rows of the table, not a failure of the script
 

@@ -30,7 +30,7 @@ def batch_time(n: int, rounds: int = 5) -> float:
     with tempfile.TemporaryDirectory() as d:
         path = synth.copy_of(n, Path(d) / "pb.sqlite3")
         store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
-        ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state='active'")]
+        ids = [b.id for b in store.bullets(state="active")]
         rng = random.Random(3)
         for r in range(rounds):
             batch = [
@@ -42,7 +42,7 @@ def batch_time(n: int, rounds: int = 5) -> float:
             result = curate(store, batch)
             times.append(time.perf_counter() - t)
             assert len(result.added) == 100, result.outcomes[:3]
-        store.conn.close()
+        store.close()
     return statistics.median(times)
 
 
@@ -51,7 +51,7 @@ def mark_time(n: int, marks: int = 200) -> float:
     with tempfile.TemporaryDirectory() as d:
         path = synth.copy_of(n, Path(d) / "pb.sqlite3")
         store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
-        ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state='active'")]
+        ids = [b.id for b in store.bullets(state="active")]
         rng = random.Random(5)
         curate(store, [{"type": "helpful", "bullet_id": ids[0]}])  # warm up
         for _ in range(marks):
@@ -59,7 +59,7 @@ def mark_time(n: int, marks: int = 200) -> float:
             t = time.perf_counter()
             curate(store, [delta])
             times.append(time.perf_counter() - t)
-        store.conn.close()
+        store.close()
     return statistics.median(times)
 
 

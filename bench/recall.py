@@ -61,7 +61,7 @@ def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, flo
             t = time.perf_counter()
             recall(store, q, vectors=vectors)
             times.append(time.perf_counter() - t)
-    store.conn.close()
+    store.close()
     return first, statistics.median(times)
 
 
@@ -78,12 +78,12 @@ def main() -> None:
             t = time.perf_counter()
             store = PlaybookStore(connect(cold), clock=lambda: synth.NOW)
             recall(store, QUERIES[0], vectors=MemoryVectors(store, HashTrigramEmbedder()))
-            store.conn.close()
+            store.close()
             figure(f"first semantic recall at {k(n)}, never indexed", time.perf_counter() - t, "s")
             cold.unlink()
 
             db = synth.copy_of(n, Path(tmp) / "indexed.sqlite3")
-            wall, _ = run_measured(playbook_cmd(db, "index"))
+            wall, _, _ = run_measured(playbook_cmd(db, "index"))
             figure(f"playbook index at {k(n)} (whole process)", wall, "s")
             first, warm = in_process(db, semantic=True)
             target = 1.0 if n >= 100_000 else None

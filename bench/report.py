@@ -54,23 +54,32 @@ def median(values: list[float]) -> float:
 # counts the parent's pages in its maximum resident size until it execs.
 _MEASURE = """
 import json, os, subprocess, sys, time
+data = sys.stdin.buffer.read()
 t = time.perf_counter()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
+p.stdin.write(data)
+p.stdin.close()
+out = p.stdout.read()
+err = p.stderr.read()
 _, status, usage = os.wait4(p.pid, 0)
 wall = time.perf_counter() - t
 print(json.dumps([wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
-                  p.stderr.read().decode(errors="replace")[-500:]]))
+                  len(out), err.decode(errors="replace")[-500:]]))
 """
 
 
-def run_measured(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one run of `argv`; exits if it fails."""
+def run_measured(
+    argv: list[str], env: dict[str, str] | None = None, stdin: bytes = b""
+) -> tuple[float, float, int]:
+    """(wall seconds, peak resident MB, bytes on stdout) of one run of `argv`, given
+    `stdin`; exits if it fails."""
     out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, env=env
+        [sys.executable, "-c", _MEASURE, *argv], input=stdin, capture_output=True, env=env
     )
     if out.returncode != 0:
-        raise SystemExit(f"measuring {' '.join(argv)} failed: {out.stderr[-500:]}")
-    wall, peak, rc, err = json.loads(out.stdout)
+        raise SystemExit(f"measuring {' '.join(argv)} failed: {out.stderr.decode()[-500:]}")
+    wall, peak, rc, size, err = json.loads(out.stdout)
     if rc != 0:
         raise SystemExit(f"{' '.join(argv)} failed (exit {rc}): {err}")
-    return wall, peak
+    return wall, peak, size

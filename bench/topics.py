@@ -23,7 +23,7 @@ def main() -> None:
         t = time.perf_counter()
         found = topics(store)
         seconds = time.perf_counter() - t
-        store.conn.close()
+        store.close()
         note(f"topics at {n:,} rules: {len(found)} groups")
         figure(f"topics at {n // 1000}k (in-process)", seconds, "s")
 

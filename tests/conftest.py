@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore, open_store
+from playbook.store import testing as raw
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -37,14 +38,13 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(db_path: Path, clock: Clock) -> Iterator[PlaybookStore]:
-    conn = connect(db_path)
-    yield PlaybookStore(conn, clock=clock)
-    conn.close()
+    with open_store(db_path, clock=clock) as opened:
+        yield opened
 
 
-def dump(store: PlaybookStore) -> list[str]:
+def dump(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table, for 'nothing changed' assertions."""
-    return list(store.conn.iterdump())
+    return raw.dump(store)
 
 
 # ---------------------------------------------------------------- parallel workers (xdist)

@@ -34,7 +34,7 @@ def seed(db: Path, content: str = "Pin npm to 11 in release jobs") -> str:
     """A bullet written in process (faster than `add` where the CLI is not under test)."""
     store = make_store(db)
     bid = store.insert_bullet(content).id
-    store.conn.close()
+    store.close()
     return bid
 
 
@@ -469,7 +469,7 @@ def test_library_user_errors_map_to_stable_codes() -> None:
     from playbook.interop.importing import DatabaseNotEmpty, InvalidImport
     from playbook.outcomes import InvalidOutcome
     from playbook.queue import ApprovalRefused
-    from playbook.store import StoreError
+    from playbook.store import NotFound, StoreError
 
     def code(exc: BaseException) -> str | None:
         err = CliError.from_exception(exc)
@@ -479,7 +479,7 @@ def test_library_user_errors_map_to_stable_codes() -> None:
     assert code(InvalidImport("bad file")) == "invalid_import"
     assert code(DatabaseNotEmpty("full")) == "database_not_empty"
     assert code(ApprovalRefused("only a human can approve")) == "refused"
-    assert code(StoreError("no bullet with id 'x'")) == "not_found"
+    assert code(NotFound("no bullet with id 'x'")) == "not_found"
     assert code(StoreError("a blocked pattern needs at least one word")) == "invalid_input"
     assert code(sqlite3.OperationalError("database is locked")) == "database_error"
     assert code(ValueError("something else")) is None  # a bug keeps its traceback

@@ -226,7 +226,7 @@ def check_evidence(store: PlaybookStore) -> None:
     from playbook import scoring
 
     now = store.now()
-    ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets")]
+    ids = [b.id for b in store.bullets(state="all")]
     ev = store.evidence_many(ids, at=now)
     for bid in ids:
         group = [bid, *store.ancestors(bid)]
@@ -269,15 +269,15 @@ def crash_reflections(tmp_path: Path, kills: int, seed: int) -> tuple[Path, Path
 
 
 def check_reflection(db: Path, diary: Path) -> dict[str, int]:
-    """Every RULE paragraph before the watermark is stored once (staged or added, with its
-    offset); none at or after it is stored at all."""
+    """Every RULE paragraph before the watermark is stored once (staged or added, with the
+    offset of its RULE line); none at or after it is stored at all."""
     data = diary.read_bytes()
     paragraphs: list[tuple[int, str]] = []
     pos = 0
     while (at := data.find(b"Notes.\nRULE:", pos)) != -1:
         end = data.index(b"\n\n", at)
         uid = data[at:end].decode().rsplit("(", 1)[1].rstrip(")")
-        paragraphs.append((at, f"({uid})"))
+        paragraphs.append((at + len(b"Notes.\n"), f"({uid})"))  # where its RULE line starts
         pos = end
     conn = connect(db)
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

@@ -36,6 +36,7 @@ from playbook.interop.snapshot import export_snapshot, to_json
 from playbook.reflect import reflect_session
 from playbook.reflectors import HeuristicReflector
 from playbook.store import DatabaseOpenError, PlaybookStore, connect
+from playbook.store import testing as raw
 
 from .conftest import Clock
 
@@ -59,7 +60,7 @@ class _Tokens:
 def deterministic_ids() -> Iterator[_Tokens]:
     tokens = _Tokens()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("playbook.store.store.random_hex", tokens)
+        mp.setattr("playbook.store.ids.random_hex", tokens)
         yield tokens
 
 
@@ -96,12 +97,11 @@ def fresh_store() -> PlaybookStore:
     return PlaybookStore(conn, clock=Clock(), migrate=False)
 
 
-def snapshot(conn: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
+def snapshot(store: PlaybookStore) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table; decisions without the input position of their delta."""
     out: dict[str, list[tuple[Any, ...]]] = {}
-    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-    for table in sorted(tables):
-        rows = sorted(conn.execute(f'SELECT * FROM "{table}"').fetchall(), key=repr)
+    for table in raw.tables(store):
+        rows = sorted(raw.rows(store, f'SELECT * FROM "{table}"'), key=repr)
         if table == "decisions":  # (id, at, batch, actor, action, bullet, status, reason, detail)
             rows = [(*r[:7], _positions(r[7]), _without_index(r[8])) for r in rows]
         out[table] = rows
@@ -223,7 +223,7 @@ def check_curate(batch: list[Any]) -> None:
         b = fresh_store()
         tokens.counter = itertools.count()
         curate(b, accepted)
-    assert snapshot(a.conn) == snapshot(b.conn)
+    assert snapshot(a) == snapshot(b)
 
 
 @CI
@@ -243,11 +243,11 @@ def test_curate_reports_bad_items_and_they_change_nothing_long(batch: list[Any])
 @given(JSON | st.lists(JSON, max_size=4))
 def test_curate_of_arbitrary_json_leaves_the_store_as_it_was(batch: Any) -> None:
     store = fresh_store()
-    before = snapshot(store.conn)
+    before = snapshot(store)
     result = curate(store, batch)
     assert len(result.outcomes) == (len(batch) if isinstance(batch, list) else 1)
     assert result.rejected == result.outcomes
-    assert snapshot(store.conn) == before
+    assert snapshot(store) == before
 
 
 # ------------------------------------------------------------------ diaries and reflection
@@ -285,14 +285,14 @@ def check_reflection(data: bytes, start: int) -> None:
     for p in diary.passages:
         assert isinstance(p.text, str) and start <= p.offset < max(diary.end, 1) + 1
     store = fresh_store()
-    before = snapshot(store.conn)
+    before = snapshot(store)
     result = reflect_session(store, "session:fuzz", diary, HeuristicReflector())
     assert result.ok, result.errors
     for r in result.rejected:
         assert isinstance(r.reason, str) and r.reason.strip()
-    staged = store.conn.execute("SELECT COUNT(*) FROM proposals").fetchone()[0]
+    staged = raw.value(store, "SELECT COUNT(*) FROM proposals")
     assert staged == len(result.staged)
-    after = snapshot(store.conn)
+    after = snapshot(store)
     changed = {t for t in after if after[t] != before[t]}
     assert changed <= {"proposals", "watermarks"}
     assert store.watermark("session:fuzz") == max(start, diary.end)
@@ -394,15 +394,15 @@ def empty_store() -> PlaybookStore:
 def check_import(data: bytes, fmt: str) -> None:
     """An import either succeeds into a sound file or fails with one line, writing nothing."""
     store = empty_store()
-    before = snapshot(store.conn)
+    before = snapshot(store)
     try:
         import_data(store, data, fmt)
     except InvalidImport as exc:
         assert "\n" not in str(exc) and str(exc).strip()
-        assert snapshot(store.conn) == before
+        assert snapshot(store) == before
         return
-    assert store.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert raw.rows(store, "PRAGMA integrity_check") == [("ok",)]
+    assert raw.rows(store, "PRAGMA foreign_key_check") == []
 
 
 @st.composite

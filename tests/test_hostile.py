@@ -32,6 +32,7 @@ from playbook.outcomes import apply_outcome
 from playbook.policy import Policy
 from playbook.queue import stage
 from playbook.store import PlaybookStore, connect
+from playbook.store import testing as raw
 
 from .conftest import Clock, dump
 
@@ -104,7 +105,7 @@ def test_hostile_text_is_stored_exactly(db: Path, name: str) -> None:
     text = HOSTILE[name]
     store = open_store(db)
     bid = add_hostile(store, text)
-    store.conn.close()
+    store.close()
     store = open_store(db)  # read back through a new connection
     b = store.get_bullet(bid)
     assert b is not None
@@ -134,8 +135,8 @@ def test_nul_bytes_survive_storage_and_hashing(db: Path) -> None:
     b = store.get_bullet(bid)
     assert b is not None and b.content == text
     assert b.content_hash == hashlib.sha256(text.encode()).hexdigest()
-    row = store.conn.execute("SELECT CAST(content AS BLOB) FROM bullets WHERE id = ?", (bid,))
-    assert row.fetchone()[0] == text.encode()  # all of it, not cut at the first NUL
+    row = raw.rows(store, "SELECT CAST(content AS BLOB) FROM bullets WHERE id = ?", (bid,))
+    assert row[0][0] == text.encode()  # all of it, not cut at the first NUL
 
 
 # ------------------------------------------------------------------ bounded, not cut
@@ -187,7 +188,7 @@ def test_show_and_recall_print_hostile_text_inert(
     text = HOSTILE[name]
     store = open_store(db)
     bid = add_hostile(store, text)
-    store.conn.close()
+    store.close()
     for args in (["show", bid], ["recall", "run tests"], ["recall", "ci"]):
         assert main(["--db", str(db), *args]) == 0
         out, err = capsys.readouterr()
@@ -208,7 +209,7 @@ def test_json_output_is_inert_and_decodes_to_the_exact_text(
     text = HOSTILE[name]
     store = open_store(db)
     bid = add_hostile(store, text)
-    store.conn.close()
+    store.close()
     assert main(["--db", str(db), "show", bid, "--json"]) == 0
     out = capsys.readouterr().out
     assert_inert(out)
@@ -279,7 +280,7 @@ def test_bad_arguments_are_one_plain_line_and_change_nothing(
     store = open_store(db)
     add_hostile(store, "Run the tests")
     before = dump(store)
-    store.conn.close()
+    store.close()
     monkeypatch.setattr("sys.stdin", io.StringIO("[]"))
     code = main(["--db", str(db), *args])
     out, err = capsys.readouterr()
@@ -303,7 +304,7 @@ def test_proposals_are_listed_inert(db: Path, capsys: pytest.CaptureFixture[str]
         )
         assert staged.staged, staged.rejected
     stage(store, [{"type": "helpful", "bullet_id": bid, "context": HOSTILE["osc-title"]}])
-    store.conn.close()
+    store.close()
     assert main(["--db", str(db), "proposals"]) == 0
     out, err = capsys.readouterr()
     assert out.count("(reflection)") == len(HOSTILE) + 1

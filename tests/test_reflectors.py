@@ -60,8 +60,12 @@ NOTES = (
 def test_rule_and_avoid_markers_with_tags_and_markdown() -> None:
     diary = read_text_diary(NOTES)
     items = propose(diary)
-    release = NOTES.index(b"Fixed the release job.")
+    # Each item points at the line holding its marker, not at its paragraph's first line.
+    release = NOTES.index(b"- **RULE:**")
     quote = NOTES.index(b"> avoid:")
+    csharp = NOTES.index(b"1. Rule:")
+    assert diary.passages[1].offset == NOTES.index(b"Fixed the release job.") < release
+    assert diary.passages[2].offset == quote < csharp
     assert items == [
         ProposedItem(
             {
@@ -87,11 +91,11 @@ def test_rule_and_avoid_markers_with_tags_and_markdown() -> None:
                 "bullet_type": "rule",
                 "tags": ["dotnet"],
             },
-            quote,
+            csharp,
         ),
     ]
     # Offsets are bytes: the multibyte heading makes them larger than character positions.
-    assert release > NOTES.decode().index("Fixed the release job.")
+    assert release > NOTES.decode().index("- **RULE:**")
 
 
 def test_feedback_markers_and_harmful_reason_mapping() -> None:
@@ -135,12 +139,14 @@ def test_feedback_markers_and_harmful_reason_mapping() -> None:
         {"type": "deprecate", "bullet_id": "b-66666666"},
         {"type": "helpful", "bullet_id": "b-77777777", "context": "inside after"},
     ]
-    assert {p.offset for p in items} == {data.index(b"Used [playbook")}
+    # Each item points at the line holding its marker (two on the last line).
+    starts = [data.index(line.encode()) for line in text.splitlines()]
+    assert [p.offset for p in items] == [*starts, starts[-1]]
 
 
 @pytest.mark.parametrize("reason", HARMFUL_REASONS)
 def test_every_harmful_reason_is_recognised(reason: str) -> None:
-    diary = read_text_diary(f"[playbook: harmful b-0a0b0c0d {reason} because]".encode())
+    diary = read_text_diary(f"[playbook: harmful b-0a0b0c0d {reason} because]\n".encode())
     (item,) = propose(diary)
     assert item.item == {
         "type": "harmful",
@@ -336,6 +342,22 @@ def test_match_offset_picks_the_best_passage_and_ignores_claimed_offsets() -> No
     assert match_offset({"type": "add"}, diary) is None
     assert match_offset("not an object", diary) is None
     assert match_offset(item, Diary("d", [], 0)) is None
+
+
+def test_match_offset_points_at_the_line_within_a_paragraph() -> None:
+    data = (
+        "We spent the morning on the release ✓\n"
+        "npm ci kept failing on the runner\n"
+        "Pinning npm to version 11 in the release job fixed it\n"
+        "\n"
+        "Lunch.\n"
+    ).encode()
+    diary = read_text_diary(data)
+    item = {"type": "add", "content": "Pin npm to 11 in release jobs"}
+    assert match_offset(item, diary) == data.index(b"Pinning npm")
+    # Words only the paragraph as a whole shares: its first line.
+    loose = {"type": "add", "content": "morning runner"}
+    assert match_offset(loose, diary) == data.index(b"We spent")
 
 
 # ------------------------------------------------------------------------ command

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 
 from playbook.cli import main
 from playbook.curation import curate
+from playbook.errors import DatabaseError
 from playbook.retrieval import recall
 from playbook.store import (
     DatabaseOpenError,
@@ -32,6 +34,7 @@ from playbook.store import (
     schema_version,
 )
 from playbook.store.schema import MEMORY_STEPS, Migration
+from playbook.store.testing import damage_table
 
 from .conftest import Clock
 
@@ -134,7 +137,7 @@ def test_a_failing_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     conn = connect(path)
     before = list(conn.iterdump())
     broken = Migration("memory", 2, (*MEMORY_STEPS, (*NOTE_STEP, "CREATE TABLE broken (")))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(DatabaseError, match="incomplete input"):
         run_migrations(conn, [broken])
     assert list(conn.iterdump()) == before
     assert schema_version(conn) == 1
@@ -178,24 +181,15 @@ def test_the_cli_refuses_a_newer_file_in_one_line(
 
 
 # ------------------------------------------------------------------ broken files
-def _corrupt_table(path: Path, table: str) -> None:
-    """Overwrite the root page of `table` with garbage; the schema page stays readable."""
-    conn = sqlite3.connect(str(path))
-    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-    size = conn.execute("PRAGMA page_size").fetchone()[0]
-    conn.close()
-    data = bytearray(path.read_bytes())
-    start = (root[0] - 1) * size
-    data[start : start + size] = bytes((i * 37 + 11) % 256 for i in range(size))
-    path.write_bytes(bytes(data))
-
-
+# kind -> (how the file is broken, what the error says)
+NOT_SQLITE = "not a usable SQLite database"
+DAMAGED = "is damaged (database disk image is malformed)"
 BROKEN = {
-    "text": lambda data: b"# my notes\nnot a database at all\n" * 50,
-    "empty-header": lambda data: data[:100],
-    "truncated": lambda data: data[: len(data) // 2],
-    "zeroed-schema": lambda data: data[:100] + bytes(4096 - 100) + data[4096:],
-    "garbage-after-header": lambda data: data[:16] + bytes(range(256)) * 20,
+    "text": (lambda data: b"# my notes\nnot a database at all\n" * 50, NOT_SQLITE),
+    "empty-header": (lambda data: data[:100], DAMAGED),
+    "truncated": (lambda data: data[: len(data) // 2], DAMAGED),
+    "zeroed-schema": (lambda data: data[:100] + bytes(4096 - 100) + data[4096:], DAMAGED),
+    "garbage-after-header": (lambda data: data[:16] + bytes(range(256)) * 20, NOT_SQLITE),
 }
 
 
@@ -203,18 +197,23 @@ BROKEN = {
 def test_a_broken_file_is_one_clear_error(
     tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A file that is not SQLite says so; a playbook whose pages are damaged says that, and
+    points to `playbook doctor`. Either way: one line, exit 3, the file untouched."""
     good = tmp_path / "good.sqlite3"
     playbook_file(good)
     path = tmp_path / f"{kind}.sqlite3"
-    path.write_bytes(BROKEN[kind](good.read_bytes()))
+    breaks, says = BROKEN[kind]
+    path.write_bytes(breaks(good.read_bytes()))
     digest = sha(path)
-    with pytest.raises(DatabaseOpenError, match="not a usable SQLite database") as info:
+    with pytest.raises(DatabaseOpenError, match=re.escape(says)) as info:
         PlaybookStore(connect(path))
     assert "\n" not in str(info.value)
     assert main(["--db", str(path), "recall", "pytest"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
-    assert err.startswith("playbook: error: ") and "not a usable SQLite database" in err
+    assert err.startswith("playbook: error: ") and says in err
+    if says == DAMAGED:
+        assert "playbook doctor" in err
     assert sha(path) == digest
 
 
@@ -225,7 +224,7 @@ def test_a_corrupt_table_found_later_is_one_clear_error(
     line and exit code 3, with --json as a JSON error."""
     path = tmp_path / "corrupt.sqlite3"
     playbook_file(path)
-    _corrupt_table(path, "bullets")
+    damage_table(path, "bullets")
     assert main(["--db", str(path), "recall", "rule pytest"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "malformed" in err

@@ -173,9 +173,9 @@ def test_policy_change_rescores_history(store, clock: Clock, db_path) -> None:
     bid = add(store)
     vote(store, bid, n=4)
     clock.advance(days=30)
-    from playbook.store import PlaybookStore
+    from playbook.store import open_store
 
-    fast = PlaybookStore(store.conn, clock=clock, policy=Policy(half_life_days=15))
+    fast = open_store(db_path, clock=clock, policy=Policy(half_life_days=15))
     assert fast.score(bid).helpful == pytest.approx(4 * 0.25)
     assert store.score(bid).helpful == pytest.approx(4 * 0.5 ** (30 / 90))
 

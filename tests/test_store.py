@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import subprocess
 import sys
 from datetime import timedelta
@@ -14,6 +13,7 @@ import pytest
 
 from playbook import memory_migration, open_database, run_migrations
 from playbook.curation import curate
+from playbook.errors import ConstraintError
 from playbook.store import (
     DatabaseOpenError,
     PlaybookStore,
@@ -22,6 +22,7 @@ from playbook.store import (
     connect,
     schema_version,
 )
+from playbook.store import testing as raw
 
 from .conftest import Clock
 
@@ -100,8 +101,8 @@ def test_a_file_that_is_not_sqlite_gives_one_clear_error(tmp_path: Path) -> None
 def test_feedback_log_is_append_only_in_the_database(store: PlaybookStore, sql: str) -> None:
     b = store.insert_bullet("Run the linter")
     store.add_feedback(b.id, "helpful")
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.conn.execute(sql)
+    with pytest.raises(ConstraintError, match="append-only"):
+        raw.run(store, sql)
     assert [(e.kind, e.weight) for e in store.timeline(b.id)] == [("helpful", 1.0)]
 
 
@@ -109,8 +110,8 @@ def test_decisions_and_edges_are_append_only_too(store: PlaybookStore) -> None:
     r = curate(store, [{"type": "add", "content": "Run the linter"}])
     curate(store, [{"type": "replace", "bullet_id": r.added[0], "content": "Run ruff"}])
     for sql in ("DELETE FROM decisions", "UPDATE edges SET kind='inverts'", "DELETE FROM edges"):
-        with pytest.raises(sqlite3.IntegrityError):
-            store.conn.execute(sql)
+        with pytest.raises(ConstraintError):
+            raw.run(store, sql)
 
 
 def test_bullet_filters(store: PlaybookStore) -> None:
@@ -182,7 +183,8 @@ def test_evidence_cache_catches_up_with_events_written_elsewhere(
     b = a.insert_bullet("Use uv")
     a.add_feedback(b.id, "helpful")
     # another writer appends without folding (an older version, a raw import)
-    a.conn.execute(
+    raw.run(
+        a,
         "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
         (b.id, "2026-03-01T12:00:00.000000Z", "2026-03-01T12:00:00.000000Z"),
     )
@@ -217,3 +219,40 @@ def test_released_migration_steps_are_frozen() -> None:
 
     digests = [hashlib.sha256("\n".join(step).encode()).hexdigest() for step in MEMORY_STEPS]
     assert digests[: len(RELEASED_MEMORY_STEPS)] == RELEASED_MEMORY_STEPS
+
+
+def test_a_retired_bullet_cannot_be_pinned(store: PlaybookStore) -> None:
+    b = store.insert_bullet("Use uv")
+    store.retire(b.id)
+    with pytest.raises(StoreError, match="retired"):
+        store.pin(b.id, "house style")
+    assert not store.get_bullet(b.id).pinned
+    assert store.decisions(bullet_id=b.id) == []
+
+
+def test_pin_checks_the_state_inside_its_write_transaction(db_path: Path, clock: Clock) -> None:
+    """A bullet retired by another process while the pin waits for the write lock is
+    refused: the state is read under the lock, not before it."""
+    import threading
+
+    first = PlaybookStore(connect(db_path), clock=clock)
+    bid = first.insert_bullet("Use uv").id
+    second = PlaybookStore(connect(db_path), clock=clock)
+    outcome: list[BaseException | None] = []
+
+    def pin() -> None:
+        try:
+            second.pin(bid, "house style")
+            outcome.append(None)
+        except StoreError as exc:
+            outcome.append(exc)
+
+    with first.transaction():
+        first.retire(bid)
+        worker = threading.Thread(target=pin)
+        worker.start()
+        worker.join(0.3)  # the pin waits for our write lock
+        assert worker.is_alive()
+    worker.join(10)
+    assert isinstance(outcome[0], StoreError) and "retired" in str(outcome[0])
+    assert not first.get_bullet(bid).pinned

@@ -30,6 +30,7 @@ from playbook.queue import ApprovalRefused, QueueError, approve, get, reject, st
 from playbook.reflect import reflect_session
 from playbook.reflectors import ProposedItem
 from playbook.store import PlaybookStore, StoreError
+from playbook.store import testing as raw
 
 from .conftest import Clock, dump
 
@@ -225,12 +226,13 @@ def test_a_reflector_cannot_choose_provenance(store: PlaybookStore, apply: bool)
     for x in r.rejected:
         assert "provenance" in x.reason
     if apply:
-        rows = store.conn.execute("SELECT content, session_ref, byte_offset FROM bullets")
+        rows = raw.rows(store, "SELECT content, session_ref, byte_offset FROM bullets")
     else:
-        rows = store.conn.execute(
-            "SELECT json_extract(delta, '$.content'), session_ref, byte_offset FROM proposals"
+        rows = raw.rows(
+            store,
+            "SELECT json_extract(delta, '$.content'), session_ref, byte_offset FROM proposals",
         )
-    assert sorted(rows.fetchall()) == [
+    assert sorted(rows) == [
         ("Invented offset", "session:real", None),
         ("Real offset", "session:real", diary.passages[1].offset),
     ]
@@ -279,7 +281,7 @@ def test_nothing_an_mcp_client_asks_moves_a_pinned_rule(
     rule, other = pinned
     server = _server(db_path)
     before = bullet_state(store, rule)
-    last = store.conn.execute("SELECT MAX(id) FROM decisions").fetchone()[0]
+    last = raw.value(store, "SELECT MAX(id) FROM decisions")
     for i in range(8):
         mark = mcp_call(server, "mark_feedback", {"bullet_id": rule, "kind": "harmful"})
         assert mark["status"] == "applied"
@@ -304,8 +306,8 @@ def test_nothing_an_mcp_client_asks_moves_a_pinned_rule(
     assert len(proposed["staged"]) == 3 and proposed["rejected"][0]["index"] == 3
     assert bullet_state(store, rule) == before
     assert store.lineage(rule).successors == []
-    statuses = store.conn.execute("SELECT DISTINCT status FROM proposals").fetchall()
+    statuses = raw.rows(store, "SELECT DISTINCT status FROM proposals")
     assert statuses == [("pending",)]
     assert {e.actor for e in store.timeline(rule)} == {"agent"}
-    actors = store.conn.execute("SELECT DISTINCT actor FROM decisions WHERE id > ?", (last,))
-    assert actors.fetchall() == [("agent",)]  # nothing over MCP acted as a human
+    actors = raw.rows(store, "SELECT DISTINCT actor FROM decisions WHERE id > ?", (last,))
+    assert actors == [("agent",)]  # nothing over MCP acted as a human

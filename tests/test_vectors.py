@@ -12,7 +12,8 @@ import pytest
 
 from playbook import recall
 from playbook.curation import curate
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore, open_store
+from playbook.store import testing as raw
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .cli_support import run_cli
@@ -233,17 +234,15 @@ def test_playbook_index_then_semantic_recall(tmp_path: Path) -> None:
     assert first.data["embedder"] == HashTrigramEmbedder().id
     again = run_cli("index", db=db)
     assert again.rc == 0 and again.out.startswith("embedded 0 rules with hash-trigram-512-v1")
-    conn = connect(db)
-    before = conn.execute("SELECT key, value FROM cache_blob ORDER BY key").fetchall()
-    conn.close()
+    with open_store(db) as store:
+        before = raw.rows(store, "SELECT key, value FROM cache_blob ORDER BY key")
     r = run_cli("recall", "rolling back deploys", "--semantic", "--json", db=db)
     assert r.rc == 0, r.err
     top = r.data["bullets"][0]
     assert top["bullet"]["content"] == "Roll back a bad deploy at once"
     assert top["similarity"] > 0
-    conn = connect(db)
-    assert conn.execute("SELECT key, value FROM cache_blob ORDER BY key").fetchall() == before
-    conn.close()
+    with open_store(db) as store:
+        assert raw.rows(store, "SELECT key, value FROM cache_blob ORDER BY key") == before
 
 
 def test_playbook_index_without_a_playbook_is_a_user_error(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from playbook import curate, queue
 from playbook.demo import DemoPlaybook, build_demo, run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import PlaybookStore, connect, parse_iso
+from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
 from playbook.tui import data
 from playbook.tui.format import reflow
@@ -149,7 +150,7 @@ def test_demo_is_built_through_the_api_quickly(demo: tuple[DemoPlaybook, float])
     assert all(p.provenance.session_ref == str(info.diary_path) for p in pending)
     assert all(p.provenance.byte_offset is not None for p in pending)
     # The history spans months: the oldest event is long before the newest.
-    events = store.conn.execute("SELECT MIN(at), MAX(at) FROM feedback").fetchone()
+    events = raw.rows(store, "SELECT MIN(at), MAX(at) FROM feedback")[0]
     span = parse_iso(events[1]) - parse_iso(events[0])
     assert span > timedelta(days=200)
 

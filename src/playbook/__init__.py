@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "open_store": "playbook.store",
     "open_database": "playbook.store",
     "run_migrations": "playbook.store",
     "memory_migration": "playbook.store",
@@ -48,7 +49,13 @@ if TYPE_CHECKING:
     from .policy import DEFAULT_POLICY, Policy
     from .reflect import ReflectionResult, reflect_session
     from .retrieval import RecallItem, RecallResult, recall
-    from .store import PlaybookStore, memory_migration, open_database, run_migrations
+    from .store import (
+        PlaybookStore,
+        memory_migration,
+        open_database,
+        open_store,
+        run_migrations,
+    )
     from .vectors import HashTrigramEmbedder, MemoryVectors
 
 

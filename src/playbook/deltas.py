@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from .errors import InvalidInput
 from .model import BulletType, HarmReason, Scope, StorableText
 
 PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
@@ -99,7 +100,7 @@ def delta_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(PlaybookDelta)
 
 
-class InvalidDelta(ValueError):
+class InvalidDelta(InvalidInput):
     """Why an item is not a valid delta, in one plain sentence."""
 
 

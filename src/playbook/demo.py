@@ -28,7 +28,7 @@ from typing import Any
 
 from . import demo_content as dc
 from .curation import curate
-from .store import PlaybookStore, connect
+from .store import PlaybookStore, open_store
 
 HISTORY_DAYS = 280
 DIARY_NAME = "session-release-flake.md"
@@ -107,9 +107,7 @@ def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) 
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     rng = random.Random(f"playbook-demo-build:{seed}")
     clock = _Clock(now - timedelta(days=HISTORY_DAYS))
-    conn = connect(path)
-    try:
-        store = PlaybookStore(conn, clock=clock)
+    with open_store(path, clock=clock) as store:
         builder = _Builder(store, clock, now, rng)
         ids = builder.replay(seed)
         diary_path = path.with_name(DIARY_NAME)
@@ -128,8 +126,6 @@ def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) 
             blocked=len(store.blocked()),
             seconds=time.perf_counter() - started,
         )
-    finally:
-        conn.close()
     return info
 
 
@@ -349,8 +345,7 @@ def run_writer(
     (a pid) is gone, or on SIGTERM/KeyboardInterrupt.
     """
     rng = random.Random(seed)
-    conn = connect(path)
-    store = PlaybookStore(conn)
+    store = open_store(path, mode="write")
     writes = 0
     try:
         while iterations is None or writes < iterations:
@@ -362,7 +357,7 @@ def run_writer(
     except KeyboardInterrupt:
         pass
     finally:
-        conn.close()
+        store.close()
     return writes
 
 

@@ -68,17 +68,12 @@ def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
 @contextmanager
 def _store(db: Path, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
     """A fresh connection per call: every call sees other processes' latest writes."""
-    from .store import PlaybookStore, connect
+    from .store import open_store
 
-    if not db.exists():
-        if not create:
-            raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
-        db.parent.mkdir(parents=True, exist_ok=True)
-    conn = connect(db)
-    try:
-        yield PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
-    finally:
-        conn.close()
+    if not create and not db.exists():
+        raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
+    with open_store(db, policy, mode="create" if create else "write") as store:
+        yield store
 
 
 def _item(item: Any) -> dict[str, Any]:

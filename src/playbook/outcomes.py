@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .curation import invert_harmed, run_maturity_pass
+from .errors import InvalidInput
 from .model import Actor, Provenance, StorableText
 from .policy import DEFAULT_POLICY, Policy
 from .store import PlaybookStore, new_batch_id
@@ -63,7 +64,7 @@ class OutcomeResult:
         }
 
 
-class InvalidOutcome(ValueError):
+class InvalidOutcome(InvalidInput):
     pass
 
 

@@ -79,6 +79,11 @@ class Policy(BaseModel):
     # Content
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")
 
+    # Agent hooks (SPEC §10)
+    hook_context_chars: int = _f(
+        4000, SPEC, "Characters of context a hook may add to an agent's prompt.", ge=0
+    )
+
     def multiplier(self, maturity: str) -> float:
         return {
             "candidate": self.multiplier_candidate,
@@ -109,5 +114,6 @@ def load_policy(path: str | Path) -> Policy:
 
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
-    table = data.get("policy", data)
+    # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
+    table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
     return Policy(**table)

@@ -14,11 +14,13 @@ from typing import Any
 
 from .curation import CurateResult, blocking_pattern, curate, similar_bullets
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
+from .errors import Refused
 from .model import Actor, Provenance
 from .store import PlaybookStore, StoreError, iso, parse_iso
 from .store import proposals as proposals_sql
 from .store.store import new_id
 
+HOOK_ORIGIN = "hook"  # staged by an agent session's end (playbook.hooks), not by a person
 SIMILAR_THRESHOLD = 0.3  # show existing bullets at least this close to a proposed add
 SIMILAR_LIMIT = 3
 
@@ -27,7 +29,7 @@ class QueueError(StoreError):
     """A queue request that cannot be carried out (wrong id, not pending, not human)."""
 
 
-class ApprovalRefused(QueueError):
+class ApprovalRefused(Refused, QueueError):
     pass
 
 
@@ -225,15 +227,31 @@ def list_proposals(
     status: str | None = None,
     origin: str | None = None,
     limit: int | None = None,
+    since: datetime | None = None,
+    newest_first: bool = False,
 ) -> list[Proposal]:
-    """Proposals in any state (or one `status`, one `origin`), oldest first."""
-    return [
-        _proposal(r) for r in proposals_sql.rows(store, status=status, origin=origin, limit=limit)
-    ]
+    """Proposals in any state (or one `status`, one `origin`, staged after `since`), oldest
+    first or `newest_first`. Each carries its `origin` ("hook" for an agent session's end)
+    and its session (`provenance.session_ref`)."""
+    rows = proposals_sql.rows(
+        store,
+        status=status,
+        origin=origin,
+        limit=limit,
+        since=iso(since) if since is not None else None,
+        newest_first=newest_first,
+    )
+    return [_proposal(r) for r in rows]
 
 
-def count_pending(store: PlaybookStore) -> int:
-    return proposals_sql.count(store, "pending")
+def count_pending(
+    store: PlaybookStore, *, since: datetime | None = None, origin: str | None = None
+) -> int:
+    """Pending proposals; with `since`, only those staged after it ("new since you last
+    looked"); with `origin`, only those of one origin (e.g. `HOOK_ORIGIN`)."""
+    return proposals_sql.count(
+        store, "pending", since=iso(since) if since is not None else None, origin=origin
+    )
 
 
 def _refuse_unless_human(actor: str, verb: str) -> None:

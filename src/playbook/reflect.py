@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .curation import CurateResult, curate
 from .deltas import InvalidDelta
@@ -99,7 +99,12 @@ class ReflectionResult:
     proposed: list[ProposedDelta] = field(default_factory=list)
     rejected: list[RejectedItem] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    truncated: int = 0  # valid deltas left out because the delta cap was reached
+    # Items left out because the delta cap was reached (not validated yet). Those placed in
+    # the diary are read again by the next run (the watermark stops at the first of them);
+    # `unplaced` of them had no place in the diary to resume from, and are not proposed again.
+    truncated: int = 0
+    unplaced: int = 0
+    unfinished: int = 0  # bytes of a last line still being written: read next time
     staged: list[str] = field(default_factory=list)  # proposal ids (apply=False)
     duplicates: list[ProposedDelta] = field(default_factory=list)  # already pending
     curated: list[CurateResult] = field(default_factory=list)  # one per offset (apply=True)
@@ -125,6 +130,8 @@ class ReflectionResult:
             "rejected": [r.to_dict() for r in self.rejected],
             "errors": list(self.errors),
             "truncated": self.truncated,
+            "unplaced": self.unplaced,
+            "unfinished": self.unfinished,
             "staged": list(self.staged),
             "duplicates": [p.to_dict() for p in self.duplicates],
             "curated": [c.to_dict() for c in self.curated],
@@ -134,45 +141,47 @@ class ReflectionResult:
 def reflect_session(
     store: PlaybookStore,
     session_ref: str,
-    diary: Diary | str | Path,
+    diary: Diary | str | Path | BinaryIO,
     reflector: Reflector,
     *,
     apply: bool = False,
     playbook_limit: int = PLAYBOOK_LIMIT,
+    origin: str = "reflection",
 ) -> ReflectionResult:
     """Reflect on a session diary from its watermark on; stage (or curate) what it teaches.
 
-    `diary` is a path (read from the session's watermark with `read_diary`; a missing file
-    raises OSError) or a `Diary` already read (its passages before the watermark are
-    ignored). Up to `Policy.reflect_max_iterations` calls of `reflector.propose(diary,
-    playbook, prior)`, where `playbook` lists the existing bullets (at most `playbook_limit`)
-    followed by the adds proposed so far (ids `proposed-1`, …, not real bullets), and `prior`
-    is the validated deltas proposed so far. The loop stops when an iteration proposes no new
-    valid delta, or when `Policy.reflect_max_deltas` deltas have been proposed (the excess is
-    counted in `truncated`). Deltas are the same when their type, target bullets and
-    normalized content are (so one vote per bullet per session).
+    `diary` is a path or an open binary file, a pipe included (read from the session's
+    watermark with `read_diary`; a missing file raises OSError), or a `Diary` already read
+    (the text before the watermark is ignored). Up to `Policy.reflect_max_iterations` calls
+    of `reflector.propose(diary, playbook, prior)`, where `playbook` lists the existing
+    bullets (at most `playbook_limit`) followed by the adds proposed so far (ids
+    `proposed-1`, …, not real bullets), and `prior` is the validated deltas proposed so far.
+    The loop stops when an iteration proposes no new valid delta, or when
+    `Policy.reflect_max_deltas` deltas have been proposed. Deltas are the same when their
+    type, target bullets and normalized content are (so one vote per bullet per session).
 
-    Then one transaction: by default `queue.stage` (origin "reflection"), otherwise `curate`
-    once per passage offset (input order), each with provenance (session_ref, offset), and the
-    watermark set to `diary.end`. Any exception raised by the reflector is reported in
-    `errors` and nothing is stored.
+    Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
+    once per diary offset (input order), each with provenance (session_ref, offset), and the
+    watermark moved past what was read. When the delta cap left deltas out, only what comes
+    before the first of them in the diary is stored and the watermark stops there, so the
+    next run goes on from it (`truncated` counts what is left for it). Any exception raised
+    by the reflector is reported in `errors` and nothing is stored.
     """
     if not session_ref or not session_ref.strip():
         raise ValueError("reflection needs a session ref")
     before = store.watermark(session_ref)
-    if not isinstance(diary, Diary):
-        diary = read_diary(diary, start=before)
-    passages = [p for p in diary.passages if p.offset >= before]
-    if len(passages) != len(diary.passages):
-        diary = Diary(ref=diary.ref, passages=passages, end=diary.end, skipped=diary.skipped)
-    after = max(before, diary.end)
+    diary = diary.since(before) if isinstance(diary, Diary) else read_diary(diary, start=before)
     result = ReflectionResult(session_ref, apply, before, before)
+    result.unfinished = diary.unfinished
+    after = max(before, diary.end)
 
     if diary.passages:
-        _loop(store, diary, reflector, result, playbook_limit)
+        intake, overflow = _loop(store, diary, reflector, result, playbook_limit)
         if result.errors:
             result.stopped = STOP_ERROR
             return result
+        if overflow:
+            after = _resume_point(intake, overflow, before, after)
 
     with store.transaction():
         if store.watermark(session_ref) != before:
@@ -188,11 +197,43 @@ def reflect_session(
             if apply:
                 _curate(store, session_ref, result)
             else:
-                _stage(store, session_ref, result)
+                _stage(store, session_ref, result, origin)
         if after != before:
             store.set_watermark(session_ref, after)
     result.watermark_after = after
     return result
+
+
+@dataclass
+class _Intake:
+    """Validates a reflector's items one by one into `result`: each valid delta once, each
+    refused item reported once however often it comes back."""
+
+    store: PlaybookStore
+    result: ReflectionResult
+    seen: set[tuple[str, ...]] = field(default_factory=set)
+    refused: set[str] = field(default_factory=set)
+
+    def take(self, item: object, offset: int | None, iteration: int) -> bool:
+        """Whether `item` is a new valid delta (then it is added to `result.proposed`)."""
+        try:
+            delta = validate_proposal(self.store, item)
+        except InvalidDelta as exc:
+            again = _canonical(item)
+            if again not in self.refused:
+                self.refused.add(again)
+                self.result.rejected.append(RejectedItem(iteration, item, str(exc), offset))
+            return False
+        key = _key(delta)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        self.result.proposed.append(ProposedDelta(delta, offset, iteration))
+        return True
+
+
+# An item left out by the delta cap, not validated: (item, offset, iteration).
+_Overflow = tuple[object, int | None, int]
 
 
 def _loop(
@@ -201,12 +242,13 @@ def _loop(
     reflector: Reflector,
     result: ReflectionResult,
     playbook_limit: int,
-) -> None:
+) -> tuple[_Intake, list[_Overflow]]:
+    """Run the reflector's iterations; the items that came past the cap are returned."""
     policy = store.policy
     existing = _playbook(store, diary, playbook_limit)
-    seen: set[tuple[str, ...]] = set()
-    refused: set[str] = set()  # rejected items, reported once however often they come back
-    offsets = {p.offset for p in diary.passages}
+    intake = _Intake(store, result)
+    offsets = diary.line_offsets()
+    overflow: list[_Overflow] = []
     for iteration in range(1, policy.reflect_max_iterations + 1):
         playbook = existing + [
             {
@@ -224,34 +266,49 @@ def _loop(
             items = list(reflector.propose(diary, playbook, prior))
         except Exception as exc:  # any failure of the reflector is reported, never raised
             result.errors.append(f"iteration {iteration}: {_describe(exc)}")
-            return
+            return intake, []
         new = 0
         for raw in items:
             item, offset = _unpack(raw, offsets)
-            try:
-                delta = validate_proposal(store, item)
-            except InvalidDelta as exc:
-                again = _canonical(item)
-                if again not in refused:
-                    refused.add(again)
-                    result.rejected.append(RejectedItem(iteration, item, str(exc), offset))
-                continue
-            key = _key(delta)
-            if key in seen:
-                continue
-            seen.add(key)
             if len(result.proposed) >= policy.reflect_max_deltas:
-                result.truncated += 1
-                continue
-            result.proposed.append(ProposedDelta(delta, offset, iteration))
-            new += 1
+                overflow.append((item, offset, iteration))  # validated when read again
+            elif intake.take(item, offset, iteration):
+                new += 1
         if len(result.proposed) >= policy.reflect_max_deltas:
             result.stopped = STOP_MAX_DELTAS
-            return
+            return intake, overflow
         if new == 0:
             result.stopped = STOP_NOTHING_NEW
-            return
+            return intake, overflow
     result.stopped = STOP_MAX_ITERATIONS
+    return intake, overflow
+
+
+def _resume_point(intake: _Intake, overflow: list[_Overflow], before: int, after: int) -> int:
+    """Where the next run must start when the delta cap left `overflow` out.
+
+    The watermark stops at the first line holding a left-out item; what was proposed from
+    that line on is not stored now (it is proposed again next time), so nothing is stored
+    twice and nothing is skipped. A line at the watermark itself would stop all progress:
+    its items are all taken, over the cap. Left-out items with no place in the diary cannot
+    be resumed: they are counted in `unplaced`.
+    """
+    result = intake.result
+    for item, offset, iteration in overflow:
+        if offset == before:
+            intake.take(item, offset, iteration)
+    overflow = [o for o in overflow if o[1] != before]
+    placed = [offset for _, offset, _ in overflow if offset is not None]
+    result.unplaced = len(overflow) - len(placed)
+    if not placed:
+        result.truncated = result.unplaced
+        return after
+    cut = min(placed)
+    kept = [p for p in result.proposed if p.byte_offset is None or p.byte_offset < cut]
+    result.truncated = len(overflow) + len(result.proposed) - len(kept)
+    result.proposed = kept
+    result.rejected = [r for r in result.rejected if r.byte_offset is None or r.byte_offset < cut]
+    return cut
 
 
 def _implied_type(content: str) -> str:
@@ -260,8 +317,8 @@ def _implied_type(content: str) -> str:
 
 
 def _unpack(raw: object, offsets: set[int]) -> tuple[object, int | None]:
-    """The item and its offset; an offset that is not one of the diary's passages is dropped
-    (a reflector may only point at text it was given)."""
+    """The item and its offset; an offset that is not where one of the diary's passages or
+    lines starts is dropped (a reflector may only point at text it was given)."""
     if isinstance(raw, ProposedItem):
         offset = raw.offset if isinstance(raw.offset, int) and raw.offset in offsets else None
         return raw.item, offset
@@ -320,11 +377,11 @@ def _provenance(session_ref: str, offset: int | None) -> Provenance:
     return Provenance(session_ref=session_ref, byte_offset=offset)
 
 
-def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult, origin: str) -> None:
     staged = stage(
         store,
         result.deltas,
-        origin="reflection",
+        origin=origin,
         provenance=Provenance(session_ref=session_ref),
         provenances=[_provenance(session_ref, p.byte_offset) for p in result.proposed],
     )

@@ -7,12 +7,16 @@ aggregates: Σ w·0.5^((now−tᵢ)/h) = 0.5^((now−ref)/h) · Σ w·0.5^((ref�
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from .model import Maturity
+from .model import Maturity, Score
 from .policy import Policy
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DAY = 86400.0
 LADDER = (Maturity.DEPRECATED, Maturity.CANDIDATE, Maturity.ESTABLISHED, Maturity.PROVEN)
@@ -93,6 +97,35 @@ class DecayAccumulator:
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
     # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
     return (helpful - policy.harm_multiplier * harmful) * policy.multiplier(maturity) + 0.0
+
+
+def effective_scores(
+    helpful: np.ndarray, harmful: np.ndarray, maturities: Sequence[str], policy: Policy
+) -> np.ndarray:
+    """`effective_score` over whole columns (numpy arrays of H and X, one maturity each)."""
+    import numpy as np
+
+    mult = {m: policy.multiplier(m) for m in set(maturities)}
+    factor = np.fromiter((mult[m] for m in maturities), dtype=np.float64, count=len(maturities))
+    return (helpful - policy.harm_multiplier * harmful) * factor + 0.0
+
+
+def score_of(
+    helpful: float,
+    harmful: float,
+    last_activity: float,
+    maturity: str,
+    now: float,
+    policy: Policy,
+) -> Score:
+    """A bullet's Score from its decayed evidence (H, X, latest activity) at `now`."""
+    return Score(
+        helpful=helpful,
+        harmful=harmful,
+        effective=effective_score(helpful, harmful, maturity, policy),
+        earned=earned_rung(helpful, harmful, policy),
+        stale=is_stale(last_activity, now, policy),
+    )
 
 
 def earned_rung(helpful: float, harmful: float, policy: Policy) -> Maturity:

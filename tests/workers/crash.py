@@ -23,6 +23,7 @@ from playbook.outcomes import apply_outcome
 from playbook.reflect import reflect_session
 from playbook.reflectors import HeuristicReflector
 from playbook.store import PlaybookStore, connect
+from playbook.store import testing as raw
 
 from .load import VERBS, WORDS
 
@@ -76,12 +77,12 @@ def _open(db: str, kill_at: int | None) -> tuple[PlaybookStore, KillSwitch]:
     conn = connect(db)
     store = PlaybookStore(conn)
     switch = KillSwitch(conn, kill_at)
-    store.conn = switch  # type: ignore[assignment]
+    raw.wrap_connection(store, lambda _conn: switch)
     return store, switch
 
 
 def _active(store: PlaybookStore, rng: random.Random, k: int) -> list[str]:
-    ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state != 'retired'")]
+    ids = [r[0] for r in raw.rows(store, "SELECT id FROM bullets WHERE state != 'retired'")]
     return rng.sample(ids, min(k, len(ids)))
 
 

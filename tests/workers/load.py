@@ -20,6 +20,7 @@ from playbook.curation import curate
 from playbook.outcomes import apply_outcome
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, connect
+from playbook.store import testing as raw
 
 WORDS = (
     "pytest cache lockfile release npm docker image retry timeout migration schema index "
@@ -36,7 +37,7 @@ def _content(rng: random.Random, tag: str, n: int) -> str:
 
 
 def _active_ids(store: PlaybookStore, rng: random.Random, k: int) -> list[str]:
-    ids = [r[0] for r in store.conn.execute("SELECT id FROM bullets WHERE state != 'retired'")]
+    ids = [r[0] for r in raw.rows(store, "SELECT id FROM bullets WHERE state != 'retired'")]
     return rng.sample(ids, min(k, len(ids)))
 
 

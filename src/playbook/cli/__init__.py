@@ -69,6 +69,8 @@ from . import interchange  # noqa: E402,F401
 from . import index  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
+from . import doctor  # noqa: E402,F401
+from . import hooks  # noqa: E402,F401
 # isort: on
 
 

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_USER = 1  # the request cannot be carried out: bad id, bad input, no database yet
 EXIT_USAGE = 2  # the command line is wrong: unknown option, missing argument
-EXIT_DATABASE = 3  # the database cannot be used: not SQLite, newer schema, corrupt, locked
+EXIT_DATABASE = 3  # the database cannot be used: not SQLite, newer schema, damaged, locked,
+# read-only (for a write), disk full
 EXIT_INTERNAL = 4  # a bug in Playbook: a traceback follows on stderr
 EXIT_INTERRUPTED = 130
 
@@ -41,24 +42,27 @@ ERROR_CODES: dict[str, int] = {
     "file_not_found": EXIT_USER,
     "file_error": EXIT_USER,
     "no_database": EXIT_USER,
+    "not_a_playbook": EXIT_USER,
+    "backend_unavailable": EXIT_USER,
     "database_not_empty": EXIT_USER,
     "refused": EXIT_USER,
     "not_installed": EXIT_USER,
     "schema_too_new": EXIT_DATABASE,
     "not_a_database": EXIT_DATABASE,
     "database_error": EXIT_DATABASE,
+    "database_damaged": EXIT_DATABASE,
+    "read_only": EXIT_DATABASE,
+    "disk_full": EXIT_DATABASE,
+    "cannot_open": EXIT_DATABASE,
+    "schema_too_old": EXIT_DATABASE,
     "internal": EXIT_INTERNAL,
 }
 
 
-# Library errors that are a user's mistake, by class name (so this module imports none of
-# their modules): each becomes one plain line with this code.
-_KNOWN_ERRORS = {
-    "InvalidDelta": "invalid_input",
-    "InvalidOutcome": "invalid_input",
-    "InvalidImport": "invalid_import",
-    "SnapshotError": "invalid_import",
-    "CassImportError": "invalid_import",
+# Hints the CLI adds to a library error of this code (the library's own hint wins).
+_CLI_HINTS = {
+    "database_not_empty": "import into a new file: playbook --db NEW.sqlite3 import FILE",
+    "not_a_database": "check --db / $PLAYBOOK_DB points at a playbook file",
 }
 
 
@@ -86,42 +90,28 @@ class CliError(Exception):
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> CliError | None:
-        """The CliError for a known library error, or None (a bug: keep the traceback)."""
-        from ..store import DatabaseOpenError, SchemaTooNewError, StoreError
+        """The CliError for a known library error, or None (a bug: keep the traceback).
 
-        if isinstance(exc, SchemaTooNewError):
-            return cls("schema_too_new", str(exc), "upgrade playbook-workbench")
-        if isinstance(exc, DatabaseOpenError):
-            return cls(
-                "not_a_database", str(exc), "check --db / $PLAYBOOK_DB points at a playbook file"
-            )
-        if isinstance(exc, StoreError):
-            text = str(exc)
-            code = "not_found" if text.startswith("no ") or " no " in text else "invalid_input"
-            if type(exc).__name__ == "DatabaseNotEmpty":
-                return cls(
-                    "database_not_empty",
-                    f"{text}: {db_path()}",
-                    "import into a new file: playbook --db NEW.sqlite3 import FILE",
-                )
-            if type(exc).__name__ == "ApprovalRefused":
-                code = "refused"
-            return cls(code, text)
-        if type(exc).__name__ == "ValidationError" and hasattr(exc, "errors"):
+        Errors are classified by type: every `playbook.errors.PlaybookError` carries its
+        stable `code` (and maybe a hint)."""
+        from ..errors import PlaybookError
+        from ..store import driver_error
+
+        if not isinstance(exc, PlaybookError):
+            exc = driver_error(exc) or exc  # a driver error that escaped the store
+        if isinstance(exc, PlaybookError):
+            message = str(exc)
+            if exc.code == "database_not_empty":
+                message = f"{message}: {db_target()}"
+            return cls(exc.code, message, exc.hint or _CLI_HINTS.get(exc.code))
+        pydantic = sys.modules.get("pydantic")
+        if pydantic is not None and isinstance(exc, pydantic.ValidationError):
             # pydantic, on an argument such as --offset -1 or --session with invalid UTF-8
             first = exc.errors(include_url=False)[0]
             where = ".".join(str(p) for p in first["loc"])
             return cls("invalid_input", f"invalid {exc.title}: {where}: {first['msg']}")
         if isinstance(exc, UnicodeEncodeError):  # text that is not UTF-8 (bytes from argv)
             return cls("invalid_input", f"not valid Unicode text: {exc.reason}")
-        by_name = _KNOWN_ERRORS.get(type(exc).__name__)
-        if by_name is not None and isinstance(exc, ValueError):
-            return cls(by_name, str(exc))
-        import sqlite3
-
-        if isinstance(exc, sqlite3.DatabaseError):
-            hint = "another process holds the database" if "locked" in str(exc) else None
-            return cls("database_error", f"database error: {exc}", hint)
         if isinstance(exc, OSError):
             where = f": {exc.filename}" if exc.filename else ""
             return cls("file_error", f"{exc.strerror or exc}{where}")
@@ -168,10 +158,34 @@ def default_db_path() -> Path:
     return Path(base) / "playbook" / "state.sqlite3"
 
 
+def db_target() -> str:
+    """Where the playbook is: --db, else $PLAYBOOK_DB, else the default path. An empty
+    --db or $PLAYBOOK_DB is a usage error, never a silent fallback to the default."""
+    given = state.db
+    if given is None and "PLAYBOOK_DB" in os.environ:
+        given = os.environ["PLAYBOOK_DB"]  # click ignores an empty variable; we do not
+    if given is None:
+        return str(default_db_path())
+    if not given.strip():
+        raise CliError(
+            "usage",
+            'the playbook location is empty (--db "" or an empty $PLAYBOOK_DB)',
+            "give a file path, or unset $PLAYBOOK_DB for the default",
+            EXIT_USAGE,
+        )
+    return given
+
+
 def db_path() -> Path:
-    if state.db:
-        return Path(state.db).expanduser()
-    return default_db_path()
+    """The playbook file (a URL target is refused here, as by `open_store`)."""
+    from ..store import resolve_target
+
+    target = resolve_target(db_target())
+    if target.backend != "sqlite":
+        from ..store import open_store as open_target
+
+        open_target(target.location)  # raises: the backend is not available
+    return target.path
 
 
 def load_policy_option() -> Policy | None:
@@ -202,28 +216,20 @@ def load_policy_option() -> Policy | None:
 
 
 @contextmanager
-def open_store(*, create: bool = True) -> Iterator[PlaybookStore]:
-    """The store at the resolved path. Reads of a missing file are a user error; writes
-    create the file and its folder."""
-    from ..store import PlaybookStore, connect
+def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[PlaybookStore]:
+    """The store at --db / $PLAYBOOK_DB / the default path, with --policy.
 
-    path = db_path()
+    `create` (writes such as add, mark, curate): make the folder and the file if needed.
+    `create=False`: an existing playbook (else `no_database` / `not_a_playbook`).
+    `read_only` (recall, show, stats...): an existing playbook, opened for reading only; it
+    never writes, and works on a read-only file or folder.
+    """
+    from ..store import open_store as open_target
+
     policy = load_policy_option()
-    if not path.exists():
-        if not create:
-            raise CliError(
-                "no_database",
-                f"no playbook at {path}",
-                "run 'playbook init' or pass --db / set $PLAYBOOK_DB",
-            )
-        path.parent.mkdir(parents=True, exist_ok=True)
-    elif path.is_dir():
-        raise CliError("file_error", f"{path} is a directory, not a playbook file")
-    conn = connect(path)
-    try:
-        yield PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
-    finally:
-        conn.close()
+    mode = "read" if read_only else "create" if create else "write"
+    with open_target(db_target(), policy, mode=mode) as store:
+        yield store
 
 
 def json_option() -> Any:

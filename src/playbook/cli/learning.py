@@ -7,7 +7,7 @@ runs `playbook approve` is impersonating its reviewer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
@@ -45,7 +45,10 @@ def _queue_error(exc: Exception) -> CliError:
 @app.command()
 def reflect(
     diary: str = typer.Argument(
-        ..., metavar="DIARY", help="Notes (text/Markdown) or a Claude Code / Codex transcript."
+        ...,
+        metavar="DIARY",
+        help="Notes (text/Markdown) or a Claude Code / Codex transcript; a pipe such as "
+        "<(cmd) works, and - reads stdin.",
     ),
     session: str = typer.Option(
         ..., "--session", help="The session's ref; reflection resumes from its watermark."
@@ -71,11 +74,13 @@ def reflect(
 ) -> None:
     """Turn a session diary into proposed deltas, staged for review (or curated with --apply).
 
-    Only the part of the diary past the session's watermark is read; the watermark advances
-    when the results are stored, so running it again proposes nothing twice.
+    Only the part of the diary past the session's watermark is read (for a pipe or stdin,
+    the bytes before it are skipped); the watermark advances when the results are stored,
+    so running it again proposes nothing twice. Only whole lines are read: a last line
+    without its newline yet is read next time.
     """
     _json(json_out)
-    from pathlib import Path
+    import sys
 
     from ..reflect import reflect_session
     from ..reflectors import CommandReflector, HeuristicReflector, Reflector
@@ -86,18 +91,18 @@ def reflect(
         )
     if not session.strip():
         raise CliError("usage", "--session needs a session ref", exit_code=EXIT_USAGE)
-    if not Path(diary).is_file():
-        raise CliError("file_not_found", f"no such diary file: {diary}")
     chosen: Reflector
     if reflector is not None:
         try:
             chosen = CommandReflector(reflector, timeout=timeout)
         except ValueError as exc:
-            raise CliError("invalid_input", f"--reflector: {exc}", exit_code=EXIT_USAGE) from None
+            raise CliError("usage", f"--reflector: {exc}") from None
     else:
         chosen = HeuristicReflector()
-    with open_store() as store:
-        result = reflect_session(store, session, diary, chosen, apply=apply)
+    # The diary is opened before the playbook, so a bad path changes nothing.
+    source = _open_diary(diary) if diary != "-" else sys.stdin.buffer
+    with source, open_store() as store:
+        result = reflect_session(store, session, source, chosen, apply=apply)
         if not result.ok:
             raise CliError(
                 "reflector_failed",
@@ -107,6 +112,21 @@ def reflect(
         data = result.to_dict()
         human = _render_reflection(store, data) if not json_out else None
     emit(data, human)
+
+
+def _open_diary(diary: str) -> BinaryIO:
+    """The diary file (or pipe) opened for reading; a user error if it cannot be."""
+    from pathlib import Path
+
+    path = Path(diary)
+    if path.is_dir():
+        raise CliError("file_error", f"the diary is a directory: {diary}")
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise CliError("file_not_found", f"no such diary file: {diary}") from None
+    except OSError as exc:
+        raise CliError("file_error", f"cannot read the diary {diary}: {exc.strerror}") from None
 
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
@@ -130,8 +150,21 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
             lines.append(f"{len(data['duplicates'])} already pending, not staged again")
     for r in data["rejected"]:
         lines.append(f"rejected (iteration {r['iteration']}): {_short(r['reason'])}")
-    if data["truncated"]:
-        lines.append(f"{data['truncated']} more left out: the delta cap was reached")
+    placed = data["truncated"] - data["unplaced"]
+    if placed:
+        lines.append(
+            f"{placed} more left for the next run: the delta cap was reached; "
+            f"run again to go on from byte {data['watermark_after']}"
+        )
+    if data["unplaced"]:
+        lines.append(
+            f"{data['unplaced']} more left out: the delta cap was reached and the reflector "
+            "did not say where in the diary they came from"
+        )
+    if data["unfinished"]:
+        lines.append(
+            f"the last line ({data['unfinished']} bytes) has no newline yet: it is read next time"
+        )
     if not data["proposed"]:
         lines.append("nothing new to propose")
     elif not data["applied"] and data["staged"]:

@@ -91,6 +91,8 @@ from typing import Any
 
 import yaml
 
+from ..errors import InvalidImportError
+
 __all__ = [
     "MAX_INPUT_BYTES",
     "MAX_ITEMS",
@@ -199,7 +201,7 @@ class CassImport:
     unmapped: list[str] = field(default_factory=list)
 
 
-class CassImportError(ValueError):
+class CassImportError(InvalidImportError):
     """The input is not a cass-memory playbook we can read; the message is one line."""
 
 

@@ -10,13 +10,13 @@ everyone. `DatabaseNotEmpty` says so before anything is read from the file.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..store import StoreError, iso, new_batch_id
+from ..errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError
+from ..store import iso, new_batch_id
 from ..store.interchange import insert_events, insert_rows, is_empty
 from ..store.store import new_id
 from ..text import content_hash, normalize
@@ -38,11 +38,11 @@ _KEEPABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 _NOT_UNICODE = "the file holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
 
 
-class InvalidImport(ValueError):
+class InvalidImport(InvalidImportError):
     """The file cannot be imported; nothing was written. The message is one line."""
 
 
-class DatabaseNotEmpty(StoreError):
+class DatabaseNotEmpty(DatabaseNotEmptyError):
     """Imports go into an empty database only."""
 
 
@@ -174,7 +174,7 @@ def _import_transaction(store: PlaybookStore) -> Iterator[None]:
     try:
         with store.transaction():
             yield
-    except sqlite3.IntegrityError as exc:
+    except ConstraintError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
     except UnicodeEncodeError:
         raise InvalidImport(_NOT_UNICODE) from None

@@ -26,6 +26,7 @@ from pydantic import (
     ValidationError,
 )
 
+from ..errors import InvalidImportError
 from ..inert import dumps, inert
 from ..model import (
     ActorName,
@@ -66,7 +67,7 @@ assert tuple(SECTIONS.values()) == ORDER
 _PROVENANCE_TABLES = {"bullets", "feedback", "proposals"}
 
 
-class SnapshotError(ValueError):
+class SnapshotError(InvalidImportError):
     """The input is not a Playbook export we can read; the message is one line."""
 
 

@@ -64,7 +64,7 @@ def read_table(store: PlaybookStore, table: str) -> Iterator[dict[str, Any]]:
     """Every row of one fact table as a dict, in insertion order, JSON columns decoded."""
     cols = TABLES[table]
     order = _ORDER_BY.get(table, "rowid")
-    for row in store.conn.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {order}"):
+    for row in store.sql.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {order}"):
         out: dict[str, Any] = {}
         for col, value in zip(cols, row, strict=True):
             if (table, col) in JSON_COLUMNS and value is not None:
@@ -76,13 +76,13 @@ def read_table(store: PlaybookStore, table: str) -> Iterator[dict[str, Any]]:
 
 
 def count_rows(store: PlaybookStore) -> dict[str, int]:
-    return {t: int(store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in ORDER}
+    return {t: int(store.sql.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in ORDER}
 
 
 def is_empty(store: PlaybookStore) -> bool:
     """No facts at all: a fresh or `init`-only database (what an import may go into)."""
     return not any(
-        store.conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is not None for t in ORDER
+        store.sql.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is not None for t in ORDER
     )
 
 
@@ -111,7 +111,7 @@ def insert_rows(
     sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
     n = 0
     for row in rows:
-        store.conn.execute(sql, [_encode(table, c, row.get(c)) for c in cols])
+        store.sql.execute(sql, [_encode(table, c, row.get(c)) for c in cols])
         if table == "bullets":
             store._index_bullet(row["id"], row["content"], list(row.get("tags") or []))
         n += 1
@@ -129,7 +129,7 @@ def insert_events(
     sql = f"INSERT INTO feedback ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
     ids: list[int] = []
     for ev in events:
-        cur = store.conn.execute(sql, [ev.get(c) for c in cols])
+        cur = store.sql.execute(sql, [ev.get(c) for c in cols])
         ids.append(int(cur.lastrowid or 0))
         if on_row is not None:
             on_row()

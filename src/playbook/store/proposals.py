@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .records import where_equal
+
 if TYPE_CHECKING:
     from .store import PlaybookStore
 
@@ -15,7 +17,7 @@ COLUMNS = (
 
 def seen(store: PlaybookStore, delta: str, session_ref: str | None, offset: int | None) -> bool:
     """Is this delta pending already, or was it decided for the same provenance?"""
-    row = store.conn.execute(
+    row = store.sql.execute(
         "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
         "(session_ref IS ? AND byte_offset IS ?))",
         (delta, session_ref, offset),
@@ -32,7 +34,7 @@ def insert(
     origin: str,
     created_at: str,
 ) -> None:
-    store.conn.execute(
+    store.sql.execute(
         "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
         "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
         (proposal_id, delta, session_ref, offset, origin, created_at),
@@ -40,7 +42,7 @@ def insert(
 
 
 def get(store: PlaybookStore, proposal_id: str) -> tuple[Any, ...] | None:
-    return store.conn.execute(
+    return store.sql.execute(
         f"SELECT {COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
     ).fetchone()
 
@@ -51,27 +53,33 @@ def rows(
     status: str | None = None,
     origin: str | None = None,
     limit: int | None = None,
+    since: str | None = None,
+    newest_first: bool = False,
 ) -> list[tuple[Any, ...]]:
-    where, args = [], []
-    if status is not None:
-        where.append("status = ?")
-        args.append(status)
-    if origin is not None:
-        where.append("origin = ?")
-        args.append(origin)
-    sql = f"SELECT {COLUMNS} FROM proposals"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at, rowid"
+    where, args = where_equal(status=status, origin=origin)
+    if since is not None:
+        where += (" AND " if where else " WHERE ") + "created_at > ?"
+        args.append(since)
+    order = "created_at DESC, rowid DESC" if newest_first else "created_at, rowid"
+    sql = f"SELECT {COLUMNS} FROM proposals{where} ORDER BY {order}"
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))
-    return store.conn.execute(sql, args).fetchall()
+    return store.sql.execute(sql, args).fetchall()
 
 
-def count(store: PlaybookStore, status: str = "pending") -> int:
-    row = store.conn.execute("SELECT COUNT(*) FROM proposals WHERE status = ?", (status,))
-    return int(row.fetchone()[0])
+def count(
+    store: PlaybookStore,
+    status: str = "pending",
+    *,
+    since: str | None = None,
+    origin: str | None = None,
+) -> int:
+    where, args = where_equal(status=status, origin=origin)
+    if since is not None:
+        where += " AND created_at > ?"
+        args.append(since)
+    return int(store.sql.execute(f"SELECT COUNT(*) FROM proposals{where}", args).fetchone()[0])
 
 
 def decide(
@@ -85,7 +93,7 @@ def decide(
     edited_delta: str | None = None,
     result: str | None = None,
 ) -> None:
-    store.conn.execute(
+    store.sql.execute(
         "UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, reason = ?, "
         "edited_delta = ?, result = ? WHERE id = ? AND status = 'pending'",
         (status, decided_at, decided_by, reason, edited_delta, result, proposal_id),

@@ -3,8 +3,8 @@
 One scan of `bullets ⋈ evidence` gives, per non-retired bullet, its list (rule,
 anti-pattern, deprecated), maturity multiplier, scope and evidence-cache row, as numpy
 columns. A query then scores its candidates in a few vector operations. The table is
-reloaded when the database changes (another connection's commit moves `PRAGMA
-data_version`; this connection's own writes move `total_changes`), so it is never stale.
+reloaded when the database changes (`store.change_token()` moves on any commit, by this
+connection or another), so it is never stale. It is kept in `store.rank_cache`.
 
 Keyword points come from the token index, whose postings hold each bullet's integer `seq`:
 exact postings for each query token, postings of the vocabulary tokens that contain it, and
@@ -13,9 +13,10 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .sqlite import CONTAINS, IN_LIST, list_param
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,29 +70,25 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     and kept, so repeated queries touch nothing but their postings.
     """
     store.sync_evidence()
-    key = (store.data_version(), store.conn.total_changes, store.policy_fingerprint())
-    cached: RankTable | None = getattr(store, "_rank_table", None)
-    if cached is not None and cached.key == key:
-        return cached
-    if seqs is not None and not getattr(store, "_rank_table_wanted", False):
-        store._rank_table_wanted = True  # type: ignore[attr-defined]
-        rows = store.conn.execute(
-            _COLUMNS + " AND b.seq IN (SELECT value FROM json_each(?))",
-            (json.dumps(seqs),),
-        ).fetchall()
+    key = (store.change_token(), store.policy_fingerprint())
+    cache = store.rank_cache
+    if cache.table is not None and cache.table.key == key:
+        return cache.table
+    if seqs is not None and not cache.wanted:
+        cache.wanted = True
+        rows = store.sql.all(_COLUMNS + f" AND b.seq IN {IN_LIST}", (list_param(seqs),))
         return _build(store, key, rows)
-    table = _build(store, key, store.conn.execute(_COLUMNS).fetchall())
-    store._rank_table = table  # type: ignore[attr-defined]
-    return table
+    cache.table = _build(store, key, store.sql.all(_COLUMNS))
+    return cache.table
 
 
 def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
     import numpy as np
 
     policy = store.policy
-    lineage = {
-        r[0] for r in store.conn.execute("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'")
-    }
+    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
+    # A read-only store whose cache lags the log: no cached row is exact.
+    lagging = store.read_only and store.evidence_behind()
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * 12
     seq = np.array(cols[0], dtype=np.intp)
@@ -120,7 +117,8 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         helpful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
         harmful=np.array([v or 0.0 for v in cols[11]], dtype=np.float64),
         exact=(np.isnan(cache_hl) | (cache_hl == half_life))
-        & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n),
+        & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n)
+        & (not lagging),
         scoped=[
             (i, s, k)
             for i, (s, k) in enumerate(zip(cols[4], cols[5], strict=True))
@@ -137,10 +135,10 @@ def keyword_hits(
     else +1 where it is a substring of one of its tokens; +5 more where it equals a tag."""
     import numpy as np
 
-    conn = store.conn
+    sql = store.sql
 
-    def seqs(sql: str, *args: str) -> np.ndarray:
-        return np.fromiter((r[0] for r in conn.execute(sql, args)), dtype=np.intp)
+    def seqs(query: str, *args: str) -> np.ndarray:
+        return np.fromiter(sql.column(query, args), dtype=np.intp)
 
     hits: list[tuple[np.ndarray, float]] = []
     for q in tokens:
@@ -149,7 +147,7 @@ def keyword_hits(
         # every posting and looks each one up in vocab.
         partial = seqs(
             "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
-            "(SELECT token FROM vocab WHERE instr(token, ?) > 0 AND token != ?)",
+            f"(SELECT token FROM vocab WHERE {CONTAINS.format(column='token')} AND token != ?)",
             q,
             q,
         )
@@ -186,8 +184,7 @@ def keyword_points(store: PlaybookStore, tokens: list[str], policy: Policy) -> d
             seq_points[s] = seq_points.get(s, 0.0) + value
     if not seq_points:
         return {}
-    rows = store.conn.execute(
-        "SELECT seq, id FROM bullets WHERE seq IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(seq_points)),),
+    rows = store.sql.execute(
+        f"SELECT seq, id FROM bullets WHERE seq IN {IN_LIST}", (list_param(seq_points),)
     )
     return {bid: seq_points[s] for s, bid in rows}

@@ -11,9 +11,9 @@ if TYPE_CHECKING:
 def bullet_counts(store: PlaybookStore) -> dict[str, dict[str, int]]:
     """Bullets by state (all of them), and by maturity and type (the non-retired ones)."""
     out: dict[str, dict[str, int]] = {"state": {}, "maturity": {}, "type": {}, "pinned": {}}
-    for state, n in store.conn.execute("SELECT state, COUNT(*) FROM bullets GROUP BY 1"):
+    for state, n in store.sql.execute("SELECT state, COUNT(*) FROM bullets GROUP BY 1"):
         out["state"][state] = n
-    for maturity, btype, pinned, n in store.conn.execute(
+    for maturity, btype, pinned, n in store.sql.execute(
         "SELECT maturity, type, pinned, COUNT(*) FROM bullets WHERE state != 'retired' "
         "GROUP BY 1, 2, 3"
     ):
@@ -26,6 +26,6 @@ def bullet_counts(store: PlaybookStore) -> dict[str, dict[str, int]]:
 
 def feedback_counts(store: PlaybookStore) -> dict[str, int]:
     out = {"helpful": 0, "harmful": 0}
-    for kind, n in store.conn.execute("SELECT kind, COUNT(*) FROM feedback GROUP BY 1"):
+    for kind, n in store.sql.execute("SELECT kind, COUNT(*) FROM feedback GROUP BY 1"):
         out[kind] = n
     return out

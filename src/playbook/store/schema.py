@@ -1,4 +1,4 @@
-"""The schema of SPEC §3 as namespaced, versioned migrations.
+"""The schema of SPEC §3 as namespaced, versioned migrations (SQLite DDL).
 
 `run_migrations(db, [memory_migration(1)])` brings the `memory` namespace up to version 1.
 Each step runs in its own transaction; a database whose namespace is newer than this code
@@ -12,20 +12,18 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..errors import SchemaError as SchemaError  # re-exported
+from ..errors import SchemaTooNewError
+from .sqlite import TABLE_EXISTS, executor_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from .executor import Executor
+
 MIGRATIONS_TABLE = "_migrations"
-
-
-class SchemaError(RuntimeError):
-    """The database cannot be used by this version of Playbook."""
-
-
-class SchemaTooNewError(SchemaError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -256,33 +254,24 @@ def memory_migration(version: int = MEMORY_LATEST) -> Migration:
     return Migration("memory", version, MEMORY_STEPS)
 
 
-def _ensure_table(conn: sqlite3.Connection) -> None:
-    conn.execute(
+def _ensure_table(ex: Executor) -> None:
+    ex.execute(
         f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (namespace TEXT NOT NULL, "
         "version INTEGER NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, version))"
     )
 
 
-def connection_of(db: Database | sqlite3.Connection | Any) -> sqlite3.Connection:
-    """The sqlite3 connection behind a sqlite-utils Database (or the connection itself)."""
-    return db if isinstance(db, sqlite3.Connection) else db.conn
-
-
-def schema_version(db: Database | sqlite3.Connection, namespace: str = "memory") -> int:
+def schema_version(db: Database | sqlite3.Connection | Executor, namespace: str = "memory") -> int:
     """The version of `namespace` the file holds (0 when absent)."""
-    conn = connection_of(db)
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (MIGRATIONS_TABLE,)
-    ).fetchone()
-    if not exists:
+    ex = executor_of(db)
+    if ex.one(TABLE_EXISTS, (MIGRATIONS_TABLE,)) is None:
         return 0
-    row = conn.execute(
-        f"SELECT MAX(version) FROM {MIGRATIONS_TABLE} WHERE namespace=?", (namespace,)
-    ).fetchone()
-    return int(row[0] or 0)
+    return int(
+        ex.scalar(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE} WHERE namespace=?", (namespace,), 0)
+    )
 
 
-def check_version(db: Database | sqlite3.Connection, migration: Migration) -> int:
+def check_version(db: Database | sqlite3.Connection | Executor, migration: Migration) -> int:
     current = schema_version(db, migration.namespace)
     if current > migration.latest:
         raise SchemaTooNewError(
@@ -293,33 +282,30 @@ def check_version(db: Database | sqlite3.Connection, migration: Migration) -> in
 
 
 def run_migrations(
-    db: Database | sqlite3.Connection, migrations: Sequence[Migration]
+    db: Database | sqlite3.Connection | Executor, migrations: Sequence[Migration]
 ) -> list[tuple[str, int]]:
-    """Apply what is missing of each migration; return the (namespace, version) applied."""
-    conn = connection_of(db)
+    """Apply what is missing of each migration; return the (namespace, version) applied.
+
+    Each version step is one transaction, and records itself in `_migrations`
+    (namespace, version, applied_at) in the same transaction.
+    """
+    ex = executor_of(db)
     for m in migrations:  # refuse before touching anything
-        check_version(db, m)
+        check_version(ex, m)
     applied: list[tuple[str, int]] = []
     for m in migrations:
-        current = check_version(db, m)
+        current = check_version(ex, m)
         for version in range(current + 1, m.version + 1):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                _ensure_table(conn)
+            with ex.transaction():
+                _ensure_table(ex)
                 # Re-read inside the write lock: another process may have just migrated.
-                now_at = schema_version(db, m.namespace)
-                if now_at >= version:
-                    conn.execute("COMMIT")
+                if schema_version(ex, m.namespace) >= version:
                     continue
                 for statement in m.steps[version - 1]:
-                    conn.execute(statement)
-                conn.execute(
+                    ex.execute(statement)
+                ex.execute(
                     f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
                     (m.namespace, version, datetime.now(UTC).isoformat()),
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             applied.append((m.namespace, version))
     return applied

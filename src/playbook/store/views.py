@@ -55,63 +55,65 @@ def bullet_rows(
     """Every bullet (retired ones too unless told otherwise) with its score at `at` (now).
 
     The loop is written out (no per-row function calls) because it runs over every bullet
-    on every full read: at 100k bullets it is most of the workbench's start-up time.
+    on every full read: at 100k bullets it is most of the workbench's start-up time. The
+    effective scores are computed for the whole column at once by `scoring`.
     """
+    import numpy as np
+
     policy = store.policy
     when = at or store.now()
     now = scoring.days(when)
     store.sync_evidence()
-    successors = {
-        src
-        for (src,) in store.conn.execute("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'")
-    }
+    successors = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
+    # A read-only store whose cache lags the log: every row asks the store.
+    lagging = store.read_only and store.evidence_behind()
     where = "" if include_retired else " WHERE b.state != 'retired'"
-    raw = store.conn.execute(_ROWS_SQL + where).fetchall()
+    raw = store.sql.all(_ROWS_SQL + where)
     default_hl = policy.half_life_days
     # Staleness without parsing dates: ISO timestamps of one format sort as text.
     cutoff = now - policy.stale_after_days
     cutoff_iso = iso(datetime.fromtimestamp(cutoff * scoring.DAY, tz=UTC))
-    mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
-    harm = policy.harm_multiplier
-    out: list[BulletRow] = []
+    n = len(raw)
+    helpful = np.zeros(n, dtype=np.float64)
+    harmful = np.zeros(n, dtype=np.float64)
+    stale: list[bool] = []
     slow: list[int] = []
-    append = out.append
     for i, r in enumerate(raw):
         ref = r[13]
         if ref is None:
-            h = x = 0.0
-            stale = r[10] <= cutoff_iso
+            stale.append(r[10] <= cutoff_iso)
         else:
             factor = 0.5 ** ((now - ref) / r[12])
-            h, x = r[14] * factor, r[15] * factor
-            stale = r[16] <= cutoff and r[10] <= cutoff_iso
-        if r[0] in successors or (
-            ref is not None and (now < ref or r[12] != (r[11] or default_hl))
+            helpful[i] = r[14] * factor
+            harmful[i] = r[15] * factor
+            stale.append(r[16] <= cutoff and r[10] <= cutoff_iso)
+        if (
+            lagging
+            or r[0] in successors
+            or (ref is not None and (now < ref or r[12] != (r[11] or default_hl)))
         ):
             slow.append(i)
-        append(
-            BulletRow(
-                r[0], r[1], r[2], r[3], r[4], bool(r[5]), h, x,
-                (h - harm * x) * mult[r[3]], stale,
-                r[6], r[7], r[8], r[9], r[10], r[17],
-            )
-        )  # fmt: skip
     if slow:  # inherited evidence, future events, changed half-life: ask the store
         exact = store.evidence_many([raw[i][0] for i in slow], at=when)
         for i in slow:
-            row, ev = out[i], exact[raw[i][0]]
-            out[i] = row._replace(
-                helpful=ev.helpful,
-                harmful=ev.harmful,
-                effective=(ev.helpful - harm * ev.harmful) * mult[row.maturity],
-                stale=now - ev.last_activity >= policy.stale_after_days,
-            )
-    return out
+            ev = exact[raw[i][0]]
+            helpful[i], harmful[i] = ev.helpful, ev.harmful
+            stale[i] = now - ev.last_activity >= policy.stale_after_days
+    effective = scoring.effective_scores(helpful, harmful, [r[3] for r in raw], policy)
+    return [
+        BulletRow(
+            r[0], r[1], r[2], r[3], r[4], bool(r[5]), h, x, e, s,
+            r[6], r[7], r[8], r[9], r[10], r[17],
+        )
+        for r, h, x, e, s in zip(
+            raw, helpful.tolist(), harmful.tolist(), effective.tolist(), stale, strict=True
+        )
+    ]  # fmt: skip
 
 
 def maturity_history(store: PlaybookStore, bullet_id: str) -> list[tuple[datetime, str]]:
     """Every maturity a bullet has had, with when it took it, oldest first."""
-    rows = store.conn.execute(
+    rows = store.sql.execute(
         "SELECT at, maturity FROM maturity_log WHERE bullet_id = ? ORDER BY at, id",
         (bullet_id,),
     )
@@ -119,5 +121,5 @@ def maturity_history(store: PlaybookStore, bullet_id: str) -> list[tuple[datetim
 
 
 def count_bullets_by_state(store: PlaybookStore) -> dict[str, int]:
-    rows = store.conn.execute("SELECT state, COUNT(*) FROM bullets GROUP BY state")
+    rows = store.sql.execute("SELECT state, COUNT(*) FROM bullets GROUP BY state")
     return {state: n for state, n in rows}

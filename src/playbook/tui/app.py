@@ -1,15 +1,14 @@
 """The curation workbench: `Workbench(path).run()`.
 
 Threads and connections: every read and write runs in a thread worker on a connection of
-its own (`Source.open()`); a single long-lived connection (`Watcher`) answers
-`PRAGMA data_version` for the live refresh. Polls never overlap (a flag, and the `poll`
+its own (`Source.open()`); a single long-lived read-only store (`Watcher`) answers
+`change_token()` for the live refresh. Polls never overlap (a flag, and the `poll`
 worker group is exclusive) and are skipped while a modal is open; a change reloads a
 snapshot, which the panes apply as keyed diffs inside `batch_update()`.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from .. import queue
-from ..store import StoreError
+from ..errors import PlaybookError
 from ..store.views import BulletRow
 from . import data
 from . import format as fmt
@@ -404,7 +403,7 @@ class Workbench(App[None]):
     def _write_worker(self, fn: Callable[..., str], args: tuple[Any, ...]) -> None:
         try:
             text = fn(self.source, *args)
-        except (StoreError, sqlite3.Error, ValueError) as exc:
+        except (PlaybookError, ValueError) as exc:
             self.post_message(ActionFailed(str(exc)))
             return
         except Exception as exc:  # a bug: say so rather than fail silently in a thread

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -22,7 +22,7 @@ from typing import Any
 from .. import queue, scoring
 from ..curation import CurateResult, curate
 from ..model import Bullet, FeedbackEvent, Maturity, Score
-from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, connect, new_batch_id
+from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, new_batch_id, open_store
 from ..store.ranking import keyword_hits, keyword_points
 from ..store.views import BulletRow, bullet_rows, maturity_history
 from ..text import query_tokens
@@ -38,32 +38,30 @@ class Source:
 
     @contextmanager
     def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
-        conn = connect(self.path)
-        try:
-            yield PlaybookStore(conn, migrate=migrate)
-        finally:
-            conn.close()
+        """`migrate=False`: for reading only (never writes, works on a read-only file)."""
+        with open_store(self.path, mode="write" if migrate else "read") as store:
+            yield store
 
     def watcher(self) -> Watcher:
         return Watcher(self.path)
 
 
 class Watcher:
-    """A long-lived read connection whose only job is `PRAGMA data_version`.
+    """A long-lived read-only store whose only job is `change_token()`.
 
-    data_version changes when another connection commits; in WAL mode the main file's
-    mtime does not, so this is the cheap and reliable signal (microseconds per poll).
-    Used by one poll at a time (the app never lets polls overlap).
+    The token changes when anyone commits; in WAL mode the main file's mtime does not, so
+    this is the cheap and reliable signal (microseconds per poll). Used by one poll at a
+    time (the app never lets polls overlap).
     """
 
     def __init__(self, path: Path) -> None:
-        self.conn = connect(path)
+        self.store = open_store(path, mode="read")
 
-    def version(self) -> int:
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+    def version(self) -> Hashable:
+        return self.store.change_token()
 
     def close(self) -> None:
-        self.conn.close()
+        self.store.close()
 
 
 # ------------------------------------------------------------------------------ snapshot

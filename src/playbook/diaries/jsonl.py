@@ -1,44 +1,19 @@
-"""Session diaries: read a diary into passages that keep their byte offsets (SPEC §7).
+"""Agent transcripts in JSON Lines (Claude Code, Codex): one passage per record with text.
 
-A diary is what a reflector reads: plain text or Markdown notes, or an agent transcript in
-JSON Lines (Claude Code ``~/.claude/projects/*/*.jsonl``, Codex
-``~/.codex/sessions/**/rollout-*.jsonl``, both its current ``{timestamp, type, payload}``
-envelope and the older flat format where each line is the item itself).
-
-Every passage carries the byte offset where it starts in the file, so a proposal can point
-at the place in the session that produced it, and ``Diary.end`` is the next watermark:
-reading again with ``start=diary.end`` returns only what was written since.
-
-Reading never raises on content: invalid UTF-8 is decoded with replacement characters,
-malformed JSON lines are skipped and counted in ``Diary.skipped``.
+Tool calls and results are reduced to one line starting with ``TOOL_LINE_PREFIX``, so that
+readers (the heuristic reflector) can tell what the agent wrote from what a tool printed.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-__all__ = [
-    "TOOL_LINE_PREFIX",
-    "Diary",
-    "Passage",
-    "detect_format",
-    "read_diary",
-    "read_jsonl_transcript",
-    "read_text_diary",
-]
+from .base import Diary, Passage, loads
 
-# Tool calls and results are reduced to one line starting with this prefix, so that readers
-# (the heuristic reflector) can tell what the agent wrote from what a tool printed.
 TOOL_LINE_PREFIX = "[tool"
 TOOL_SUMMARY_MAX = 200  # characters of a tool call or result kept in its one-line summary
 
-_BOM = b"\xef\xbb\xbf"
-_HEAD_BYTES = 1 << 20  # how much of a file format detection looks at
-_JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 # Text a Codex session injects as "user" input that nobody typed in this session.
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
@@ -48,151 +23,6 @@ _CODEX_TOOL_CALLS = frozenset(
 )
 _CODEX_TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "description")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One unit of a diary: a paragraph of text, or one transcript record reduced to text."""
-
-    offset: int  # byte offset in the file where this passage starts (line start for JSONL)
-    text: str
-    role: str | None  # "user" / "assistant" for transcripts, None for plain text
-
-
-@dataclass
-class Diary:
-    """A diary read from ``start`` onwards; ``end`` is the watermark for the next read."""
-
-    ref: str
-    passages: list[Passage]
-    end: int
-    skipped: int = 0
-    _offsets: list[int] = field(default_factory=list, init=False, repr=False, compare=False)
-
-    def render(self) -> str:
-        """The diary as prompt text: each passage under a marker such as ``[@4096 assistant]``."""
-        blocks = []
-        for p in self.passages:
-            marker = f"[@{p.offset} {p.role}]" if p.role else f"[@{p.offset}]"
-            blocks.append(f"{marker}\n{p.text}")
-        return "\n\n".join(blocks)
-
-    def passage_at(self, offset: int) -> Passage | None:
-        """The passage that covers ``offset``: the last one starting at or before it.
-
-        None before the first passage and at or past ``end``.
-        """
-        if len(self._offsets) != len(self.passages):
-            self._offsets = [p.offset for p in self.passages]
-        if offset >= self.end:
-            return None
-        i = bisect.bisect_right(self._offsets, offset) - 1
-        return self.passages[i] if i >= 0 else None
-
-
-# ---------------------------------------------------------------------------------- entry
-
-
-def read_diary(path: str | Path, *, start: int = 0) -> Diary:
-    """Read the diary at ``path`` from byte ``start``, choosing the format by its content.
-
-    The head of the file decides (see ``detect_format``); the extension only decides for an
-    empty file. Only the head and the part from the watermark on are read from disk, so
-    re-reading a long session costs what was appended. Raises ``OSError`` if the file cannot
-    be read, never on its content.
-    """
-    p = Path(path)
-    with p.open("rb") as f:
-        head = f.read(_HEAD_BYTES)
-        fmt = detect_format(head, complete=len(head) < _HEAD_BYTES)
-        if fmt is None:
-            fmt = "jsonl" if p.suffix.lower() in _JSONL_SUFFIXES else "text"
-        # JSONL needs the byte before the watermark, to tell whether it falls on a line start.
-        base = max(0, start - 1) if fmt == "jsonl" else max(0, start)
-        if base <= len(head):
-            data = head[base:] + f.read()
-        else:
-            f.seek(base)
-            data = f.read()
-    if fmt == "jsonl":
-        return _read_jsonl(data, start=start, ref=str(path), base=base)
-    return _read_text(data, start=start, ref=str(path), base=base)
-
-
-def detect_format(
-    data: bytes, *, sample_lines: int = 5, complete: bool = True
-) -> Literal["jsonl", "text"] | None:
-    """``"jsonl"`` if the file is JSON Lines, ``"text"`` if not, None if it is empty.
-
-    JSON Lines means: the first non-blank line starts with ``{`` and at least one of the first
-    ``sample_lines`` non-blank lines parses as a JSON object. ``complete=False`` says ``data``
-    is only the head of the file: a first line cut off by the end of the head (one huge
-    record) then counts as an object. Detection always looks at the head of the file,
-    whatever the watermark.
-    """
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    segments = data.split(b"\n", 64)  # the head is enough; never split a huge file fully
-    lines: list[tuple[bytes, bool]] = []  # (line, cut off by the end of a partial head)
-    for i, raw in enumerate(segments):
-        line = raw.strip()
-        if line:
-            lines.append((line, not complete and i == len(segments) - 1 and len(segments) <= 64))
-            if len(lines) >= sample_lines:
-                break
-    if not lines:
-        return None
-    first, first_cut = lines[0]
-    if not first.startswith(b"{"):
-        return "text"
-    if first_cut or any(isinstance(_loads(line), dict) for line, _ in lines):
-        return "jsonl"
-    return "text"
-
-
-# ---------------------------------------------------------------------------------- text
-
-
-def read_text_diary(data: bytes, *, start: int = 0, ref: str = "") -> Diary:
-    """Plain text or Markdown: passages are paragraphs separated by blank lines.
-
-    Reading begins at byte ``start``. Each passage's offset is the byte offset of its first
-    line in ``data`` and its text is that paragraph as written (trailing whitespace removed),
-    so ``data[offset:]`` starts with the passage's UTF-8 bytes whenever they are valid.
-    """
-    return _read_text(data, start=start, ref=ref, base=0)
-
-
-def _read_text(data: bytes, *, start: int, ref: str, base: int) -> Diary:
-    """``read_text_diary`` over ``data`` = the file from byte ``base`` on (``base <= start``)."""
-    size = len(data)
-    pos = min(max(start - base, 0), size)
-    if base + pos == 0 and data.startswith(_BOM):
-        pos = len(_BOM)
-    passages: list[Passage] = []
-    para_start: int | None = None
-    para_end = pos
-    while pos < size:
-        nl = data.find(b"\n", pos)
-        line_end = size if nl == -1 else nl
-        if data[pos:line_end].strip():
-            if para_start is None:
-                para_start = pos
-            para_end = line_end
-        elif para_start is not None:
-            passages.append(_text_passage(data, para_start, para_end, base))
-            para_start = None
-        pos = line_end + 1
-    if para_start is not None:
-        passages.append(_text_passage(data, para_start, para_end, base))
-    return Diary(ref=ref, passages=passages, end=max(start, base + size))
-
-
-def _text_passage(data: bytes, begin: int, end: int, base: int) -> Passage:
-    return Passage(offset=base + begin, text=_decode(data[begin:end]).rstrip(), role=None)
-
-
-# ---------------------------------------------------------------------------------- JSONL
 
 
 def read_jsonl_transcript(data: bytes, *, start: int = 0, ref: str = "") -> Diary:
@@ -205,10 +35,10 @@ def read_jsonl_transcript(data: bytes, *, start: int = 0, ref: str = "") -> Diar
     dropped; lines that are not JSON objects, or objects of no known shape, are counted in
     ``skipped``.
     """
-    return _read_jsonl(data, start=start, ref=ref, base=0)
+    return read_jsonl_from(data, start=start, ref=ref, base=0)
 
 
-def _read_jsonl(data: bytes, *, start: int, ref: str, base: int) -> Diary:
+def read_jsonl_from(data: bytes, *, start: int, ref: str, base: int) -> Diary:
     """``read_jsonl_transcript`` over ``data`` = the file from byte ``base`` on.
 
     ``base`` is at most ``start - 1`` (or 0), so the byte before the watermark is in ``data``.
@@ -229,7 +59,7 @@ def _read_jsonl(data: bytes, *, start: int, ref: str, base: int) -> Diary:
             break  # an incomplete last line: leave it for the next read
         line = data[pos:nl]
         if line.strip():
-            record = _loads(line)
+            record = loads(line)
             if not isinstance(record, dict):
                 skipped += 1
             else:
@@ -240,7 +70,13 @@ def _read_jsonl(data: bytes, *, start: int, ref: str, base: int) -> Diary:
                     passages.append(Passage(offset=base + pos, text=reduced[1], role=reduced[0]))
         pos = nl + 1
         end = pos
-    return Diary(ref=ref, passages=passages, end=max(base + end, start), skipped=skipped)
+    return Diary(
+        ref=ref,
+        passages=passages,
+        end=max(base + end, start),
+        skipped=skipped,
+        unfinished=size - end,
+    )
 
 
 def _reduce_record(record: dict[str, Any]) -> tuple[str | None, str] | None:
@@ -380,20 +216,7 @@ def _tool_line(label: str, detail: str) -> str:
 def _maybe_json(value: object) -> object:
     """Codex stores tool arguments and outputs as JSON inside a string; unwrap when it is."""
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        parsed = _loads(value)
+        parsed = loads(value)
         if parsed is not None:
             return parsed
     return value
-
-
-def _loads(raw: bytes | str) -> object:
-    """json.loads that never raises: None for anything that is not JSON."""
-    text = _decode(raw) if isinstance(raw, bytes) else raw
-    try:
-        return json.loads(text.lstrip("\ufeff"))
-    except (ValueError, RecursionError):
-        return None
-
-
-def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")

@@ -1,0 +1,20 @@
+"""Agent hooks (SPEC §10): Playbook inside the agent's own lifecycle.
+
+Claude Code runs a command at `SessionStart`, `UserPromptSubmit` and `SessionEnd`, with the
+event as JSON on stdin, and adds what the command prints
+(`{"hookSpecificOutput": {"additionalContext": ...}}`) to the agent's context. This package
+is what `playbook hook EVENT` and `playbook hooks install|uninstall` do:
+
+- ``run``: the hook entry point; whatever goes wrong, a hook exits 0, prints nothing into
+  the agent's context and writes one line to its log.
+- ``payload``: the hook's JSON, read leniently; the workspace a session works in.
+- ``context``: the rules, anti-patterns and deprecated warnings given to the agent, with
+  ids to cite, within a character budget, never twice in one session.
+- ``session_end``: the session's transcript reflected into the review queue by a detached
+  process, and the agent's citations recorded as feedback.
+- ``state``: the hook log, the per-session memory, the reflection config.
+- ``install``: Claude Code's ``settings.json`` and Codex's ``config.toml``, edited without
+  touching anything else.
+
+Nothing here imports the CLI: the command line resolves the playbook's path and passes it.
+"""

@@ -1,0 +1,227 @@
+"""A finished session reviews itself: its transcript reflected into the review queue, its
+citations recorded as feedback.
+
+`playbook hook session-end` only checks its input and starts a detached process
+(`python -m playbook.hooks.worker`), so the agent is never kept waiting for a model; that
+process writes one line per run to its own log (`state.reflect_log_path()`).
+
+`end_session` is the work itself:
+
+1. The agent's own citations past the session's watermark, ``[playbook: helpful b-…]`` and
+   ``[playbook: harmful b-… reason]``, are curated at once as feedback (actor agent, the
+   citing line as provenance). The session is the receipt: a bullet gets at most one
+   helpful and one harmful vote per session, however often the transcript is read.
+2. The same part of the transcript is reflected with the configured reflector and what it
+   proposes is staged in the review queue with origin ``hook`` (feedback on a bullet the
+   agent cited itself is left out: it is already recorded). The watermark then moves, so a
+   second run for the same session stages nothing twice.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .payload import HookInput, PayloadError
+from .state import reflect_log_path
+
+if TYPE_CHECKING:
+    from playbook.diaries import Diary
+    from playbook.reflect import ReflectionResult
+    from playbook.reflectors import ProposedItem, Reflector
+    from playbook.store import PlaybookStore
+
+__all__ = [
+    "ConfigError",
+    "SessionEndResult",
+    "end_session",
+    "reflector_from_config",
+    "start_session_end",
+]
+
+DEFAULT_REFLECT_TIMEOUT = 300.0  # seconds a configured reflector command may run
+DISABLE_ENV = "PLAYBOOK_HOOKS"  # "off" in a process started by a reflector: no hooks there
+_FEEDBACK = ("helpful", "harmful")
+
+
+class ConfigError(ValueError):
+    """The ``[reflect]`` table of playbook.toml is not usable."""
+
+
+def start_session_end(
+    payload: HookInput, db: Path, policy: Path | None, *, agent: str = "claude-code"
+) -> None:
+    """Start the session's reflection in a detached process and return at once."""
+    transcript = Path(payload.need("transcript_path")).expanduser()
+    if not transcript.is_file():
+        raise PayloadError(f"no transcript at {transcript}")
+    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", str(db)]
+    if policy is not None:
+        args += ["--policy", str(policy)]
+    args += ["--agent", agent, "--session-id", payload.session_id]
+    args += ["--transcript", str(transcript.resolve())]
+    log = reflect_log_path()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            close_fds=True,
+            start_new_session=True,  # not killed with the agent's hook process group
+        )
+
+
+def reflector_from_config(policy: Path | None) -> Reflector:
+    """The reflector a ``[reflect]`` table names (``command = "claude -p"``, optional
+    ``timeout`` in seconds), else the heuristic one. The command runs with hooks off, so a
+    model CLI that has Playbook's hooks installed does not reflect on its own prompt."""
+    from playbook.reflectors import CommandReflector, HeuristicReflector
+
+    table = _reflect_table(policy)
+    command = table.get("command")
+    if command is None:
+        return HeuristicReflector()
+    if not isinstance(command, str | list) or not command:
+        raise ConfigError("[reflect] command must be a command line or a list of arguments")
+    timeout = table.get("timeout", DEFAULT_REFLECT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise ConfigError("[reflect] timeout must be a positive number of seconds")
+    try:
+        return CommandReflector(
+            command, timeout=float(timeout), env={**os.environ, DISABLE_ENV: "off"}
+        )
+    except ValueError as exc:
+        raise ConfigError(f"[reflect] command: {exc}") from None
+
+
+def _reflect_table(policy: Path | None) -> dict[str, Any]:
+    if policy is None:
+        return {}
+    try:
+        with policy.open("rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {policy}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{policy}: not valid TOML ({exc})") from None
+    table = data.get("reflect", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{policy}: reflect must be a table")
+    unknown = set(table) - {"command", "timeout"}
+    if unknown:
+        raise ConfigError(f"{policy}: unknown [reflect] key {sorted(unknown)[0]!r}")
+    return table
+
+
+@dataclass
+class SessionEndResult:
+    session_ref: str
+    recorded: list[tuple[str, str]] = field(default_factory=list)  # (kind, bullet id)
+    repeated: int = 0  # citations already recorded for this session
+    refused: list[str] = field(default_factory=list)  # citations curation rejected, why
+    reflection: ReflectionResult | None = None
+
+    def summary(self) -> str:
+        r = self.reflection
+        parts = [f"session {self.session_ref}:"]
+        if r is not None and not r.ok:
+            parts.append(f"reflection failed ({'; '.join(r.errors)}); nothing staged;")
+        elif r is not None:
+            parts.append(f"staged {len(r.staged)}")
+            if r.staged:
+                parts.append(f"({', '.join(r.staged)})")
+            parts.append(f"of {len(r.proposed)} proposed,")
+            if r.truncated:
+                parts.append(f"{r.truncated} left for the next run,")
+        parts.append(f"recorded {len(self.recorded)} citation(s)")
+        if self.repeated:
+            parts.append(f"({self.repeated} already recorded)")
+        if self.refused:
+            parts.append(f"refused {len(self.refused)}: {self.refused[0]}")
+        if r is not None:
+            parts.append(f"watermark {r.watermark_before} -> {r.watermark_after}")
+        return " ".join(parts)
+
+
+def end_session(
+    store: PlaybookStore,
+    session_id: str,
+    transcript: Path,
+    reflector: Reflector,
+    *,
+    agent: str = "claude-code",
+) -> SessionEndResult:
+    """Record the agent's citations, then reflect the rest (see the module doc)."""
+    from playbook.diaries import read_diary
+    from playbook.queue import HOOK_ORIGIN
+    from playbook.reflect import reflect_session
+
+    session_ref = str(transcript)
+    result = SessionEndResult(session_ref)
+    diary = read_diary(transcript, start=store.watermark(session_ref))
+    cited = _record_citations(store, diary, session_ref, f"{agent}:{session_id}", result)
+    result.reflection = reflect_session(
+        store, session_ref, diary, _WithoutCitations(reflector, cited), origin=HOOK_ORIGIN
+    )
+    return result
+
+
+def _citations(diary: Diary) -> list[ProposedItem]:
+    from playbook.reflectors import HeuristicReflector
+
+    found = HeuristicReflector().propose(diary, [], [])
+    return [p for p in found if isinstance(p.item, dict) and p.item.get("type") in _FEEDBACK]
+
+
+def _record_citations(
+    store: PlaybookStore, diary: Diary, session_ref: str, session: str, result: SessionEndResult
+) -> set[str]:
+    """Curate each citation once per session and kind; the ids cited."""
+    from playbook.curation import curate
+    from playbook.model import Provenance
+
+    citations = _citations(diary)
+    with store.transaction():
+        for p in citations:
+            delta: dict[str, Any] = p.item  # type: ignore[assignment]
+            receipt = f"{session}:{delta['type']}:{delta['bullet_id']}"
+            if store.has_receipt(receipt):
+                result.repeated += 1
+                continue
+            prov = Provenance(session_ref=session_ref, byte_offset=p.offset)
+            done = curate(store, [delta], provenance=prov, actor="agent")
+            outcome = done.outcomes[0]
+            if outcome.status == "applied":
+                store.add_receipt(receipt, str(delta["type"]), done.batch_id)
+                result.recorded.append((str(delta["type"]), str(delta["bullet_id"])))
+            else:
+                result.refused.append(f"{delta['bullet_id']}: {outcome.reason or outcome.status}")
+    return {str(p.item["bullet_id"]) for p in citations}  # type: ignore[index]
+
+
+class _WithoutCitations:
+    """The configured reflector, minus feedback on the bullets the agent cited itself."""
+
+    def __init__(self, inner: Reflector, cited: set[str]) -> None:
+        self.inner = inner
+        self.cited = cited
+
+    def propose(
+        self, diary: Diary, playbook: list[dict[str, Any]], prior: list[dict[str, Any]]
+    ) -> list[ProposedItem]:
+        return [
+            p
+            for p in self.inner.propose(diary, playbook, prior)
+            if not (
+                isinstance(p.item, dict)
+                and p.item.get("type") in _FEEDBACK
+                and p.item.get("bullet_id") in self.cited
+            )
+        ]

@@ -1,0 +1,77 @@
+"""The detached half of `playbook hook session-end`: ``python -m playbook.hooks.worker``.
+
+Runs `session_end.end_session` for one session and writes one line to the reflection log
+(`state.reflect_log_path()`): what was staged and recorded, or why nothing was. Runs for
+the same session wait for each other (a lock per session), and each reads only what the
+previous one left past the watermark, so a session is never staged twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .session_end import end_session, reflector_from_config
+from .state import log_line, reflect_log_path, session_key, state_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m playbook.hooks.worker")
+    ap.add_argument("--db", required=True, type=Path)
+    ap.add_argument("--policy", type=Path)
+    ap.add_argument("--agent", default="claude-code")
+    ap.add_argument("--session-id", required=True)
+    ap.add_argument("--transcript", required=True, type=Path)
+    args = ap.parse_args(argv)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        with _session_lock(args.session_id):
+            line = _run(args)
+    except Exception as exc:  # the agent is gone; all that is left is to say what happened
+        line = f"session {args.transcript}: failed: {type(exc).__name__}: {exc}"
+    log_line(line, reflect_log_path())
+    return 0
+
+
+def _run(args: argparse.Namespace) -> str:
+    from playbook.policy import load_policy
+    from playbook.store import PlaybookStore, connect
+
+    if not args.db.is_file():
+        return f"session {args.transcript}: no playbook at {args.db}; nothing done"
+    reflector = reflector_from_config(args.policy)
+    policy = load_policy(args.policy) if args.policy is not None else None
+    conn = connect(args.db)
+    try:
+        store = PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
+        done = end_session(store, args.session_id, args.transcript, reflector, agent=args.agent)
+        return done.summary()
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _session_lock(session_id: str) -> Iterator[None]:
+    """An exclusive lock on a per-session file while the session is reflected (POSIX; where
+    there is no flock, the watermark check alone keeps a second run from storing twice)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = state_dir() / "sessions" / f"{session_key(session_id)}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+if __name__ == "__main__":
+    sys.exit(main())

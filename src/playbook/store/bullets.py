@@ -1,0 +1,284 @@
+"""Bullets and their token index: the rows, their lifecycle (maturity, retire, pin), and the
+postings recall and duplicate search read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from ..authority import require_human
+from ..errors import NotFound, StoreError
+from ..model import Bullet, Provenance
+from ..text import content_hash, tokens
+from . import ids
+from .base import StoreBase
+from .records import BULLET_COLUMNS, bullet_of, iso
+from .sqlite import IN_LIST, list_param
+
+MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
+
+
+class BulletsMixin(StoreBase):
+    # ---------------------------------------------------------------- writing
+    def insert_bullet(
+        self,
+        content: str,
+        *,
+        category: str = "general",
+        tags: Iterable[str] = (),
+        scope: str = "global",
+        scope_key: str | None = None,
+        type: str = "rule",
+        kind: str = "workflow_rule",
+        source: str = "learned",
+        state: str = "active",
+        maturity: str = "candidate",
+        pinned: bool = False,
+        pinned_reason: str | None = None,
+        half_life_days: float | None = None,
+        provenance: Provenance | None = None,
+        created_at: datetime | None = None,
+        valid_to: datetime | None = None,
+        batch_id: str | None = None,
+        bullet_id: str | None = None,
+    ) -> Bullet:
+        provenance = provenance or Provenance()
+        at = iso(created_at or self.now())
+        clean_tags = list(dict.fromkeys(t.strip() for t in tags if t and t.strip()))
+        with self.transaction():
+            bid = bullet_id or self._free_id()
+            self.sql.execute(
+                f"INSERT INTO bullets ({BULLET_COLUMNS}, batch_id) VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    bid,
+                    content,
+                    category,
+                    json.dumps(clean_tags),
+                    scope,
+                    scope_key,
+                    type,
+                    kind,
+                    source,
+                    state,
+                    maturity,
+                    int(pinned),
+                    pinned_reason,
+                    half_life_days,
+                    provenance.session_ref,
+                    provenance.byte_offset,
+                    at,
+                    at,
+                    iso(valid_to) if valid_to else None,
+                    content_hash(content),
+                    batch_id,
+                ),
+            )
+            self._index_bullet(bid, content, clean_tags)
+            self.sql.execute(
+                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
+                (bid, at, maturity, batch_id),
+            )
+        bullet = self.get_bullet(bid)
+        assert bullet is not None
+        return bullet
+
+    def _free_id(self) -> str:
+        """A new bullet id no row has (called inside the write transaction)."""
+        for _ in range(MAX_ID_ATTEMPTS):
+            bid = ids.new_id("b")
+            if self.sql.one("SELECT 1 FROM bullets WHERE id = ?", (bid,)) is None:
+                return bid
+        raise RuntimeError("could not allocate a bullet id")  # pragma: no cover
+
+    def _index_bullet(self, bid: str, content: str, tags: list[str]) -> None:
+        """Postings for recall and duplicate search, keyed by the bullet's integer `seq`."""
+        seq = self.sql.scalar("SELECT seq FROM bullets WHERE id = ?", (bid,))
+        toks = sorted(set(tokens(content)))
+        self.sql.executemany(
+            "INSERT INTO bullet_tokens (token, seq) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [(t, seq) for t in toks],
+        )
+        self.sql.executemany(
+            "INSERT INTO vocab (token, df) VALUES (?, 1) "
+            "ON CONFLICT(token) DO UPDATE SET df = df + 1",
+            [(t,) for t in toks],
+        )
+        self.sql.executemany(
+            "INSERT INTO bullet_tags (tag, seq) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [(t.lower(), seq) for t in tags],
+        )
+
+    def set_maturity(
+        self,
+        bullet_id: str,
+        maturity: str,
+        *,
+        batch_id: str | None = None,
+        at: datetime | None = None,
+    ) -> None:
+        with self.transaction():
+            self.sql.execute(
+                "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
+                (maturity, bullet_id),
+            )
+            self.sql.execute(
+                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
+                (bullet_id, iso(at or self.now()), maturity, batch_id),
+            )
+
+    def set_maturity_due(self, bullet_id: str, due: float | None) -> None:
+        self.sql.execute("UPDATE bullets SET maturity_due = ? WHERE id = ?", (due, bullet_id))
+
+    def due_for_maturity(self, now_days: float) -> list[str]:
+        return self.sql.column(
+            "SELECT id FROM bullets WHERE maturity_due IS NOT NULL AND maturity_due <= ?",
+            (now_days,),
+        )
+
+    def retire(self, bullet_id: str, *, at: datetime | None = None) -> None:
+        with self.transaction():
+            self.sql.execute(
+                "UPDATE bullets SET state = 'retired', valid_to = ?, maturity_due = NULL, "
+                "rev = rev + 1 WHERE id = ? AND state != 'retired'",
+                (iso(at or self.now()), bullet_id),
+            )
+
+    def pin(self, bullet_id: str, reason: str, *, actor: str = "human") -> None:
+        """Pin a bullet: its maturity never moves and agents cannot retire it. Human only.
+
+        The bullet's state is checked inside the write transaction, so a bullet retired by
+        another process a moment ago is refused, never pinned."""
+        require_human(actor, "pin a bullet")
+        with self.transaction():
+            bullet = self.require_bullet(bullet_id)
+            if bullet.state == "retired":
+                raise StoreError(f"{bullet_id} is retired; a retired bullet cannot be pinned")
+            self.sql.execute(
+                "UPDATE bullets SET pinned = 1, pinned_reason = ?, maturity_due = NULL, "
+                "rev = rev + 1 WHERE id = ?",
+                (reason, bullet_id),
+            )
+            self.log_decision(None, actor, "pin", bullet_id, "applied", reason)
+
+    def unpin(self, bullet_id: str, *, actor: str = "human") -> None:
+        require_human(actor, "unpin a bullet")
+        with self.transaction():
+            self.require_bullet(bullet_id)
+            self.sql.execute(
+                "UPDATE bullets SET pinned = 0, pinned_reason = NULL, rev = rev + 1 WHERE id = ?",
+                (bullet_id,),
+            )
+            self.log_decision(None, actor, "unpin", bullet_id, "applied", None)
+
+    # ---------------------------------------------------------------- reading
+    def get_bullet(self, bullet_id: str) -> Bullet | None:
+        row = self.sql.one(f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id = ?", (bullet_id,))
+        return bullet_of(row) if row else None
+
+    def require_bullet(self, bullet_id: str) -> Bullet:
+        bullet = self.get_bullet(bullet_id)
+        if bullet is None:
+            raise NotFound(f"no bullet with id {bullet_id!r}")
+        return bullet
+
+    def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
+        wanted = list(dict.fromkeys(ids))
+        rows = self.sql.execute(
+            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id IN {IN_LIST}", (list_param(wanted),)
+        )
+        return {row[0]: bullet_of(row) for row in rows}
+
+    def bullets(
+        self,
+        state: str | Sequence[str] | None = None,
+        maturity: str | Sequence[str] | None = None,
+        tag: str | None = None,
+        pinned: bool | None = None,
+        *,
+        type: str | None = None,
+    ) -> list[Bullet]:
+        """Bullets in creation order. `state=None` means every non-retired bullet."""
+        where: list[str] = []
+        args: list[Any] = []
+        if state is None:
+            where.append("state != 'retired'")
+        elif state != "all":
+            states = [state] if isinstance(state, str) else list(state)
+            where.append(f"state IN ({','.join('?' * len(states))})")
+            args += states
+        if maturity is not None:
+            ms = [maturity] if isinstance(maturity, str) else list(maturity)
+            where.append(f"maturity IN ({','.join('?' * len(ms))})")
+            args += ms
+        if tag is not None:
+            where.append("seq IN (SELECT seq FROM bullet_tags WHERE tag = ?)")
+            args.append(tag.lower())
+        if pinned is not None:
+            where.append("pinned = ?")
+            args.append(int(pinned))
+        if type is not None:
+            where.append("type = ?")
+            args.append(type)
+        sql = f"SELECT {BULLET_COLUMNS} FROM bullets"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at, seq"
+        return [bullet_of(r) for r in self.sql.execute(sql, args)]
+
+    def count_bullets(self) -> int:
+        return int(self.sql.scalar("SELECT COUNT(*) FROM bullets", default=0))
+
+    def active_ids(self) -> list[str]:
+        return self.sql.column("SELECT id FROM bullets WHERE state != 'retired'")
+
+    def find_by_hash(self, digest: str) -> list[Bullet]:
+        rows = self.sql.execute(
+            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE content_hash = ?", (digest,)
+        )
+        return [bullet_of(r) for r in rows]
+
+    def maturity_as_of(self, ids: Iterable[str], as_of: datetime) -> dict[str, str]:
+        """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
+        out: dict[str, str] = {}
+        for bid, maturity in self.sql.execute(
+            f"SELECT bullet_id, maturity FROM maturity_log WHERE bullet_id IN {IN_LIST} "
+            "AND at <= ? ORDER BY at, id",
+            (list_param(ids), iso(as_of)),
+        ):
+            out[bid] = maturity
+        return out
+
+    # ---------------------------------------------------------------- token index
+    def token_postings(self, token: str) -> list[str]:
+        return self.sql.column(
+            "SELECT b.id FROM bullet_tokens t JOIN bullets b ON b.seq = t.seq WHERE t.token = ?",
+            (token,),
+        )
+
+    def token_df(self, toks: Iterable[str]) -> dict[str, int]:
+        toks = list(toks)
+        out = dict.fromkeys(toks, 0)
+        for tok, df in self.sql.execute(
+            f"SELECT token, df FROM vocab WHERE token IN {IN_LIST}", (list_param(toks),)
+        ):
+            out[tok] = df
+        return out
+
+    def recall_candidates(
+        self, ids: list[str] | None, *, at: str | None = None
+    ) -> list[tuple[str, str, str, str, str, str | None, str]]:
+        """(id, type, maturity, state, scope, scope_key, content_hash) of bullets that can be
+        recalled: not retired now, or, with `at` (ISO), valid at that time. `ids` None: all."""
+        cols = "id, type, maturity, state, scope, scope_key, content_hash FROM bullets"
+        if at is None:
+            where, args = "state != 'retired'", []
+        else:
+            where, args = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)", [at, at]
+        if ids is None:
+            return self.sql.all(f"SELECT {cols} WHERE {where}", args)
+        return self.sql.all(
+            f"SELECT {cols} WHERE id IN {IN_LIST} AND {where}", [list_param(ids), *args]
+        )

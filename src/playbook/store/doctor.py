@@ -1,0 +1,122 @@
+"""`diagnose(target)`: is a playbook file sound, and if not, what can still be saved.
+
+It runs SQLite's integrity and foreign-key checks, counts what each table still gives up,
+and says how to recover. It only reads: the file is opened read-only, never migrated, never
+switched to another journal mode (a damaged file must not be written to before it is
+copied). `playbook doctor` is the command for it.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import errors
+from .interchange import ORDER
+from .schema import MEMORY_LATEST, schema_version
+from .sqlite import open_sqlite
+from .target import resolve_target
+
+if TYPE_CHECKING:
+    from .executor import Executor
+
+MAX_PROBLEMS = 50
+
+
+@dataclass
+class Diagnosis:
+    path: str
+    healthy: bool = True
+    sqlite: bool = True  # the file is a SQLite database at all
+    playbook: bool = True  # it holds a playbook (Playbook's schema)
+    schema_version: int | None = None
+    problems: list[str] = field(default_factory=list)
+    readable: dict[str, int | str] = field(default_factory=dict)  # table -> rows, or why not
+    recovery: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
+    """Check the playbook at `target` (a path). Raises `NoDatabase` when there is no file;
+    every other finding is in the returned `Diagnosis`."""
+    where = resolve_target(target)
+    if where.backend != "sqlite":
+        raise errors.BackendUnavailable(f"{where}: playbook doctor checks SQLite files only")
+    report = Diagnosis(path=str(where))
+    try:
+        ex = open_sqlite(where.location, "read")
+    except errors.DatabaseDamaged as exc:
+        report.problems.append(f"its schema cannot be read: {exc}")
+        return _damaged(report)
+    except errors.DatabaseOpenError as exc:
+        report.healthy = report.sqlite = report.playbook = False
+        report.problems.append(str(exc))
+        report.recovery.append(
+            "this file is not a SQLite database: check --db / $PLAYBOOK_DB, or restore the "
+            "playbook from a copy"
+        )
+        return report
+    try:
+        try:
+            report.schema_version = schema_version(ex)
+        except errors.DatabaseDamaged as exc:
+            report.problems.append(f"its schema cannot be read: {exc}")
+            return _damaged(report)
+        report.playbook = report.schema_version > 0
+        try:
+            report.problems += ex.integrity_problems(MAX_PROBLEMS)
+        except errors.DatabaseError as exc:  # the check itself stopped at the damage:
+            report.problems.append(str(exc))  # say which tables it is in
+            report.problems += ex.damaged_tables()
+        with suppress(errors.DatabaseError):  # damage that stops it is reported above
+            report.problems += [
+                f"row {row[1]} of {row[0]} refers to a missing row of {row[2]}"
+                for row in ex.foreign_key_problems()[:MAX_PROBLEMS]
+            ]
+        if report.playbook:
+            for table in ORDER:
+                report.readable[table] = _readable_rows(ex, table)
+    finally:
+        ex.close()
+    if report.problems:
+        return _damaged(report)
+    if not report.playbook:
+        report.healthy = False
+        report.recovery.append(
+            "the file is a sound SQLite database but holds no playbook: 'playbook init' adds one"
+        )
+    elif report.schema_version is not None and report.schema_version > MEMORY_LATEST:
+        report.recovery.append("written by a newer Playbook: upgrade playbook-workbench to use it")
+    return report
+
+
+def _readable_rows(ex: Executor, table: str) -> int | str:
+    """How many rows of `table` a full read (what export does) gets, or where it stops."""
+    n = 0
+    try:
+        for _ in ex.execute(f"SELECT * FROM {table}"):
+            n += 1
+    except errors.DatabaseError:
+        return f"{n} rows, then a damaged page"
+    return n
+
+
+def _damaged(report: Diagnosis) -> Diagnosis:
+    path = report.path
+    report.healthy = False
+    report.recovery = [
+        f"copy the file first, with its -wal and -shm files if they exist (cp {path}* SOMEWHERE/)"
+        ", and write nothing more to it",
+        f"export what can still be read: playbook --db {path} export > rescue.json "
+        "(it stops at the first damaged page it needs; the counts above show which tables "
+        "still read)",
+        "restore the playbook from a copy (a backup), or import the export into a new file: "
+        "playbook --db NEW.sqlite3 import rescue.json",
+        f"if the sqlite3 command is installed, 'sqlite3 {path} .recover' salvages the rows "
+        "of damaged pages as SQL, for an expert to load into a new file",
+    ]
+    return report

@@ -1,0 +1,282 @@
+"""The evidence cache: per-bullet decayed sums, folded incrementally from the feedback log.
+
+`evidence` keeps, per bullet, its decayed helpful/harmful sums at a reference time and the
+id of the last event folded in; `meta.evidence_watermark` is the last event folded overall.
+A feedback write folds its event in the same transaction, so a score never rescans
+history. Reads that the cache cannot answer exactly (as-of reads, future events, a changed
+half-life, a read-only store whose cache lags) fall back to the raw events. Lineage:
+a successor scores its own events plus those of the bullets it supersedes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .. import scoring
+from ..errors import NotFound
+from ..model import Score
+from .bullets import BulletsMixin
+from .records import Evidence, iso, parse_iso
+from .sqlite import IN_LIST, list_param
+
+
+@dataclass
+class _Agg:
+    bullet_id: str
+    acc: scoring.DecayAccumulator
+    last_at: float
+    last_event_id: int
+
+
+class EvidenceMixin(BulletsMixin):
+    def evidence_behind(self) -> bool:
+        """Events in the log that the cache has not folded yet (only a read-only store, or
+        a writer of another version, can leave the cache behind)."""
+        return self.log_watermark() > self.evidence_watermark()
+
+    def evidence_watermark(self) -> int:
+        return int(self._meta("evidence_watermark") or 0)
+
+    def log_watermark(self) -> int:
+        return int(self.sql.scalar("SELECT MAX(id) FROM feedback", default=0))
+
+    def sync_evidence(self) -> int:
+        """Fold every event past the cache's watermark into the per-bullet sums.
+
+        Returns how many events were folded. Called inside each feedback write, and by
+        readers when another writer appended events without folding them.
+        """
+        mark = self.evidence_watermark()
+        if self.log_watermark() <= mark or self.read_only:
+            return 0  # read-only: `evidence_many` reads the unfolded events instead
+        with self.transaction():
+            mark = self.evidence_watermark()  # re-read under the write lock
+            rows = self.sql.all(
+                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days "
+                "FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
+                "WHERE f.id > ? ORDER BY f.id",
+                (mark,),
+            )
+            if not rows:
+                return 0
+            aggs = self._load_aggs({r[1] for r in rows})
+            for eid, bid, kind, at, weight, hl in rows:
+                h = self.half_life(value=hl)
+                agg = aggs.get(bid)
+                if agg is None or agg.acc.half_life != h:
+                    agg = self._rebuild_agg(bid, h, upto=eid - 1)
+                    aggs[bid] = agg
+                t = scoring.days(parse_iso(at))
+                agg.acc.fold(kind, t, weight)
+                agg.last_at = max(agg.last_at, t)
+                agg.last_event_id = eid
+            self.sql.executemany(
+                "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, "
+                "last_at, last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO "
+                "UPDATE SET half_life = excluded.half_life, ref = excluded.ref, helpful = "
+                "excluded.helpful, harmful = excluded.harmful, count = excluded.count, "
+                "last_at = excluded.last_at, last_event_id = excluded.last_event_id",
+                [
+                    (
+                        a.bullet_id,
+                        a.acc.half_life,
+                        a.acc.ref,
+                        a.acc.helpful,
+                        a.acc.harmful,
+                        a.acc.count,
+                        a.last_at,
+                        a.last_event_id,
+                    )
+                    for a in aggs.values()
+                ],
+            )
+            self._set_meta("evidence_watermark", str(rows[-1][0]))
+            return len(rows)
+
+    def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
+        out: dict[str, _Agg] = {}
+        for bid, hl, ref, h, x, n, last_at, last_id in self.sql.execute(
+            "SELECT bullet_id, half_life, ref, helpful, harmful, count, last_at, "
+            f"last_event_id FROM evidence WHERE bullet_id IN {IN_LIST}",
+            (list_param(ids),),
+        ):
+            acc = scoring.DecayAccumulator(hl, ref, h, x, n)
+            out[bid] = _Agg(bid, acc, last_at, last_id)
+        return out
+
+    def _rebuild_agg(self, bullet_id: str, half_life: float, upto: int) -> _Agg:
+        acc = scoring.DecayAccumulator(half_life)
+        last_at = float("-inf")
+        last_id = 0
+        for eid, kind, at, weight in self.sql.execute(
+            "SELECT id, kind, at, weight FROM feedback WHERE bullet_id = ? AND id <= ? ORDER BY id",
+            (bullet_id, upto),
+        ):
+            t = scoring.days(parse_iso(at))
+            acc.fold(kind, t, weight)
+            last_at = max(last_at, t)
+            last_id = eid
+        return _Agg(bullet_id, acc, last_at, last_id)
+
+    def raw_events(
+        self, ids: Iterable[str], *, recorded_by: datetime | None = None
+    ) -> dict[str, list[scoring.RawEvent]]:
+        out: dict[str, list[scoring.RawEvent]] = {}
+        extra = ""
+        args_tail: list[Any] = []
+        if recorded_by is not None:
+            extra = " AND recorded_at <= ?"
+            args_tail = [iso(recorded_by)]
+        for bid, kind, at, weight in self.sql.execute(
+            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE bullet_id IN {IN_LIST}"
+            + extra
+            + " ORDER BY id",
+            [list_param(ids), *args_tail],
+        ):
+            out.setdefault(bid, []).append(
+                scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
+            )
+        return out
+
+    def supersedes_map(self, *, as_of: datetime | None = None) -> dict[str, list[str]]:
+        """successor id -> ids it directly supersedes."""
+        sql = "SELECT src, dst FROM edges WHERE kind = 'supersedes'"
+        args: list[Any] = []
+        if as_of is not None:
+            sql += " AND at <= ?"
+            args.append(iso(as_of))
+        out: dict[str, list[str]] = {}
+        for src, dst in self.sql.execute(sql + " ORDER BY id", args):
+            out.setdefault(src, []).append(dst)
+        return out
+
+    def ancestors(self, bullet_id: str, smap: dict[str, list[str]] | None = None) -> list[str]:
+        """Every bullet this one supersedes, transitively (its evidence is inherited)."""
+        smap = self.supersedes_map() if smap is None else smap
+        seen: dict[str, None] = {}
+        stack = list(smap.get(bullet_id, ()))
+        while stack:
+            b = stack.pop()
+            if b in seen or b == bullet_id:
+                continue
+            seen[b] = None
+            stack.extend(smap.get(b, ()))
+        return list(seen)
+
+    def evidence_many(
+        self,
+        ids: Iterable[str],
+        *,
+        at: datetime | None = None,
+        as_of: datetime | None = None,
+    ) -> dict[str, Evidence]:
+        """Decayed (H, X) per bullet at `at` (default now), lineage included.
+
+        With `as_of`, only events recorded by then count (the playbook as it stood then);
+        decay is then computed at `as_of` unless `at` says otherwise.
+        """
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        when = at or as_of or self.now()
+        now = scoring.days(when)
+        smap = self.supersedes_map(as_of=as_of)
+        groups = {bid: [bid, *self.ancestors(bid, smap)] if smap else [bid] for bid in ids}
+        members = list({m for g in groups.values() for m in g})
+        info: dict[str, tuple[float | None, float]] = {}
+        for bid, hl, created in self.sql.execute(
+            f"SELECT id, half_life_days, created_at FROM bullets WHERE id IN {IN_LIST}",
+            (list_param(members),),
+        ):
+            info[bid] = (hl, scoring.days(parse_iso(created)))
+        raw: dict[str, list[scoring.RawEvent]] | None = None
+        aggs: dict[str, _Agg] = {}
+        # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a
+        # read-only store whose cache lags the log read the raw events.
+        all_raw = as_of is not None or (self.read_only and self.evidence_behind())
+        if all_raw:
+            raw = self.raw_events(members, recorded_by=as_of)
+        else:
+            self.sync_evidence()
+            aggs = self._load_aggs(members)
+        out: dict[str, Evidence] = {}
+        need_raw: set[str] = set()
+        for bid, group in groups.items():
+            if bid not in info:
+                continue
+            h = self.half_life(value=info[bid][0])
+            if raw is None:
+                for m in group:
+                    agg = aggs.get(m)
+                    if agg and (agg.acc.half_life != h or not agg.acc.covers(now)):
+                        need_raw.add(m)
+        if need_raw:
+            raw = self.raw_events(need_raw)
+        for bid, group in groups.items():
+            if bid not in info:
+                continue
+            h = self.half_life(value=info[bid][0])
+            total_h = total_x = 0.0
+            last = info[bid][1]
+            pending: float | None = None
+            for m in group:
+                if raw is not None and (all_raw or m in need_raw):
+                    events = raw.get(m, [])
+                    eh, ex = scoring.decayed_totals(events, now, h)
+                    for e in events:
+                        if e.at > now:
+                            pending = e.at if pending is None else min(pending, e.at)
+                        else:
+                            last = max(last, e.at)
+                else:
+                    agg = aggs.get(m)
+                    if agg is None:
+                        continue
+                    eh, ex = agg.acc.at(now)
+                    last = max(last, agg.last_at)
+                total_h += eh
+                total_x += ex
+            out[bid] = Evidence(total_h, total_x, last, pending)
+        return out
+
+    def evidence(
+        self, bullet_id: str, *, at: datetime | None = None, as_of: datetime | None = None
+    ) -> Evidence:
+        ev = self.evidence_many([bullet_id], at=at, as_of=as_of).get(bullet_id)
+        if ev is None:
+            raise NotFound(f"no bullet with id {bullet_id!r}")
+        return ev
+
+    def score(self, bullet_id: str, at: datetime | None = None) -> Score:
+        """helpful/harmful (decayed, lineage included), effective score, earned rung, stale.
+
+        `at` in the past reads the playbook as it stood then (feedback recorded by `at`,
+        maturity as it was); `at` None means now.
+        """
+        return self.scores([bullet_id], at=at)[bullet_id]
+
+    def scores(self, ids: Iterable[str], at: datetime | None = None) -> dict[str, Score]:
+        ids = list(ids)
+        bullets = self.get_bullets(ids)
+        missing = [i for i in ids if i not in bullets]
+        if missing:
+            raise NotFound(f"no bullet with id {missing[0]!r}")
+        now_t = self.now()
+        past = at is not None and at < now_t
+        evidence = self.evidence_many(ids, at=at, as_of=at if past else None)
+        maturities = self.maturity_as_of(ids, at) if past and at else {}
+        now = scoring.days(at or now_t)
+        return {
+            bid: scoring.score_of(
+                evidence[bid].helpful,
+                evidence[bid].harmful,
+                evidence[bid].last_activity,
+                maturities.get(bid, bullets[bid].maturity),
+                now,
+                self.policy,
+            )
+            for bid in ids
+        }

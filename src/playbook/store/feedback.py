@@ -1,0 +1,76 @@
+"""The append-only feedback log (and outcome receipts): events are only ever inserted.
+
+The database itself refuses UPDATE and DELETE on `feedback` and `receipts` (triggers in the
+schema). Each append folds its event into the evidence cache in the same transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..model import FeedbackEvent, Provenance
+from .evidence import EvidenceMixin
+from .records import EVENT_COLUMNS, event_of, iso
+
+
+class FeedbackMixin(EvidenceMixin):
+    def add_feedback(
+        self,
+        bullet_id: str,
+        kind: str,
+        *,
+        weight: float = 1.0,
+        reason: str | None = None,
+        context: str | None = None,
+        provenance: Provenance | None = None,
+        actor: str = "agent",
+        receipt: str | None = None,
+        at: datetime | None = None,
+        batch_id: str | None = None,
+    ) -> int:
+        """Append one event (stamped with the store's clock) and fold it into the cache."""
+        provenance = provenance or Provenance()
+        recorded = self.now()
+        with self.transaction():
+            event_id = self.sql.insert(
+                "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight, reason, "
+                "context, session_ref, byte_offset, actor, receipt, batch_id) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    bullet_id,
+                    kind,
+                    iso(at or recorded),
+                    iso(recorded),
+                    weight,
+                    reason,
+                    context,
+                    provenance.session_ref,
+                    provenance.byte_offset,
+                    actor,
+                    receipt,
+                    batch_id,
+                ),
+            )
+            self.sync_evidence()
+        return event_id
+
+    def timeline(self, bullet_id: str) -> list[FeedbackEvent]:
+        """Every feedback event of a bullet, oldest first (by observation time, then id)."""
+        rows = self.sql.execute(
+            f"SELECT {EVENT_COLUMNS} FROM feedback WHERE bullet_id = ? ORDER BY at, id",
+            (bullet_id,),
+        )
+        return [event_of(r) for r in rows]
+
+    def event_count(self) -> int:
+        return int(self.sql.scalar("SELECT COUNT(*) FROM feedback", default=0))
+
+    # ---------------------------------------------------------------- outcome receipts
+    def has_receipt(self, receipt: str) -> bool:
+        return self.sql.one("SELECT 1 FROM receipts WHERE receipt = ?", (receipt,)) is not None
+
+    def add_receipt(self, receipt: str, outcome: str, batch_id: str | None) -> None:
+        self.sql.execute(
+            "INSERT INTO receipts (receipt, recorded_at, outcome, batch_id) VALUES (?,?,?,?)",
+            (receipt, iso(self.now()), outcome, batch_id),
+        )

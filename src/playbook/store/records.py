@@ -1,0 +1,136 @@
+"""The store's records: timestamps as stored, rows as models, and the small result types.
+
+Pure code (no SQL): every aggregate module of the store turns its rows into these.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..model import Bullet, FeedbackEvent, Provenance
+
+ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
+BULLET_COLUMNS = (
+    "id, content, category, tags, scope, scope_key, type, kind, source, state, maturity, "
+    "pinned, pinned_reason, half_life_days, session_ref, byte_offset, created_at, valid_from, "
+    "valid_to, content_hash"
+)
+EVENT_COLUMNS = (
+    "id, bullet_id, kind, at, recorded_at, weight, reason, context, session_ref, byte_offset, "
+    "actor, receipt"
+)
+
+
+def where_equal(**columns: Any) -> tuple[str, list[Any]]:
+    """(" WHERE a = ? AND b = ?", [a, b]) for the columns whose value is not None."""
+    given = {c: v for c, v in columns.items() if v is not None}
+    if not given:
+        return "", []
+    return " WHERE " + " AND ".join(f"{c} = ?" for c in given), list(given.values())
+
+
+def iso(t: datetime) -> str:
+    if t.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return t.astimezone(UTC).strftime(ISO)
+
+
+def parse_iso(s: str) -> datetime:
+    t = datetime.fromisoformat(s)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def bullet_of(row: Sequence[Any]) -> Bullet:
+    """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
+    return Bullet.model_construct(
+        id=row[0],
+        content=row[1],
+        category=row[2],
+        tags=json.loads(row[3]),
+        scope=row[4],
+        scope_key=row[5],
+        type=row[6],
+        kind=row[7],
+        source=row[8],
+        state=row[9],
+        maturity=row[10],
+        pinned=bool(row[11]),
+        pinned_reason=row[12],
+        half_life_days=row[13],
+        provenance=Provenance.model_construct(session_ref=row[14], byte_offset=row[15]),
+        created_at=parse_iso(row[16]),
+        valid_from=parse_iso(row[17]),
+        valid_to=parse_iso(row[18]) if row[18] else None,
+        content_hash=row[19],
+    )
+
+
+def event_of(row: Sequence[Any]) -> FeedbackEvent:
+    return FeedbackEvent.model_construct(
+        id=row[0],
+        bullet_id=row[1],
+        kind=row[2],
+        at=parse_iso(row[3]),
+        recorded_at=parse_iso(row[4]),
+        weight=row[5],
+        reason=row[6],
+        context=row[7],
+        provenance=Provenance.model_construct(session_ref=row[8], byte_offset=row[9]),
+        actor=row[10],
+        receipt=row[11],
+    )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A bullet's decayed evidence (its own events plus its supersedes-ancestors')."""
+
+    helpful: float
+    harmful: float
+    last_activity: float  # epoch days of the latest event or of creation
+    pending_until: float | None = None  # epoch days of an event still in the future
+
+
+@dataclass(frozen=True)
+class BlockedPattern:
+    id: str
+    pattern: str
+    reason: str
+    actor: str
+    created_at: datetime
+    active: bool
+    unblocked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    id: int
+    a: str
+    b: str
+    reason: str
+    created_at: datetime
+    status: str
+    resolution: str | None
+
+
+@dataclass(frozen=True)
+class Lineage:
+    predecessors: list[tuple[str, str]]  # (kind, bullet id) this bullet came from
+    successors: list[tuple[str, str]]  # (kind, bullet id) that came from this bullet
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: int
+    at: datetime
+    batch_id: str | None
+    actor: str
+    action: str
+    bullet_id: str | None
+    status: str
+    reason: str | None
+    detail: dict[str, Any] = field(default_factory=dict)

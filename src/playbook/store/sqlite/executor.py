@@ -1,0 +1,185 @@
+"""The SQLite executor: the store's only handle on a connection (see `store/executor.py`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from ... import errors
+from .dialect import translate
+
+
+class Rows:
+    """A cursor's results, with driver errors translated (what `Executor.execute` returns)."""
+
+    __slots__ = ("_cur", "_label")
+
+    def __init__(self, cur: sqlite3.Cursor, label: str) -> None:
+        self._cur = cur
+        self._label = label
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount
+
+    @property
+    def lastrowid(self) -> int:
+        return int(self._cur.lastrowid or 0)
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cur.fetchone()
+        except sqlite3.Error as exc:
+            raise _translated(exc, self._label) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cur.fetchall()
+        except sqlite3.Error as exc:
+            raise _translated(exc, self._label) from exc
+
+    def __iter__(self) -> Iterator[Any]:
+        cur = self._cur
+        while True:
+            try:
+                batch = cur.fetchmany(512)
+            except sqlite3.Error as exc:
+                raise _translated(exc, self._label) from exc
+            if not batch:
+                return
+            yield from batch
+
+
+def _translated(exc: sqlite3.Error, label: str) -> BaseException:
+    return translate(exc, label) or exc
+
+
+class SqliteExecutor:
+    """The store's only handle on a SQLite connection (which it keeps private).
+
+    `execute` / `executemany` / `one` / `all` / `scalar` / `column` / `insert` run SQL with
+    `?` parameters; `transaction()` is one write transaction (re-entrant: an inner block
+    joins the outer one); `change_token()` changes whenever anyone commits.
+    """
+
+    dialect = "sqlite"
+
+    def __init__(
+        self, conn: sqlite3.Connection, *, label: str = "", read_only: bool = False
+    ) -> None:
+        self._conn = conn
+        self.label = label
+        self.read_only = read_only
+        self._depth = 0
+
+    # -------------------------------------------------------------- running SQL
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        try:
+            return Rows(self._conn.execute(sql, params), self.label)
+        except sqlite3.Error as exc:
+            raise _translated(exc, self.label) from exc
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        try:
+            return self._conn.executemany(sql, rows).rowcount
+        except sqlite3.Error as exc:
+            raise _translated(exc, self.label) from exc
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first row, or None."""
+        try:
+            return self._conn.execute(sql, params).fetchone()
+        except sqlite3.Error as exc:
+            raise _translated(exc, self.label) from exc
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise _translated(exc, self.label) from exc
+
+    def scalar(self, sql: str, params: Sequence[Any] = (), default: Any = None) -> Any:
+        """The first column of the first row (`default` when there is no row or it is NULL)."""
+        row = self.one(sql, params)
+        return default if row is None or row[0] is None else row[0]
+
+    def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The first column of every row."""
+        return [r[0] for r in self.all(sql, params)]
+
+    def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run an INSERT into a table with an integer key; return the new row's key."""
+        return self.execute(sql, params).lastrowid
+
+    # -------------------------------------------------------------- transactions
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (re-entrant: an inner block joins the outer one)."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        if self.read_only:
+            raise errors.ReadOnlyPlaybook(
+                f"the playbook at {self.label or 'the database'} was opened read-only"
+            )
+        self.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._rollback()
+            raise
+        self._depth = 0
+        self.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (a full disk, an I/O error).
+        with suppress(sqlite3.Error):
+            self._conn.execute("ROLLBACK")
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -------------------------------------------------------------- live refresh
+    def data_version(self) -> int:
+        """Moves when another connection commits (PRAGMA data_version)."""
+        return int(self.scalar("PRAGMA data_version", default=0))
+
+    def change_token(self) -> tuple[int, int]:
+        """A value that changes whenever anyone commits: another connection (data_version)
+        or this one (total_changes). Cheap: microseconds, for polling."""
+        return (self.data_version(), self._conn.total_changes)
+
+    # -------------------------------------------------------------- the file
+    def integrity_problems(self, limit: int = 100) -> list[str]:
+        """SQLite's integrity check: [] when the file is sound."""
+        rows = self.column(f"PRAGMA integrity_check({int(limit)})")
+        return [] if rows == ["ok"] else [str(r) for r in rows]
+
+    def damaged_tables(self) -> list[str]:
+        """Each table (with its indexes) whose pages SQLite cannot read, one line each: for
+        when the whole-file check stops at the first damage."""
+        out: list[str] = []
+        for name in self.column("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1"):
+            try:
+                found = self.column(f"PRAGMA quick_check('{name}')")
+            except errors.DatabaseError:
+                out.append(f"table {name}: damaged")
+                continue
+            if found != ["ok"]:
+                out.append(f"table {name}: " + "; ".join(str(f) for f in found[:3]))
+        return out
+
+    def foreign_key_problems(self) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.all("PRAGMA foreign_key_check")]
+
+    def close(self) -> None:
+        self._conn.close()

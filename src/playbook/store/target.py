@@ -1,0 +1,125 @@
+"""Where a playbook is, and the one way in: `open_store(target, policy, clock, mode=...)`.
+
+A target is a file path (SQLite, the default) or a `postgresql://` URL (the PostgreSQL
+backend, not available in this version). A URL is never taken for a path; any other
+`scheme://` and an empty target are usage errors.
+
+Modes (see `store/sqlite.py`):
+
+* `"create"` (default) — make the folder and the file if needed, migrate.
+* `"write"`  — an existing playbook; upgrade an older schema; a database without a playbook
+               (another program's file) is refused untouched (`NotAPlaybook`).
+* `"read"`   — an existing playbook, read only: never creates, never migrates, never
+               switches the journal mode; works on read-only files, folders and mounts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .. import errors
+from .schema import MEMORY_LATEST, check_version, memory_migration, schema_version
+from .sqlite import Mode, open_sqlite
+
+if TYPE_CHECKING:
+    from ..policy import Policy
+    from .store import PlaybookStore
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+@dataclass(frozen=True)
+class Target:
+    backend: Literal["sqlite", "postgresql"]
+    location: str  # a path (expanded) or a URL
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
+
+    def __str__(self) -> str:
+        return self.location if self.backend == "sqlite" else _without_password(self.location)
+
+
+def resolve_target(target: str | os.PathLike[str]) -> Target:
+    """A path or URL as a `Target`; `UsageError` for an empty one or an unknown scheme."""
+    if isinstance(target, os.PathLike):
+        target = os.fspath(target)
+    if not isinstance(target, str):
+        raise TypeError(f"a playbook target is a path or a URL, not {type(target).__name__}")
+    if not target.strip():
+        raise errors.UsageError(
+            "the playbook location is empty: give a file path (or unset $PLAYBOOK_DB for "
+            "the default)"
+        )
+    match = _SCHEME.match(target)
+    if match:
+        scheme = match.group(1).lower()
+        if scheme in POSTGRES_SCHEMES:
+            return Target("postgresql", target)
+        raise errors.UsageError(
+            f"unknown database URL scheme {scheme + '://'!r}: give a file path "
+            "(or a postgresql:// URL)"
+        )
+    if target == ":memory:":
+        return Target("sqlite", target)
+    return Target("sqlite", str(Path(target).expanduser()))
+
+
+def _without_password(url: str) -> str:
+    return re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", url)
+
+
+def open_store(
+    target: str | os.PathLike[str],
+    policy: Policy | None = None,
+    clock: Callable[[], datetime] | None = None,
+    *,
+    mode: Mode = "create",
+) -> PlaybookStore:
+    """The playbook at `target`, opened in `mode`. Close it (or use it as a context
+    manager) when done. Raises a `playbook.errors.PlaybookError` for every way the target
+    can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
+    from ..model import utcnow
+    from ..policy import DEFAULT_POLICY
+    from .store import PlaybookStore
+
+    where = resolve_target(target)
+    if where.backend == "postgresql":
+        raise errors.BackendUnavailable(
+            f"{where}: PostgreSQL playbooks are not available in this version of Playbook; "
+            "use a file path"
+        )
+    path = where.path
+    if mode == "create" and where.location != ":memory:":
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise errors.CannotOpen(
+                f"cannot create the folder {path.parent} ({exc.strerror or exc})"
+            ) from None
+    ex = open_sqlite(where.location, mode)
+    try:
+        version = schema_version(ex)
+        if mode != "create" and version == 0:
+            raise errors.NotAPlaybook(f"{where} is not a playbook database")
+        migration = memory_migration(MEMORY_LATEST)
+        check_version(ex, migration)
+        if mode == "read" and version < MEMORY_LATEST:
+            raise errors.SchemaTooOld(
+                f"{where} holds a playbook of an older schema (version {version}) that must "
+                "be upgraded before it can be read"
+            )
+        return PlaybookStore(
+            ex, policy=policy or DEFAULT_POLICY, clock=clock or utcnow, migrate=mode != "read"
+        )
+    except BaseException:
+        ex.close()
+        raise

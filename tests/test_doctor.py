@@ -1,0 +1,102 @@
+"""A damaged playbook: every command that meets the damage says so and points to
+`playbook doctor`, which checks the file without writing and explains how to recover."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from playbook.cli import main
+from playbook.curation import curate
+from playbook.store import diagnose, open_store
+from playbook.store import testing as raw
+
+from .conftest import Clock
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def playbook_with_history(path: Path) -> list[str]:
+    with open_store(path, clock=Clock()) as store:
+        r = curate(
+            store, [{"type": "add", "content": f"Run check{i} before pytest"} for i in range(40)]
+        )
+        for bid in r.added[:5]:
+            store.add_feedback(bid, "helpful")
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return r.added
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> Path:
+    path = tmp_path / "pb.sqlite3"
+    playbook_with_history(path)
+    raw.damage_table(path, "bullets")
+    return path
+
+
+@pytest.mark.parametrize("args", [["recall", "pytest"], ["stats"], ["add", "A new rule"]])
+def test_a_command_that_meets_damage_points_to_doctor(
+    damaged: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", str(damaged), *args, "--json"]) == 3
+    out, err = capsys.readouterr()
+    error = json.loads(out)["error"]
+    assert error["code"] == "database_damaged"
+    assert "is damaged" in error["message"] and "playbook doctor" in error["hint"]
+    assert err.count("\n") == 1 and "playbook doctor" in err
+
+
+def test_doctor_finds_the_damaged_table_and_explains_recovery(
+    damaged: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    digest = sha(damaged)
+    assert main(["--db", str(damaged), "doctor", "--json"]) == 3
+    out, _ = capsys.readouterr()
+    report = json.loads(out)["data"]
+    assert report["healthy"] is False and report["sqlite"] and report["playbook"]
+    assert "table bullets: damaged" in report["problems"]
+    assert report["readable"]["bullets"] == "0 rows, then a damaged page"
+    assert report["readable"]["feedback"] == 5  # the log is on other pages: it still reads
+    steps = " ".join(report["recovery"])
+    assert "export" in steps and "restore" in steps and "copy the file first" in steps
+    assert main(["--db", str(damaged), "doctor"]) == 3
+    text, _ = capsys.readouterr()
+    assert "table bullets: damaged" in text and "to recover:" in text
+    assert sha(damaged) == digest  # doctor only reads
+    wal = damaged.with_name("pb.sqlite3-wal")  # a reader's empty WAL at most
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_doctor_on_a_sound_playbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pb.sqlite3"
+    playbook_with_history(path)
+    assert main(["--db", str(path), "doctor", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["data"]
+    assert report["healthy"] is True and report["problems"] == [] and report["recovery"] == []
+    assert report["schema_version"] == 1
+    assert report["readable"]["bullets"] == 40 and report["readable"]["feedback"] == 5
+
+
+def test_doctor_on_files_that_are_not_playbooks(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_bytes(b"my notes\n" * 500)
+    report = diagnose(text)
+    assert not report.healthy and not report.sqlite
+    assert "not a usable SQLite database" in report.problems[0]
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    conn.commit()
+    conn.close()
+    report = diagnose(other)
+    assert report.sqlite and not report.playbook and not report.healthy
+    assert report.problems == [] and "playbook init" in report.recovery[0]

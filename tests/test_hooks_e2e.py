@@ -1,0 +1,100 @@
+"""The loop, end to end, as Claude Code would run it: install the hooks, a prompt recalls,
+the session's end stages what it taught, a person approves, the next prompt gives it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from playbook.queue import approve, pending
+
+from .hook_support import (
+    ENTRY,
+    Agent,
+    claude_record,
+    context_of,
+    fixture,
+    store_at,
+    wait_for,
+)
+
+
+def installed_commands(settings: Path) -> dict[str, str]:
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    return {event: groups[-1]["hooks"][0]["command"] for event, groups in doc["hooks"].items()}
+
+
+def run_as_claude(command: str, payload: dict[str, object], agent: Agent, cwd: Path) -> str:
+    """Run a hook command the way Claude Code does: through a shell, JSON on stdin."""
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=cwd,
+        env=agent.env(),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode()
+
+
+def test_install_recall_reflect_approve_recall(tmp_path: Path) -> None:
+    agent = Agent(db=tmp_path / "pb.sqlite3", state=tmp_path / "state")
+    web = tmp_path / "web"
+    (web / ".git").mkdir(parents=True)
+    with store_at(agent.db) as store:
+        known = store.insert_bullet("Pin npm to 11 in release jobs", tags=["ci"]).id
+
+    install = subprocess.run(
+        [sys.executable, "-c", ENTRY, "--db", str(agent.db), "hooks", "install", "claude-code"],
+        capture_output=True,
+        text=True,
+        cwd=web,
+        env=agent.env(),
+        timeout=60,
+    )
+    assert install.returncode == 0, install.stderr
+    hooks = installed_commands(web / ".claude" / "settings.json")
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}
+
+    # 1. A prompt recalls the rule that is there.
+    ask = fixture("user_prompt_submit.json", cwd=str(web), session_id="e2e-1")
+    first = run_as_claude(hooks["UserPromptSubmit"], ask, agent, web)
+    assert f"[{known}] Pin npm to 11 in release jobs" in context_of(first)
+
+    # 2. The session ends; what it taught is staged for review.
+    transcript = tmp_path / "e2e-1.jsonl"
+    transcript.write_bytes(
+        claude_record("user", "The release job fails on npm ci, can you fix it?")
+        + claude_record(
+            "assistant",
+            f"Pinned npm as [playbook: helpful {known}] says.\n"
+            "RULE: Clear the npm cache before npm ci in release jobs #ci",
+        )
+    )
+    end = fixture("session_end.json", cwd=str(web), transcript_path=str(transcript))
+    assert run_as_claude(hooks["SessionEnd"], end, agent, web) == ""
+
+    def staged() -> list[str]:
+        with store_at(agent.db) as store:
+            return [p.id for p in pending(store)]
+
+    (proposal,) = wait_for(staged, "the session's proposal")
+
+    # 3. A person approves it (the workbench and `playbook approve` act as a human).
+    with store_at(agent.db) as store:
+        result = approve(store, proposal, actor="human")
+        (new_id,) = result.added
+
+    # 4. The next session's prompt gives the approved rule.
+    again = fixture(
+        "user_prompt_submit.json",
+        cwd=str(web),
+        session_id="e2e-2",
+        prompt="npm ci is slow in the release job, what should I do about the cache?",
+    )
+    context = context_of(run_as_claude(hooks["UserPromptSubmit"], again, agent, web))
+    assert f"[{new_id}] Clear the npm cache before npm ci in release jobs (candidate)" in context

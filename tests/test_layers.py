@@ -1,0 +1,123 @@
+"""The import rules that keep the layers apart (README, "How the code is laid out").
+
+Surfaces (CLI, MCP, workbench) -> API -> store (the only SQL) -> pure scoring and models.
+Each rule parses the imports of every module with `ast` (so an import inside a function
+counts too) and names the offending module and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "playbook"
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """(absolute module name, line) of every import in the module, relative ones resolved."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.append((target, node.lineno))
+            # `from . import x` imports the submodule x
+            found += [(f"{target}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def violations(allowed: Callable[[str], bool], forbidden: Callable[[str], bool]) -> list[str]:
+    """'module (line n) imports target' for each import `forbidden` in a module not
+    `allowed` to make it."""
+    return [
+        f"{name} (line {line}) imports {target}"
+        for name, path in modules().items()
+        if not allowed(name)
+        for target, line in imports(name, path)
+        if forbidden(target)
+    ]
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_only_the_store_package_speaks_to_the_database_driver() -> None:
+    bad = violations(
+        allowed=lambda name: name.startswith("playbook.store"),
+        forbidden=lambda target: top(target) in ("sqlite3", "sqlite_utils", "_sqlite3"),
+    )
+    assert bad == [], "SQL and connections live in playbook.store only:\n" + "\n".join(bad)
+
+
+def test_the_core_never_imports_textual() -> None:
+    bad = violations(
+        allowed=lambda name: name.startswith("playbook.tui"),
+        forbidden=lambda target: top(target) == "textual",
+    )
+    assert bad == [], "only playbook.tui may import Textual:\n" + "\n".join(bad)
+
+
+def test_the_core_loads_without_textual_in_a_fresh_interpreter() -> None:
+    """What is really imported, not just what is written: nothing outside the workbench
+    pulls Textual in indirectly."""
+    code = (
+        "import sys, importlib, pkgutil, playbook\n"
+        "names = [m.name for m in pkgutil.walk_packages(playbook.__path__, 'playbook.')]\n"
+        "for n in names:\n"
+        "    if not n.startswith(('playbook.tui', 'playbook.cli.workbench')):\n"
+        "        try:\n"
+        "            importlib.import_module(n)\n"
+        "        except ImportError as e:\n"  # optional extras (mcp) may be missing
+        "            if 'mcp' not in str(e):\n"
+        "                raise\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'textual')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        timeout=120,
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_no_module_outside_the_store_touches_its_executor() -> None:
+    """`store.sql` is the store package's own handle on the database."""
+    bad = []
+    for name, path in modules().items():
+        if name.startswith("playbook.store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("sql", "_conn", "conn"):
+                bad.append(f"{name} (line {node.lineno}) uses .{node.attr}")
+    assert bad == [], "\n".join(bad)
+
+
+# A surface never imports another surface: that rule is added with the module that gives
+# every surface one API (issue 13); write it here, as `violations(...)` over the surfaces
+# playbook.cli, playbook.mcp_server, playbook.tui (and the hooks).
