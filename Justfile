@@ -1,6 +1,12 @@
 # Convenience recipes; the README's plain commands need nothing but Python 3.11 and pip.
+# `just` itself comes with the dev extra: after the README's test command, run
+# `.venv/bin/just RECIPE` (or put .venv/bin on PATH).
 
 venv := ".venv/bin"
+
+# List the recipes
+default:
+    @{{just_executable()}} --list
 
 # Set up the virtualenv with the dev extras
 setup:
@@ -15,7 +21,7 @@ demo: setup
 screenshots: setup
     {{venv}}/python scripts/export_screenshots.py --out screenshots
 
-# The test suite (what CI runs)
+# The test suite (what CI runs; parallel workers, see pyproject.toml)
 test: setup
     {{venv}}/python -m pytest
 
@@ -24,13 +30,10 @@ test-long: setup
     {{venv}}/python -m pytest -m "slow or not slow"
 
 # Lint and format check
-lint:
+lint: setup
     {{venv}}/ruff check src tests bench scripts
     {{venv}}/ruff format --check src tests bench scripts
 
-# Speed figures
-bench:
-    {{venv}}/python bench/curate.py
-    {{venv}}/python bench/recall.py
-    {{venv}}/python bench/cli.py
-    {{venv}}/python bench/tui.py
+# Every bench script, then one table: figure, value, target, pass/miss (bench/run.py)
+bench *SCRIPTS: setup
+    {{venv}}/python bench/run.py {{SCRIPTS}}

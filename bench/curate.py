@@ -1,7 +1,11 @@
-"""Curation speed: a batch of 100 adds + 100 helpful into a 10k-bullet playbook, and one
-feedback mark at 1k, 10k and 100k bullets (in-process; median of repeated runs).
+"""Curation speed, in-process: a batch of 100 adds + 100 helpful into a 10k-rule playbook,
+and one feedback mark at 1k, 10k and 100k rules (median of repeated runs).
 
-Targets (issue 2): batch <= 0.1 s; mark <= 5 ms and not growing with the playbook.
+    python bench/curate.py [SIZE ...]
+
+Targets (issues 2 and 15): the batch ≤ 100 ms; a mark ≤ 5 ms and flat from 1k to 100k
+(reported as the 100k / 1k ratio, ≤ 2x: a mark that grew with the playbook would show
+tens or hundreds).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from report import figure
 
 from playbook.curation import curate
 from playbook.store import PlaybookStore, connect
@@ -37,6 +42,7 @@ def batch_time(n: int, rounds: int = 5) -> float:
             result = curate(store, batch)
             times.append(time.perf_counter() - t)
             assert len(result.added) == 100, result.outcomes[:3]
+        store.close()
     return statistics.median(times)
 
 
@@ -53,6 +59,7 @@ def mark_time(n: int, marks: int = 200) -> float:
             t = time.perf_counter()
             curate(store, [delta])
             times.append(time.perf_counter() - t)
+        store.close()
     return statistics.median(times)
 
 
@@ -61,11 +68,14 @@ def main() -> None:
     for n in sizes:
         synth.playbook(n)
     if 10_000 in sizes:
-        print(f"curate 100 adds + 100 helpful into 10k bullets: {batch_time(10_000) * 1000:7.1f} ms"
-              "   (target <= 100 ms)")  # fmt: skip
+        figure("curate 100 adds + 100 helpful at 10k", batch_time(10_000) * 1000, "ms", 100)
+    marks = {}
     for n in sizes:
-        print(f"one feedback mark at {n:>7,} bullets:            {mark_time(n) * 1000:7.2f} ms"
-              "   (target <= 5 ms, flat)")  # fmt: skip
+        marks[n] = mark_time(n) * 1000
+        figure(f"mark in-process at {n // 1000}k", marks[n], "ms", 5)
+    if len(marks) > 1:
+        figure(f"mark in-process {max(marks) // 1000}k / {min(marks) // 1000}k",
+               marks[max(marks)] / marks[min(marks)], "x", 2)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,23 +1,28 @@
-"""Recall speed at 1k, 10k and 100k bullets (~10 events each).
+"""Recall speed at 1k, 10k and 100k rules (~10 feedback events each).
 
-Prints in-process latency (median of repeated queries) by keyword and with the hashed
-trigram embedder, and whole-process `playbook recall --json` wall time and peak memory.
-Targets (issue 3): in-process <= 10 ms at 10k and <= 50 ms at 100k (keyword); whole process
-<= 0.3 s at 10k and <= 0.6 s at 100k; <= 300 MB at 100k.
+    python bench/recall.py [SIZE ...]
+
+- in-process keyword recall (median over repeated queries);
+- semantic recall with the hashed-trigram embedder: `playbook index` (whole process), the
+  first recall after it (in-process on a fresh store, and `playbook recall --semantic
+  --json` as a whole process, with its peak memory), warm recalls (in-process), and for
+  comparison the first recall on a playbook never indexed (every vector computed then).
+
+Targets: keyword in-process ≤ 10 ms at 10k and ≤ 50 ms at 100k (issue 3); first semantic
+recall after indexing ≤ 1 s at 100k (issue 15).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from report import figure, note, run_measured
 
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, connect
@@ -31,22 +36,24 @@ QUERIES = [
     "rebase squash branch hooks",
     "typescript eslint vitest",
 ]
+KEYWORD_TARGET = {1_000: 10.0, 10_000: 10.0, 100_000: 50.0}  # ms
 
-CHILD = """
-import resource, subprocess, sys, time
-t = time.perf_counter()
-p = subprocess.run(sys.argv[1:], capture_output=True)
-wall = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(wall, rss, p.returncode, len(p.stdout))
-"""
+
+def k(n: int) -> str:
+    return f"{n // 1000}k"
+
+
+def playbook_cmd(db: Path, *args: str) -> list[str]:
+    exe = Path(sys.executable).with_name("playbook")
+    return [str(exe), "--db", str(db), *args]
 
 
 def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, float]:
+    """(first recall, median of the following ones) in seconds, on a fresh store."""
     store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
     vectors = MemoryVectors(store, HashTrigramEmbedder()) if semantic else None
     t = time.perf_counter()
-    recall(store, QUERIES[0], vectors=vectors)  # first call (embeds what is missing)
+    recall(store, QUERIES[0], vectors=vectors)
     first = time.perf_counter() - t
     times = []
     for _ in range(repeats):
@@ -58,38 +65,40 @@ def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, flo
     return first, statistics.median(times)
 
 
-def whole_process(path: Path, runs: int = 5) -> tuple[float, float]:
-    exe = Path(sys.executable).with_name("playbook")
-    walls, peaks = [], []
-    for i in range(runs):
-        cmd = [str(exe), "--db", str(path), "recall", QUERIES[i % len(QUERIES)], "--json"]
-        out = subprocess.run(
-            [sys.executable, "-c", CHILD, *cmd], capture_output=True, text=True, check=True
-        ).stdout.split()
-        wall, rss, rc = float(out[0]), int(out[1]), int(out[2])
-        assert rc == 0, cmd
-        walls.append(wall)
-        peaks.append(rss / 1024)
-    return statistics.median(walls), max(peaks)
-
-
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1_000, 10_000, 100_000]
-    rows = []
     for n in sizes:
-        path = synth.playbook(n)
-        _, kw = in_process(path, semantic=False)
-        first, sem = in_process(path, semantic=True) if n <= 100_000 else (0.0, 0.0)
-        wall, peak = whole_process(path)
-        rows.append((n, kw, first, sem, wall, peak))
-        print(
-            f"{n:>7,} bullets: in-process keyword {kw * 1000:6.1f} ms | with hash embedder "
-            f"{sem * 1000:6.1f} ms (first call {first:5.2f} s) | whole process "
-            f"{wall:5.2f} s, peak {peak:5.0f} MB",
-            flush=True,
-        )
-    if os.environ.get("BENCH_JSON"):
-        print(json.dumps(rows))
+        synth.playbook(n)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            _, kw = in_process(synth.playbook(n), semantic=False)
+            figure(f"recall keyword in-process at {k(n)}", kw * 1000, "ms", KEYWORD_TARGET.get(n))
+
+            cold = synth.copy_of(n, Path(tmp) / "cold.sqlite3")
+            t = time.perf_counter()
+            store = PlaybookStore(connect(cold), clock=lambda: synth.NOW)
+            recall(store, QUERIES[0], vectors=MemoryVectors(store, HashTrigramEmbedder()))
+            store.close()
+            figure(f"first semantic recall at {k(n)}, never indexed", time.perf_counter() - t, "s")
+            cold.unlink()
+
+            db = synth.copy_of(n, Path(tmp) / "indexed.sqlite3")
+            wall, _, _ = run_measured(playbook_cmd(db, "index"))
+            figure(f"playbook index at {k(n)} (whole process)", wall, "s")
+            first, warm = in_process(db, semantic=True)
+            target = 1.0 if n >= 100_000 else None
+            figure(f"first semantic recall at {k(n)}, indexed (in-process)", first, "s", target)
+            run_measured(playbook_cmd(db, "recall", QUERIES[1], "--semantic", "--json"))
+            runs = [
+                run_measured(playbook_cmd(db, "recall", q, "--semantic", "--json"))
+                for q in QUERIES[:3]
+            ]
+            wall = statistics.median(r[0] for r in runs)
+            figure(f"recall --semantic at {k(n)}, indexed (whole process)", wall, "s", target)
+            figure(f"recall --semantic peak memory at {k(n)}", max(r[1] for r in runs), "MB")
+            figure(f"semantic recall warm in-process at {k(n)}", warm * 1000, "ms")
+            db.unlink()
+    note("(the whole-process semantic figure includes start-up: see bench/cli.py for it alone)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ result is exactly what the API would have produced for that history.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import tempfile
@@ -247,7 +248,7 @@ def playbook(n: int, events_per_bullet: int = 10) -> Path:
     path = folder / f"synthetic-{n}-{events_per_bullet}.sqlite3"
     if not path.exists():
         t = time.perf_counter()
-        tmp = path.with_suffix(".building")
+        tmp = path.with_suffix(f".building-{os.getpid()}")  # another bench may build too
         for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
             p.unlink(missing_ok=True)
         build(tmp, n, events_per_bullet)
@@ -262,3 +263,19 @@ def copy_of(n: int, dest: Path, events_per_bullet: int = 10) -> Path:
 
     shutil.copyfile(playbook(n, events_per_bullet), dest)
     return dest
+
+
+def some_id(path: Path) -> str:
+    """An active rule's id, from the middle of the playbook."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        (n,) = conn.execute("SELECT COUNT(*) FROM bullets WHERE state = 'active'").fetchone()
+        row = conn.execute(
+            "SELECT id FROM bullets WHERE state = 'active' ORDER BY seq LIMIT 1 OFFSET ?",
+            (n // 2,),
+        ).fetchone()
+    finally:
+        conn.close()
+    return row[0]

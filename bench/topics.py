@@ -1,4 +1,7 @@
-"""Consolidation speed: topics() over synthetic playbooks (in-process)."""
+"""Consolidation speed: topics() over synthetic playbooks (in-process; no target yet).
+
+python bench/topics.py [SIZE ...]
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from report import figure, note
 
 from playbook.consolidation import topics
 from playbook.store import PlaybookStore, connect
@@ -18,7 +22,10 @@ def main() -> None:
         store = PlaybookStore(connect(synth.playbook(n)), clock=lambda: synth.NOW)
         t = time.perf_counter()
         found = topics(store)
-        print(f"topics at {n:>7,} bullets: {time.perf_counter() - t:6.2f} s, {len(found)} groups")
+        seconds = time.perf_counter() - t
+        store.close()
+        note(f"topics at {n:,} rules: {len(found)} groups")
+        figure(f"topics at {n // 1000}k (in-process)", seconds, "s")
 
 
 if __name__ == "__main__":

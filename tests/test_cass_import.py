@@ -353,10 +353,10 @@ def test_billion_laughs_is_refused_quickly() -> None:
             f"  - {{id: b-{n}, category: c, content: x, createdAt: 2025-01-01T00:00:00Z, "
             "feedbackEvents: *evs, tags: *a9}"
         )
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a busy machine does not make it fail
     with pytest.raises(CassImportError, match="aliases"):
         parse_cass_playbook("\n".join(lines))
-    assert time.monotonic() - started < 20
+    assert time.process_time() - started < 20
 
 
 def test_self_referencing_alias_does_not_loop() -> None:

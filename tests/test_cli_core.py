@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,22 @@ def test_init_add_mark_show_recall_round(tmp_path: Path) -> None:
         data(run(db, "mark", bid, "helpful", "--json"))
     marked = data(run(db, "mark", bid, "harmful", "--reason", "wasted_time", "--json"))
     assert marked["outcomes"][0]["status"] == "applied"
+    before = datetime.now(UTC)
     shown = data(run(db, "show", bid, "--json"))
+    after = datetime.now(UTC)
     assert [e["kind"] for e in shown["timeline"]] == ["helpful"] * 5 + ["harmful"]
     assert shown["timeline"][-1]["reason"] == "wasted_time"
     assert shown["bullet"]["maturity"] == "established"  # score 5 - 4 * 1 > 0
-    assert shown["score"]["helpful"] == pytest.approx(5, rel=1e-6)
+    # Five helpful marks, decayed (90-day half-life) from their times to the moment `show`
+    # scored them, somewhere between `before` and `after`: on a busy machine the seconds the
+    # commands take are enough to move the sum past a fixed 1e-6.
+    marks = [datetime.fromisoformat(e["at"]) for e in shown["timeline"][:5]]
+
+    def helpful_at(t: datetime) -> float:
+        return sum(0.5 ** ((t - m).total_seconds() / (90 * 86400)) for m in marks)
+
+    assert helpful_at(after) - 1e-9 <= shown["score"]["helpful"] <= helpful_at(before) + 1e-9
+    assert shown["score"]["helpful"] == pytest.approx(5, rel=1e-3)
     found = data(run(db, "recall", "npm release", "--json"))
     assert [i["bullet"]["id"] for i in found["bullets"]] == [bid]
     assert found["bullets"][0]["keyword_score"] == 6  # npm 3 + release 3; tag ci not asked

@@ -33,16 +33,20 @@ WRITERS = 8
 def run_load(tmp_path: Path, batches: int, timeout: float) -> tuple[list[dict[str, Any]], Path]:
     db = tmp_path / "shared.sqlite3"
     ctx = context()
-    stop = ctx.Event()
+    stop, ready = ctx.Event(), ctx.Event()
     reader_out = tmp_path / "reader.json"
-    reader = ctx.Process(target=run_reader, args=(str(db), stop, 99, str(reader_out)))
+    reader = ctx.Process(target=run_reader, args=(str(db), stop, 99, str(reader_out), ready))
     writers = [
         ctx.Process(
-            target=run_writer, args=(str(db), i, batches, 1000 + i, str(tmp_path / f"w{i}.json"))
+            target=run_writer,
+            args=(str(db), i, batches, 1000 + i, str(tmp_path / f"w{i}.json"), ready),
         )
         for i in range(WRITERS)
     ]
-    for p in writers:  # all at once, on a file that does not exist yet
+    # All open at once, on a file that does not exist yet; the writers start their batches
+    # once the reader has recalled (whichever process the scheduler runs first), and the
+    # reader goes on until the writers are done and it has stored vectors.
+    for p in writers:
         p.start()
     reader.start()
     try:
@@ -51,7 +55,7 @@ def run_load(tmp_path: Path, batches: int, timeout: float) -> tuple[list[dict[st
             assert p.exitcode == 0, f"writer {p.name} exit code {p.exitcode}"
     finally:
         stop.set()
-        reader.join(30)
+        reader.join(60)
         for p in [*writers, reader]:
             if p.is_alive():
                 p.kill()
@@ -60,6 +64,7 @@ def run_load(tmp_path: Path, batches: int, timeout: float) -> tuple[list[dict[st
     assert reader.exitcode == 0
     assert reader_report["errors"] == []
     assert reader_report["recalls"] > 0
+    assert reader_report["embedded"] > 0
     return reports, db
 
 

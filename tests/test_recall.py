@@ -191,7 +191,7 @@ def test_bullets_without_vectors_are_reported(store: PlaybookStore) -> None:
     r = recall(
         store, "npm", vectors=MemoryVectors(store, HashTrigramEmbedder(), embed_missing=False)
     )
-    assert any("1 bullets have no" in d for d in r.degraded)
+    assert any("1 bullet has no" in d for d in r.degraded)
     assert r.bullets[0].relevance == 3
 
 

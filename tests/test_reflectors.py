@@ -162,9 +162,9 @@ def test_marker_scanning_stays_linear_on_hostile_lines() -> None:
         "RULE: a" + " " * 200_000 + "b",  # a long blank run inside a rule
         "- " * 100_000 + "x",  # endless bullet prefixes
     ]
-    began = time.monotonic()
+    began = time.process_time()  # CPU time: a busy machine does not make it fail
     items = propose(read_text_diary("\n\n".join(hostile).encode()))
-    assert time.monotonic() - began < 2
+    assert time.process_time() - began < 2
     assert [p.item for p in items] == [{"type": "add", "content": "a b", "bullet_type": "rule"}]
 
 
@@ -287,9 +287,9 @@ def test_parse_deltas_tolerates_prose_and_fences(output: str, expected: object) 
 
 def test_parse_deltas_gives_up_quickly_on_large_garbage() -> None:
     garbage = "[1," * 200_000 + "{" * 1000
-    began = time.monotonic()
+    began = time.process_time()  # CPU time: a busy machine does not make it fail
     assert parse_deltas(garbage) is None
-    assert time.monotonic() - began < 5
+    assert time.process_time() - began < 5
 
 
 # ------------------------------------------------------------------------ prompt & offsets

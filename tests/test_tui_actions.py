@@ -22,6 +22,7 @@ from .tui_helpers import (
     make_app,
     open_store,
     wait_for,
+    workers_done,
 )
 
 
@@ -312,7 +313,7 @@ async def test_cancelled_modal_changes_nothing(playbook) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, FormModal)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     assert open_store(path).get_bullet(bid).maturity != "deprecated"
 
 
@@ -331,7 +332,7 @@ async def test_refused_action_is_reported_not_raised(playbook) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
         store.set_maturity(bid, "candidate")  # someone else restores it meanwhile
         await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await wait_for(
             pilot, lambda: any("not deprecated" in str(n.message) for n in app._notifications)
         )

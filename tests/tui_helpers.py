@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Callable, Coroutine
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from playbook import curate, queue
 from playbook.model import Provenance
@@ -83,9 +85,18 @@ async def loaded(pilot: Pilot[None], app: Workbench) -> None:
     await wait_for(pilot, lambda: app.loads >= 1)
 
 
+async def workers_done(app: Workbench) -> None:
+    """Wait for the app's workers to finish. Exclusive workers (poll, filter, detail) may be
+    cancelled by a newer one meanwhile, more often on a busy machine; a cancelled one is done
+    as far as this wait is concerned (`wait_for_complete` would raise WorkerCancelled)."""
+    for worker in list(app.workers):
+        with contextlib.suppress(WorkerCancelled):
+            await worker.wait()
+
+
 async def after_write(pilot: Pilot[None], app: Workbench, check: Any) -> None:
     """Wait for a write worker to finish and the refreshed snapshot to satisfy `check`."""
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await wait_for(pilot, check)
 
 

@@ -182,8 +182,8 @@ def _rank_now(
             contents=lambda ids: {b.id: b.content for b in store.get_bullets(ids).values()},
         )
         result.degraded.extend(sims.degraded)
-        if sims.ok and sims.values:
-            sim = np.array([sims.values.get(i, np.nan) for i in table.ids], dtype=np.float64)
+        if sims.ok and sims.array is not None and not np.isnan(sims.array).all():
+            sim = sims.array  # aligned with table.ids, NaN where a bullet has no vector
             w = policy.semantic_weight
             relevance = np.where(np.isnan(sim), keyword, keyword * (1 - w) + sim * w)
     mask = relevance >= policy.min_relevance

@@ -1,12 +1,19 @@
 """Vectors for semantic recall (SPEC §6): the Embedder protocol, the offline hashed-trigram
 embedder, and MemoryVectors, which keeps vectors in `cache_blob` keyed by embedder identity
 and content hash and embeds only what is missing.
+
+Similarity is a true cosine whatever an embedder returns: every vector is scaled to unit
+length before it is stored or compared (a zero or non-finite vector stays zero and has
+similarity 0 with everything).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import functools
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
@@ -14,10 +21,13 @@ import numpy as np
 if TYPE_CHECKING:
     from .store import PlaybookStore
 
+Progress = Callable[[int, int], None]  # (done, total)
+
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised vectors of a fixed width."""
+    """Anything that turns texts into vectors of a fixed width (any length: they are
+    normalised here)."""
 
     @property
     def id(self) -> str: ...  # model and dimension identity, e.g. "hash-trigram-512-v1"
@@ -33,13 +43,26 @@ _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(29)
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """`vectors` (2-D, float32) with every row scaled to length 1, in place; rows that are
+    zero or hold a NaN or an infinity become zero rows."""
+    bad = ~np.isfinite(vectors).all(axis=1)
+    if bad.any():
+        vectors[bad] = 0.0
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.divide(vectors, norms, out=vectors, where=norms > 0)
+    return vectors
+
+
 class HashTrigramEmbedder:
     """Hashed, signed character trigrams of the lower-cased text, L2-normalised.
 
     Deterministic across processes and machines (no Python `hash()`), offline, no download.
+    A batch is hashed in one pass over all its characters (about 100k rules a second).
     """
 
     VERSION = 1
+    CHUNK = 2048  # texts hashed together (bounds the temporary arrays)
 
     def __init__(self, dims: int = 512) -> None:
         if dims < 8:
@@ -56,40 +79,66 @@ class HashTrigramEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dims), dtype=np.float32)
-        for row, text in enumerate(texts):
-            codes = np.frombuffer(f"  {text.lower()}  ".encode("utf-32-le"), dtype=np.uint32)
-            if codes.size < 3:
-                continue
-            c = codes.astype(np.uint64)
-            key = (c[:-2] << np.uint64(42)) ^ (c[1:-1] << np.uint64(21)) ^ c[2:]
-            with np.errstate(over="ignore"):
-                h = (key * _M1) ^ ((key * _M1) >> _SHIFT)
-                h = h * _M2
-            idx = (h % np.uint64(self._dims)).astype(np.intp)
-            sign = np.where((h >> np.uint64(63)) & np.uint64(1), -1.0, 1.0).astype(np.float32)
-            np.add.at(out[row], idx, sign)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
+        for start in range(0, len(texts), self.CHUNK):
+            self._embed_into(texts[start : start + self.CHUNK], out[start : start + self.CHUNK])
+        return unit_rows(out)
+
+    def _embed_into(self, texts: list[str], out: np.ndarray) -> None:
+        """Sum ±1 per trigram of each padded text into its row of `out` (unnormalised)."""
+        if not texts:
+            return
+        padded = [f"  {t.lower()}  " for t in texts]  # at least 4 characters: 2+ trigrams
+        lengths = np.fromiter(map(len, padded), dtype=np.intp, count=len(padded))
+        joined = "".join(padded).encode("utf-32-le", "surrogatepass")
+        codes = np.frombuffer(joined, dtype=np.uint32).astype(np.uint64)
+        per_text = lengths - 2  # trigrams of each text, none across a boundary
+        first = np.cumsum(lengths) - lengths  # where each text starts in `codes`
+        before = np.cumsum(per_text) - per_text
+        row = np.repeat(np.arange(len(texts), dtype=np.intp), per_text)
+        pos = np.arange(int(per_text.sum()), dtype=np.intp) + np.repeat(first - before, per_text)
+        key = (codes[pos] << np.uint64(42)) ^ (codes[pos + 1] << np.uint64(21)) ^ codes[pos + 2]
+        with np.errstate(over="ignore"):
+            h = key * _M1
+            h ^= h >> _SHIFT
+            h *= _M2
+        idx = (h % np.uint64(self._dims)).astype(np.intp)
+        sign = np.where((h >> np.uint64(63)) & np.uint64(1), -1.0, 1.0)
+        sums = np.bincount(row * self._dims + idx, weights=sign, minlength=out.size)
+        out[:] = sums.reshape(out.shape)  # sums of ±1: exact in float32
 
 
 @dataclass
 class Similarities:
-    """Similarity (max(0, cos) × scale) per bullet id, and why it may be incomplete."""
+    """Similarity (max(0, cos) × scale) per bullet, and why it may be incomplete.
 
-    values: dict[str, float] = field(default_factory=dict)
+    `array` holds the figures in the order of the items asked about (NaN where an item
+    has no vector); `values` maps each bullet id with a vector to its figure."""
+
+    items: Sequence[tuple[str, str]] = ()  # the (bullet id, content hash) pairs asked about
+    array: np.ndarray | None = None
     degraded: list[str] = field(default_factory=list)
     ok: bool = True  # False when the embedder failed: rank by keywords only
+
+    @functools.cached_property
+    def values(self) -> dict[str, float]:
+        if self.array is None:
+            return {}
+        have = np.flatnonzero(~np.isnan(self.array))
+        return {self.items[j][0]: float(self.array[j]) for j in have}
 
 
 class MemoryVectors:
     """A semantic index over the playbook, backed by `cache_blob`.
 
-    Vectors are stored per (embedder id, content hash): a bullet whose content was seen
-    before (even under another id) costs nothing, and vectors of another embedder are
-    never ranked against this one. The stacked matrix is kept between queries while the
-    set of bullets is unchanged.
+    Vectors are stored per (embedder id, content hash), already unit length: a bullet
+    whose content was seen before (even under another id) costs nothing, and vectors of
+    another embedder are never ranked against this one. They are kept in one matrix
+    between queries; a first query over many bullets reads the embedder's whole cache in
+    one pass. Vectors are computed when first needed, or ahead of time by `index()`
+    (`playbook index`), so that a first semantic recall only reads.
     """
+
+    SCAN = 512  # from this many unknown hashes on, read the embedder's cache in one pass
 
     def __init__(
         self, store: PlaybookStore, embedder: Embedder, *, embed_missing: bool = True
@@ -97,51 +146,142 @@ class MemoryVectors:
         self.store = store
         self.embedder = embedder
         self.embed_missing = embed_missing
-        self._vectors: dict[str, np.ndarray] = {}  # content hash -> vector
-        self._matrix_key: tuple[str, ...] = ()
-        self._matrix: np.ndarray | None = None
+        self._row: dict[str, int] = {}  # content hash -> row (counted across the blocks)
+        # The vectors, in blocks of a few thousand rows (no single huge allocation, and
+        # rows read from the cache are used where they were read, never copied again),
+        # each with 1/|row| per row (0 for a zero row).
+        self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        self._size = 0
+        self._scanned = False
+        self.save_error: str | None = None  # why the last vectors could not be cached
 
-    def _load(self, hashes: Iterable[str]) -> None:
-        want = [h for h in dict.fromkeys(hashes) if h not in self._vectors]
-        if not want:
+    # ------------------------------------------------------------ the matrix
+    def _append(self, digests: Sequence[str], block: np.ndarray) -> None:
+        """Add a block of vectors under their content hashes (a hash added again only
+        costs a row: the later one is used). The cosine divides by each row's length, so
+        a cache written by an older Playbook, which kept an embedder's raw output, still
+        compares right; a row holding a NaN or an infinity counts as a zero row."""
+        squares = np.einsum("ij,ij->i", block, block)
+        bad = ~np.isfinite(squares)
+        if bad.any():
+            block = block.copy()
+            block[bad] = 0.0
+            squares[bad] = 0.0
+        inverse = np.zeros(len(block), dtype=np.float32)
+        np.divide(1.0, np.sqrt(squares), out=inverse, where=squares > 0)
+        start = self._size
+        self._blocks.append((block, inverse))
+        self._row.update(zip(digests, range(start, start + len(digests)), strict=True))
+        self._size += len(digests)
+
+    def _add_blobs(self, pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Add vectors read from the cache (a chunk of rows at a time)."""
+        if not pairs:
             return
-        dims = self.embedder.dims
-        for digest, blob in self.store.cache_get(self.embedder.id, want).items():
-            vec = np.frombuffer(blob, dtype=np.float32)
-            if vec.shape == (dims,):
-                self._vectors[digest] = vec
+        width = self.embedder.dims * 4
+        digests, blobs = zip(*pairs, strict=True)
+        joined = b"".join(blobs)
+        if len(joined) != width * len(blobs):  # a vector of another width: leave it out
+            kept = [(h, v) for h, v in pairs if len(v) == width]
+            if not kept:
+                return
+            digests, blobs = zip(*kept, strict=True)
+            joined = b"".join(blobs)
+        self._append(digests, np.frombuffer(joined, np.float32).reshape(len(digests), -1))
 
+    def _rows(self, hashes: list[str]) -> np.ndarray:
+        """The matrix row of each content hash, -1 where there is none."""
+        found = map(self._row.get, hashes, itertools.repeat(-1))
+        return np.fromiter(found, dtype=np.intp, count=len(hashes))
+
+    def _load(self, hashes: list[str]) -> None:
+        """Read the cached vectors of `hashes` (none of them loaded yet)."""
+        if len(hashes) >= self.SCAN and not self._scanned:
+            from .store.vectors import cached_vectors
+
+            self._scanned = True
+            for chunk in cached_vectors(self.store, self.embedder.id, self.embedder.dims):
+                self._add_blobs(chunk)
+            return
+        self._add_blobs(list(self.store.cache_get(self.embedder.id, hashes).items()))
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.array(self.embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self.embedder.dims):
+            raise ValueError(
+                f"embedder {self.embedder.id} returned shape {vectors.shape}, "
+                f"expected {(len(texts), self.embedder.dims)}"
+            )
+        return unit_rows(vectors)
+
+    def _save(self, digests: list[str], vectors: np.ndarray) -> None:
+        self.store.cache_put(
+            self.embedder.id,
+            self.embedder.dims,
+            {h: v.tobytes() for h, v in zip(digests, vectors, strict=True)},
+        )
+
+    # ------------------------------------------------------------ filling
     def ensure(
         self,
         items: Sequence[tuple[str, str]],
         contents: Callable[[list[str]], dict[str, str]],
     ) -> set[str]:
         """Load (and, if allowed, embed and store) the vectors of (id, content hash) pairs;
-        return the hashes still without a vector."""
-        self._load(h for _, h in items)
-        missing_ids = {h: i for i, h in items if h not in self._vectors}
-        if not missing_ids:
-            return set()
-        if not self.embed_missing:
-            return set(missing_ids)
-        text = contents(list(missing_ids.values()))
-        hashes = [h for h, i in missing_ids.items() if i in text]
-        texts = [text[missing_ids[h]] for h in hashes]
-        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
-        if vectors.shape != (len(texts), self.embedder.dims):
-            raise ValueError(
-                f"embedder {self.embedder.id} returned shape {vectors.shape}, "
-                f"expected {(len(texts), self.embedder.dims)}"
-            )
-        for digest, vec in zip(hashes, vectors, strict=True):
-            self._vectors[digest] = vec
-        self.store.cache_put(
-            self.embedder.id,
-            self.embedder.dims,
-            {h: v.tobytes() for h, v in zip(hashes, vectors, strict=True)},
-        )
-        return {h for h in missing_ids if h not in self._vectors}
+        return the hashes still without a vector.
 
+        Storing is best effort here: a playbook that cannot be written (read-only, or
+        locked past the busy timeout) still gets its ranking, and `save_error` says why
+        nothing was cached."""
+        return self._fill(items, contents)[1]
+
+    def _fill(
+        self, items: Sequence[tuple[str, str]], contents: Callable[[list[str]], dict[str, str]]
+    ) -> tuple[np.ndarray, set[str]]:
+        """(the row of each item, -1 for none; the hashes still without a vector)."""
+        hashes = list(map(itemgetter(1), items))
+        rows = self._rows(hashes)
+        absent = np.flatnonzero(rows < 0)
+        if not absent.size:
+            return rows, set()
+        wanted = [hashes[i] for i in absent]
+        self._load(wanted)
+        missing_ids = {items[j][1]: items[j][0] for j in absent[self._rows(wanted) < 0]}
+        if missing_ids and self.embed_missing:
+            text = contents(list(missing_ids.values()))
+            todo = [h for h, i in missing_ids.items() if i in text]
+            vectors = self._embed([text[missing_ids[h]] for h in todo])
+            self._append(todo, vectors)
+            try:
+                self._save(todo, vectors)
+                self.save_error = None
+            except Exception as exc:  # the cache is an optimisation: never fail a recall on it
+                self.save_error = f"{type(exc).__name__}: {exc}"
+        rows[absent] = self._rows(wanted)
+        return rows, {h for h in missing_ids if h not in self._row}
+
+    def index(self, *, batch: int = 2048, progress: Progress | None = None) -> dict[str, int]:
+        """Embed and store the vector of every recallable bullet that has none yet
+        (`playbook index`); each batch is committed on its own, so an interrupted run
+        keeps what it did. Returns {"embedded": n, "cached": vectors now cached}."""
+        from .store.vectors import unembedded
+
+        todo = unembedded(self.store, self.embedder.id)
+        total = len(todo)
+        if progress is not None:
+            progress(0, total)
+        for start in range(0, total, batch):
+            chunk = todo[start : start + batch]
+            digests = [h for h, _ in chunk]
+            vectors = self._embed([c for _, c in chunk])
+            self._save(digests, vectors)
+            self._append(digests, vectors)
+            if progress is not None:
+                progress(start + len(chunk), total)
+        cached = self.store.cache_embedders().get(self.embedder.id, 0)
+        return {"embedded": total, "cached": cached}
+
+    # ------------------------------------------------------------ querying
     def similarities(
         self,
         query: str,
@@ -164,8 +304,8 @@ class MemoryVectors:
                 f"with {self.embedder.id} (re-embed to use them)"
             )
         try:
-            missing = self.ensure(items, contents or (lambda ids: {}))
-            q = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+            rows, missing = self._fill(items, contents or (lambda ids: {}))
+            q = self._embed([query])[0]
         except Exception as exc:  # an embedder is foreign code: report, fall back
             result.ok = False
             result.degraded.append(
@@ -174,20 +314,16 @@ class MemoryVectors:
             )
             return result
         if missing:
+            n = len(missing)
             result.degraded.append(
-                f"{len(missing)} bullets have no {self.embedder.id} vector; "
-                "they are ranked by keywords only"
+                f"{n} {'bullet has' if n == 1 else 'bullets have'} no {self.embedder.id} "
+                "vector; ranked by keywords only"
             )
-        have = [(i, h) for i, h in items if h in self._vectors]
-        if not have:
-            return result
-        key = tuple(h for _, h in have)
-        if key != self._matrix_key or self._matrix is None:
-            self._matrix = np.stack([self._vectors[h] for h in key])
-            self._matrix_key = key
-        qn = float(np.linalg.norm(q))
-        if qn == 0:
-            return result
-        sims = np.maximum(self._matrix @ (q / qn), 0.0) * scale
-        result.values = dict(zip((i for i, _ in have), sims.tolist(), strict=True))
+        have = rows >= 0
+        sims = np.full(len(items), np.nan)
+        if have.any():
+            cos = np.concatenate([(m @ q) * inverse for m, inverse in self._blocks])
+            sims[have] = np.maximum(cos[rows[have]], 0.0).astype(np.float64) * scale
+        result.items = items
+        result.array = sims
         return result

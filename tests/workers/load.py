@@ -41,8 +41,12 @@ def _active_ids(store: PlaybookStore, rng: random.Random, k: int) -> list[str]:
     return rng.sample(ids, min(k, len(ids)))
 
 
-def run_writer(db: str, index: int, batches: int, seed: int, out: str) -> None:
-    """Run `batches` batches as writer `index`; write the report to `out` (JSON)."""
+def run_writer(
+    db: str, index: int, batches: int, seed: int, out: str, reader_ready: Event | None = None
+) -> None:
+    """Run `batches` batches as writer `index`; write the report to `out` (JSON).
+    With `reader_ready`, open the file at once but start the batches only once the reader
+    is recalling, so that it recalls while they write whatever the scheduler does."""
     report: dict[str, Any] = {
         "writer": index,
         "batches": [],  # [batch_id, kind, logged delta decisions]
@@ -59,6 +63,8 @@ def run_writer(db: str, index: int, batches: int, seed: int, out: str) -> None:
         conn = connect(db)
         store = PlaybookStore(conn)
         policy = store.policy
+        if reader_ready is not None and not reader_ready.wait(120):
+            raise RuntimeError("the reader never started recalling")
         last_receipt: str | None = None
         for n in range(batches):
             tag = f"w{index}b{n}"
@@ -134,24 +140,40 @@ def run_writer(db: str, index: int, batches: int, seed: int, out: str) -> None:
     Path(out).write_text(json.dumps(report))
 
 
-def run_reader(db: str, stop: Event, seed: int, out: str) -> None:
+def run_reader(db: str, stop: Event, seed: int, out: str, ready: Event | None = None) -> None:
     """Recall and score in a loop until `stop` is set; write the report to `out` (JSON).
     Every third recall is semantic, which writes missing embeddings to the cache: a reader
-    that writes too, as an agent's recall does."""
+    that writes too, as an agent's recall does. `ready` is set after the first recall.
+
+    The loop ends only once it has done what the test checks, however the scheduler ran
+    the processes: a round that began after `stop`, and a semantic recall that stored
+    vectors (so a reader started late, or starved while the writers ran, still reports
+    recalls and embeddings)."""
     from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
     rng = random.Random(seed)
-    report: dict[str, Any] = {"recalls": 0, "nonempty": 0, "scored": 0, "errors": []}
+    report: dict[str, Any] = {
+        "recalls": 0,
+        "nonempty": 0,
+        "scored": 0,
+        "embedded": 0,
+        "errors": [],
+    }
     try:
         conn = connect(db)
         store = PlaybookStore(conn)
         embedder = HashTrigramEmbedder()
-        while not stop.is_set():
+        while True:
+            last_round = stop.is_set()
             try:
                 vectors = MemoryVectors(store, embedder) if report["recalls"] % 3 == 0 else None
                 query = " ".join(rng.sample(WORDS, 2))
                 r = recall(store, query, limit=5, vectors=vectors)
                 report["recalls"] += 1
+                if ready is not None:
+                    ready.set()
+                if vectors is not None:
+                    report["embedded"] = store.cache_embedders().get(embedder.id, 0)
                 report["nonempty"] += bool(r.bullets or r.anti_patterns)
                 ids = [it.bullet.id for it in r.bullets + r.anti_patterns + r.deprecated_warnings]
                 if ids:
@@ -162,6 +184,8 @@ def run_reader(db: str, stop: Event, seed: int, out: str) -> None:
                 report["errors"].append(traceback.format_exc())
                 if len(report["errors"]) > 20:
                     break
+            if last_round and report["embedded"] > 0:
+                break
         conn.close()
     except BaseException:
         report["errors"].append(traceback.format_exc())

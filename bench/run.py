@@ -1,0 +1,144 @@
+"""Run every bench script and print one table: figure, value, target, pass/miss.
+
+    python bench/run.py [SCRIPT ...]        # `just bench`; default: every script
+
+The convention (every bench script follows it): a script prints one line on stdout per
+figure it measures,
+
+    figure<TAB>value<TAB>target<TAB>pass|miss|-
+
+where value and target carry their units ("0.132 s", "≤ 0.15 s") and `-` marks a figure
+shown without a target (`bench/report.py` prints such lines). Everything else a script
+writes (progress, context, its own tables) goes to the terminal as it runs. A script is
+any `bench/*.py` with a `__main__` block, except this runner; helpers without one
+(`synth.py`, `report.py`) are not run.
+
+Every script runs, in name order, whatever the others did: a target missed is a `miss`
+row, and a script that fails (non-zero exit, a crash, or the time limit) is a row that
+says so, with the last line it wrote to stderr. Exit status: 0 when every row passes,
+1 otherwise. Figures on a shared machine move by tens of percent from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LIMIT_S = 3600  # per script
+
+
+def scripts(names: list[str]) -> list[Path]:
+    found = sorted(
+        p
+        for p in HERE.glob("*.py")
+        if p.name != "run.py" and 'if __name__ == "__main__"' in p.read_text()
+    )
+    if not names:
+        return found
+    wanted = {Path(n).stem for n in names}
+    unknown = wanted - {p.stem for p in found}
+    if unknown:
+        raise SystemExit(f"no such bench script: {', '.join(sorted(unknown))}")
+    return [p for p in found if p.stem in wanted]
+
+
+def run_one(path: Path) -> tuple[list[list[str]], str | None, float]:
+    """(figure rows, failure or None, seconds) of one script; its other output is shown."""
+    started = time.monotonic()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    src = str(HERE.parent / "src")
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.Popen(
+        [sys.executable, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=HERE.parent,
+    )
+    rows: list[list[str]] = []
+    last_err: list[str] = []
+
+    def pump_err() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            sys.stderr.write(f"  {line}")
+            if line.strip():
+                last_err[:] = [line.strip()]
+
+    reader = threading.Thread(target=pump_err, daemon=True)
+    reader.start()
+    timer = threading.Timer(LIMIT_S, proc.kill)
+    timer.start()
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) == 4 and fields[3] in ("pass", "miss", "-"):
+            rows.append(fields)
+            sys.stderr.write(f"  {fields[0]}: {fields[1]} ({fields[3]})\n")
+        else:
+            sys.stderr.write(f"  {line}")
+    rc = proc.wait()
+    timer.cancel()
+    reader.join(5)
+    seconds = time.monotonic() - started
+    failure = None
+    if rc != 0:
+        why = f"killed after {LIMIT_S} s" if rc < 0 and seconds >= LIMIT_S else f"exit {rc}"
+        failure = f"FAILED ({why}): {last_err[0] if last_err else 'no message'}"
+    elif not rows:
+        failure = "FAILED: printed no figure lines (figure<TAB>value<TAB>target<TAB>verdict)"
+    return rows, failure, seconds
+
+
+def table(results: list[tuple[str, list[list[str]], str | None]]) -> tuple[str, int]:
+    """The table, and how many rows are not a pass."""
+    lines: list[list[str]] = []
+    bad = 0
+    for name, rows, failure in results:
+        for r in rows:
+            lines.append([name, *r])
+            bad += r[3] == "miss"
+        if failure is not None:
+            lines.append([name, failure, "", "", "fail"])
+            bad += 1
+    head = ["script", "figure", "value", "target", "result"]
+    widths = [max(len(r[i]) for r in [head, *lines]) for i in range(4)]
+    out = []
+    for r in [head, *lines]:
+        cells = [r[i].ljust(widths[i]) for i in range(4)]
+        out.append("  ".join([*cells, r[4]]).rstrip())
+    out.insert(1, "  ".join("-" * w for w in [*widths, 6]))
+    return "\n".join(out), bad
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scripts", nargs="*", help="script names (default: all), e.g. cli recall")
+    args = ap.parse_args()
+    results = []
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    for path in scripts(args.scripts):
+        sys.stderr.write(f"== bench/{path.name}\n")
+        sys.stderr.flush()
+        rows, failure, seconds = run_one(path)
+        sys.stderr.write(f"   ({seconds:.0f} s)\n")
+        results.append((path.stem, rows, failure))
+    text, bad = table(results)
+    after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(text)
+    print(
+        f"\n{bad} of {sum(len(r) + (f is not None) for _, r, f in results)} rows not a pass; "
+        f"load average {load:.1f} before, {after:.1f} after, on {os.cpu_count()} CPUs"
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

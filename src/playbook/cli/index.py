@@ -1,0 +1,41 @@
+"""index: compute the vectors of semantic recall ahead of time."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import typer
+
+from . import app
+from .common import emit, open_store, set_json
+
+
+@app.command()
+def index(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Embed every rule that has no vector yet, for `recall --semantic` (progress on stderr).
+
+    Vectors are kept in the playbook by content and embedder, so each rule is embedded
+    once; run this after an import or a large batch so the next semantic recall only reads.
+    """
+    set_json(json_out)
+    from ..vectors import HashTrigramEmbedder, MemoryVectors
+    from .interchange import _ProgressBar
+
+    embedder = HashTrigramEmbedder()  # the embedder of `recall --semantic`
+    bar = _ProgressBar("embedding", enabled=sys.stderr.isatty())
+    started = time.monotonic()
+    with open_store(create=False) as store:
+        try:
+            counts = MemoryVectors(store, embedder).index(progress=bar)
+        finally:
+            bar.close()
+    seconds = time.monotonic() - started
+    n = counts["embedded"]
+    emit(
+        {"embedder": embedder.id, **counts, "seconds": round(seconds, 3)},
+        f"embedded {n} {'rule' if n == 1 else 'rules'} with {embedder.id} in {seconds:.1f} s "
+        f"({counts['cached']} vectors kept)",
+    )
