@@ -58,8 +58,7 @@ async def _select_bullet(pilot, app, bullet_id: str) -> None:
 async def _select_proposal(pilot, app, proposal_id: str) -> None:
     await pilot.press("3")
     pane = app.query_one(ProposalsPane)
-    table = pane.query_one("#proposals-table")
-    table.move_cursor(row=table.get_row_index(proposal_id))
+    assert pane.table.move_to(proposal_id)
     await pilot.pause()
     assert pane.current().id == proposal_id
 

@@ -222,7 +222,8 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(tmp_path: Path
         lineage = str(app.query_one("#d-lineage", Static).content)
         assert f"supersedes {bid}" in lineage
         app.open_bullet(bid)
-        await wait_for(pilot, lambda: app.query_one(DetailPane).detail.bullet.id == bid)
+        await wait_for(pilot, lambda: getattr(app.query_one(DetailPane).detail, "bullet", None))
+        assert app.query_one(DetailPane).detail.bullet.id == bid
         await pilot.pause()
         passage = str(app.query_one("#d-passage", Static).content)
         assert f"@ byte {offset}" in passage

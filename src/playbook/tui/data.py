@@ -139,11 +139,13 @@ def load_snapshot(source: Source) -> Snapshot:
 
 @dataclass(frozen=True)
 class FilterSpec:
-    """A `/` filter: words ranked like recall, plus `is:` qualifiers."""
+    """A `/` filter: words ranked like recall, plus `is:` qualifiers. `unknown` holds the
+    `is:` words that name no qualifier (the box says so; they are not searched for)."""
 
     text: str
     words: str
     flags: frozenset[str]
+    unknown: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -165,13 +167,18 @@ FLAGS = (
 
 
 def parse_filter(text: str) -> FilterSpec:
-    words, flags = [], set()
+    """Words and `is:` qualifiers. An `is:` word still being typed (a prefix of a known one,
+    such as `is:ret`) is neither; one that names nothing is `unknown`."""
+    words, flags, unknown = [], set(), []
     for part in text.split():
-        if part.lower().startswith("is:") and part[3:].lower() in FLAGS:
-            flags.add(part[3:].lower())
-        else:
+        low = part.lower()
+        if not low.startswith("is:"):
             words.append(part)
-    return FilterSpec(text, " ".join(words), frozenset(flags))
+        elif low[3:] in FLAGS:
+            flags.add(low[3:])
+        elif not any(f.startswith(low[3:]) for f in FLAGS):
+            unknown.append(part[3:])
+    return FilterSpec(text, " ".join(words), frozenset(flags), tuple(unknown))
 
 
 def row_passes(row: BulletRow, flags: frozenset[str]) -> bool:
