@@ -45,8 +45,11 @@ async def _fill(pilot, app, **values: str) -> None:
 
 
 async def _confirm(pilot, app) -> None:
+    """Confirm by keyboard: the confirm button has the focus when the dialog opens (a click
+    at its place raced the dialog's first layout on a busy machine)."""
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-    await pilot.click("#confirm")
+    await wait_for(pilot, lambda: getattr(app.screen.focused, "id", None) == "confirm")
+    await pilot.press("enter")
 
 
 async def _select_bullet(pilot, app, bullet_id: str) -> None:

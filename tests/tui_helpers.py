@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import html
+import re
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -59,6 +61,22 @@ def build_playbook(path: Path) -> dict[str, Any]:
         "block_id": block_id,
         "proposals": staged.staged,
     }
+
+
+def screen_text(app: Workbench) -> str:
+    """What the terminal would show, as plain text (the SVG export, tags stripped)."""
+    svg = app.export_screenshot()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return html.unescape("".join(texts)).replace("\xa0", " ")
+
+
+def screen_lines(app: Workbench) -> list[str]:
+    """The screen as lines of text, as a terminal shows them (one per row)."""
+    svg = app.export_screenshot()
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, text in re.findall(r'<text[^>]*?x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(text).replace("\xa0", " ")))
+    return ["".join(t for _, t in sorted(parts)) for _, parts in sorted(rows.items())]
 
 
 def open_store(path: Path) -> PlaybookStore:

@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from . import app
-from .common import CliError, db_path, open_store, state
+from .common import CliError, db_path, load_policy_option, open_store, state
 
 
 @app.command()
@@ -33,9 +33,10 @@ def tui(
         )
     with open_store(create=False):  # refuses a file that is not a playbook, migrates one
         pass
+    policy = load_policy_option()  # scores as the CLI does under --policy / $PLAYBOOK_POLICY
     from ..tui.app import Workbench
 
-    Workbench(path).run()
+    Workbench(path, policy=policy).run()
 
 
 @app.command()

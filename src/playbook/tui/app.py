@@ -134,7 +134,7 @@ class Workbench(ActingApp):
         self._bullets_pane = self.query_one(BulletsPane)
         self.register_theme(PLAYBOOK_THEME)
         self.theme = "playbook"
-        for pane in self.query(ActionPane):
+        for pane in self.action_panes():
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
         self.query_one("#bullets-table").focus()
@@ -148,6 +148,12 @@ class Workbench(ActingApp):
         self.set_class(event.size.width < NARROW_BELOW, "-narrow")
         if self.snapshot is not None:
             self._update_labels(self.snapshot)
+
+    def action_panes(self) -> list[ActionPane]:
+        return [
+            self.query_one(t)
+            for t in (BulletsPane, DetailPane, ProposalsPane, ConflictsPane, BlockedPane)
+        ]
 
     @property
     def narrow(self) -> bool:

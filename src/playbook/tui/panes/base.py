@@ -9,7 +9,7 @@ are left out of the footer: they would type, not act.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.message import Message
 from textual.widget import Widget
@@ -22,8 +22,14 @@ from ..actions.table import ACTIONS
 
 EMPTY = Context({}, DEFAULT_POLICY)
 
+# A mixin, not a Widget subclass: Textual inherits CSS along the first DOMNode base only,
+# so `class DetailPane(ActionPane, Horizontal)` must find Horizontal there.
+_Pane = Widget if TYPE_CHECKING else object
 
-class ActionPane(Widget):
+
+class ActionPane(_Pane):
+    """Mix in before the container class: `class XPane(ActionPane, Vertical)`."""
+
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ()
 
     class Requested(Message):
