@@ -71,12 +71,26 @@ def screen_text(app: Workbench) -> str:
 
 
 def screen_lines(app: Workbench) -> list[str]:
-    """The screen as lines of text, as a terminal shows them (one per row)."""
+    """The screen as lines of text, one per terminal row, each character in its column
+    (the export leaves blank cells out, so they are put back from the x positions)."""
     svg = app.export_screenshot()
-    rows: dict[float, list[tuple[float, str]]] = {}
-    for x, y, text in re.findall(r'<text[^>]*?x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
-        rows.setdefault(float(y), []).append((float(x), html.unescape(text).replace("\xa0", " ")))
-    return ["".join(t for _, t in sorted(parts)) for _, parts in sorted(rows.items())]
+    cell = 12.2  # Textual's export draws one cell 12.2 units wide
+    rows: dict[float, dict[int, str]] = {}
+    for attrs, raw in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
+        x = re.search(r'\bx="([\d.]+)"', attrs)
+        y = re.search(r'\by="([\d.]+)"', attrs)
+        if x is None or y is None or "clip-path" not in attrs:
+            continue
+        text = html.unescape(raw).replace("\xa0", " ").replace("\n", "")
+        row = rows.setdefault(float(y.group(1)), {})
+        start = round(float(x.group(1)) / cell)
+        for i, ch in enumerate(text):
+            row[start + i] = ch
+    lines = []
+    for _, cells in sorted(rows.items()):
+        width = max(cells) + 1 if cells else 0
+        lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
+    return lines
 
 
 def open_store(path: Path) -> PlaybookStore:
@@ -87,7 +101,7 @@ def make_app(path: Path) -> Workbench:
     return Workbench(path, poll_seconds=0.1)
 
 
-async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 8.0) -> None:
+async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:
     """Let the app run until `predicate()` holds (workers finish, messages land)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

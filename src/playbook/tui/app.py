@@ -61,6 +61,7 @@ TABS = {
 POLL_SECONDS = 0.5
 INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
+SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
 EVERYWHERE = [
     ("ctrl+p", "command palette: every action, and jump to a bullet by id"),
     ("ctrl+q", "quit, even while typing"),
@@ -146,6 +147,8 @@ class Workbench(ActingApp):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+        self.set_class(event.size.height < SHORT_BELOW, "-short")
+        self.refresh_bindings()  # the footer fits its keys to the new width
         if self.snapshot is not None:
             self._update_labels(self.snapshot)
 
@@ -194,12 +197,16 @@ class Workbench(ActingApp):
         self.version = message.version
         self.loads += 1
         if self.first_paint is None:
-            self.first_paint = time.perf_counter() - self._started
+            self.first_paint = self.elapsed()
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
         self.refresh_bindings()
         self.poll_done()
         self.snapshot_applied()
+
+    def elapsed(self) -> float:
+        """Seconds since the app was constructed."""
+        return time.perf_counter() - self._started
 
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import threading
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.screen import ModalScreen
 from textual.worker import Worker, get_current_worker
 
 from .data import Source, Watcher
-from .messages import LoadFailed
+from .messages import LoadFailed, PollFinished
 
 
 class LiveApp(App[None]):
@@ -75,10 +75,16 @@ class LiveApp(App[None]):
                     self._watcher = self.source.watcher()
                 version = self._watcher.version()
             if version == known or not self.read_changes(version, worker):
-                self.call_from_thread(self.poll_done)
+                self.post_message(PollFinished())
         except Exception as exc:  # reported, and the next tick tries again
             self.post_message(LoadFailed(f"could not read {self.source.path}: {exc}"))
-            self.call_from_thread(self.poll_done)
+            self.post_message(PollFinished())
+
+    # A message, not `call_from_thread`: that blocks the thread until the UI runs it, and
+    # an app shutting down (waiting for its threads) would never run it.
+    @on(PollFinished)
+    def _poll_finished(self) -> None:
+        self.poll_done()
 
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
         """In the poll worker: read what changed and post it. False when nothing was posted

@@ -40,6 +40,7 @@ COLUMNS = [
     Column("pinned", "pin", 3, "center", priority=50),
     Column("stale", "stale", 5, priority=45),
 ]
+NARROW = 110  # columns below which the filter's info line is abridged
 SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
 SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
 
@@ -129,7 +130,7 @@ class BulletsPane(ActionPane, Vertical):
         with Horizontal(id="filter-bar"):
             yield Static("/", id="filter-slash")
             yield Input(
-                placeholder="words rank like recall; is:pinned is:stale is:anti is:retired",
+                placeholder="words ranked like recall, or is:pinned is:stale is:retired",
                 id="filter",
             )
             yield Static("", id="filter-info")
@@ -234,21 +235,25 @@ class BulletsPane(ActionPane, Vertical):
         """'384 bullets', or 'N of M' where M counts what the filter could show: the live
         bullets, or every bullet once is:retired / is:all let retired ones in."""
         spec = self.view.spec
+        narrow = self.size.width < NARROW
         info = Text()
         if spec.empty:
             info.append(f"{self.live_total:,}", style="bold")
-            info.append(" bullets", style=fmt.MUTED)
+            info.append("" if narrow else " bullets", style=fmt.MUTED)
         else:
             retired_in = bool(spec.flags & {"retired", "all"})
             total = len(self.rows) if retired_in else self.live_total
             info.append(f"{shown:,}", style="bold")
-            info.append(f" of {total:,}" + (" in all" if retired_in else ""), style=fmt.MUTED)
+            info.append(f"/{total:,}" if narrow else f" of {total:,}", style=fmt.MUTED)
+            if retired_in and not narrow:
+                info.append(" in all", style=fmt.MUTED)
         column = self.view.column
         if column is None:
-            info.append("  ranked by recall", style=fmt.ACCENT)
+            info.append("  ranked" if narrow else "  ranked by recall", style=fmt.ACCENT)
         else:
             label = SORT_LABEL.get(column, column)
-            info.append(f"  by {label}", style=fmt.MUTED)
+            arrow = "▼" if self.view.descending else "▲"
+            info.append(f" {arrow}{label}" if narrow else f"  by {label}", style=fmt.MUTED)
         self.query_one("#filter-info", Static).update(info)
 
     # ---------------------------------------------------------------- peek
@@ -286,7 +291,8 @@ class BulletsPane(ActionPane, Vertical):
         text.append("  harm ", style=fmt.MUTED)
         text.append(f"{row.harmful:.2f}", style=fmt.BAD)
         text.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
-        text.append("   enter: detail and history", style=fmt.MUTED)
+        if self.size.width >= NARROW:
+            text.append("   enter: detail and history", style=fmt.MUTED)
         text.append("\n")
         text.append_text(fmt.untrusted(row.content))
         peek.update(text)
