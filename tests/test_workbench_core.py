@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from playbook import curate, queue
-from playbook.demo import DemoPlaybook, build_demo, run_writer
+from playbook.demo import DemoPlaybook, build_demo
+from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import PlaybookStore, connect, parse_iso
 from playbook.store.views import bullet_rows
