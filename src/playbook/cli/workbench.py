@@ -67,15 +67,17 @@ def demo(
     folder ($XDG_CACHE_HOME/playbook, or ~/.cache/playbook); later runs of the same version
     start from that copy. The top bar names the demo's database file.
     """
-    from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo
-
     folder = Path(tempfile.mkdtemp(prefix="playbook-demo-"))
     path = folder / "demo.sqlite3"
     policy = load_policy_option()
     writers: list[subprocess.Popen[bytes]] = []
 
     def prepare(progress: Callable[[float, str], None]) -> None:
-        """In the app's worker: a copy of the cached demo, built first if need be."""
+        """In the app's worker: a copy of the cached demo, built first if need be. (The core
+        is imported here, after the frame is on screen.)"""
+        from ..demo import build_demo
+        from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo
+
         root = cache_root()
         cached = None if rebuild else cached_demo(root)
         try:
@@ -115,7 +117,6 @@ def demo(
 
     for sig in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(sig, on_signal)
-    from ..demo import build_demo
     from ..tui.demo_app import DemoWorkbench
 
     fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
