@@ -267,3 +267,22 @@ async def test_idle_polls_reload_nothing_and_a_write_reloads_once(tmp_path: Path
         await pilot.pause(0.5)
         assert app.loads == 2
         assert app.row(info["ids"][2]).helpful > 0.9
+
+
+@async_test
+async def test_help_and_palette_hints_follow_the_live_bindings(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    build_playbook(path)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.update_keymap({"approve": "A", "pin": "P"})  # a user's keymap, by binding id
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = {s.title: dict(s.keys) for s in app.screen.sections}
+        assert keys["Proposals"]["A"] == "Curate it, with its recorded provenance"
+        assert keys["Bullets and Detail"]["P"] == "Pin: its maturity never moves"
+        assert "a" not in keys["Proposals"]
+        await pilot.press("escape")
+        hints = {c.name.split(" d-")[0]: c.help for c in app.palette_commands()}
+        assert hints["Approve proposal"].endswith("(A)")

@@ -27,12 +27,11 @@ from ..policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
 from . import data
 from . import format as fmt
-from .acting import ActingApp
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands, action_commands
+from .filtering import INDEX_FROM, FilteringApp
 from .messages import (
     DetailLoaded,
-    FilterRanked,
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
@@ -59,13 +58,8 @@ TABS = {
     "blocked": ("Blocked", "#blocked-table"),
 }
 POLL_SECONDS = 0.5
-INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
-EVERYWHERE = [
-    ("ctrl+p", "command palette: every action, and jump to a bullet by id"),
-    ("ctrl+q", "quit, even while typing"),
-]
 INTRO = (
     "Review what agents learned: approve or reject proposals, pin rules, block patterns, "
     "resolve conflicts, and read the evidence behind every rule. Every change goes through "
@@ -73,7 +67,7 @@ INTRO = (
 )
 
 
-class Workbench(ActingApp):
+class Workbench(FilteringApp):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -81,7 +75,15 @@ class Workbench(ActingApp):
     CSS_PATH = Path(__file__).parent / "app.tcss"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            tooltip="Quit, even while typing",
+            show=False,
+            priority=True,
+            id="quit",
+        ),
         Binding("q", "leave", "Quit", tooltip="Leave the workbench (ctrl+q anywhere)", id="leave"),
         Binding(
             "question_mark", "help", "Help", tooltip="Keys and what the numbers mean", id="help"
@@ -245,50 +247,6 @@ class Workbench(ActingApp):
     def _load_failed(self, message: LoadFailed) -> None:
         self.notify(message.text, severity="error", title="Read failed")
 
-    # ---------------------------------------------------------------- filter
-    @on(BulletsPane.FilterChanged)
-    def _filter_changed(self, message: BulletsPane.FilterChanged) -> None:
-        self._rank_worker(message.text)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="filter")
-    def _rank_worker(self, text: str) -> None:
-        started = time.perf_counter()
-        pane = self.bullets_pane
-        rows, view = pane.worker_view()
-        index = pane.index if pane.index is not None and pane.index.rows is rows else None
-        if index is None and len(rows) >= INDEX_FROM:
-            index = data.RowIndex(rows)
-            self.post_message(IndexReady(index))
-        view, order = data.rank_view(self.source, text, rows, view, pane.min_confidence, index)
-        if not get_current_worker().is_cancelled:
-            self.post_message(
-                FilterRanked(text, view.relevance, time.perf_counter() - started, order, rows)
-            )
-
-    @on(IndexReady)
-    def _index_ready(self, message: IndexReady) -> None:
-        pane = self.bullets_pane
-        if message.index.rows is pane.rows:
-            pane.index = message.index
-
-    @on(FilterRanked)
-    def _filter_ranked(self, message: FilterRanked) -> None:
-        self.bullets_pane.set_relevance(
-            message.text, message.relevance, message.order, message.rows
-        )
-        self.filter_applied(message.text)
-
-    def filter_applied(self, text: str) -> None:
-        """Called after a filter's ranking reached the table (a hook for benchmarks)."""
-
-    def set_filter(self, text: str) -> None:
-        self.show_tab("bullets")
-        self.query_one("#filter", Input).value = text
-
-    def action_filter(self) -> None:
-        self.show_tab("bullets")
-        self.bullets_pane.action_focus_filter()
-
     # ---------------------------------------------------------------- detail
     @on(BulletsPane.Opened)
     def _opened(self, message: BulletsPane.Opened) -> None:
@@ -363,7 +321,13 @@ class Workbench(ActingApp):
             return
         filter_words = " ".join(f"is:{f}" for f in data.FLAGS)
         groups = [
-            ("Everywhere", [self], EVERYWHERE, ""),
+            (
+                "Everywhere",
+                [self],
+                [],
+                "ctrl+p opens the command palette: every action that "
+                "applies here, and jump to a bullet by id or words.",
+            ),
             ("Tables", [self.query_one(RowTable)], [], ""),
             (
                 "Bullets and Detail",

@@ -73,7 +73,7 @@ def _deprecate_side(which: str) -> ActionSpec:
         f"deprecate_{which}",
         "conflict",
         "left_square_bracket" if which == "a" else "right_square_bracket",
-        f"Deprecate {where}",
+        f"Depr. {where}",  # short: the footer at 80 columns keeps room for Merge
         f"Deprecate the {where} bullet and resolve",
         f"Deprecate the {where} bullet of",
         lambda s, v, f: data.deprecate_in_conflict(

@@ -22,6 +22,9 @@ from textual.widgets import Static
 from ...policy import Policy
 from .. import format as fmt
 
+# Scrolling keys every scrollable widget inherits; the tables do not scroll sideways.
+GENERIC = frozenset({"scroll_left", "scroll_right", "page_left", "page_right"})
+
 
 @dataclass(frozen=True)
 class HelpSection:
@@ -39,7 +42,7 @@ def live_bindings(app: App[Any], nodes: Iterable[DOMNode]) -> dict[str, tuple[st
         bindings = node._bindings.copy()
         bindings.apply_keymap(app._keymap)
         for key, binding in bindings:
-            if not binding.description:
+            if not binding.description or binding.action in GENERIC:
                 continue
             keys, _ = grouped.setdefault(binding.action, ([], binding))
             shown = app.get_key_display(Binding(key, binding.action))
