@@ -24,9 +24,12 @@ from textual.widgets import Input
 
 from playbook.demo import build_demo
 from playbook.tui.app import Workbench
-from playbook.tui.screens.modals import FormModal
+from playbook.tui.panes.proposals import ProposalsPane
+from playbook.tui.screens.modals import FormModal, HarmfulModal
 from playbook.tui.widgets.table import RowTable
 
+# What `playbook demo` shows in its top bar, with the temporary folder's name left generic.
+LABEL = "demo: $TMPDIR/playbook-demo-XXXX/demo.sqlite3  (deleted on exit; --keep keeps it)"
 SHOTS = (
     "bullets",
     "bullets-filter",
@@ -38,6 +41,9 @@ SHOTS = (
     "reject-and-block",
     "palette",
     "help",
+    "narrow-bullets",
+    "narrow-detail",
+    "narrow-harmful",
 )
 
 
@@ -100,14 +106,11 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
 
     await pilot.press("3")
     await pilot.pause(0.2)
-    table = app.query_one("#proposals-table")
     # Put the cursor on a proposed add that resembles existing bullets.
-    pane = app.query_one("#proposals-pane")
-    target = next(
-        (i for i, p in enumerate(pane.proposals.values()) if p.similar),  # type: ignore[attr-defined]
-        0,
-    )
-    table.move_cursor(row=target)  # type: ignore[attr-defined]
+    pane = app.query_one(ProposalsPane)
+    target = next((p.id for p in pane.proposals.values() if p.similar), None)
+    if target is not None:
+        pane.table.move_to(target)
     await settle(pilot, app)
     save("proposals")
 
@@ -121,12 +124,8 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
 
     await pilot.press("3")
     await pilot.pause(0.2)
-    adds = [
-        i
-        for i, p in enumerate(pane.proposals.values())  # type: ignore[attr-defined]
-        if isinstance(p.delta.get("content"), str)
-    ]
-    table.move_cursor(row=adds[-1])  # type: ignore[attr-defined]
+    adds = [p.id for p in pane.proposals.values() if isinstance(p.delta.get("content"), str)]
+    pane.table.move_to(adds[-1])
     await pilot.pause(0.2)
     await pilot.press("B")
     await pilot.pause(0.3)
@@ -193,13 +192,37 @@ def to_png(svg: Path) -> Path | None:
     return png
 
 
+async def capture_narrow(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
+    """The same workbench at 80x24: what a default terminal shows."""
+    written: list[Path] = []
+
+    def save(name: str) -> None:
+        app.save_screenshot(f"{name}.svg", str(out))
+        written.append(out / f"{name}.svg")
+
+    await settle(pilot, app)
+    save("narrow-bullets")
+    app.open_bullet(pick_detail_bullet(app))
+    await settle(pilot, app)
+    save("narrow-detail")
+    await pilot.press("1", "minus")
+    await pilot.pause(0.5)
+    assert isinstance(app.screen, HarmfulModal), "mark harmful did not open its dialog"
+    save("narrow-harmful")
+    await pilot.press("escape")
+    return written
+
+
 async def main_async(out: Path, size: tuple[int, int]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="playbook-demo-") as tmp:
         info = build_demo(Path(tmp) / "demo.sqlite3")
-        app = Workbench(info.path, label="demo playbook (playbook demo)")
+        app = Workbench(info.path, label=LABEL)
         async with app.run_test(size=size) as pilot:
-            return await capture(app, pilot, out)
+            written = await capture(app, pilot, out)
+        app = Workbench(info.path, label=LABEL)
+        async with app.run_test(size=(80, 24)) as pilot:
+            return written + await capture_narrow(app, pilot, out)
 
 
 def main() -> int:

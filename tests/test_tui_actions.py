@@ -46,8 +46,11 @@ async def _fill(pilot, app, **values: str) -> None:
 
 
 async def _confirm(pilot, app) -> None:
+    """Confirm by keyboard: the confirm button has the focus when the dialog opens (a click
+    at its place raced the dialog's first layout on a busy machine)."""
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-    await pilot.click("#confirm")
+    await wait_for(pilot, lambda: getattr(app.screen.focused, "id", None) == "confirm")
+    await pilot.press("enter")
 
 
 async def _select_bullet(pilot, app, bullet_id: str) -> None:
@@ -59,8 +62,7 @@ async def _select_bullet(pilot, app, bullet_id: str) -> None:
 async def _select_proposal(pilot, app, proposal_id: str) -> None:
     await pilot.press("3")
     pane = app.query_one(ProposalsPane)
-    table = pane.query_one("#proposals-table")
-    table.move_cursor(row=table.get_row_index(proposal_id))
+    assert pane.table.move_to(proposal_id)
     await pilot.pause()
     assert pane.current().id == proposal_id
 

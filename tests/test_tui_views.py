@@ -15,22 +15,21 @@ from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.help import HelpScreen
 from playbook.tui.screens.modals import FormModal
 
-from .tui_helpers import SIZE, async_test, build_playbook, loaded, make_app, open_store, wait_for
+from .tui_helpers import (
+    SIZE,
+    async_test,
+    build_playbook,
+    loaded,
+    make_app,
+    open_store,
+    screen_text,
+    wait_for,
+)
 
 HOSTILE = (
     "[bold red]x[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m "
     "\x1b]0;pwned\x07 \u202eevil"
 )
-
-
-def _screen_text(app) -> str:
-    """What the terminal would show, as plain text (the SVG export, tags stripped)."""
-    import html
-    import re
-
-    svg = app.export_screenshot()
-    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
-    return html.unescape("".join(texts)).replace("\xa0", " ")
 
 
 @async_test
@@ -76,7 +75,7 @@ async def test_markup_and_escapes_in_content_are_shown_as_text(tmp_path: Path) -
         await loaded(pilot, app)
         app.bullets_pane.table.move_to(bid)
         await pilot.pause()
-        screen = _screen_text(app)
+        screen = screen_text(app)
         assert "[bold red]x[/] [link=https://evil.example]click[/link]" in screen
         assert "\\x1b[31mred\\x1b[0m" in screen
         assert "\\x1b]0;pwned\\x07" in screen
@@ -88,20 +87,20 @@ async def test_markup_and_escapes_in_content_are_shown_as_text(tmp_path: Path) -
         await pilot.pause()
         content = str(app.query_one("#d-content", Static).content)
         assert "[bold red]x[/]" in content and "\\x1b[31m" in content
-        screen = _screen_text(app)
+        screen = screen_text(app)
         assert "[red]ctx[/] \\x1b[2J" in screen
         assert "#[b]tag[/b]" in screen
 
         await pilot.press("5")
         await pilot.pause()
-        screen = _screen_text(app)
+        screen = screen_text(app)
         assert "[blink]pattern[/blink] \\x1b]8;;x\\x07" in screen
         assert "[i]why[/i]" in screen
 
         await pilot.press("1")
         await pilot.press("d")  # the modal shows the content inert too
         await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
-        screen = _screen_text(app)
+        screen = screen_text(app)
         assert "[bold red]x[/]" in screen and "\\x1b]0;pwned\\x07" in screen
         await pilot.press("escape")
         assert app.is_running
@@ -222,7 +221,8 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(tmp_path: Path
         lineage = str(app.query_one("#d-lineage", Static).content)
         assert f"supersedes {bid}" in lineage
         app.open_bullet(bid)
-        await wait_for(pilot, lambda: app.query_one(DetailPane).detail.bullet.id == bid)
+        await wait_for(pilot, lambda: getattr(app.query_one(DetailPane).detail, "bullet", None))
+        assert app.query_one(DetailPane).detail.bullet.id == bid
         await pilot.pause()
         passage = str(app.query_one("#d-passage", Static).content)
         assert f"@ byte {offset}" in passage
@@ -267,3 +267,22 @@ async def test_idle_polls_reload_nothing_and_a_write_reloads_once(tmp_path: Path
         await pilot.pause(0.5)
         assert app.loads == 2
         assert app.row(info["ids"][2]).helpful > 0.9
+
+
+@async_test
+async def test_help_and_palette_hints_follow_the_live_bindings(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    build_playbook(path)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        app.update_keymap({"approve": "A", "pin": "P"})  # a user's keymap, by binding id
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = {s.title: dict(s.keys) for s in app.screen.sections}
+        assert keys["Proposals"]["A"] == "Curate it, with its recorded provenance"
+        assert keys["Bullets and Detail"]["P"] == "Pin: its maturity never moves"
+        assert "a" not in keys["Proposals"]
+        await pilot.press("escape")
+        hints = {c.name.split(" d-")[0]: c.help for c in app.palette_commands()}
+        assert hints["Approve proposal"].endswith("(A)")

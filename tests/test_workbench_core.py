@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from playbook import curate, queue
-from playbook.demo import DemoPlaybook, build_demo, run_writer
+from playbook.demo import DemoPlaybook, build_demo
+from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import PlaybookStore, connect, parse_iso
 from playbook.store import testing as raw
@@ -84,9 +85,10 @@ def test_restore_target_is_the_earned_rung_at_least_candidate() -> None:
 
 
 def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
-    spec = data.parse_filter("flaky ci is:pinned IS:Stale is:bogus")
-    assert spec.words == "flaky ci is:bogus"
+    spec = data.parse_filter("flaky ci is:pinned IS:Stale is:bogus is:ret")
+    assert spec.words == "flaky ci"  # an is: word is never searched for as a word
     assert spec.flags == {"pinned", "stale"}
+    assert spec.unknown == ("bogus",)  # is:ret is still being typed: not an error yet
     store = _store(db_path, clock)
     bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
     row = {r.id: r for r in bullet_rows(store)}[bid]
@@ -135,9 +137,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoPlaybook, float]
     return info, time.process_time() - started
 
 
-def test_demo_is_built_through_the_api_quickly(demo: tuple[DemoPlaybook, float]) -> None:
-    info, seconds = demo
-    assert seconds < 6  # ~1.5 s of CPU here; generous for slow CI machines
+def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None:
+    info, _ = demo  # how fast: bench/tui.py (a timed assertion fails on a busy machine)
     assert info.bullets > 350 and info.events > 3000
     assert info.conflicts >= 6 and info.blocked >= 6 and info.proposals >= 10
     store = PlaybookStore(connect(info.path))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import html
+import re
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -63,6 +65,36 @@ def build_playbook(path: Path) -> dict[str, Any]:
     }
 
 
+def screen_text(app: Workbench) -> str:
+    """What the terminal would show, as plain text (the SVG export, tags stripped)."""
+    svg = app.export_screenshot()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    return html.unescape("".join(texts)).replace("\xa0", " ")
+
+
+def screen_lines(app: Workbench) -> list[str]:
+    """The screen as lines of text, one per terminal row, each character in its column
+    (the export leaves blank cells out, so they are put back from the x positions)."""
+    svg = app.export_screenshot()
+    cell = 12.2  # Textual's export draws one cell 12.2 units wide
+    rows: dict[float, dict[int, str]] = {}
+    for attrs, raw in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
+        x = re.search(r'\bx="([\d.]+)"', attrs)
+        y = re.search(r'\by="([\d.]+)"', attrs)
+        if x is None or y is None or "clip-path" not in attrs:
+            continue
+        text = html.unescape(raw).replace("\xa0", " ").replace("\n", "")
+        row = rows.setdefault(float(y.group(1)), {})
+        start = round(float(x.group(1)) / cell)
+        for i, ch in enumerate(text):
+            row[start + i] = ch
+    lines = []
+    for _, cells in sorted(rows.items()):
+        width = max(cells) + 1 if cells else 0
+        lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
+    return lines
+
+
 def open_store(path: Path) -> PlaybookStore:
     return PlaybookStore(connect(path))
 
@@ -71,7 +103,7 @@ def make_app(path: Path) -> Workbench:
     return Workbench(path, poll_seconds=0.1)
 
 
-async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 8.0) -> None:
+async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:
     """Let the app run until `predicate()` holds (workers finish, messages land)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

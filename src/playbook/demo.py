@@ -7,16 +7,14 @@ humans pin, deprecate and merge along the way, agents add conflicting rules, and
 session diary is reflected into the review queue. Decay, maturity moves, inversions and the
 decision log are therefore the real thing, not fixtures.
 
-`run_writer(path)` is the `playbook demo --writer` companion: another process that keeps
-adding feedback and proposals every second or two, so the workbench's live refresh can be
-watched. It stops when its parent goes away.
+`python -m playbook.demo writer PATH` runs `demo_writer.run_writer`, the `playbook demo
+--writer` companion; `demo_cache` keeps a built demo for the next run.
 
 No Textual here: this module is part of the core.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 import time
@@ -98,9 +96,23 @@ def _find(prefix: str) -> int:
     return hits[0]
 
 
-def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) -> DemoPlaybook:
-    """Build the demo playbook in a new file at `path` (and its diary beside it)."""
+Progress = Callable[[float, str], None]  # (fraction done, what is being done)
+REFLECT_AGO = timedelta(minutes=40)  # the diary is reflected this long before "now"
+
+
+def build_demo(
+    path: str | Path,
+    *,
+    now: datetime | None = None,
+    seed: int = 7,
+    progress: Progress | None = None,
+) -> DemoPlaybook:
+    """Build the demo playbook in a new file at `path` (and its diary beside it).
+
+    `progress`, when given, is called now and then with the fraction done (0 to 1) and a
+    few words on what is being done, from the thread that builds."""
     started = time.perf_counter()
+    report = progress or (lambda fraction, what: None)
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} already exists; the demo builds a new file")
@@ -109,10 +121,11 @@ def build_demo(path: str | Path, *, now: datetime | None = None, seed: int = 7) 
     clock = _Clock(now - timedelta(days=HISTORY_DAYS))
     with open_store(path, clock=clock) as store:
         builder = _Builder(store, clock, now, rng)
-        ids = builder.replay(seed)
+        ids = builder.replay(seed, report)
+        report(0.95, "reflecting a session into the review queue")
         diary_path = path.with_name(DIARY_NAME)
         diary_path.write_text(dc.render_diary(ids), encoding="utf-8")
-        clock.t = now - timedelta(minutes=40)
+        clock.t = now - REFLECT_AGO
         proposals = _reflect(store, diary_path)
         clock.t = now
         info = DemoPlaybook(
@@ -151,9 +164,12 @@ class _Builder:
         self.rng = rng
         self.ids: dict[int, str] = {}  # RULES index -> bullet id (the original)
         self.conflicting: dict[int, str] = {}  # pair index -> the "Never ..." side
+        # Nothing in the history may be later than the store's clock at the end (or than
+        # the reflection just before it): the API refuses events from the future.
+        self.end = now - REFLECT_AGO - timedelta(minutes=5)
 
     def at(self, t: datetime) -> None:
-        self.clock.t = max(self.clock.t, t)
+        self.clock.t = max(self.clock.t, min(t, self.end))
 
     def live(self, bullet_id: str) -> tuple[str, bool] | None:
         """Where feedback on a bullet goes now: itself, or its successor (flipped when the
@@ -174,7 +190,7 @@ class _Builder:
             flipped ^= kind == "inverts"
         return None
 
-    def replay(self, seed: int) -> list[str]:
+    def replay(self, seed: int, report: Progress) -> list[str]:
         now = self.now
         timeline: list[tuple[datetime, int, Callable[[], None]]] = []
 
@@ -204,10 +220,12 @@ class _Builder:
             t = dc.creation_time(dc.index_of(existing), now)
             t += timedelta(days=self.rng.uniform(4, 12))
             timeline.append((t, 6, lambda c=proposal, k=k: self.add_conflicting(c, k)))
-        # The opposing rules get some votes of their own afterwards: teams disagree.
+        # The opposing rules get some votes of their own afterwards: teams disagree. (At
+        # least a day ago: the later pairs and votes would otherwise land in the future.)
         for k in range(len(dc.CONFLICT_PAIRS)):
             for j in range(1 + k % 3):
-                t = now - timedelta(days=50 - 7 * k - 9 * j, hours=self.rng.uniform(0, 20))
+                days_ago = max(1.0, 50 - 7 * k - 9 * j)
+                t = now - timedelta(days=days_ago, hours=self.rng.uniform(0, 20))
                 timeline.append((t, 7, lambda k=k, j=j: self.vote_conflicting(k, j)))
         timeline.sort(key=lambda x: (x[0], x[1]))
 
@@ -217,11 +235,14 @@ class _Builder:
         self.batch_day: Any = None
         self.voted: set[str] = set()
         self.in_event = False
-        for t, _kind, action in timeline:
+        step = max(1, len(timeline) // 100)
+        for i, (t, _kind, action) in enumerate(timeline):
             if self.batch and (t.date() != self.batch_day):
                 self.flush()
             self.at(t)
             action()
+            if i % step == 0:
+                report(0.9 * i / len(timeline), f"replaying {t:%B %Y}")
         self.flush()
         return [self.ids[i] for i in range(len(dc.RULES))]
 
@@ -316,84 +337,10 @@ class _Builder:
             curate(self.store, [delta], actor="human")
 
 
-# ------------------------------------------------------------------------------ the writer
-
-WRITER_RULES = (
-    "Run `ruff check --fix` before `ruff format` so the formatter sees the fixed code",
-    "Give every background job a timeout and log when it is hit",
-    "Check the migration's down path on a copy of production data before merging it",
-    "Prefer `pathlib.Path` over string concatenation for file paths in Python scripts",
-    "Read the CHANGELOG of a dependency before bumping its major version",
-    "Keep feature flags out of library code; read them at the edge of the application",
-    "Record the exact command that reproduced a flaky test in the issue",
-    "Use `--frozen-lockfile` in CI so an out-of-date lockfile fails the build",
-)
-
-
-def run_writer(
-    path: str | Path,
-    *,
-    interval: tuple[float, float] = (1.0, 2.0),
-    iterations: int | None = None,
-    parent: int | None = None,
-    seed: int | None = None,
-) -> int:
-    """Keep writing to the playbook like a busy team of agents would; returns writes made.
-
-    Every step: mostly helpful/harmful feedback on a random bullet, sometimes a proposal for
-    the review queue, now and then a new rule. Stops after `iterations`, or when `parent`
-    (a pid) is gone, or on SIGTERM/KeyboardInterrupt.
-    """
-    rng = random.Random(seed)
-    store = open_store(path, mode="write")
-    writes = 0
-    try:
-        while iterations is None or writes < iterations:
-            if parent is not None and os.getppid() != parent:
-                break
-            _write_once(store, rng, writes)
-            writes += 1
-            time.sleep(rng.uniform(*interval))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        store.close()
-    return writes
-
-
-def _write_once(store: PlaybookStore, rng: random.Random, n: int) -> None:
-    from . import queue
-
-    roll = rng.random()
-    ref = f"session:writer/{datetime.now(UTC):%H%M%S}"
-    if roll < 0.15:
-        content = WRITER_RULES[n % len(WRITER_RULES)]
-        if n >= len(WRITER_RULES):
-            content += f" (seen again in run {n})"
-        queue.stage(
-            store,
-            [{"type": "add", "content": content, "tags": ["writer"]}],
-            provenance={"session_ref": ref, "byte_offset": 0},
-        )
-        return
-    if roll < 0.22:
-        content = f"{rng.choice(WRITER_RULES)} [live {n}]"
-        curate(store, [{"type": "add", "content": content}], provenance={"session_ref": ref})
-        return
-    ids = store.active_ids()
-    if not ids:
-        return
-    bid = rng.choice(ids)
-    if rng.random() < 0.8:
-        delta: dict[str, Any] = {"type": "helpful", "bullet_id": bid, "context": "live writer"}
-    else:
-        delta = {"type": "harmful", "bullet_id": bid, "reason": "wasted_time"}
-        delta["context"] = "live writer: cost a retry"
-    curate(store, [delta], provenance={"session_ref": ref})
-
-
 def _main(argv: list[str]) -> int:
     """`python -m playbook.demo writer PATH [PARENT_PID]` (used by `playbook demo --writer`)."""
+    from .demo_writer import run_writer
+
     if len(argv) >= 2 and argv[0] == "writer":
         parent = int(argv[2]) if len(argv) > 2 else None
         run_writer(argv[1], parent=parent)

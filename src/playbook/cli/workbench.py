@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
 from . import app
-from .common import CliError, db_path, open_store, state
+from .common import CliError, db_path, load_policy_option, open_store, state
 
 
 @app.command()
@@ -33,9 +35,10 @@ def tui(
         )
     with open_store(create=False):  # refuses a file that is not a playbook, migrates one
         pass
+    policy = load_policy_option()  # scores as the CLI does under --policy / $PLAYBOOK_POLICY
     from ..tui.app import Workbench
 
-    Workbench(path).run()
+    Workbench(path, policy=policy).run()
 
 
 @app.command()
@@ -47,45 +50,78 @@ def demo(
         "or two, to watch the live refresh. It stops when the workbench closes.",
     ),
     keep: bool = typer.Option(
-        False, "--keep", help="Keep the demo playbook afterwards and print where it is."
+        False,
+        "--keep",
+        help="Keep the demo playbook afterwards (it is deleted on exit otherwise) and print "
+        "where it is.",
+    ),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="Build the demo afresh instead of reusing the cached one."
     ),
 ) -> None:
-    """Build a realistic demo playbook in a temporary file and open the workbench on it.
+    """Open the workbench on a realistic demo playbook (a copy in a temporary folder).
 
-    About 400 rules with nine months of feedback history (decay, maturity moves,
+    Hundreds of rules with nine months of feedback history (decay, maturity moves,
     inversions), open conflicts, blocked patterns, and proposals from a reflected session,
-    all made through the public API.
+    all made through the public API. The first run builds it and keeps it in your cache
+    folder ($XDG_CACHE_HOME/playbook, or ~/.cache/playbook); later runs of the same version
+    start from that copy. The top bar names the demo's database file.
     """
-    from ..demo import build_demo
-
     folder = Path(tempfile.mkdtemp(prefix="playbook-demo-"))
-    writer_proc: subprocess.Popen[bytes] | None = None
-    try:
-        info = build_demo(folder / "demo.sqlite3")
-        sys.stderr.write(
-            f"demo playbook: {info.bullets} bullets, {info.events} feedback events, "
-            f"{info.proposals} proposals, {info.conflicts} conflicts, {info.blocked} blocked "
-            f"patterns (built in {info.seconds:.1f} s)\n"
-        )
-        if writer:
-            writer_proc = subprocess.Popen(
-                [sys.executable, "-m", "playbook.demo", "writer", str(info.path), str(os.getpid())],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        from ..tui.app import Workbench
+    path = folder / "demo.sqlite3"
+    policy = load_policy_option()
+    writers: list[subprocess.Popen[bytes]] = []
 
-        label = f"demo playbook {info.path}" + ("  (live writer on)" if writer else "")
-        Workbench(info.path, label=label).run()
-    finally:
-        if writer_proc is not None:
-            writer_proc.terminate()
+    def prepare(progress: Callable[[float, str], None]) -> None:
+        """In the app's worker: a copy of the cached demo, built first if need be. (The core
+        is imported here, after the frame is on screen.)"""
+        from ..demo import build_demo
+        from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo
+
+        root = cache_root()
+        cached = None if rebuild else cached_demo(root)
+        try:
+            if cached is None:
+                cached = build_cached_demo(root, progress=progress).path
+            copy_demo(cached, path)
+        except OSError:  # no usable cache folder: build the demo in place
+            build_demo(path, progress=progress)
+        if writer:
+            writers.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "playbook.demo", "writer", str(path), str(os.getpid())],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+
+    def clean_up() -> None:
+        for proc in writers:
+            proc.terminate()
             try:
-                writer_proc.wait(timeout=5)
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                writer_proc.kill()
+                proc.kill()
         if keep:
-            sys.stderr.write(f"demo playbook kept at {folder / 'demo.sqlite3'}\n")
+            sys.stderr.write(f"demo playbook kept at {path}\n")
         else:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def on_signal(signum: int, frame: object) -> None:
+        # The terminal closed (SIGHUP) or someone asked us to stop: leave no folder behind,
+        # then die of the same signal as we would have.
+        clean_up()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    from ..tui.demo_app import DemoWorkbench
+
+    fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
+    label = f"demo: {path}  ({fate})" + ("  live writer on" if writer else "")
+    try:
+        DemoWorkbench(path, prepare=prepare, label=label, policy=policy).run()
+    finally:
+        clean_up()

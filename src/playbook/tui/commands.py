@@ -1,103 +1,83 @@
-"""The command palette (ctrl+p): every workbench action, and jump to a bullet by id or words."""
+"""The command palette (ctrl+p): every workbench action, and jump to a bullet by id or words.
+
+The palette knows its host only through `PaletteHost` (no import of the app): the app says
+which commands apply now (from the action table, with each key as bound right now), and
+how to find and open a bullet.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.text import Text
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from . import format as fmt
-from .screens.policy import open_policy_screen
+from .actions.rule import why_not
+from .actions.table import ACTIONS, subject_id
+from .screens.help import live_bindings
 
 if TYPE_CHECKING:
-    from .app import Workbench
+    from ..store.views import BulletRow
+    from .panes.base import ActionPane
 
 JUMP_LIMIT = 12
 
 
+@dataclass(frozen=True)
+class PaletteCommand:
+    name: str
+    run: Callable[[], object]
+    help: str
+
+
+def action_commands(
+    app: App[Any], panes: Sequence[ActionPane], perform: Callable[[str, Any], None]
+) -> list[PaletteCommand]:
+    """Every action that applies to what each pane has selected, named with its subject
+    and hinted with its key as bound right now."""
+    out = []
+    for pane in panes:
+        keys = live_bindings(app, [pane])
+        subject = pane.subject()
+        for spec in ACTIONS.values():
+            if spec.on not in pane.SUBJECTS or why_not(spec.name, subject, pane.context):
+                continue
+            key = keys[spec.name][0] if spec.name in keys else ""
+            name = f"{spec.palette} {subject_id(subject)}".strip()
+            hint = f"{spec.tooltip} ({key})" if key else spec.tooltip
+            out.append(PaletteCommand(name, partial(perform, spec.name, subject), hint))
+    return out
+
+
+class PaletteHost(Protocol):
+    def palette_commands(self) -> list[PaletteCommand]: ...
+
+    def find_bullets(self, query: str, limit: int = ...) -> list[tuple[BulletRow, float]]: ...
+
+    def open_bullet(self, bullet_id: str) -> None: ...
+
+
 class WorkbenchCommands(Provider):
     @property
-    def workbench(self) -> Workbench:
-        return cast("Workbench", self.app)
-
-    def commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.workbench
-        out: list[tuple[str, Callable[[], object], str]] = [
-            ("Go to Bullets", partial(app.show_tab, "bullets"), "Every rule with its score (1)"),
-            ("Go to Detail", partial(app.show_tab, "detail"), "The selected bullet in full (2)"),
-            ("Go to Proposals", partial(app.show_tab, "proposals"), "Deltas awaiting review (3)"),
-            ("Go to Conflicts", partial(app.show_tab, "conflicts"), "Rules that disagree (4)"),
-            ("Go to Blocked", partial(app.show_tab, "blocked"), "Patterns refused for good (5)"),
-            ("Filter bullets", app.action_filter, "Words ranked like recall (/)"),
-            ("Show pinned bullets", partial(app.set_filter, "is:pinned"), "Filter is:pinned"),
-            ("Show stale bullets", partial(app.set_filter, "is:stale"), "Filter is:stale"),
-            (
-                "Show deprecated bullets",
-                partial(app.set_filter, "is:deprecated"),
-                "Filter is:deprecated",
-            ),
-            ("Show anti-patterns", partial(app.set_filter, "is:anti"), "Filter is:anti"),
-            (
-                "Show retired bullets",
-                partial(app.set_filter, "is:retired"),
-                "Superseded or inverted bullets",
-            ),
-            ("Block a pattern", app.block_new, "Refuse adds like it from now on"),
-            ("Measured policy", partial(open_policy_screen, app), "Which decay fits your log"),
-            ("Help", app.action_help, "Keys and what the numbers mean (?)"),
-            ("Quit", app.action_quit, "Leave the workbench (ctrl+q)"),
-        ]
-        bid = app.current_bullet_id()
-        if bid:
-            for action, label in (
-                ("helpful", "Mark helpful"),
-                ("harmful", "Mark harmful"),
-                ("pin", "Pin"),
-                ("unpin", "Unpin"),
-                ("block", "Block the pattern of"),
-                ("deprecate", "Deprecate"),
-                ("restore", "Restore"),
-            ):
-                if app.bullet_action_applies(action, bid):
-                    out.append(
-                        (
-                            f"{label} {bid}",
-                            partial(app.bullet_action, action, bid),
-                            "The selected bullet",
-                        )
-                    )
-        proposal = app.current_proposal()
-        if proposal is not None:
-            for action, label in (
-                ("approve", "Approve proposal"),
-                ("edit", "Edit and approve proposal"),
-                ("reject", "Reject proposal"),
-                ("reject_block", "Reject proposal and block its pattern"),
-            ):
-                out.append(
-                    (
-                        f"{label} {proposal.id}",
-                        partial(app.proposal_action, action, proposal),
-                        "The selected proposal",
-                    )
-                )
-        return out
+    def host(self) -> PaletteHost:
+        return cast(PaletteHost, self.app)
 
     async def discover(self) -> Hits:
-        for name, callback, help_text in self.commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+        for c in self.host.palette_commands():
+            yield DiscoveryHit(c.name, c.run, help=c.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, callback, help_text in self.commands():
-            score = matcher.match(name)
+        for c in self.host.palette_commands():
+            score = matcher.match(c.name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
-        app = self.workbench
-        for row, score in app.find_bullets(query, limit=JUMP_LIMIT):
+                yield Hit(score, matcher.highlight(c.name), c.run, help=c.help)
+        for row, score in self.host.find_bullets(query, limit=JUMP_LIMIT):
             display = Text("Jump to ")
             display.append(row.id, style="bold #7aa2f7")
             display.append("  ")
@@ -105,7 +85,7 @@ class WorkbenchCommands(Provider):
             yield Hit(
                 score,
                 display,
-                partial(app.open_bullet, row.id),
+                partial(self.host.open_bullet, row.id),
                 text=f"Jump to {row.id}",
                 help=f"{row.maturity} {row.type}, score {row.effective:+.2f}",
             )

@@ -22,6 +22,7 @@ from typing import Any
 from .. import queue, scoring
 from ..curation import CurateResult, curate
 from ..model import Bullet, FeedbackEvent, Maturity, Score
+from ..policy import DEFAULT_POLICY, Policy
 from ..store import BlockedPattern, Conflict, Decision, PlaybookStore, new_batch_id, open_store
 from ..store.ranking import keyword_hits, keyword_points
 from ..store.views import BulletRow, bullet_rows, maturity_history
@@ -32,14 +33,18 @@ HUMAN = "human"
 
 @dataclass(frozen=True)
 class Source:
-    """The playbook file the workbench shows. Each `open()` is a new connection."""
+    """The playbook file the workbench shows, scored with the policy the workbench was
+    started with (`--policy` / `$PLAYBOOK_POLICY`, as the CLI does). Each `open()` is a new
+    connection."""
 
     path: Path
+    policy: Policy = DEFAULT_POLICY
 
     @contextmanager
     def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
         """`migrate=False`: for reading only (never writes, works on a read-only file)."""
-        with open_store(self.path, mode="write" if migrate else "read") as store:
+        mode = "write" if migrate else "read"
+        with open_store(self.path, self.policy, mode=mode) as store:
             yield store
 
     def watcher(self) -> Watcher:
@@ -137,11 +142,13 @@ def load_snapshot(source: Source) -> Snapshot:
 
 @dataclass(frozen=True)
 class FilterSpec:
-    """A `/` filter: words ranked like recall, plus `is:` qualifiers."""
+    """A `/` filter: words ranked like recall, plus `is:` qualifiers. `unknown` holds the
+    `is:` words that name no qualifier (the box says so; they are not searched for)."""
 
     text: str
     words: str
     flags: frozenset[str]
+    unknown: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -163,13 +170,18 @@ FLAGS = (
 
 
 def parse_filter(text: str) -> FilterSpec:
-    words, flags = [], set()
+    """Words and `is:` qualifiers. An `is:` word still being typed (a prefix of a known one,
+    such as `is:ret`) is neither; one that names nothing is `unknown`."""
+    words, flags, unknown = [], set(), []
     for part in text.split():
-        if part.lower().startswith("is:") and part[3:].lower() in FLAGS:
-            flags.add(part[3:].lower())
-        else:
+        low = part.lower()
+        if not low.startswith("is:"):
             words.append(part)
-    return FilterSpec(text, " ".join(words), frozenset(flags))
+        elif low[3:] in FLAGS:
+            flags.add(low[3:])
+        elif not any(f.startswith(low[3:]) for f in FLAGS):
+            unknown.append(part[3:])
+    return FilterSpec(text, " ".join(words), frozenset(flags), tuple(unknown))
 
 
 def row_passes(row: BulletRow, flags: frozenset[str]) -> bool:

@@ -53,6 +53,10 @@ class FilterRanked(Message):
         self.rows = rows
 
 
+class PollFinished(Message):
+    """A poll found nothing new (or was cancelled): the next one may start."""
+
+
 class ActionDone(Message):
     """A write went through the API; `text` says what happened."""
 

@@ -15,28 +15,32 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Input, Static
 
-from ...policy import DEFAULT_POLICY
 from .. import format as fmt
-from ..data import RowIndex, View, parse_filter, view_order
+from ..actions.rule import bindings_for
+from ..actions.spec import Context
+from ..data import FLAGS, RowIndex, View, parse_filter, view_order
 from ..widgets.table import Column, Diff, RowTable
-from .actions import BulletActions
+from .base import ActionPane
 
 if TYPE_CHECKING:
     from ...store.views import BulletRow
 
+# Narrow terminals keep the content and drop columns of the lowest priority first.
 COLUMNS = [
-    Column("id", "id", 10),
-    Column("content", "content", None, min_width=20),
-    Column("type", "type", 5),
-    Column("maturity", "maturity", 13),
-    Column("effective", "score", 8, "right"),
-    Column("helpful", "help", 6, "right"),
-    Column("harmful", "harm", 6, "right"),
-    Column("pinned", "pin", 3, "center"),
-    Column("stale", "stale", 5),
+    Column("id", "id", 10, priority=80),
+    Column("content", "content", None, min_width=24),
+    Column("type", "type", 5, priority=60),
+    Column("maturity", "maturity", 13, priority=85),
+    Column("effective", "score", 8, "right", priority=90),
+    Column("helpful", "help", 6, "right", priority=40),
+    Column("harmful", "harm", 6, "right", priority=39),
+    Column("pinned", "pin", 3, "center", priority=50),
+    Column("stale", "stale", 5, priority=45),
 ]
+NARROW = 110  # columns below which the filter's info line is abridged
 SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
 SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
 
@@ -77,7 +81,25 @@ class Prepared:
     live: int
 
 
-class BulletsPane(BulletActions, Vertical):
+class BulletsPane(ActionPane, Vertical):
+    """Every bullet, filtered and sorted; its keys act on the row under the cursor."""
+
+    SUBJECTS = ("bullet",)
+
+    class FilterChanged(Message):
+        """The filter has words to rank (the app reads relevance in a worker)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Opened(Message):
+        """Enter on a row: show this bullet in Detail."""
+
+        def __init__(self, bullet_id: str) -> None:
+            super().__init__()
+            self.bullet_id = bullet_id
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "slash",
@@ -89,7 +111,7 @@ class BulletsPane(BulletActions, Vertical):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="clear-filter"),
         Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column", id="sort"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="reverse-sort"),
-        *BulletActions.ACTION_BINDINGS,
+        *bindings_for("bullet"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -98,17 +120,21 @@ class BulletsPane(BulletActions, Vertical):
         self.view = View(parse_filter(""))
         self.live_total = 0
         self.index: RowIndex | None = None  # numpy columns of `rows`, for big playbooks
-        self.min_confidence = DEFAULT_POLICY.min_confidence  # recall's floor on the score
+
+    @property
+    def min_confidence(self) -> float:
+        """Recall's floor on the score, from the policy the workbench runs with."""
+        return self.context.policy.min_confidence
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-bar"):
             yield Static("/", id="filter-slash")
             yield Input(
-                placeholder="filter: words rank like recall; is:pinned is:stale is:anti "
-                "is:proven is:deprecated is:retired",
+                placeholder="words ranked like recall, or is:pinned is:stale is:retired",
                 id="filter",
             )
             yield Static("", id="filter-info")
+        yield Static("", id="filter-error")
         yield RowTable(COLUMNS, render_cell, empty_text="Reading the playbook…", id="bullets-table")
         yield Static("", id="peek")
 
@@ -120,11 +146,24 @@ class BulletsPane(BulletActions, Vertical):
         key = self.table.cursor_key
         return str(key) if key is not None else None
 
+    def subject(self) -> BulletRow | None:
+        return self.rows.get(self.current_bullet_id() or "")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("cycle_sort", "reverse_sort", "focus_filter") and self.typing():
+            return False
+        if action == "clear_filter":
+            return True
+        return super().check_action(action, parameters)
+
     # ---------------------------------------------------------------- data in
-    def set_rows(self, rows: dict[str, BulletRow], prepared: Prepared | None = None) -> None:
+    def set_rows(
+        self, rows: dict[str, BulletRow], prepared: Prepared | None = None, *, context: Context
+    ) -> None:
         """A new snapshot. `prepared` is what a worker computed from it for the view shown
         then (order, diff, positions); when the view has changed since, it is redone here."""
         self.rows = rows
+        self.context = context
         self.index = None  # built for the old rows; a worker makes the next one
         self.table.empty_text = "No bullet matches." if rows else "The playbook is empty."
         if prepared is not None:
@@ -193,20 +232,28 @@ class BulletsPane(BulletActions, Vertical):
         self.update_info(len(keys), view.ranked)
 
     def update_info(self, shown: int, ranked: bool) -> None:
-        total = self.live_total
+        """'384 bullets', or 'N of M' where M counts what the filter could show: the live
+        bullets, or every bullet once is:retired / is:all let retired ones in."""
+        spec = self.view.spec
+        narrow = self.size.width < NARROW
         info = Text()
-        if self.view.spec.empty:
-            info.append(f"{total:,}", style="bold")
-            info.append(" bullets", style=fmt.MUTED)
+        if spec.empty:
+            info.append(f"{self.live_total:,}", style="bold")
+            info.append("" if narrow else " bullets", style=fmt.MUTED)
         else:
+            retired_in = bool(spec.flags & {"retired", "all"})
+            total = len(self.rows) if retired_in else self.live_total
             info.append(f"{shown:,}", style="bold")
-            info.append(f" of {total:,}", style=fmt.MUTED)
+            info.append(f"/{total:,}" if narrow else f" of {total:,}", style=fmt.MUTED)
+            if retired_in and not narrow:
+                info.append(" in all", style=fmt.MUTED)
         column = self.view.column
         if column is None:
-            info.append("  ranked by recall", style=fmt.ACCENT)
+            info.append("  ranked" if narrow else "  ranked by recall", style=fmt.ACCENT)
         else:
             label = SORT_LABEL.get(column, column)
-            info.append(f"  by {label}", style=fmt.MUTED)
+            arrow = "▼" if self.view.descending else "▲"
+            info.append(f" {arrow}{label}" if narrow else f"  by {label}", style=fmt.MUTED)
         self.query_one("#filter-info", Static).update(info)
 
     # ---------------------------------------------------------------- peek
@@ -244,7 +291,8 @@ class BulletsPane(BulletActions, Vertical):
         text.append("  harm ", style=fmt.MUTED)
         text.append(f"{row.harmful:.2f}", style=fmt.BAD)
         text.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
-        text.append("   enter: detail and history", style=fmt.MUTED)
+        if self.size.width >= NARROW:
+            text.append("   enter: detail and history", style=fmt.MUTED)
         text.append("\n")
         text.append_text(fmt.untrusted(row.content))
         peek.update(text)
@@ -262,19 +310,33 @@ class BulletsPane(BulletActions, Vertical):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         spec = parse_filter(event.value)
+        self.show_filter_error(spec.unknown)
         if not spec.words.strip():
             self.view = replace(self.view, spec=spec, relevance=None)
             self.refilter(keep_top=bool(spec.flags))
         else:
-            self.app.rank_filter(event.value)  # type: ignore[attr-defined]
+            self.post_message(self.FilterChanged(event.value))
+
+    def show_filter_error(self, unknown: tuple[str, ...]) -> None:
+        """An `is:` word the filter does not know: say so under the box, with the known ones
+        (it is ignored, not searched for as a word)."""
+        line = self.query_one("#filter-error", Static)
+        if not unknown:
+            line.display = False
+            return
+        known = " ".join(f"is:{f}" for f in FLAGS)
+        line.update(Text(f"unknown is:{unknown[0]}; known: {known}"))
+        line.display = True
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
         self.table.focus()
 
     def sort(self, column: str, reverse: bool) -> None:
+        """Order by `column`; the cursor goes to the first row, the top of the new order."""
         self.view = replace(self.view, sort_column=column, sort_reverse=reverse)
         self.refilter()
+        self.table.action_edge(0)
 
     @on(RowTable.HeaderClicked)
     def _header_clicked(self, event: RowTable.HeaderClicked) -> None:
@@ -291,4 +353,5 @@ class BulletsPane(BulletActions, Vertical):
 
     @on(RowTable.Selected)
     def _selected(self, event: RowTable.Selected) -> None:
-        self.app.open_bullet(str(event.key))  # type: ignore[attr-defined]
+        event.stop()
+        self.post_message(self.Opened(str(event.key)))

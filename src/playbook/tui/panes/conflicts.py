@@ -13,15 +13,28 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ...model import FeedbackEvent
 from ...store.views import BulletRow
 from .. import format as fmt
+from ..actions.rule import bindings_for
+from ..actions.spec import Context
 from ..data import ConflictView, format_age
-from ..widgets.datatable import FitTable, selected_key, sync_rows
+from ..widgets.table import Column, RowTable
+from .base import ActionPane
+
+COLUMNS = [
+    Column("id", "#", 3, priority=20, sortable=False),
+    Column("a", "left", 10, priority=90, sortable=False),
+    Column("am", "", 13, priority=50, sortable=False),
+    Column("b", "right", 10, priority=90, sortable=False),
+    Column("bm", "", 13, priority=50, sortable=False),
+    Column("reason", "the rule in question", None, min_width=20, sortable=False),
+    Column("age", "flagged", 9, priority=40, sortable=False),
+]
 
 
 def card(row: BulletRow | None, events: list[FeedbackEvent], source: str | None) -> Text:
@@ -71,32 +84,19 @@ def card(row: BulletRow | None, events: list[FeedbackEvent], source: str | None)
     return text
 
 
-class ConflictsPane(Vertical):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "keep", "Keep both", tooltip="Both stay; the flag is resolved", id="keep"),
-        Binding(
-            "left_square_bracket",
-            "deprecate('a')",
-            "Deprecate left",
-            tooltip="Deprecate the left bullet and resolve",
-            id="deprecate-a",
-        ),
-        Binding(
-            "right_square_bracket",
-            "deprecate('b')",
-            "Deprecate right",
-            tooltip="Deprecate the right bullet and resolve",
-            id="deprecate-b",
-        ),
-        Binding("m", "merge", "Merge", tooltip="Merge both into one rule you write", id="merge"),
-    ]
+class ConflictsPane(ActionPane, Vertical):
+    """Open conflict flags, the two bullets side by side; keys act on the selected pair."""
+
+    SUBJECTS = ("conflict",)
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflict")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.conflicts: dict[str, ConflictView] = {}
+        self._now = datetime.now(UTC)
 
     def compose(self) -> ComposeResult:
-        yield FitTable("reason", id="conflicts-table")
+        yield RowTable(COLUMNS, self._cell, empty_text="No open conflicts.", id="conflicts-table")
         with Horizontal(id="pair"):
             with VerticalScroll(id="card-a", classes="card"):
                 yield Static("", id="card-a-text")
@@ -104,46 +104,45 @@ class ConflictsPane(Vertical):
                 yield Static("", id="card-b-text")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("#", key="id", width=3)
-        table.add_column("left", key="a", width=10)
-        table.add_column("", key="am", width=13)
-        table.add_column("right", key="b", width=10)
-        table.add_column("", key="bm", width=13)
-        table.add_column("the rule in question", key="reason", width=20)
-        table.add_column("flagged", key="age", width=9)
         for side, key in (("a", "["), ("b", "]")):
             box = self.query_one(f"#card-{side}")
             box.border_title = "Left" if side == "a" else "Right"
             box.border_subtitle = f"{key} deprecate this one"
-
-    def current(self) -> ConflictView | None:
-        key = selected_key(self.query_one(DataTable))
-        return self.conflicts.get(key) if key else None
-
-    def set_conflicts(self, conflicts: list[ConflictView]) -> None:
-        self.conflicts = {str(c.conflict.id): c for c in conflicts}
-        now = datetime.now(UTC)
-        rows = {}
-        for v in conflicts:
-            c = v.conflict
-            about = v.a or v.b
-            summary = fmt.untrusted(about.content if about else c.reason, one_line=True)
-            summary.no_wrap = True
-            summary.overflow = "ellipsis"
-            rows[str(c.id)] = (
-                Text(str(c.id), style=fmt.MUTED),
-                Text(c.a, style="#7aa2f7"),
-                fmt.maturity(v.a.maturity) if v.a else Text("-"),
-                Text(c.b, style="#7aa2f7"),
-                fmt.maturity(v.b.maturity) if v.b else Text("-"),
-                summary,
-                Text(format_age(c.created_at, now), style=fmt.MUTED),
-            )
-        sync_rows(self.query_one(DataTable), rows)
         self.show_current()
 
-    @on(DataTable.RowHighlighted)
+    @property
+    def table(self) -> RowTable:
+        return self.query_one(RowTable)
+
+    def current(self) -> ConflictView | None:
+        key = self.table.cursor_key
+        return self.conflicts.get(str(key)) if key is not None else None
+
+    def subject(self) -> ConflictView | None:
+        return self.current()
+
+    def _cell(self, v: ConflictView, column: str) -> Text:
+        c = v.conflict
+        if column == "id":
+            return Text(str(c.id), style=fmt.MUTED)
+        if column in ("a", "b"):
+            return Text(c.a if column == "a" else c.b, style="#7aa2f7")
+        if column in ("am", "bm"):
+            row = v.a if column == "am" else v.b
+            return fmt.maturity(row.maturity) if row else Text("-")
+        if column == "reason":
+            about = v.a or v.b
+            return fmt.untrusted(about.content if about else c.reason, one_line=True)
+        return Text(format_age(c.created_at, self._now), style=fmt.MUTED)
+
+    def set_conflicts(self, conflicts: list[ConflictView], context: Context) -> None:
+        self.conflicts = {str(c.conflict.id): c for c in conflicts}
+        self.context = context
+        self._now = datetime.now(UTC)
+        self.table.set_rows(dict(self.conflicts))  # type: ignore[arg-type]
+        self.show_current()
+
+    @on(RowTable.Highlighted)
     def show_current(self) -> None:
         v = self.current()
         a = self.query_one("#card-a-text", Static)
@@ -155,31 +154,3 @@ class ConflictsPane(Vertical):
             a.update(card(v.a, v.a_events, v.sources.get(v.conflict.a)))
             b.update(card(v.b, v.b_events, v.sources.get(v.conflict.b)))
         self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("keep", "deprecate", "merge"):
-            v = self.current()
-            if v is None:
-                return None
-            if action == "deprecate":
-                row = v.a if parameters and parameters[0] == "a" else v.b
-                return True if row is not None and row.state != "retired" else None
-            if action == "merge":
-                live = [r for r in (v.a, v.b) if r is not None and r.state != "retired"]
-                return True if len(live) == 2 else None
-        return True
-
-    def action_keep(self) -> None:
-        v = self.current()
-        if v:
-            self.app.conflict_action("keep", v)  # type: ignore[attr-defined]
-
-    def action_deprecate(self, side: str) -> None:
-        v = self.current()
-        if v:
-            self.app.conflict_action(f"deprecate-{side}", v)  # type: ignore[attr-defined]
-
-    def action_merge(self) -> None:
-        v = self.current()
-        if v:
-            self.app.conflict_action("merge", v)  # type: ignore[attr-defined]

@@ -16,43 +16,63 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.message import Message
+from textual.widgets import Static
 
+from ...model import FeedbackEvent
+from ...store.views import BulletRow
 from .. import format as fmt
+from ..actions.rule import bindings_for
 from ..data import BulletDetail, format_age
 from ..widgets.chart import ScoreChart
-from ..widgets.datatable import FitTable
-from .actions import BulletActions
+from ..widgets.table import Column, RowTable
+from .base import ActionPane
 
-EVENT_COLUMNS = (
-    ("when", 16),
-    ("kind", 7),
-    ("weight", 6),
-    ("reason", 13),
-    ("by", 5),
-    ("context", 20),
-)
-
-
-def _cut(text: Text) -> Text:
-    text.no_wrap = True
-    text.overflow = "ellipsis"
-    return text
+EVENT_COLUMNS = [
+    Column("when", "when", 16, priority=90, sortable=False),
+    Column("kind", "kind", 7, priority=85, sortable=False),
+    Column("weight", "weight", 6, "right", priority=30, sortable=False),
+    Column("reason", "reason", 13, priority=60, sortable=False),
+    Column("by", "by", 5, priority=40, sortable=False),
+    Column("context", "context", None, min_width=12, sortable=False),
+]
 
 
 def _when(t: datetime) -> str:
     return f"{t:%Y-%m-%d %H:%M}"
 
 
-class DetailPane(BulletActions, Horizontal):
+def event_cell(e: FeedbackEvent, column: str) -> Text:
+    if column == "when":
+        return Text(_when(e.at))
+    if column == "kind":
+        return Text(e.kind, style=fmt.GOOD if e.kind == "helpful" else fmt.BAD)
+    if column == "weight":
+        return Text(f"{e.weight:g}")
+    if column == "reason":
+        return Text(e.reason or "", style=fmt.MUTED)
+    if column == "by":
+        return Text(e.actor, style=fmt.ACCENT if e.actor == "human" else fmt.MUTED)
+    return fmt.untrusted(e.context, one_line=True)
+
+
+class DetailPane(ActionPane, Horizontal):
+    """One bullet in full; its keys act on that bullet."""
+
+    SUBJECTS = ("bullet",)
+
+    class BackRequested(Message):
+        """Escape: back to the bullets table."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Back to the bullets", id="back"),
-        *BulletActions.ACTION_BINDINGS,
+        *bindings_for("bullet"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.detail: BulletDetail | None = None
+        self.bullet_id: str | None = None  # shown, or being read
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="detail-left"):
@@ -67,14 +87,11 @@ class DetailPane(BulletActions, Horizontal):
         with Vertical(id="detail-right"):
             with Vertical(id="d-chart-box"):
                 yield ScoreChart(id="d-chart")
-            table = FitTable("context", id="d-timeline")
+            table = RowTable(EVENT_COLUMNS, event_cell, empty_text="", id="d-timeline")
             table.border_title = "Feedback events"
             yield table
 
     def on_mount(self) -> None:
-        table = self.query_one("#d-timeline", DataTable)
-        for c, width in EVENT_COLUMNS:
-            table.add_column(c, key=c, width=width)
         self.query_one("#d-chart-box").border_title = "Effective score over time"
         for wid, title in (
             ("#d-content", "Content"),
@@ -86,12 +103,46 @@ class DetailPane(BulletActions, Horizontal):
             self.query_one(wid).border_title = title
 
     def current_bullet_id(self) -> str | None:
-        return self.detail.bullet.id if self.detail else None
+        return self.bullet_id
+
+    def subject(self) -> BulletRow | None:
+        return self.context.row(self.bullet_id)
 
     def action_back(self) -> None:
-        self.app.show_tab("bullets")  # type: ignore[attr-defined]
+        self.post_message(self.BackRequested())
 
     # ---------------------------------------------------------------- render
+    def loading(self, bullet_id: str, row: BulletRow | None) -> None:
+        """At once, before the history is read: what the snapshot already knows about the
+        bullet, and a word that the rest is on its way (never an empty pane)."""
+        self.bullet_id = bullet_id
+        if self.detail is not None and self.detail.bullet.id == bullet_id:
+            return  # already shown; a reload replaces it when it lands
+        self.detail = None
+        head = Text()
+        head.append(bullet_id, style="bold #7aa2f7")
+        if row is not None:
+            head.append("   ")
+            head.append_text(fmt.bullet_type(row.type))
+            head.append("   ")
+            head.append_text(fmt.maturity(row.maturity))
+            head.append("\n")
+            head.append("score ", style=fmt.MUTED)
+            head.append_text(fmt.score(row.effective))
+        head.append("\n")
+        head.append("reading its history…", style=f"italic {fmt.MUTED}")
+        self.query_one("#d-head", Static).update(head)
+        content = fmt.untrusted(row.content) if row is not None else Text("…", style=fmt.MUTED)
+        self.query_one("#d-content", Static).update(content)
+        for wid in ("#d-facts", "#d-passage", "#d-lineage", "#d-decisions"):
+            self.query_one(wid, Static).update(Text("…", style=fmt.MUTED))
+        self.query_one(ScoreChart).set_data([], [], "reading the score history…")
+        self.query_one("#d-chart-box").border_subtitle = ""
+        table = self.query_one("#d-timeline", RowTable)
+        table.empty_text = "Reading the feedback events…"
+        table.set_rows({})
+        self.refresh_bindings()
+
     def show(self, detail: BulletDetail | None) -> None:
         self.detail = detail
         if detail is None:
@@ -99,6 +150,7 @@ class DetailPane(BulletActions, Horizontal):
                 Text("That bullet no longer exists.", style=fmt.MUTED)
             )
             return
+        self.bullet_id = detail.bullet.id
         b, s = detail.bullet, detail.score
         now = datetime.now(UTC)
 
@@ -138,7 +190,7 @@ class DetailPane(BulletActions, Horizontal):
         facts.add_row("created", Text(f"{_when(b.created_at)}  ({format_age(b.created_at, now)})"))
         if b.valid_to:
             facts.add_row("retired", Text(_when(b.valid_to)))
-        half_life = b.half_life_days or 90
+        half_life = b.half_life_days or self.context.policy.half_life_days
         facts.add_row("half-life", Text(f"{half_life:g} days"))
         if b.pinned:
             facts.add_row(
@@ -213,19 +265,9 @@ class DetailPane(BulletActions, Horizontal):
         peak = max(v for _, v in detail.series)
         box.border_subtitle = f"now {last:+.2f}  peak {peak:+.2f}  first {first:+.2f}"
 
-        table: DataTable[str | Text] = self.query_one("#d-timeline", DataTable)
-        table.clear()
-        for e in reversed(detail.timeline):
-            kind = Text(e.kind, style=fmt.GOOD if e.kind == "helpful" else fmt.BAD)
-            table.add_row(
-                Text(_when(e.at)),
-                kind,
-                Text(f"{e.weight:g}", justify="right"),
-                Text(e.reason or "", style=fmt.MUTED, overflow="ellipsis", no_wrap=True),
-                Text(e.actor, style=fmt.ACCENT if e.actor == "human" else fmt.MUTED),
-                _cut(fmt.untrusted(e.context, one_line=True)),
-                key=str(e.id),
-            )
+        table = self.query_one("#d-timeline", RowTable)
+        table.empty_text = "No feedback yet."
+        table.set_rows({e.id: e for e in reversed(detail.timeline)})
         helpful = sum(1 for e in detail.timeline if e.kind == "helpful")
         harmful = len(detail.timeline) - helpful
         table.border_title = f"Feedback events  {helpful} helpful, {harmful} harmful"

@@ -14,14 +14,17 @@ from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ... import queue
 from .. import format as fmt
+from ..actions.rule import bindings_for, stale_targets
+from ..actions.spec import Context
 from ..data import DiaryPassage, format_age
-from ..widgets.datatable import FitTable, selected_key, sync_rows
+from ..widgets.table import Column, RowTable
+from .base import ActionPane
 
 TYPE_STYLE = {
     "add": "#9ece6a",
@@ -42,34 +45,32 @@ def _source(p: queue.Proposal) -> Text:
     return text
 
 
-class ProposalsPane(Vertical):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "a",
-            "approve",
-            "Approve",
-            tooltip="Curate it, with its recorded provenance",
-            id="approve",
-        ),
-        Binding("e", "edit", "Edit+approve", tooltip="Edit the text, then approve", id="edit"),
-        Binding("x", "reject", "Reject", tooltip="Reject, with a reason", id="reject"),
-        Binding(
-            "B",
-            "reject_block",
-            "Reject+block",
-            tooltip="Reject and block the pattern for good",
-            id="reject-block",
-        ),
-    ]
+COLUMNS = [
+    Column("id", "id", 10, priority=40, sortable=False),
+    Column("type", "type", 9, priority=80, sortable=False),
+    Column("proposal", "proposal", None, min_width=24, sortable=False),
+    Column("from", "from", 30, priority=30, sortable=False),
+    Column("age", "proposed", 9, priority=50, sortable=False),
+]
+
+
+class ProposalsPane(ActionPane, Vertical):
+    """Deltas waiting for review; its keys act on the selected proposal."""
+
+    SUBJECTS = ("proposal",)
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("proposal")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.proposals: dict[str, queue.Proposal] = {}
         self.passages: dict[str, DiaryPassage | None] = {}
-        self._shown: str | None = None
+        self._shown: tuple[str, int] | None = None
+        self._now = datetime.now(UTC)
 
     def compose(self) -> ComposeResult:
-        yield FitTable("proposal", id="proposals-table")
+        yield RowTable(
+            COLUMNS, self._cell, empty_text="Nothing waits for review.", id="proposals-table"
+        )
         with Horizontal(id="proposal-detail"):
             with VerticalScroll(id="p-left"):
                 yield Static("", id="p-delta")
@@ -78,48 +79,60 @@ class ProposalsPane(Vertical):
                 yield Static("", id="p-similar")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("id", key="id", width=10)
-        table.add_column("type", key="type", width=9)
-        table.add_column("proposal", key="proposal", width=20)
-        table.add_column("from", key="from", width=30)
-        table.add_column("proposed", key="age", width=9)
         self.query_one("#p-delta").border_title = "Proposed change"
         self.query_one("#p-passage").border_title = "In the session"
         self.query_one("#p-similar").border_title = "Nearest existing bullets"
+        self.show_current()
+
+    @property
+    def table(self) -> RowTable:
+        return self.query_one(RowTable)
 
     def current(self) -> queue.Proposal | None:
-        key = selected_key(self.query_one(DataTable))
-        return self.proposals.get(key) if key else None
+        key = self.table.cursor_key
+        return self.proposals.get(str(key)) if key is not None else None
+
+    def subject(self) -> queue.Proposal | None:
+        return self.current()
+
+    def _cell(self, p: queue.Proposal, column: str) -> Text:
+        if column == "id":
+            return Text(p.id, style=fmt.MUTED)
+        kind = str(p.delta.get("type", "?"))
+        if column == "type":
+            return Text(kind, style=TYPE_STYLE.get(kind, ""))
+        if column == "proposal":
+            text = Text()
+            if stale_targets(p, self.context):
+                text.append("stale ", style=f"bold {fmt.BAD}")
+            text.append_text(
+                fmt.untrusted(fmt.short_delta(p.delta, self._content_of), one_line=True)
+            )
+            return text
+        if column == "from":
+            return _source(p)
+        return Text(format_age(p.created_at, self._now), style=fmt.MUTED)
 
     def set_proposals(
-        self, proposals: list[queue.Proposal], passages: dict[str, DiaryPassage | None]
+        self,
+        proposals: list[queue.Proposal],
+        passages: dict[str, DiaryPassage | None],
+        context: Context,
     ) -> None:
         self.proposals = {p.id: p for p in proposals}
         self.passages = passages
-        now = datetime.now(UTC)
-        rows = {}
-        for p in proposals:
-            kind = str(p.delta.get("type", "?"))
-            summary = fmt.untrusted(fmt.short_delta(p.delta, self._content_of), one_line=True)
-            summary.no_wrap = True
-            summary.overflow = "ellipsis"
-            rows[p.id] = (
-                Text(p.id, style=fmt.MUTED),
-                Text(kind, style=TYPE_STYLE.get(kind, "")),
-                summary,
-                _source(p),
-                Text(format_age(p.created_at, now), style=fmt.MUTED),
-            )
-        sync_rows(self.query_one(DataTable), rows)
+        self.context = context
+        self._now = datetime.now(UTC)
+        self.table.set_rows(dict(self.proposals))  # type: ignore[arg-type]
+        self._shown = None  # the target's state may have moved: redraw the detail
         self.show_current()
         self.refresh_bindings()
 
     def _content_of(self, bullet_id: str) -> str | None:
-        row = self.app.row(bullet_id)  # type: ignore[attr-defined]
+        row = self.context.row(bullet_id)
         return row.content if row is not None else None
 
-    @on(DataTable.RowHighlighted)
+    @on(RowTable.Highlighted)
     def _highlighted(self) -> None:
         self.show_current()
         self.refresh_bindings()
@@ -135,9 +148,9 @@ class ProposalsPane(Vertical):
             similar_box.update("")
             self._shown = None
             return
-        if self._shown == p.id:
+        if self._shown == (p.id, id(p)):
             return
-        self._shown = p.id
+        self._shown = (p.id, id(p))
         d = p.delta
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style=fmt.MUTED, no_wrap=True)
@@ -176,11 +189,13 @@ class ProposalsPane(Vertical):
         target = d.get("bullet_id")
         if isinstance(target, str):
             self.query_one("#p-similar").border_title = "The bullet it refers to"
-            row = self.app.row(target)  # type: ignore[attr-defined]
+            row = self.context.row(target)
             near.append(target, style="bold #7aa2f7")
             if row is None:
-                near.append("  (no such bullet)", style=fmt.BAD)
+                near.append("  (no such bullet: this proposal is stale)", style=fmt.BAD)
             else:
+                if row.state == "retired":
+                    near.append("  retired since: this proposal is stale", style=fmt.BAD)
                 near.append("  ")
                 near.append_text(fmt.bullet_type(row.type))
                 near.append("  ")
@@ -214,31 +229,3 @@ class ProposalsPane(Vertical):
             near.append("\n\n")
         near.rstrip()
         similar_box.update(near)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("approve", "reject"):
-            return True if self.current() else None
-        if action in ("edit", "reject_block"):
-            p = self.current()
-            return True if p and isinstance(p.delta.get("content"), str) else None
-        return True
-
-    def action_approve(self) -> None:
-        p = self.current()
-        if p:
-            self.app.proposal_action("approve", p)  # type: ignore[attr-defined]
-
-    def action_edit(self) -> None:
-        p = self.current()
-        if p:
-            self.app.proposal_action("edit", p)  # type: ignore[attr-defined]
-
-    def action_reject(self) -> None:
-        p = self.current()
-        if p:
-            self.app.proposal_action("reject", p)  # type: ignore[attr-defined]
-
-    def action_reject_block(self) -> None:
-        p = self.current()
-        if p:
-            self.app.proposal_action("reject_block", p)  # type: ignore[attr-defined]

@@ -1,78 +1,91 @@
-"""The `?` help screen: every key, by pane, and what the numbers mean."""
+"""The `?` help screen, written from the live bindings (Posting's way): each pane's keys as
+they are bound right now (a user keymap included), what the filter words are, and what the
+numbers mean under the policy the workbench runs with.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
-HELP = """\
-# Playbook workbench
+from ...policy import Policy
+from .. import format as fmt
 
-Review what agents learned: approve or reject proposals, pin rules, block patterns,
-resolve conflicts, and read the evidence behind every rule. Every change goes through
-the same API as the `playbook` command, recorded as a **human** decision.
+# Scrolling keys every scrollable widget inherits; the tables do not scroll sideways.
+GENERIC = frozenset({"scroll_left", "scroll_right", "page_left", "page_right"})
 
-## Everywhere
 
-| key | does |
-|---|---|
-| `1` … `5` | Bullets, Detail, Proposals, Conflicts, Blocked |
-| `ctrl+p` | command palette: every action, and *jump to a bullet* by id or words |
-| `?` | this help |
-| `ctrl+q` | quit |
+@dataclass(frozen=True)
+class HelpSection:
+    title: str
+    keys: list[tuple[str, str]]  # (keys as shown, what they do)
+    note: str = ""
 
-## Bullets and Detail
 
-| key | does |
-|---|---|
-| `/` | filter: words ranked like `recall` (relevance x score), plus `is:` words |
-| `escape` | clear the filter |
-| `enter` | open the bullet in Detail |
-| `s` / `S` | sort by the next column / reverse (or click a column header) |
-| `+` / `-` | mark helpful / harmful |
-| `p` | pin (asks why) or unpin; a pinned rule's maturity never moves |
-| `b` | block this bullet's pattern: later adds like it are refused |
-| `d` / `r` | deprecate (asks why) / restore a deprecated bullet |
+def live_bindings(app: App[Any], nodes: Iterable[DOMNode]) -> dict[str, tuple[str, Binding]]:
+    """action -> (its keys as shown, its binding) for every described binding of these
+    nodes, after the app's keymap. The same action on two nodes (the Bullets and Detail
+    panes) is listed once."""
+    grouped: dict[str, tuple[list[str], Binding]] = {}
+    for node in nodes:
+        bindings = node._bindings.copy()
+        bindings.apply_keymap(app._keymap)
+        for key, binding in bindings:
+            if not binding.description or binding.action in GENERIC:
+                continue
+            keys, _ = grouped.setdefault(binding.action, ([], binding))
+            shown = app.get_key_display(Binding(key, binding.action))
+            if shown not in keys:
+                keys.append(shown)
+    return {action: (" ".join(keys), b) for action, (keys, b) in grouped.items()}
 
-Filter words: `is:pinned` `is:stale` `is:rule` `is:anti` `is:candidate` `is:established`
-`is:proven` `is:deprecated`, and `is:retired` / `is:all` to see superseded bullets too.
 
-## Proposals
+def live_keys(app: App[Any], nodes: Iterable[DOMNode]) -> list[tuple[str, str]]:
+    """(keys, what they do) for the help screen."""
+    return [(k, b.tooltip or b.description) for k, b in live_bindings(app, nodes).values()]
 
-| key | does |
-|---|---|
-| `a` | approve: curated with the provenance recorded when it was proposed |
-| `e` | edit the text, then approve |
-| `x` | reject, with a reason |
-| `B` | reject and block the pattern |
 
-## Conflicts
+def help_sections(
+    app: App[Any], groups: list[tuple[str, list[DOMNode], list[tuple[str, str]], str]]
+) -> list[HelpSection]:
+    """(title, nodes, extra keys, note) -> sections of the nodes' live keys."""
+    return [
+        HelpSection(title, [*live_keys(app, nodes), *extra], note)
+        for title, nodes, extra, note in groups
+    ]
 
-| key | does |
-|---|---|
-| `k` | keep both (the flag is resolved) |
-| `[` / `]` | deprecate the left / right bullet |
-| `m` | merge both into one rule you write |
 
-## Blocked
-
-| key | does |
-|---|---|
-| `n` | block a new pattern |
-| `u` | unblock |
-
-## The numbers
-
-**score** is the effective score: (helpful - 4 x harmful) x the maturity multiplier
-(candidate 0.5, established 1, proven 1.5, deprecated 0). **help** and **harm** are the
-feedback totals decayed by age (half-life 90 days), lineage included. A bullet is **stale**
-after 180 days without feedback.
-"""
+def numbers_text(policy: Policy) -> Text:
+    """What score, help, harm and stale mean, with this policy's constants."""
+    m = policy.multiplier
+    text = Text()
+    text.append("score", style="bold")
+    text.append(
+        f" is the effective score: (helpful - {policy.harm_multiplier:g} x harmful) x the "
+        f"maturity multiplier (candidate {m('candidate'):g}, established {m('established'):g}, "
+        f"proven {m('proven'):g}, deprecated {m('deprecated'):g}). "
+    )
+    text.append("help", style="bold")
+    text.append(" and ")
+    text.append("harm", style="bold")
+    text.append(
+        " are the feedback totals decayed by age (half-life "
+        f"{policy.half_life_days:g} days), lineage included. A bullet is "
+    )
+    text.append("stale", style="bold")
+    text.append(f" after {policy.stale_after_days:g} days without feedback.")
+    return text
 
 
 class HelpScreen(ModalScreen[None]):
@@ -83,16 +96,37 @@ class HelpScreen(ModalScreen[None]):
         border: round $primary; background: $surface; padding: 0 2;
         border-title-style: bold;
     }
+    HelpScreen .help-title { text-style: bold; color: $accent; margin: 1 0 0 0; }
+    HelpScreen .help-body { margin: 0 0 0 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close", tooltip="Back to the workbench"),
     ]
 
+    def __init__(self, intro: str, sections: list[HelpSection], numbers: Text) -> None:
+        super().__init__()
+        self.intro = intro
+        self.sections = sections
+        self.numbers = numbers
+
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
             box.border_title = "Help"
             box.border_subtitle = "escape to close"
-            yield Markdown(HELP)
+            yield Static(Text(self.intro), classes="help-body")
+            for section in self.sections:
+                yield Static(section.title, classes="help-title")
+                table = Table.grid(padding=(0, 2))
+                table.add_column(style=f"bold {fmt.ACCENT}", no_wrap=True, min_width=10)
+                table.add_column()
+                for keys, what in section.keys:
+                    table.add_row(keys, what)
+                body: Any = table
+                if section.note:
+                    body = Group(table, Text(section.note, style=fmt.MUTED))
+                yield Static(body, classes="help-body")
+            yield Static("The numbers", classes="help-title")
+            yield Static(self.numbers, classes="help-body")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -2,6 +2,10 @@
 
 Every destructive action goes through one of these: the dialog names what will happen, shows
 the text it applies to (as inert text), and the confirm button says the verb.
+
+Usable by keyboard alone at 80x24: the body scrolls while the buttons stay docked at the
+bottom of the dialog; Enter in a one-line field moves to the next field and submits from
+the last; toasts show at the top while a dialog is open, never over its buttons.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -46,15 +50,15 @@ class ConfirmModal(ModalScreen[bool]):
         self.variant = variant
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes=f"dialog -{self.variant}") as box:
+        with VerticalScroll(classes=f"dialog -{self.variant}") as box:
             box.border_title = self.title_text
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant=self.variant)
             yield Static(self.explain, classes="explain", markup=False)
             if self.subject is not None:
                 with VerticalScroll(classes="subject"):
                     yield Static(self.subject, markup=False)
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button(self.confirm_label, id="confirm", variant=self.variant)
 
     def on_mount(self) -> None:
         self.query_one("#confirm", Button).focus()
@@ -105,8 +109,11 @@ class FormModal(ModalScreen[dict[str, str] | None]):
         self.variant = variant
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes=f"dialog -{self.variant}") as box:
+        with VerticalScroll(classes=f"dialog -{self.variant}") as box:
             box.border_title = self.title_text
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant=self.variant)
             yield Static(self.explain, classes="explain", markup=False)
             if self.subject is not None:
                 with VerticalScroll(classes="subject"):
@@ -118,14 +125,15 @@ class FormModal(ModalScreen[dict[str, str] | None]):
                 else:
                     yield Input(f.value, placeholder=f.placeholder, id=f"field-{f.name}")
             yield Static("", classes="error-line", id="error-line", markup=False)
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button(self.confirm_label, id="confirm", variant=self.variant)
 
     def on_mount(self) -> None:
         first = self.fields[0] if self.fields else None
-        if first is not None:
-            self.query_one(f"#field-{first.name}").focus()
+        if first is None:
+            return
+        widget = self.query_one(f"#field-{first.name}")
+        widget.focus()
+        if isinstance(widget, TextArea):  # editing: carry on from the end of the text
+            widget.move_cursor(widget.document.end)
 
     def values(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -136,6 +144,15 @@ class FormModal(ModalScreen[dict[str, str] | None]):
         return out
 
     @on(Input.Submitted)
+    def _enter(self, event: Input.Submitted) -> None:
+        """Enter in a one-line field: on to the next field, or submit from the last."""
+        names = [f"field-{f.name}" for f in self.fields]
+        at = names.index(event.input.id) if event.input.id in names else len(names) - 1
+        if at < len(names) - 1:
+            self.query_one(f"#{names[at + 1]}").focus()
+        else:
+            self.action_submit()
+
     @on(Button.Pressed, "#confirm")
     def action_submit(self) -> None:
         values = self.values()
@@ -173,8 +190,11 @@ class HarmfulModal(ModalScreen[tuple[str, str] | None]):
         self.subject = subject
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog -warning") as box:
+        with VerticalScroll(classes="dialog -warning") as box:
             box.border_title = "Mark harmful"
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Mark harmful", id="confirm", variant="warning")
             yield Static(
                 "Harm weighs four times as much as help, and a rule whose recent harm "
                 "dominates is inverted into an AVOID: warning.",
@@ -183,13 +203,10 @@ class HarmfulModal(ModalScreen[tuple[str, str] | None]):
             )
             with VerticalScroll(classes="subject"):
                 yield Static(self.subject, markup=False)
-            yield Label("Why", classes="field-label")
+            yield Label("Why (enter marks it; tab to say what happened)", classes="field-label")
             yield OptionList(*[Option(label, id=key) for key, label in HARM_REASONS], id="reason")
             yield Label("What happened (optional)", classes="field-label")
             yield Input(placeholder="e.g. the retry hid the real failure", id="context")
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Mark harmful", id="confirm", variant="warning")
 
     def on_mount(self) -> None:
         options = self.query_one("#reason", OptionList)
@@ -197,12 +214,10 @@ class HarmfulModal(ModalScreen[tuple[str, str] | None]):
         options.focus()
 
     @on(OptionList.OptionSelected)
-    def _chosen(self) -> None:
-        self.query_one("#context", Input).focus()
-
     @on(Input.Submitted)
     @on(Button.Pressed, "#confirm")
     def action_submit(self) -> None:
+        """Enter on a reason submits (tab first to say what happened)."""
         options = self.query_one("#reason", OptionList)
         index = options.highlighted if options.highlighted is not None else 0
         reason = HARM_REASONS[index][0]

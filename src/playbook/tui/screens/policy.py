@@ -101,7 +101,7 @@ class PolicyScreen(ModalScreen[None]):
         from textual.worker import get_current_worker
 
         from ...policy_eval import evaluate
-        from ...store import PlaybookStore, connect
+        from ...store import open_store
 
         worker = get_current_worker()
 
@@ -111,12 +111,8 @@ class PolicyScreen(ModalScreen[None]):
             self.app.call_from_thread(self._progress, done, total)
 
         try:
-            conn = connect(self.path)
-            try:
-                store = PlaybookStore(conn, policy=self.policy, migrate=False)
+            with open_store(self.path, self.policy, mode="read") as store:
                 report = evaluate(store, progress=progress)
-            finally:
-                conn.close()
         except _Closed:
             return
         except Exception as exc:  # shown, never a crash of the workbench

@@ -35,12 +35,17 @@ class ScoreChart(Widget):
         super().__init__(id=id, classes=classes)
         self.series: list[tuple[datetime, float]] = []
         self.events: list[tuple[datetime, str]] = []
+        self.empty_text = "no history yet"
 
     def set_data(
-        self, series: list[tuple[datetime, float]], events: list[tuple[datetime, str]]
+        self,
+        series: list[tuple[datetime, float]],
+        events: list[tuple[datetime, str]],
+        empty_text: str = "no history yet",
     ) -> None:
         self.series = series
         self.events = events
+        self.empty_text = empty_text
         self.refresh()
 
     def _colour(self, name: str, fallback: str) -> str:
@@ -54,7 +59,7 @@ class ScoreChart(Widget):
         plot_h = max(2, height - 2)
         out = Text(no_wrap=True, overflow="crop")
         if not self.series:
-            out.append("no history yet", style="italic")
+            out.append(self.empty_text, style="italic")
             return out
         bg = self.rich_style.bgcolor or RichColor.parse("black")
         muted = Style(color=self._colour("foreground", "#888888"), dim=True)

@@ -11,8 +11,7 @@ drops gone keys, adds new ones, and the cursor stays on the row it was on.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -26,29 +25,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-Justify = Literal["left", "right", "center"]
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    width: int | None = None  # None: takes the room the fixed columns leave
-    justify: Justify = "left"
-    min_width: int = 12
-    sortable: bool = True
-
-
-@dataclass(frozen=True)
-class Diff:
-    added: int
-    removed: int
-    changed: int
-
-    @property
-    def any(self) -> bool:
-        return bool(self.added or self.removed or self.changed)
-
+from .columns import GAP, Column, Diff, fit_widths
 
 CellRenderer = Callable[[Any, str], Text]
 
@@ -83,8 +60,6 @@ class RowTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "edge(0)", "First row", show=False),
@@ -148,6 +123,7 @@ class RowTable(ScrollView, can_focus=True):
         self.sort_column: str | None = None
         self.sort_descending = False
         self._widths: list[int] = []
+        self._fitted_to = -1
         self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._last_highlight: Hashable | None = object()
 
@@ -272,6 +248,12 @@ class RowTable(ScrollView, can_focus=True):
         if key is not None:
             self.post_message(self.Selected(self, key))
 
+    def set_rows(self, rows: dict[Hashable, Any], order: list[Hashable] | None = None) -> None:
+        """Show exactly these rows (in `order`, default: the dict's), keeping the cursor on
+        its row: the whole update for a small table."""
+        self.apply(rows)
+        self.show(list(rows) if order is None else order)
+
     def on_click(self, event: events.Click) -> None:
         if event.y == 0:
             column = self._column_at(event.x)
@@ -287,37 +269,31 @@ class RowTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> Column | None:
         pos = 1
         for column, width in zip(self.columns, self._widths, strict=False):
+            if not width:
+                continue
             if pos <= x < pos + width + 1:
                 return column
-            pos += width + 2
+            pos += width + GAP
         return None
 
     # ---------------------------------------------------------------- layout
     def on_resize(self, event: events.Resize) -> None:
         self._widths = []
+        self._fitted_to = -1
         self._line_cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.order) + 1)
 
     def _column_widths(self, width: int) -> list[int]:
-        if self._widths and sum(self._widths) + 2 * len(self._widths) == width:
+        if self._widths and self._fitted_to == width:
             return self._widths
-        fixed = sum(c.width or 0 for c in self.columns)
-        gaps = 2 * len(self.columns)
-        flex = [c for c in self.columns if c.width is None]
-        room = max(0, width - fixed - gaps)
-        widths = []
-        for c in self.columns:
-            if c.width is not None:
-                widths.append(c.width)
-            else:
-                widths.append(max(c.min_width, room // max(1, len(flex))))
-        # Whatever is left over (rounding) goes to the first flexible column.
-        spare = width - sum(widths) - gaps
-        if flex and spare > 0:
-            i = self.columns.index(flex[0])
-            widths[i] += spare
-        self._widths = widths
-        return widths
+        self._widths = fit_widths(self.columns, width)
+        self._fitted_to = width
+        return self._widths
+
+    def shown_columns(self) -> list[str]:
+        """The keys of the columns that have room at the current width."""
+        widths = self._column_widths(self.scrollable_content_region.width)
+        return [c.key for c, w in zip(self.columns, widths, strict=True) if w]
 
     # ---------------------------------------------------------------- rendering
     def render_line(self, y: int) -> Strip:
@@ -349,7 +325,10 @@ class RowTable(ScrollView, can_focus=True):
                 row_style = base + self.get_component_rich_style("row-table--odd")
             else:
                 row_style = base
-            cells = [self.render_cell(row, c.key) for c in self.columns]
+            cells = [
+                self.render_cell(row, c.key) if w else Text("")
+                for c, w in zip(self.columns, widths, strict=True)
+            ]
             strip = self._strip(cells, widths, width, row_style)
             self._line_cache.set(cache_key, strip)
         return strip
@@ -371,6 +350,8 @@ class RowTable(ScrollView, can_focus=True):
         segments: list[Segment] = []
         console = self.app.console
         for column, cell, w in zip(self.columns, cells, widths, strict=True):
+            if not w:
+                continue
             cell = cell.copy()
             cell.no_wrap = True
             cell.truncate(w, overflow="ellipsis")

@@ -1,0 +1,115 @@
+"""Which actions apply to the selected thing: one function for the footer, the palette
+and the app.
+
+`why_not(name, subject, ctx)` is the one place that decides whether an action applies to
+the selected thing (a bullet row, a proposal, a conflict, a blocked pattern): the panes'
+`check_action` (what the footer shows or dims), the palette (what it offers) and the app
+(what a dimmed key says when pressed) all ask it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.binding import Binding
+
+from .spec import ActionSpec, Context, Refusal, Subject
+from .table import ACTIONS, side
+
+if TYPE_CHECKING:
+    from ...queue import Proposal
+    from ...store.views import BulletRow
+    from ..data import ConflictView
+
+NOUN = {"bullet": "bullet", "proposal": "proposal", "conflict": "conflict", "blocked": "pattern"}
+
+
+def actions_on(*subjects: Subject) -> list[ActionSpec]:
+    return [spec for spec in ACTIONS.values() if spec.on in subjects]
+
+
+def bindings_for(*subjects: Subject) -> list[Binding]:
+    """The key bindings of the actions on these subjects (a pane's BINDINGS)."""
+    return [
+        Binding(spec.key, spec.name, spec.label, tooltip=spec.tooltip, id=spec.binding_id)
+        for spec in actions_on(*subjects)
+    ]
+
+
+# ------------------------------------------------------------------------------ the rule
+
+
+def why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
+    """None when action `name` applies to `subject`; otherwise why not, in one line."""
+    spec = ACTIONS[name]
+    if spec.on == "none":
+        return None
+    if subject is None:
+        return Refusal(f"No {NOUN[spec.on]} is selected here.")
+    if spec.on == "bullet":
+        return _why_not_bullet(name, subject)
+    if spec.on == "proposal":
+        return _why_not_proposal(name, subject, ctx)
+    if spec.on == "conflict":
+        return _why_not_conflict(name, subject)
+    return None
+
+
+def _why_not_bullet(name: str, row: BulletRow) -> Refusal | None:
+    if row.state == "retired":
+        hide = name in ("unpin", "restore")
+        return Refusal(f"{row.id} is retired (superseded or inverted): it can only be read.", hide)
+    if name == "pin" and row.pinned:
+        return Refusal(f"{row.id} is already pinned.", hide=True)
+    if name == "unpin" and not row.pinned:
+        return Refusal(f"{row.id} is not pinned.", hide=True)
+    if name == "deprecate" and row.maturity == "deprecated":
+        return Refusal(f"{row.id} is already deprecated.", hide=True)
+    if name == "restore" and row.maturity != "deprecated":
+        return Refusal(f"{row.id} is {row.maturity}, not deprecated: nothing to restore.", True)
+    return None
+
+
+def _why_not_proposal(name: str, p: Proposal, ctx: Context) -> Refusal | None:
+    kind = str(p.delta.get("type", "?"))
+    if name in ("edit", "reject_block") and not isinstance(p.delta.get("content"), str):
+        verb = "edit" if name == "edit" else "block"
+        return Refusal(f"A {kind} proposal has no text to {verb}.")
+    if name in ("approve", "edit"):
+        gone = stale_targets(p, ctx)
+        if gone:
+            return Refusal(
+                f"Stale: {', '.join(gone)} retired since this was proposed. Reject it (x)."
+            )
+    return None
+
+
+def stale_targets(p: Proposal, ctx: Context) -> list[str]:
+    """The bullets a proposal refers to that are retired (or gone) by now."""
+    ids = p.delta.get("bullet_ids") or ([p.delta["bullet_id"]] if "bullet_id" in p.delta else [])
+    out = []
+    for bid in ids:
+        row = ctx.row(str(bid))
+        if row is None or row.state == "retired":
+            out.append(str(bid))
+    return out
+
+
+def _why_not_conflict(name: str, view: ConflictView) -> Refusal | None:
+    if name in ("deprecate_a", "deprecate_b"):
+        row = side(view, name[-1])
+        if row is None or row.state == "retired":
+            return Refusal("That bullet is retired already: keep both to close the flag.")
+    if name == "merge":
+        live = [r for r in (view.a, view.b) if r is not None and r.state != "retired"]
+        if len(live) < 2:
+            return Refusal("One side is retired: only a live pair can be merged.")
+    return None
+
+
+def check(name: str, subject: Any, ctx: Context) -> bool | None:
+    """`check_action`'s answer: True shown, None dimmed, False left out."""
+    refusal = why_not(name, subject, ctx)
+    if refusal is None:
+        return True
+    return False if refusal.hide else None

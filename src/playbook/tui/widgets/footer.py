@@ -1,0 +1,73 @@
+"""The footer: the focused pane's keys on the left; how to get help and how to leave always
+on the right, so a narrow terminal cuts the pane's last keys, never those.
+
+Textual's footer lists the focused widget's bindings first and the app's last, so at 80
+columns `? Help` and `q Quit` fell off the end. Here the app-level keys named in `PINNED`
+are pulled out of the flow and docked right beside the palette key; pane keys that would
+not fit whole are left out (the help screen lists them all), and below 120 columns the
+footer goes compact (no padding around keys).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+PINNED = ("help", "leave")  # actions kept visible at any width, in this order
+COMPACT_BELOW = 120
+
+
+class WorkbenchFooter(Footer):
+    DEFAULT_CSS = """
+    WorkbenchFooter #footer-pinned {
+        dock: right;
+        width: auto;
+        height: 1;
+        background: $footer-background;
+        padding: 0 0 0 1;
+    }
+    WorkbenchFooter #footer-pinned FooterKey { margin: 0 1 0 0; }
+    WorkbenchFooter #footer-pinned FooterKey.-command-palette {
+        dock: none;
+        border-left: none;
+        padding: 0;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        # The footer spans the screen; the app's width is known even before the first
+        # layout. (It recomposes whenever the bindings change, and the app refreshes the
+        # bindings when the terminal is resized.)
+        width = self.app.size.width
+        self.compact = width < COMPACT_BELOW
+        flowing: list[Widget] = []
+        pinned: dict[str, FooterKey] = {}
+        palette: FooterKey | None = None
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.has_class("-command-palette"):
+                palette = widget
+            elif isinstance(widget, FooterKey) and widget.action in PINNED:
+                pinned[widget.action] = widget
+            else:
+                flowing.append(widget)
+        room = width - sum(self._width(k) for k in (*pinned.values(), palette) if k)
+        for widget in flowing:
+            if isinstance(widget, FooterKey):
+                room -= self._width(widget)
+                if room < 2:
+                    break  # no key cut in half: the rest are in the help screen
+            yield widget
+        if pinned or palette:
+            with HorizontalGroup(id="footer-pinned"):
+                for action in PINNED:
+                    if action in pinned:
+                        yield pinned[action]
+                if palette is not None:
+                    yield palette
+
+    def _width(self, key: FooterKey) -> int:
+        """Cells a key takes in the footer (its padding and margin included)."""
+        return len(key.key_display) + len(key.description) + (2 if self.compact else 4)
