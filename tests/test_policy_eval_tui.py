@@ -8,7 +8,9 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Static
 
+from playbook.policy import Policy
 from playbook.store import PlaybookStore, connect
+from playbook.tui.app import Workbench
 from playbook.tui.screens.policy import PolicyScreen, open_policy_screen
 from playbook.tui.screens.policy_plot import ForestPlot
 
@@ -103,18 +105,13 @@ def app_policy():  # type: ignore[no-untyped-def]
 
 
 @async_test
-async def test_an_unreadable_policy_file_is_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_the_screen_evaluates_against_the_workbenchs_policy(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     _world(path)
-    bad = tmp_path / "playbook.toml"
-    bad.write_text("half_life_days = -3\n")
-    monkeypatch.setenv("PLAYBOOK_POLICY", str(bad))
-    app = make_app(path)
+    custom = Policy(half_life_days=45, harm_multiplier=2)
+    app = Workbench(path, policy=custom, poll_seconds=0.1)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
         open_policy_screen(app)
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, PolicyScreen)
-        assert any("half_life_days" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: isinstance(app.screen, PolicyScreen))
+        assert app.screen.policy == custom  # what `--policy` named, not the defaults

@@ -9,7 +9,6 @@ It only reads: writing a recommendation stays a deliberate `policy eval --write`
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,25 +28,10 @@ if TYPE_CHECKING:
     from ...policy_eval import EvalReport
 
 
-def current_policy(app: Any) -> Policy:
-    """The workbench's policy if it has one, else $PLAYBOOK_POLICY's, else the defaults."""
-    from ...policy import DEFAULT_POLICY, load_policy
-
-    policy = getattr(app, "policy", None)
-    if policy is not None:
-        return policy  # type: ignore[no-any-return]
-    path = os.environ.get("PLAYBOOK_POLICY")
-    return load_policy(path) if path else DEFAULT_POLICY
-
-
 def open_policy_screen(app: Any) -> None:
-    """The palette command's action."""
-    try:
-        policy = current_policy(app)
-    except Exception as exc:  # a policy file edited into something invalid meanwhile
-        app.notify(f"cannot read the policy: {exc}", severity="error", markup=False)
-        return
-    app.push_screen(PolicyScreen(app.source.path, policy))
+    """The palette command's action: evaluate against the policy the workbench scores with
+    (`--policy` / `$PLAYBOOK_POLICY`, read once when it started, as the CLI reads it)."""
+    app.push_screen(PolicyScreen(app.source.path, app.policy))
 
 
 class _Closed(Exception):

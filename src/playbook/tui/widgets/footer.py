@@ -22,15 +22,15 @@ COMPACT_BELOW = 120
 
 class WorkbenchFooter(Footer):
     DEFAULT_CSS = """
-    WorkbenchFooter #footer-pinned {
+    WorkbenchFooter .footer-pinned {
         dock: right;
         width: auto;
         height: 1;
         background: $footer-background;
         padding: 0 0 0 1;
     }
-    WorkbenchFooter #footer-pinned FooterKey { margin: 0 1 0 0; }
-    WorkbenchFooter #footer-pinned FooterKey.-command-palette {
+    WorkbenchFooter .footer-pinned FooterKey { margin: 0 1 0 0; }
+    WorkbenchFooter .footer-pinned FooterKey.-command-palette {
         dock: none;
         border-left: none;
         padding: 0;
@@ -61,7 +61,9 @@ class WorkbenchFooter(Footer):
                     break  # no key cut in half: the rest are in the help screen
             yield widget
         if pinned or palette:
-            with HorizontalGroup(id="footer-pinned"):
+            # A class, not an id: Textual may start a second recompose (bindings changed
+            # again) before the first has mounted, and two ids would collide.
+            with HorizontalGroup(classes="footer-pinned"):
                 for action in PINNED:
                     if action in pinned:
                         yield pinned[action]
