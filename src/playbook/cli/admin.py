@@ -132,7 +132,7 @@ def blocked(
 ) -> None:
     """List blocked patterns."""
     set_json(json_out)
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         items = [_block_dict(b) for b in store.blocked(include_inactive=all_)]
     lines = []
     for b in items:
@@ -160,7 +160,7 @@ def stats(json_out: bool = json_option()) -> None:
     from .. import queue
     from ..store.reports import bullet_counts, feedback_counts
 
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         counts = bullet_counts(store)
         ids = store.active_ids()
         scores = store.scores(ids) if ids else {}
@@ -223,7 +223,7 @@ def stale(
     set_json(json_out)
     from .. import review
 
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         found = review.stale(store, limit)
     data = found.to_dict()
     lines = [

@@ -54,7 +54,7 @@ def conflicts(
     set_json(json_out)
     from .. import review
 
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         views = review.conflicts(store, include_resolved=all_)
     items = [v.to_dict() for v in views]
     lines: list[str] = []

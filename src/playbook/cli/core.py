@@ -245,7 +245,7 @@ def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JS
     from ..review import NotFound, bullet_detail
     from .views import render_detail
 
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         try:
             data = bullet_detail(store, bullet_id).to_dict()
         except NotFound as exc:
@@ -281,7 +281,7 @@ def recall(
             when = parse_when(as_of)
         except ValueError:
             raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         vectors = None
         if semantic:
             from ..vectors import HashTrigramEmbedder, MemoryVectors

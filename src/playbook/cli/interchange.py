@@ -59,7 +59,7 @@ def export(
         )
     counts: dict[str, int] | None = None
     content: Any
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         if fmt == "agents-md":
             from ..interop.agents_md import render_store
 

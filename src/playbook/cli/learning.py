@@ -231,7 +231,7 @@ def proposals(
     _json(json_out)
     from ..queue import count_pending, pending
 
-    with open_store(create=False) as store:
+    with open_store(read_only=True) as store:
         items = pending(store, limit=limit)
         total = count_pending(store)
         data = {"pending": total, "proposals": [p.to_dict() for p in items]}

@@ -150,7 +150,7 @@ def policy_eval(
 
     bar = _ProgressBar("replaying the log", enabled=sys.stderr.isatty())
     try:
-        with open_store(create=False) as store:
+        with open_store(read_only=True) as store:
             report = evaluate(store, chosen, current=current, split=split, k=k, progress=bar)
     finally:
         bar.close()

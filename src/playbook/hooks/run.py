@@ -125,18 +125,15 @@ def _store(db: Path, policy: Path | None) -> Iterator[PlaybookStore]:
     """The playbook, which a hook never creates."""
     if not db.is_file():
         raise HookError(f"no playbook at {db}")
-    from playbook.store import PlaybookStore, connect
+    from playbook.store import open_store
 
     loaded = None
     if policy is not None:
         from playbook.policy import load_policy
 
         loaded = load_policy(policy)
-    conn = connect(db)
-    try:
-        yield PlaybookStore(conn, policy=loaded) if loaded else PlaybookStore(conn)
-    finally:
-        conn.close()
+    with open_store(db, loaded, mode="write") as store:
+        yield store
 
 
 def _give(

@@ -39,19 +39,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> str:
     from playbook.policy import load_policy
-    from playbook.store import PlaybookStore, connect
+    from playbook.store import open_store
 
     if not args.db.is_file():
         return f"session {args.transcript}: no playbook at {args.db}; nothing done"
     reflector = reflector_from_config(args.policy)
     policy = load_policy(args.policy) if args.policy is not None else None
-    conn = connect(args.db)
-    try:
-        store = PlaybookStore(conn, policy=policy) if policy else PlaybookStore(conn)
+    with open_store(args.db, policy, mode="write") as store:
         done = end_session(store, args.session_id, args.transcript, reflector, agent=args.agent)
         return done.summary()
-    finally:
-        conn.close()
 
 
 @contextmanager
