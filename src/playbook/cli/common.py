@@ -46,6 +46,7 @@ ERROR_CODES: dict[str, int] = {
     "backend_unavailable": EXIT_USER,
     "database_not_empty": EXIT_USER,
     "refused": EXIT_USER,
+    "permission_denied": EXIT_USER,
     "nothing_applied": EXIT_USER,
     "not_pending": EXIT_USER,
     "stale_proposal": EXIT_USER,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..errors import (
     DatabaseOpenError,
     NotFound,
+    PlaybookError,
     SchemaError,
     SchemaTooNewError,
     StoreError,
@@ -26,7 +27,8 @@ from .schema import (
     run_migrations,
     schema_version,
 )
-from .sqlite import BUSY_TIMEOUT_MS, connect, driver_error
+from .sqlite import BUSY_TIMEOUT_MS, connect
+from .sqlite import driver_error as _sqlite_error
 from .store import (
     BlockedPattern,
     Conflict,
@@ -38,10 +40,18 @@ from .store import (
     new_batch_id,
     parse_iso,
 )
-from .target import Target, open_store, resolve_target
+from .target import Target, open_executor, open_store, resolve_target
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+
+def driver_error(exc: BaseException) -> PlaybookError | None:
+    """The Playbook error for a database driver's exception that escaped the store (SQLite
+    or PostgreSQL), or None."""
+    from .postgres.dialect import driver_error as postgres_error
+
+    return _sqlite_error(exc) or postgres_error(exc)
 
 
 def open_database(path: str | Path) -> Database:
@@ -76,6 +86,7 @@ __all__ = [
     "memory_migration",
     "new_batch_id",
     "open_database",
+    "open_executor",
     "open_store",
     "parse_iso",
     "resolve_target",
