@@ -40,7 +40,7 @@ from .store import (
     new_batch_id,
     parse_iso,
 )
-from .target import Target, open_executor, open_store, resolve_target
+from .target import Target, holds_playbook, open_executor, open_store, resolve_target
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -82,6 +82,7 @@ __all__ = [
     "connect",
     "diagnose",
     "driver_error",
+    "holds_playbook",
     "iso",
     "memory_migration",
     "new_batch_id",

@@ -97,6 +97,12 @@ class StoreBase:
         """Changes whenever anyone commits to the playbook: compare two for live refresh."""
         return self.sql.change_token()
 
+    def listen(self) -> None:
+        """Make `change_token()` follow other connections' commits without asking the
+        database each time, where the backend can push them (PostgreSQL's LISTEN/NOTIFY; a
+        SQLite token is free to read already). For a long-lived watcher."""
+        self.sql.listen()
+
     def half_life(self, bullet: Bullet | None = None, value: float | None = None) -> float:
         if bullet is not None:
             value = bullet.half_life_days

@@ -128,6 +128,21 @@ def open_store(
         raise
 
 
+def holds_playbook(target: str | os.PathLike[str] | Target) -> bool:
+    """Whether there is a playbook at `target` already (a database URL: by connecting)."""
+    where = resolve_target(target)
+    if where.is_file:
+        return where.exists() and where.location != ":memory:"
+    try:
+        ex = open_executor(where, "read")
+    except (errors.NoDatabase, errors.NotAPlaybook):
+        return False
+    try:
+        return schema_version(ex) > 0
+    finally:
+        ex.close()
+
+
 def open_executor(target: str | os.PathLike[str] | Target, mode: Mode = "create") -> Executor:
     """The executor on `target` in `mode`, without the version checks of `open_store`."""
     where = resolve_target(target)
