@@ -17,16 +17,14 @@ from typing import Any
 
 import pytest
 
-from playbook.curation import curate
 from playbook.interop.snapshot import export_snapshot, to_json
-from playbook.outcomes import apply_outcome
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
 
 from .conftest import Clock
-from .varied import build_varied
+from .varied import build_with_outcomes as history
 
 pytestmark = pytest.mark.postgres
 
@@ -45,23 +43,6 @@ def same_ids(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     restart()
     monkeypatch.setattr("playbook.store.ids.random_hex", counter)
     yield restart
-
-
-def history(store: PlaybookStore, clock: Clock) -> dict[str, str]:
-    """`build_varied` (a bit of everything), then outcomes with receipts and a replay."""
-    ids = build_varied(store, clock)
-    live = [b.id for b in store.bullets()][:3]
-    for i in range(4):
-        clock.advance(hours=7)
-        r = apply_outcome(
-            store,
-            {"outcome": ["success", "failure", "partial"][i % 3], "bullet_ids": live,
-             "receipt": f"task-{i}", "context": f"task {i}"},
-        )  # fmt: skip
-        assert r.applied
-    assert apply_outcome(store, {"outcome": "success", "receipt": "task-0"}).replayed
-    curate(store, [{"type": "harmful", "bullet_id": live[0], "reason": "outdated"}])
-    return ids
 
 
 def evidence_rows(store: PlaybookStore) -> list[tuple[Any, ...]]:

@@ -154,10 +154,9 @@ def _read_input(source: str, max_bytes: int) -> bytes:
 def _remove_database(where: Target) -> None:
     """Remove a playbook file the failed import created (a database on a server keeps its
     empty playbook: the import was one transaction, so it holds nothing of it)."""
-    if not where.is_file:
-        return
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{where.path}{suffix}").unlink(missing_ok=True)
+    from ..store import remove_playbook_file
+
+    remove_playbook_file(where)
 
 
 _LABELS = {

@@ -19,6 +19,7 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
+from .copying import CopyReport, copy_playbook
 from .doctor import Diagnosis, diagnose
 from .schema import (
     MEMORY_LATEST,
@@ -40,7 +41,14 @@ from .store import (
     new_batch_id,
     parse_iso,
 )
-from .target import Target, holds_playbook, open_executor, open_store, resolve_target
+from .target import (
+    Target,
+    holds_playbook,
+    open_executor,
+    open_store,
+    remove_playbook_file,
+    resolve_target,
+)
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -67,6 +75,7 @@ __all__ = [
     "MEMORY_LATEST",
     "BlockedPattern",
     "Conflict",
+    "CopyReport",
     "DatabaseOpenError",
     "Decision",
     "Diagnosis",
@@ -80,6 +89,7 @@ __all__ = [
     "StoreError",
     "Target",
     "connect",
+    "copy_playbook",
     "diagnose",
     "driver_error",
     "holds_playbook",
@@ -90,6 +100,7 @@ __all__ = [
     "open_executor",
     "open_store",
     "parse_iso",
+    "remove_playbook_file",
     "resolve_target",
     "run_migrations",
     "schema_version",

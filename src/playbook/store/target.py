@@ -128,6 +128,15 @@ def open_store(
         raise
 
 
+def remove_playbook_file(where: Target) -> None:
+    """Remove a playbook file (and its journal files) that a failed command created; a
+    database on a server is left as it is (the failed write was one transaction)."""
+    if not where.is_file or where.location == ":memory:":
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{where.path}{suffix}").unlink(missing_ok=True)
+
+
 def holds_playbook(target: str | os.PathLike[str] | Target) -> bool:
     """Whether there is a playbook at `target` already (a database URL: by connecting)."""
     where = resolve_target(target)

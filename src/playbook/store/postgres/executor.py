@@ -244,6 +244,22 @@ class PostgresExecutor:
         self._depth = 0
         self._commit()
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Many reads that see one state of the playbook (a REPEATABLE READ transaction that
+        only reads: writers go on meanwhile and are not seen)."""
+        if self._depth:
+            yield
+            return
+        try:
+            self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        except psycopg.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            yield
+        finally:
+            self._rollback()
+
     def _commit(self) -> None:
         try:
             if self._wrote and self._has_counter():

@@ -156,6 +156,19 @@ class SqliteExecutor:
         self._depth = 0
         self.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Many reads that see one state of the database (a read transaction: in WAL
+        mode, writers go on meanwhile and are not seen)."""
+        if self._depth:
+            yield
+            return
+        self.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._rollback()
+
     def _rollback(self) -> None:
         # SQLite may have rolled back already (a full disk, an I/O error).
         with suppress(sqlite3.Error):
