@@ -73,6 +73,7 @@ from . import index  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
+from . import pg  # noqa: E402,F401
 from . import hooks  # noqa: E402,F401
 # isort: on
 

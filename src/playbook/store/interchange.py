@@ -135,6 +135,7 @@ def insert_rows(
     keyless = _insert_sql(table, tuple(c for c in cols if c != INTEGER_KEYS.get(table)))
     encoded = [c for c in cols if (table, c) in JSON_COLUMNS or (table, c) in BOOL_COLUMNS]
     n = 0
+    explicit = False  # rows came with their own integer keys
     for batch in _batches(rows):
         last_seq = _last_seq(store) if table == "bullets" else 0
         values = [[row.get(c) for c in cols] for row in batch]
@@ -147,6 +148,7 @@ def insert_rows(
         else:  # rows without an id take the next one (SQLite does that for a NULL key)
             for given, group in groupby(values, key=lambda v: v[key] is not None):
                 run = list(group)
+                explicit = explicit or given
                 if not given:
                     run = [v[:key] + v[key + 1 :] for v in run]
                 store.sql.executemany(sql if given else keyless, run)
@@ -159,7 +161,7 @@ def insert_rows(
         n += len(batch)
         if on_rows is not None:
             on_rows(len(batch))
-    if n and table in INTEGER_KEYS and INTEGER_KEYS[table] in cols:
+    if explicit:
         store.sql.keys_written(table, INTEGER_KEYS[table])
     return n
 
