@@ -40,7 +40,8 @@ def _root(
     db: str | None = typer.Option(
         None,
         "--db",
-        help="Playbook file. Default: $PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
+        help="Playbook file, or a postgresql:// URL (a team's shared playbook). Default: "
+        "$PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
         envvar="PLAYBOOK_DB",
         show_envvar=False,
     ),
