@@ -101,3 +101,17 @@ def test_the_incremental_fold_equals_a_fold_from_scratch_bit_for_bit(
     assert store.evidence_watermark() == 0
     assert store.sync_evidence() == store.event_count()
     assert evidence_rows(store) == folded
+
+
+def test_nul_in_text_is_the_one_difference(store: PlaybookStore) -> None:
+    """SQLite stores U+0000 in text; PostgreSQL's text cannot hold it. There the write is
+    refused as invalid input, and nothing of it is stored."""
+    from playbook.errors import InvalidInput
+
+    text = "Run\x00 the tests"
+    if store.sql.dialect == "sqlite":
+        assert store.get_bullet(store.insert_bullet(text).id).content == text
+        return
+    with pytest.raises(InvalidInput, match="NUL"):
+        store.insert_bullet(text)
+    assert store.count_bullets() == 0

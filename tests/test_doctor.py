@@ -17,6 +17,9 @@ from playbook.store import testing as raw
 
 from .conftest import Clock
 
+# SQLite only, on purpose: damaged pages of a file.
+pytestmark = pytest.mark.sqlite_only
+
 
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -38,6 +38,10 @@ from playbook.store.testing import damage_table
 
 from .conftest import Clock
 
+# SQLite only, on purpose: upgrades and damage of files; the PostgreSQL steps run in every
+# PostgreSQL test (each opens a fresh schema) and are frozen with the SQLite ones.
+pytestmark = pytest.mark.sqlite_only
+
 NOTE_STEP = ("ALTER TABLE bullets ADD COLUMN note TEXT",)
 LATEST = len(MEMORY_STEPS)  # what this Playbook writes
 NEXT = LATEST + 1  # a step a later Playbook adds
