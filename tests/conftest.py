@@ -9,6 +9,8 @@ import pytest
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 
+from . import pg_support
+
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
@@ -36,9 +38,23 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "state.sqlite3"
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each test that takes a playbook runs on both backends: parity, test by test."""
+    return str(request.param)
+
+
 @pytest.fixture
-def store(db_path: Path, clock: Clock) -> Iterator[PlaybookStore]:
-    with open_store(db_path, clock=clock) as opened:
+def db_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> str | Path:
+    """Where the test's playbook is: a file, or a fresh schema on the test server."""
+    if backend == "sqlite":
+        return db_path
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(db_target: str | Path, clock: Clock) -> Iterator[PlaybookStore]:
+    with open_store(db_target, clock=clock) as opened:
         yield opened
 
 
@@ -53,8 +69,38 @@ def dump(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
 # path is used, and the processes a test starts are its own. Module-scoped fixtures (the
 # demo playbook, for instance) are built once per worker that runs their module.
 #
-# PostgreSQL (issue 16) goes here: ONE throwaway cluster per run, started by a
-# session-scoped fixture on the controller side (or by `.ci/run`, passing its URL in an
-# environment variable), and ONE schema per worker, named after xdist's `worker_id`
-# fixture ("gw0", "gw1", ... or "master" without workers), created at session start and
-# dropped at the end, so workers never see each other's rows.
+# PostgreSQL: ONE server per run (tests/pg_support.py), started by the controller process
+# (or given by `.ci/run` / a developer in $PLAYBOOK_TEST_PG), shared by every worker; each
+# test that asks for `pg_url` gets a schema of its own on it, named after the worker
+# ("gw0", "gw1", ... or "master") and a counter, so no two tests see each other's rows.
+# Without a server (no PostgreSQL installed) the PostgreSQL half is skipped with the reason,
+# unless $PLAYBOOK_REQUIRE_PG is set (CI), where it fails.
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    pg_support.configure(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    pg_support.unconfigure(config)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    terminalreporter.write_line(pg_support.summary_line())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    pg_support.deselect_sqlite_only(config, items)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """The base URL of the run's PostgreSQL server (skips, or fails under
+    $PLAYBOOK_REQUIRE_PG, when there is none)."""
+    return pg_support.server_url()
+
+
+@pytest.fixture
+def pg_url(pg_server: str, worker_id: str) -> str:
+    """A URL whose playbook is a schema of its own (created by the first open)."""
+    return pg_support.fresh_target(pg_server, worker_id)

@@ -91,8 +91,8 @@ def test_outcome_reports_are_bounded(store: PlaybookStore) -> None:
     assert dump(store) == before
 
 
-def test_the_mcp_tools_bound_their_parameters_and_echo_a_prefix(db_path: Path, store) -> None:
-    tools = PlaybookTools(db_path)
+def test_the_mcp_tools_bound_their_parameters_and_echo_a_prefix(db_target, store) -> None:
+    tools = PlaybookTools(db_target)
     for call, needle in [
         (lambda: tools.show_bullet(HUGE_ID), "bullet_id is 5,000,002 characters"),
         (lambda: tools.show_bullet("b-" + "7" * 100), "no bullet with id 'b-777"),

@@ -1,15 +1,16 @@
-"""Many writers, one file: nothing lost, nothing doubled, nobody locked out.
+"""Many writers, one playbook: nothing lost, nothing doubled, nobody locked out.
 
 Eight processes run curate batches (adds, helpful and harmful votes on each other's bullets)
-and task outcomes with receipts against one database file, starting together on a file that
-does not exist yet, while a ninth recalls and scores in a loop. Each writer reports what it
-committed; the file must hold exactly that: every feedback event once, every bullet with
-its batch id, every receipt with its events, every batch's decisions, the evidence cache
-equal to the log, and `PRAGMA integrity_check` ok. No process may see any error (a
-"database is locked" would be one). The reader's semantic recalls write embeddings to the
-cache meanwhile, as an agent's recall does.
+and task outcomes with receipts against one playbook, starting together on a file (or a
+PostgreSQL schema) that does not exist yet, while a ninth recalls and scores in a loop.
+Each writer reports what it committed; the playbook must hold exactly that: every feedback
+event once, every bullet with its batch id, every receipt with its events, every batch's
+decisions, the evidence cache equal to the log (and, bit for bit, to a fold of the whole
+log from scratch), and on SQLite `PRAGMA integrity_check` ok. No process may see any error
+(a "database is locked", or a serialization failure, would be one). The reader's semantic
+recalls write embeddings to the cache meanwhile, as an agent's recall does.
 
-The CI variant runs 8 x 100 batches; `pytest -m slow` runs 8 x 300.
+Both backends: the CI variant runs 8 x 100 batches; `pytest -m slow` runs 8 x 300.
 """
 
 from __future__ import annotations
@@ -22,16 +23,20 @@ from typing import Any
 import pytest
 
 from playbook import scoring
-from playbook.store import PlaybookStore, connect
+from playbook.store import open_store
+from playbook.store import testing as raw
 
+from . import pg_support
 from .workers.load import UNKNOWN_ID, open_together, run_reader, run_writer
 from .workers.processes import context
 
 WRITERS = 8
 
 
-def run_load(tmp_path: Path, batches: int, timeout: float) -> tuple[list[dict[str, Any]], Path]:
-    db = tmp_path / "shared.sqlite3"
+def run_load(
+    tmp_path: Path, batches: int, timeout: float, db: str | Path | None = None
+) -> tuple[list[dict[str, Any]], str | Path]:
+    db = db or tmp_path / "shared.sqlite3"
     ctx = context()
     stop, ready = ctx.Event(), ctx.Event()
     reader_out = tmp_path / "reader.json"
@@ -68,14 +73,14 @@ def run_load(tmp_path: Path, batches: int, timeout: float) -> tuple[list[dict[st
     return reports, db
 
 
-def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[str, int]:
+def check_file(reports: list[dict[str, Any]], db: str | Path, batches: int) -> dict[str, int]:
     for r in reports:
         assert r["errors"] == [], f"writer {r['writer']}: {r['errors'][0]}"
         assert len(r["batches"]) + r["replays"] == batches
-    conn = connect(db)
-    store = PlaybookStore(conn)
-    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    store = open_store(db)
+    if store.sql.dialect == "sqlite":  # (PostgreSQL checks its keys on every write)
+        assert raw.rows(store, "PRAGMA integrity_check") == [("ok",)]
+        assert raw.rows(store, "PRAGMA foreign_key_check") == []
 
     # Every feedback event exactly once, and nothing else in the log.
     reported = Counter(
@@ -85,8 +90,8 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
     )
     stored = Counter(
         (bid, kind, context, round(weight, 9))
-        for bid, kind, context, weight in conn.execute(
-            "SELECT bullet_id, kind, context, weight FROM feedback"
+        for bid, kind, context, weight in raw.rows(
+            store, "SELECT bullet_id, kind, context, weight FROM feedback"
         )
     )
     assert stored == reported
@@ -97,7 +102,7 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
     # (inversions add the AVOID: twins).
     bullets = {
         bid: (content, batch)
-        for bid, content, batch in conn.execute("SELECT id, content, batch_id FROM bullets")
+        for bid, content, batch in raw.rows(store, "SELECT id, content, batch_id FROM bullets")
     }
     added = {bid: (content, batch) for r in reports for bid, content, batch in r["bullets"]}
     inverted = {new: old for r in reports for old, new in r["inversions"]}
@@ -105,18 +110,19 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
     assert set(bullets) == set(added) | set(inverted)
 
     # Receipts: each once, with its events; batch decisions: each delta logged once.
-    receipts = dict(conn.execute("SELECT receipt, outcome FROM receipts").fetchall())
+    receipts = dict(raw.rows(store, "SELECT receipt, outcome FROM receipts"))
     assert sorted(receipts) == sorted(rc for r in reports for rc, _ in r["receipts"])
     for r in reports:
         for receipt, n in r["receipts"]:
-            got = conn.execute("SELECT COUNT(*) FROM feedback WHERE receipt = ?", (receipt,))
-            assert got.fetchone()[0] == n
+            got = raw.value(store, "SELECT COUNT(*) FROM feedback WHERE receipt = ?", (receipt,))
+            assert got == n
     logged = Counter(
         dict(
-            conn.execute(
+            raw.rows(
+                store,
                 "SELECT batch_id, COUNT(*) FROM decisions WHERE action IN "
-                "('add', 'helpful', 'harmful', 'outcome') GROUP BY batch_id"
-            ).fetchall()
+                "('add', 'helpful', 'harmful', 'outcome') GROUP BY batch_id",
+            )
         )
     )
     expected = Counter({b: n for r in reports for b, _, n in r["batches"] if n})
@@ -124,15 +130,23 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
 
     # The incremental evidence cache equals the decayed sums recomputed from the raw log.
     now = store.now()
-    ids = [row[0] for row in conn.execute("SELECT id FROM bullets")]
+    ids = [row[0] for row in raw.rows(store, "SELECT id FROM bullets")]
     evidence = store.evidence_many(ids, at=now)
-    raw = store.raw_events(ids)
+    log = store.raw_events(ids)
     for bid in ids:
-        h, x = scoring.decayed_totals(raw.get(bid, []), scoring.days(now), store.half_life())
+        h, x = scoring.decayed_totals(log.get(bid, []), scoring.days(now), store.half_life())
         assert evidence[bid].helpful == pytest.approx(h, rel=1e-9, abs=1e-12)
         assert evidence[bid].harmful == pytest.approx(x, rel=1e-9, abs=1e-12)
-    embeddings = conn.execute("SELECT COUNT(*) FROM cache_blob").fetchone()[0]
-    conn.close()
+    # ... and, bit for bit, to the cache a fold of the whole log from scratch gives.
+    cache = "SELECT * FROM evidence ORDER BY bullet_id"
+    folded = raw.rows(store, cache)
+    with store.transaction():
+        raw.run(store, "DELETE FROM evidence")
+        raw.run(store, "UPDATE meta SET value = '0' WHERE key = 'evidence_watermark'")
+    store.sync_evidence()
+    assert raw.rows(store, cache) == folded
+    embeddings = raw.value(store, "SELECT COUNT(*) FROM cache_blob")
+    store.close()
     return {
         "batches": sum(len(r["batches"]) for r in reports),
         "events": sum(stored.values()),
@@ -143,16 +157,18 @@ def check_file(reports: list[dict[str, Any]], db: Path, batches: int) -> dict[st
     }
 
 
-def test_eight_writers_and_a_reader_lose_nothing(tmp_path: Path) -> None:
-    reports, db = run_load(tmp_path, batches=100, timeout=120)
+def test_eight_writers_and_a_reader_lose_nothing(tmp_path: Path, db_target: str | Path) -> None:
+    reports, db = run_load(tmp_path, batches=100, timeout=120, db=db_target)
     totals = check_file(reports, db, batches=100)
     assert totals["events"] > 1000 and totals["receipts"] > 100
     assert totals["embeddings"] > 0  # the reader's semantic recalls wrote too
 
 
 @pytest.mark.slow
-def test_eight_writers_and_a_reader_lose_nothing_long(tmp_path: Path) -> None:
-    reports, db = run_load(tmp_path, batches=300, timeout=900)
+def test_eight_writers_and_a_reader_lose_nothing_long(
+    tmp_path: Path, db_target: str | Path
+) -> None:
+    reports, db = run_load(tmp_path, batches=300, timeout=900, db=db_target)
     totals = check_file(reports, db, batches=300)
     assert totals["events"] > 4000
 
@@ -167,22 +183,27 @@ def test_the_check_notices_a_lost_event(tmp_path: Path) -> None:
         check_file(reports, db, batches=3)
 
 
-def test_processes_opening_a_new_file_together_all_get_in(tmp_path: Path) -> None:
+def test_processes_opening_a_new_file_together_all_get_in(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
     """Agents often start together on a playbook that does not exist yet. Switching a new
     file to WAL takes a lock that SQLite's busy timeout does not wait for; every opener must
     still get in (this once failed about one round in four with "not a usable SQLite
-    database (database is locked)")."""
+    database (database is locked)"). On PostgreSQL they race to create the schema and to
+    migrate it."""
     ctx = context()
     failures: list[str] = []
     for round_ in range(20):
         folder = tmp_path / f"round{round_}"
         folder.mkdir()
+        if backend == "sqlite":
+            target = str(folder / "new.sqlite3")
+        else:  # a schema nobody has made yet
+            server = request.getfixturevalue("pg_server")
+            target = pg_support.fresh_target(server, request.getfixturevalue("worker_id"))
         barrier = ctx.Barrier(WRITERS)
         outs = [folder / f"{i}.txt" for i in range(WRITERS)]
-        procs = [
-            ctx.Process(target=open_together, args=(str(folder / "new.sqlite3"), barrier, str(o)))
-            for o in outs
-        ]
+        procs = [ctx.Process(target=open_together, args=(target, barrier, str(o))) for o in outs]
         for p in procs:
             p.start()
         for p in procs:

@@ -38,6 +38,10 @@ from playbook.store import PlaybookStore, connect
 from .workers.crash import SESSION, marker, run_batches, run_reflections
 from .workers.processes import context
 
+# SQLite only, on purpose: SIGKILL mid-transaction and PRAGMA integrity_check on a file (a killed
+# client's transaction on PostgreSQL is the server's to roll back).
+pytestmark = pytest.mark.sqlite_only
+
 CURATE_ACTIONS = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
 
 

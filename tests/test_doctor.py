@@ -12,10 +12,13 @@ import pytest
 
 from playbook.cli import main
 from playbook.curation import curate
-from playbook.store import diagnose, open_store
+from playbook.store import MEMORY_LATEST, diagnose, open_store
 from playbook.store import testing as raw
 
 from .conftest import Clock
+
+# SQLite only, on purpose: damaged pages of a file.
+pytestmark = pytest.mark.sqlite_only
 
 
 def sha(path: Path) -> str:
@@ -82,7 +85,7 @@ def test_doctor_on_a_sound_playbook(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["--db", str(path), "doctor", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)["data"]
     assert report["healthy"] is True and report["problems"] == [] and report["recovery"] == []
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == MEMORY_LATEST
     assert report["readable"]["bullets"] == 40 and report["readable"]["feedback"] == 5
 
 

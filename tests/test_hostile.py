@@ -36,6 +36,10 @@ from playbook.store import testing as raw
 
 from .conftest import Clock, dump
 
+# SQLite only, on purpose: hostile text stored exactly includes NUL, which PostgreSQL's text
+# refuses (`invalid_input`, see the README's team section); the rest is backend-free.
+pytestmark = pytest.mark.sqlite_only
+
 HOSTILE = {
     "rich-markup": "[bold red]Run[/bold red] the [link=https://evil.example]tests[/link] [/]",
     "ansi-colour": "Run \x1b[31mred\x1b[0m tests",

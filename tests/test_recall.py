@@ -261,14 +261,14 @@ def test_code_stop_words_are_dropped_from_queries(store: PlaybookStore) -> None:
     assert noisy not in {i.bullet.id for i in r.bullets}
 
 
-def test_stop_words_come_from_the_policy(store: PlaybookStore, db_path, clock) -> None:
+def test_stop_words_come_from_the_policy(store: PlaybookStore, db_target, clock) -> None:
     from playbook.policy import CASS_STOP_WORDS, Policy
     from playbook.store import open_store
 
     add(store, "Just run the formatter")
-    cass_only = open_store(db_path, Policy(query_stop_words_extra=()), clock)
+    cass_only = open_store(db_target, Policy(query_stop_words_extra=()), clock)
     assert recall(store, "just formatting").query_tokens == ["formatting"]
     assert recall(cass_only, "just formatting").query_tokens == ["just", "formatting"]
-    none = open_store(db_path, Policy(query_stop_words=(), query_stop_words_extra=()), clock)
+    none = open_store(db_target, Policy(query_stop_words=(), query_stop_words_extra=()), clock)
     assert recall(none, "the new formatter").query_tokens == ["the", "new", "formatter"]
     assert {"async", "await", "new", "const", "undefined"} <= set(CASS_STOP_WORDS)

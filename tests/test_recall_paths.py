@@ -94,13 +94,13 @@ def test_fast_path_equals_the_log_path_with_vectors(store: PlaybookStore, clock:
 
 
 def test_rank_table_sees_writes_from_this_and_other_connections(
-    store: PlaybookStore, clock: Clock, db_path
+    store: PlaybookStore, clock: Clock, db_target
 ) -> None:
-    from playbook.store import connect
+    from playbook.store import open_store
 
     a = curate(store, [{"type": "add", "content": "Pin npm in CI"}]).added[0]
     assert [i.bullet.id for i in recall(store, "npm").bullets] == [a]
-    other = PlaybookStore(connect(db_path), clock=clock)
+    other = open_store(db_target, clock=clock)
     b = curate(other, [{"type": "add", "content": "Cache npm downloads"}]).added[0]
     curate(other, [{"type": "helpful", "bullet_id": b}])
     assert [i.bullet.id for i in recall(store, "npm").bullets] == [b, a]

@@ -38,7 +38,13 @@ from playbook.store.testing import damage_table
 
 from .conftest import Clock
 
+# SQLite only, on purpose: upgrades and damage of files; the PostgreSQL steps run in every
+# PostgreSQL test (each opens a fresh schema) and are frozen with the SQLite ones.
+pytestmark = pytest.mark.sqlite_only
+
 NOTE_STEP = ("ALTER TABLE bullets ADD COLUMN note TEXT",)
+LATEST = len(MEMORY_STEPS)  # what this Playbook writes
+NEXT = LATEST + 1  # a step a later Playbook adds
 
 
 def sha(path: Path) -> str:
@@ -108,7 +114,7 @@ def test_a_plain_sqlite_file_without_migrations_is_upgraded(tmp_path: Path) -> N
     raw.close()
     conn = connect(path)
     PlaybookStore(conn)
-    assert schema_version(conn) == 1
+    assert schema_version(conn) == LATEST
     assert conn.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
     conn.close()
 
@@ -121,10 +127,10 @@ def test_a_later_step_upgrades_a_file_with_data(tmp_path: Path) -> None:
     conn = connect(path)
     before = conn.execute("SELECT id, content FROM bullets ORDER BY id").fetchall()
     events = conn.execute("SELECT * FROM feedback").fetchall()
-    v2 = Migration("memory", 2, (*MEMORY_STEPS, NOTE_STEP))
-    assert run_migrations(conn, [v2]) == [("memory", 2)]
+    v2 = Migration("memory", NEXT, (*MEMORY_STEPS, NOTE_STEP))
+    assert run_migrations(conn, [v2]) == [("memory", NEXT)]
     assert run_migrations(conn, [v2]) == []
-    assert schema_version(conn) == 2
+    assert schema_version(conn) == NEXT
     assert conn.execute("SELECT id, content FROM bullets ORDER BY id").fetchall() == before
     assert conn.execute("SELECT * FROM feedback").fetchall() == events
     assert conn.execute("SELECT COUNT(note) FROM bullets").fetchone() == (0,)
@@ -136,11 +142,11 @@ def test_a_failing_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     playbook_file(path)
     conn = connect(path)
     before = list(conn.iterdump())
-    broken = Migration("memory", 2, (*MEMORY_STEPS, (*NOTE_STEP, "CREATE TABLE broken (")))
+    broken = Migration("memory", NEXT, (*MEMORY_STEPS, (*NOTE_STEP, "CREATE TABLE broken (")))
     with pytest.raises(DatabaseError, match="incomplete input"):
         run_migrations(conn, [broken])
     assert list(conn.iterdump()) == before
-    assert schema_version(conn) == 1
+    assert schema_version(conn) == LATEST
     conn.close()
 
 
@@ -148,14 +154,14 @@ def test_a_failing_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
 @pytest.mark.parametrize("journal", ["wal", "delete"])
 def test_a_newer_file_is_refused_byte_for_byte_untouched(tmp_path: Path, journal: str) -> None:
     path = tmp_path / "newer.sqlite3"
-    playbook_file(path, Migration("memory", 2, (*MEMORY_STEPS, NOTE_STEP)))
+    playbook_file(path, Migration("memory", NEXT, (*MEMORY_STEPS, NOTE_STEP)))
     raw = sqlite3.connect(str(path), isolation_level=None)
     raw.execute(f"PRAGMA journal_mode={journal}")
     raw.close()
     digest = sha(path)
 
     conn = connect(path)
-    with pytest.raises(SchemaTooNewError, match="version 2, newer than this Playbook"):
+    with pytest.raises(SchemaTooNewError, match=f"version {NEXT}, newer than this Playbook"):
         PlaybookStore(conn)
     with pytest.raises(SchemaTooNewError):  # nor any other namespace first
         run_migrations(
@@ -170,7 +176,7 @@ def test_the_cli_refuses_a_newer_file_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "newer.sqlite3"
-    playbook_file(path, Migration("memory", 2, (*MEMORY_STEPS, NOTE_STEP)))
+    playbook_file(path, Migration("memory", NEXT, (*MEMORY_STEPS, NOTE_STEP)))
     digest = sha(path)
     for args in (["recall", "pytest"], ["add", "Run the linter"], ["init"]):
         assert main(["--db", str(path), *args]) == 3
@@ -253,3 +259,36 @@ def test_the_installed_command_exits_3_without_a_traceback(tmp_path: Path) -> No
     assert proc.returncode == 3
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------ step 2: order columns
+ORDERED = ("receipts", "watermarks", "proposals", "blocked_patterns")
+
+
+def test_step_2_keeps_the_insertion_order_of_rows_keyed_by_text(tmp_path: Path) -> None:
+    """Version 1 ordered these tables by SQLite's hidden rowid; step 2 writes that order
+    into `seq`, and the append-only rule on receipts survives the step."""
+    conn = connect(tmp_path / "v1.sqlite3")
+    run_migrations(conn, [memory_migration(1)])
+    for i, key in enumerate(["zz", "aa", "mm"]):  # keys that sort against insertion order
+        conn.execute("INSERT INTO receipts VALUES (?, 't', 'success', NULL)", (f"r-{key}",))
+        conn.execute("INSERT INTO watermarks VALUES (?, ?, 't')", (f"s-{key}", i))
+        conn.execute(
+            "INSERT INTO blocked_patterns (id, pattern, normalized, reason, actor, created_at) "
+            "VALUES (?, 'p', 'p', 'r', 'human', 't')",
+            (f"p-{key}",),
+        )
+        conn.execute("INSERT INTO proposals (id, delta, created_at) VALUES (?, '{}', 't')", (key,))
+    before = {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in ORDERED}
+
+    assert run_migrations(conn, [memory_migration()]) == [("memory", 2)]
+    for table in ORDERED:
+        rows = conn.execute(f"SELECT *, seq FROM {table} ORDER BY seq").fetchall()
+        assert [r[:-2] for r in rows] == before[table]  # (`*` now ends with seq too)
+        assert [r[-1] for r in rows] == [1, 2, 3]
+    store = PlaybookStore(conn, clock=Clock())
+    store.add_receipt("r-new", "success", None)
+    assert conn.execute("SELECT seq FROM receipts WHERE receipt = 'r-new'").fetchone() == (4,)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE receipts SET outcome = 'failure'")
+    conn.close()

@@ -216,13 +216,13 @@ def test_staleness_after_180_days_of_silence(store, clock: Clock) -> None:
     assert s.helpful == pytest.approx(0.5 ** (180 / 90))  # staleness changes no score
 
 
-def test_policy_change_rescores_history(store, clock: Clock, db_path) -> None:
+def test_policy_change_rescores_history(store, clock: Clock, db_target) -> None:
     bid = add(store)
     vote(store, bid, n=4)
     clock.advance(days=30)
     from playbook.store import open_store
 
-    fast = open_store(db_path, clock=clock, policy=Policy(half_life_days=15))
+    fast = open_store(db_target, clock=clock, policy=Policy(half_life_days=15))
     assert fast.score(bid).helpful == pytest.approx(4 * 0.25)
     assert store.score(bid).helpful == pytest.approx(4 * 0.5 ** (30 / 90))
 

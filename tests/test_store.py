@@ -15,6 +15,7 @@ from playbook import memory_migration, open_database, run_migrations
 from playbook.curation import curate
 from playbook.errors import ConstraintError
 from playbook.store import (
+    MEMORY_LATEST,
     DatabaseOpenError,
     PlaybookStore,
     SchemaTooNewError,
@@ -70,12 +71,13 @@ def test_other_namespaces_are_left_alone(db_path: Path) -> None:
 def test_a_newer_database_is_refused_untouched(db_path: Path) -> None:
     db = open_database(db_path)
     run_migrations(db, [memory_migration(1)])
-    db.conn.execute("INSERT INTO _migrations VALUES ('memory', 2, 'the future')")
+    future = MEMORY_LATEST + 1
+    db.conn.execute("INSERT INTO _migrations VALUES ('memory', ?, 'the future')", (future,))
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.conn.close()
     digest = hashlib.sha256(db_path.read_bytes()).hexdigest()
     conn = connect(db_path)
-    with pytest.raises(SchemaTooNewError, match="version 2, newer"):
+    with pytest.raises(SchemaTooNewError, match=f"version {future}, newer"):
         PlaybookStore(conn)
     with pytest.raises(SchemaTooNewError):
         run_migrations(conn, [memory_migration(1)])
@@ -211,7 +213,10 @@ def test_core_imports_no_textual() -> None:
 
 # Digests of the released schema steps. A file that says "memory v1" must have exactly this
 # schema, so a shipped step is never edited: change the schema by adding a step.
-RELEASED_MEMORY_STEPS = ["f4c334fbf0c326c59113b97acb862aec0c47a4437ead0459302fde943e07f5e3"]
+RELEASED_MEMORY_STEPS = [
+    "f4c334fbf0c326c59113b97acb862aec0c47a4437ead0459302fde943e07f5e3",
+    "e34efccd59d5242e0f1912324172c8ed1356b512454faa6d18aa46c498c94dc1",
+]
 
 
 def test_released_migration_steps_are_frozen() -> None:

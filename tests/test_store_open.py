@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -128,8 +129,18 @@ def test_an_empty_database_location_is_a_usage_error(tmp_path: Path, how: str) -
     assert not (tmp_path / "xdg").exists()  # no fallback to the default path
 
 
+def _nobody_listens() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def test_a_postgresql_url_is_never_taken_for_a_path(tmp_path: Path) -> None:
-    for url in ("postgresql://me@localhost:5432/playbook", "postgres://me:secret@db/pb"):
+    port = _nobody_listens()
+    for url in (
+        f"postgresql://me@127.0.0.1:{port}/playbook",
+        f"postgres://me:secret@127.0.0.1:{port}/pb",
+    ):
         proc = subprocess.run(
             [sys.executable, "-c", ENTRY, "--db", url, "add", "A rule", "--json"],
             capture_output=True,
@@ -138,13 +149,30 @@ def test_a_postgresql_url_is_never_taken_for_a_path(tmp_path: Path) -> None:
             env=clean_env(),
             timeout=60,
         )
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == 3, proc.stderr
         error = json.loads(proc.stdout)["error"]
-        assert error["code"] == "backend_unavailable"
-        assert "PostgreSQL" in error["message"] and "secret" not in error["message"]
+        assert error["code"] == "cannot_open"
+        assert f"127.0.0.1:{port}" in error["message"] and "secret" not in error["message"]
         assert list(tmp_path.iterdir()) == []  # no folder named "postgresql:"
-    with pytest.raises(errors.BackendUnavailable):
-        open_store("postgresql://me@localhost/playbook")
+    with pytest.raises(errors.CannotOpen, match="cannot connect"):
+        open_store(f"postgresql://me@127.0.0.1:{port}/playbook")
+
+
+def test_without_psycopg_a_postgresql_url_says_what_to_install(tmp_path: Path) -> None:
+    prelude = "import sys; sys.modules['psycopg'] = None; "  # as if it were not installed
+    proc = subprocess.run(
+        [sys.executable, "-c", prelude + ENTRY, "--db", "postgresql://me@db/pb", "stats", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "backend_unavailable"
+    assert "playbook-workbench[postgres]" in error["message"]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_unknown_url_scheme_is_a_usage_error(tmp_path: Path) -> None:

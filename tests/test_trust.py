@@ -228,10 +228,12 @@ def test_a_reflector_cannot_choose_provenance(store: PlaybookStore, apply: bool)
     if apply:
         rows = raw.rows(store, "SELECT content, session_ref, byte_offset FROM bullets")
     else:
-        rows = raw.rows(
-            store,
-            "SELECT json_extract(delta, '$.content'), session_ref, byte_offset FROM proposals",
-        )
+        rows = [
+            (json.loads(delta)["content"], session_ref, offset)
+            for delta, session_ref, offset in raw.rows(
+                store, "SELECT delta, session_ref, byte_offset FROM proposals"
+            )
+        ]
     assert sorted(rows) == [
         ("Invented offset", "session:real", None),
         ("Real offset", "session:real", diary.passages[1].offset),
@@ -276,10 +278,10 @@ def test_the_mcp_server_offers_no_human_action(tmp_path: Path) -> None:
 
 
 def test_nothing_an_mcp_client_asks_moves_a_pinned_rule(
-    db_path: Path, store: PlaybookStore, pinned: tuple[str, str]
+    db_target: str | Path, store: PlaybookStore, pinned: tuple[str, str]
 ) -> None:
     rule, other = pinned
-    server = _server(db_path)
+    server = _server(db_target)
     before = bullet_state(store, rule)
     last = raw.value(store, "SELECT MAX(id) FROM decisions")
     for i in range(8):

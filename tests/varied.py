@@ -97,3 +97,20 @@ def build_varied(store: PlaybookStore, clock: Clock) -> dict[str, str]:
     clock.advance(days=SPAN_DAYS - elapsed)
     run_maturity_pass(store, touched=store.active_ids())
     return ids
+
+
+def build_with_outcomes(store: PlaybookStore, clock: Clock) -> dict[str, str]:
+    """`build_varied` (a bit of everything), then outcomes with receipts and a replay."""
+    ids = build_varied(store, clock)
+    live = [b.id for b in store.bullets()][:3]
+    for i in range(4):
+        clock.advance(hours=7)
+        r = apply_outcome(
+            store,
+            {"outcome": ["success", "failure", "partial"][i % 3], "bullet_ids": live,
+             "receipt": f"task-{i}", "context": f"task {i}"},
+        )  # fmt: skip
+        assert r.applied
+    assert apply_outcome(store, {"outcome": "success", "receipt": "task-0"}).replayed
+    curate(store, [{"type": "harmful", "bullet_id": live[0], "reason": "outdated"}])
+    return ids

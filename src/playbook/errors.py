@@ -58,6 +58,14 @@ class Refused(StoreError):
     code = "refused"
 
 
+class PermissionDenied(Refused):
+    """The database itself refused the write: the connection's role may not do it (an
+    agent's role approving, pinning or blocking, say, on a PostgreSQL playbook)."""
+
+    code = "permission_denied"
+    hint = "connect as a reviewer's role to do this (see 'playbook pg roles')"
+
+
 class InvalidImportError(InvalidInput):
     """A file cannot be imported; nothing was written."""
 
@@ -129,7 +137,8 @@ class DiskFull(DatabaseError):
 
 
 class CannotOpen(DatabaseError):
-    """The database file cannot be opened or created (missing folder, no permission)."""
+    """The database cannot be opened or created (a missing folder, no permission, a
+    PostgreSQL server that does not answer or refuses the login)."""
 
     code = "cannot_open"
 
@@ -175,6 +184,7 @@ __all__ = [
     "NoDatabase",
     "NotAPlaybook",
     "NotFound",
+    "PermissionDenied",
     "PlaybookError",
     "ReadOnlyPlaybook",
     "Refused",

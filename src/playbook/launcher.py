@@ -34,7 +34,7 @@ def run() -> None:
             event,
             sys.stdin.buffer,
             sys.stdout,
-            db=Path(db).expanduser(),
+            db=db,  # a file or a postgresql:// URL (resolved by the hook)
             policy=Path(policy).expanduser() if policy else None,
             argument=argument,
         )

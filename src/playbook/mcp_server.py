@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .policy import Policy
-    from .store import PlaybookStore
+    from .store import PlaybookStore, Target
 
 SERVER_NAME = "playbook"
 RESOURCE_URI = "playbook://agents.md"
@@ -66,7 +66,7 @@ def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
 
 
 @contextmanager
-def _store(db: Path, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
+def _store(db: Target, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
     """A fresh connection per call: every call sees other processes' latest writes."""
     from .store import open_store
 
@@ -101,8 +101,10 @@ def _provenance(session_ref: str | None, byte_offset: int | None = None) -> dict
 class PlaybookTools:
     """The tool implementations, callable without MCP (the server wraps each one)."""
 
-    def __init__(self, db: Path, policy: Policy | None = None) -> None:
-        self.db = db
+    def __init__(self, db: str | Path, policy: Policy | None = None) -> None:
+        from .store import resolve_target
+
+        self.db = resolve_target(db)  # a file or a postgresql:// URL
         self.policy = policy
 
     def recall(self, query: str, limit: int = 10, scope: list[str] | None = None) -> dict[str, Any]:
@@ -250,7 +252,7 @@ def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]
     return wrapper
 
 
-def build_server(db: Path, policy: Policy | None = None) -> Any:
+def build_server(db: str | Path, policy: Policy | None = None) -> Any:
     """The MCP server object (not yet running) for the playbook at `db`."""
     server_cls, tool_error, resource_error = _sdk()
     from mcp.types import ToolAnnotations
@@ -354,7 +356,7 @@ def build_server(db: Path, policy: Policy | None = None) -> Any:
     return server
 
 
-def serve(db: Path, *, policy: Policy | None = None) -> None:
+def serve(db: str | Path, *, policy: Policy | None = None) -> None:
     """Run the server on stdin/stdout until the client disconnects.
 
     The SDK's stdio reader drops a line it cannot validate, so a client that sent a

@@ -1,7 +1,8 @@
 """Writers and a reader for the concurrency test (tests/test_concurrency.py).
 
 A writer runs curate batches (adds, helpful and harmful votes on anyone's bullets) and task
-outcomes with receipts against one database file, and reports everything it committed: the
+outcomes with receipts against one playbook (a SQLite file or a PostgreSQL URL, opened
+through `open_store`), and reports everything it committed: the
 batch ids, the bullets it added, every feedback event it caused (each with a context unique
 to it), the receipts, and any error it saw. The test then checks the file holds exactly
 that. A reader recalls and scores in a loop until told to stop, and reports its errors.
@@ -19,7 +20,7 @@ from typing import Any
 from playbook.curation import curate
 from playbook.outcomes import apply_outcome
 from playbook.retrieval import recall
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 
 WORDS = (
@@ -60,8 +61,7 @@ def run_writer(
     }
     rng = random.Random(seed)
     try:
-        conn = connect(db)
-        store = PlaybookStore(conn)
+        store = open_store(db)
         policy = store.policy
         if reader_ready is not None and not reader_ready.wait(120):
             raise RuntimeError("the reader never started recalling")
@@ -134,7 +134,7 @@ def run_writer(
                     report["errors"].append(f"{tag}: unexpected outcome {o}")
             report["inversions"] += [list(p) for p in result.inversions]
             report["batches"].append([result.batch_id, "curate", logged])
-        conn.close()
+        store.close()
     except BaseException:
         report["errors"].append(traceback.format_exc())
     Path(out).write_text(json.dumps(report))
@@ -160,8 +160,7 @@ def run_reader(db: str, stop: Event, seed: int, out: str, ready: Event | None = 
         "errors": [],
     }
     try:
-        conn = connect(db)
-        store = PlaybookStore(conn)
+        store = open_store(db)
         embedder = HashTrigramEmbedder()
         while True:
             last_round = stop.is_set()
@@ -186,7 +185,7 @@ def run_reader(db: str, stop: Event, seed: int, out: str, ready: Event | None = 
                     break
             if last_round and report["embedded"] > 0:
                 break
-        conn.close()
+        store.close()
     except BaseException:
         report["errors"].append(traceback.format_exc())
     Path(out).write_text(json.dumps(report))
@@ -196,9 +195,7 @@ def open_together(db: str, barrier: Barrier, out: str) -> None:
     """Wait for the others, then open (and migrate) `db` at the same moment as they do."""
     try:
         barrier.wait(30)
-        conn = connect(db)
-        PlaybookStore(conn)
-        conn.close()
+        open_store(db).close()
         Path(out).write_text("ok")
     except BaseException:
         Path(out).write_text(traceback.format_exc())

@@ -3,7 +3,7 @@
 Every worker runs in a child forked from a `forkserver` that has already imported Playbook,
 so starting one costs milliseconds instead of a fresh interpreter's import time, and a
 child can be SIGKILLed like any process. The forkserver itself opens no database, so no
-SQLite connection ever crosses a fork.
+connection (SQLite or PostgreSQL) ever crosses a fork.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ PRELOAD = [
     "playbook.reflectors",
     "playbook.retrieval",
     "playbook.store",
+    "playbook.store.postgres.executor",  # psycopg: the PostgreSQL variants' workers
     "playbook.vectors",
     "tests.workers.load",
     "tests.workers.crash",

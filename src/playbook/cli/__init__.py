@@ -40,7 +40,8 @@ def _root(
     db: str | None = typer.Option(
         None,
         "--db",
-        help="Playbook file. Default: $PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
+        help="Playbook file, or a postgresql:// URL (a team's shared playbook). Default: "
+        "$PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
         envvar="PLAYBOOK_DB",
         show_envvar=False,
     ),
@@ -68,10 +69,12 @@ from . import admin  # noqa: E402,F401
 from . import policy as policy_commands  # noqa: E402,F401
 from . import conflicts  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
+from . import copy as copy_command  # noqa: E402,F401
 from . import index  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
+from . import pg  # noqa: E402,F401
 from . import hooks  # noqa: E402,F401
 # isort: on
 

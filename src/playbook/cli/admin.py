@@ -13,7 +13,7 @@ import typer
 from ..inert import inert
 from ..text import plural
 from . import app
-from .common import CliError, db_path, emit, json_option, open_store, set_json
+from .common import CliError, emit, json_option, open_store, set_json, target
 from .core import bounded
 
 # Effective-score buckets of `stats`: [min, max), None is unbounded.
@@ -174,7 +174,7 @@ def stats(json_out: bool = json_option()) -> None:
         buckets[_bucket(s.effective)] += 1
     stale = sum(1 for s in scores.values() if s.stale)
     data = {
-        "path": str(db_path()),
+        "path": str(target()),
         "bullets": {
             "total": sum(counts["state"].values()),
             "by_state": {k: counts["state"].get(k, 0) for k in STATES},

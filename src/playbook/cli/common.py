@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..policy import Policy
-    from ..store import PlaybookStore
+    from ..store import PlaybookStore, Target
 
 EXIT_OK = 0
 EXIT_USER = 1  # the request cannot be carried out: bad id, bad input, no database yet
@@ -46,6 +46,7 @@ ERROR_CODES: dict[str, int] = {
     "backend_unavailable": EXIT_USER,
     "database_not_empty": EXIT_USER,
     "refused": EXIT_USER,
+    "permission_denied": EXIT_USER,
     "nothing_applied": EXIT_USER,
     "not_pending": EXIT_USER,
     "stale_proposal": EXIT_USER,
@@ -166,8 +167,9 @@ def default_db_path() -> Path:
 
 
 def db_target() -> str:
-    """Where the playbook is: --db, else $PLAYBOOK_DB, else the default path. An empty
-    --db or $PLAYBOOK_DB is a usage error, never a silent fallback to the default."""
+    """Where the playbook is: --db, else $PLAYBOOK_DB, else the default path (a file path,
+    or a `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a
+    silent fallback to the default."""
     given = state.db
     if given is None and "PLAYBOOK_DB" in os.environ:
         given = os.environ["PLAYBOOK_DB"]  # click ignores an empty variable; we do not
@@ -177,22 +179,26 @@ def db_target() -> str:
         raise CliError(
             "usage",
             'the playbook location is empty (--db "" or an empty $PLAYBOOK_DB)',
-            "give a file path, or unset $PLAYBOOK_DB for the default",
+            "give a file path or a postgresql:// URL, or unset $PLAYBOOK_DB for the default",
             EXIT_USAGE,
         )
     return given
 
 
-def db_path() -> Path:
-    """The playbook file (a URL target is refused here, as by `open_store`)."""
+def target() -> Target:
+    """Where the playbook is, resolved: a file or a database URL (never a URL taken for a
+    path; an unknown scheme is a usage error). `str(target())` hides a URL's password."""
     from ..store import resolve_target
 
-    target = resolve_target(db_target())
-    if target.backend != "sqlite":
-        from ..store import open_store as open_target
+    return resolve_target(db_target())
 
-        open_target(target.location)  # raises: the backend is not available
-    return target.path
+
+def db_path() -> Path:
+    """The playbook file, for a command that needs a file (a URL is a usage error here)."""
+    where = target()
+    if not where.is_file:
+        raise CliError("usage", f"this command needs a playbook file, not a database URL ({where})")
+    return where.path
 
 
 def load_policy_option() -> Policy | None:

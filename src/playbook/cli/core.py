@@ -79,10 +79,10 @@ def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | Non
 def init(json_out: bool = JSON) -> None:
     """Create the playbook file (and its folder) if needed, and bring its schema up to date."""
     _json(json_out)
-    from .common import db_path
+    from .common import target
 
     with open_store() as store:
-        data = {"path": str(db_path()), "bullets": store.count_bullets()}
+        data = {"path": str(target()), "bullets": store.count_bullets()}
     emit(data, f"playbook ready at {data['path']} ({plural(data['bullets'], 'bullet')})")
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import app
-from .common import CliError, db_path, emit, json_option, set_json, state
+from .common import CliError, db_target, emit, json_option, set_json, state, target
 
 if TYPE_CHECKING:
     from ..hooks.install import Plan
@@ -38,8 +38,9 @@ def hook(
     from ..hooks.run import run_hook
 
     policy = Path(state.policy).expanduser() if state.policy else None
+    db = db_target()  # a file or a postgresql:// URL
     raise typer.Exit(
-        run_hook(event, sys.stdin.buffer, sys.stdout, db=db_path(), policy=policy, argument=payload)
+        run_hook(event, sys.stdin.buffer, sys.stdout, db=db, policy=policy, argument=payload)
     )
 
 
@@ -81,12 +82,18 @@ def hooks_install(
 
     path = _settings_path(agent, user, project)
     policy = Path(state.policy).expanduser() if state.policy else None
-    base = inst.hook_command(db_path(), policy)
+    where = target()
+    base = inst.hook_command(where, policy)
     planner = inst.plan_claude if agent is Agent.claude_code else inst.plan_codex
     plan = _plan(lambda: planner(path, base))
-    if not db_path().exists():
+    from ..store import holds_playbook
+
+    if not holds_playbook(where):
+        plan.notes.append(f"no playbook at {where} yet: the hooks do nothing until 'playbook init'")
+    if inst.has_password(where):
         plan.notes.append(
-            f"no playbook at {db_path()} yet: the hooks do nothing until 'playbook init'"
+            "the database URL carries a password, which is now written in the agent's "
+            "settings: prefer a ~/.pgpass file or $PGPASSWORD"
         )
     _carry_out(plan, dry_run, installing=True)
     if agent is Agent.codex and not json_out:

@@ -7,13 +7,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..inert import inert
 from . import app
-from .common import CliError, db_path, emit, json_option, note, open_store, set_json
+from .common import CliError, emit, json_option, note, open_store, set_json, target
+
+if TYPE_CHECKING:
+    from ..store import Target
 
 EXPORT_FORMATS = ("json", "yaml", "agents-md")
 IMPORT_FORMATS = ("auto", "json", "yaml", "cass")
@@ -148,9 +151,12 @@ def _read_input(source: str, max_bytes: int) -> bytes:
         raise CliError("file_error", f"permission denied: {source}") from None
 
 
-def _remove_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+def _remove_database(where: Target) -> None:
+    """Remove a playbook file the failed import created (a database on a server keeps its
+    empty playbook: the import was one transaction, so it holds nothing of it)."""
+    from ..store import remove_playbook_file
+
+    remove_playbook_file(where)
 
 
 _LABELS = {
@@ -206,8 +212,10 @@ def import_cmd(
         cap = formats.parse_size(max_size)
     except ValueError as exc:
         raise CliError("invalid_input", f"--max-size: {exc}") from None
-    path = db_path()
-    existed = path.exists()
+    from ..store import holds_playbook
+
+    path = target()  # a file or a database URL
+    existed = holds_playbook(path)
     data = _read_input(source, cap)
     expected = formats.FORMAT_FOR.get(formats.sniff(data))
     if existed and expected in ("json", "yaml") and fmt in ("auto", expected):
@@ -229,7 +237,7 @@ def import_cmd(
     emit(data_out, _summary(report, path))
 
 
-def _write(path: Path, existed: bool, source: str, kind: str, parsed: Any, rerate: bool) -> Any:
+def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rerate: bool) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
     from ..interop.importing import InvalidImport, import_snapshot
@@ -260,7 +268,7 @@ def _write(path: Path, existed: bool, source: str, kind: str, parsed: Any, rerat
     return report
 
 
-def _summary(report: Any, path: Path) -> str:
+def _summary(report: Any, path: Target) -> str:
     c = report.counts
     parts = [f"{n} {_LABELS.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
     what = ", ".join(parts) if any(c.values()) else "nothing new"

@@ -11,9 +11,9 @@ def mcp() -> None:
     """Serve the playbook to agents over MCP (stdio): recall, feedback, outcomes, proposals.
     No tool approves, pins, blocks or deletes anything. Needs the 'mcp' extra."""
     from ..mcp_server import McpUnavailable, serve
-    from .common import db_path, load_policy_option
+    from .common import db_target, load_policy_option
 
     try:
-        serve(db_path(), policy=load_policy_option())
+        serve(db_target(), policy=load_policy_option())
     except McpUnavailable as exc:
         raise CliError("not_installed", str(exc), "pip install 'playbook-workbench[mcp]'") from None

@@ -14,23 +14,26 @@ from pathlib import Path
 import typer
 
 from . import app
-from .common import CliError, db_path, load_policy_option, open_store, state
+from .common import CliError, load_policy_option, open_store, state, target
 
 
 @app.command()
 def tui(
     db: str | None = typer.Option(
-        None, "--db", help="Playbook file (default: the global --db, $PLAYBOOK_DB, XDG path)."
+        None,
+        "--db",
+        help="Playbook file or postgresql:// URL (default: the global --db, $PLAYBOOK_DB, "
+        "XDG path).",
     ),
 ) -> None:
     """Open the curation workbench: review proposals, pin, block, resolve conflicts."""
     if db:
         state.db = db
-    path = db_path()
-    if not path.exists():
+    where = target()  # a file or a postgresql:// URL
+    if not where.exists():
         raise CliError(
             "no_database",
-            f"no playbook at {path}",
+            f"no playbook at {where}",
             "run 'playbook init', pass --db, or try 'playbook demo'",
         )
     with open_store(create=False):  # refuses a file that is not a playbook, migrates one
@@ -38,7 +41,8 @@ def tui(
     policy = load_policy_option()  # scores as the CLI does under --policy / $PLAYBOOK_POLICY
     from ..tui.app import Workbench
 
-    Workbench(path, policy=policy).run()
+    location = where.path if where.is_file else where.location
+    Workbench(location, policy=policy, label=str(where)).run()
 
 
 @app.command()

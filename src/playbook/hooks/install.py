@@ -30,9 +30,12 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .state import state_dir
+
+if TYPE_CHECKING:
+    from ..store import Target
 
 __all__ = [
     "AGENTS_MD",
@@ -109,6 +112,11 @@ def claude_settings_path(user: bool, cwd: Path | None = None) -> Path:
     return _project_root(cwd or Path.cwd()) / ".claude" / "settings.json"
 
 
+def has_password(db: Target) -> bool:
+    """Whether a database URL carries a password (which would be written into settings)."""
+    return not db.is_file and str(db) != db.location
+
+
 def codex_config_path() -> Path:
     home = os.environ.get("CODEX_HOME") or str(Path.home() / ".codex")
     return Path(home) / "config.toml"
@@ -122,11 +130,16 @@ def _project_root(cwd: Path) -> Path:
     return cwd
 
 
-def hook_command(db: Path, policy: Path | None) -> list[str]:
+def hook_command(db: Path | Target, policy: Path | None) -> list[str]:
     """How an agent runs this Playbook: the console script beside this interpreter (an
-    agent may not have the virtualenv on its PATH), on this playbook file."""
+    agent may not have the virtualenv on its PATH), on this playbook (a file, made
+    absolute, or a database URL as given)."""
+    from ..store import resolve_target
+
+    where = resolve_target(db)
     script = Path(sys.executable).with_name("playbook")
-    args = [str(script) if script.exists() else "playbook", "--db", str(db.resolve())]
+    location = str(where.path.resolve()) if where.is_file else where.location
+    args = [str(script) if script.exists() else "playbook", "--db", location]
     if policy is not None:
         args += ["--policy", str(policy.resolve())]
     return args

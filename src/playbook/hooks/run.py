@@ -55,7 +55,7 @@ def run_hook(
     stdin: BinaryIO,
     stdout: TextIO,
     *,
-    db: Path,
+    db: str | Path,
     policy: Path | None = None,
     argument: str | None = None,
 ) -> int:
@@ -121,11 +121,13 @@ def _describe(exc: BaseException) -> str:
 
 
 @contextmanager
-def _store(db: Path, policy: Path | None) -> Iterator[PlaybookStore]:
-    """The playbook, which a hook never creates."""
-    if not db.is_file():
-        raise HookError(f"no playbook at {db}")
-    from playbook.store import open_store
+def _store(db: str | Path, policy: Path | None) -> Iterator[PlaybookStore]:
+    """The playbook, which a hook never creates (a file, or a database URL)."""
+    from playbook.store import open_store, resolve_target
+
+    where = resolve_target(db)
+    if not where.exists():
+        raise HookError(f"no playbook at {where}")
 
     loaded = None
     if policy is not None:
@@ -138,7 +140,7 @@ def _store(db: Path, policy: Path | None) -> Iterator[PlaybookStore]:
 
 def _give(
     payload: HookInput,
-    db: Path,
+    db: str | Path,
     policy: Path | None,
     event_name: str,
     heading: str,
@@ -162,7 +164,7 @@ def _give(
     return json.dumps(doc, ensure_ascii=False)
 
 
-def prompt(payload: HookInput, db: Path, policy: Path | None) -> str:
+def prompt(payload: HookInput, db: str | Path, policy: Path | None) -> str:
     from .context import prompt_items
 
     text = payload.need("prompt")
@@ -179,7 +181,7 @@ def prompt(payload: HookInput, db: Path, policy: Path | None) -> str:
     )
 
 
-def session_start(payload: HookInput, db: Path, policy: Path | None) -> str:
+def session_start(payload: HookInput, db: str | Path, policy: Path | None) -> str:
     from .context import session_start_items
 
     if payload.source in ("clear", "compact"):
@@ -198,14 +200,14 @@ def session_start(payload: HookInput, db: Path, policy: Path | None) -> str:
     )
 
 
-def session_end(payload: HookInput, db: Path, policy: Path | None) -> str:
+def session_end(payload: HookInput, db: str | Path, policy: Path | None) -> str:
     from .session_end import start_session_end
 
     start_session_end(payload, db, policy, agent="claude-code")
     return ""
 
 
-def codex_notify(payload: HookInput, db: Path, policy: Path | None) -> str:
+def codex_notify(payload: HookInput, db: str | Path, policy: Path | None) -> str:
     from .session_end import start_session_end
 
     start_session_end(payload, db, policy, agent="codex")

@@ -54,7 +54,7 @@ class ConfigError(ValueError):
 
 
 def start_session_end(
-    payload: HookInput, db: Path, policy: Path | None, *, agent: str = "claude-code"
+    payload: HookInput, db: str | Path, policy: Path | None, *, agent: str = "claude-code"
 ) -> None:
     """Start the session's reflection in a detached process and return at once."""
     transcript = Path(payload.need("transcript_path")).expanduser()

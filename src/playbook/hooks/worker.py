@@ -21,7 +21,7 @@ from .state import log_line, reflect_log_path, session_key, state_dir
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m playbook.hooks.worker")
-    ap.add_argument("--db", required=True, type=Path)
+    ap.add_argument("--db", required=True)  # a file or a postgresql:// URL
     ap.add_argument("--policy", type=Path)
     ap.add_argument("--agent", default="claude-code")
     ap.add_argument("--session-id", required=True)
@@ -39,10 +39,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> str:
     from playbook.policy import load_policy
-    from playbook.store import open_store
+    from playbook.store import open_store, resolve_target
 
-    if not args.db.is_file():
-        return f"session {args.transcript}: no playbook at {args.db}; nothing done"
+    where = resolve_target(args.db)
+    if not where.exists():
+        return f"session {args.transcript}: no playbook at {where}; nothing done"
     reflector = reflector_from_config(args.policy)
     policy = load_policy(args.policy) if args.policy is not None else None
     with open_store(args.db, policy, mode="write") as store:

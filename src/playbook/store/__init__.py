@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from ..errors import (
     DatabaseOpenError,
     NotFound,
+    PlaybookError,
     SchemaError,
     SchemaTooNewError,
     StoreError,
 )
+from .copying import CopyReport, copy_playbook
 from .doctor import Diagnosis, diagnose
 from .schema import (
     MEMORY_LATEST,
@@ -26,7 +28,8 @@ from .schema import (
     run_migrations,
     schema_version,
 )
-from .sqlite import BUSY_TIMEOUT_MS, connect, driver_error
+from .sqlite import BUSY_TIMEOUT_MS, connect
+from .sqlite import driver_error as _sqlite_error
 from .store import (
     BlockedPattern,
     Conflict,
@@ -38,10 +41,25 @@ from .store import (
     new_batch_id,
     parse_iso,
 )
-from .target import Target, open_store, resolve_target
+from .target import (
+    Target,
+    holds_playbook,
+    open_executor,
+    open_store,
+    remove_playbook_file,
+    resolve_target,
+)
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+
+def driver_error(exc: BaseException) -> PlaybookError | None:
+    """The Playbook error for a database driver's exception that escaped the store (SQLite
+    or PostgreSQL), or None."""
+    from .postgres.dialect import driver_error as postgres_error
+
+    return _sqlite_error(exc) or postgres_error(exc)
 
 
 def open_database(path: str | Path) -> Database:
@@ -57,6 +75,7 @@ __all__ = [
     "MEMORY_LATEST",
     "BlockedPattern",
     "Conflict",
+    "CopyReport",
     "DatabaseOpenError",
     "Decision",
     "Diagnosis",
@@ -70,14 +89,18 @@ __all__ = [
     "StoreError",
     "Target",
     "connect",
+    "copy_playbook",
     "diagnose",
     "driver_error",
+    "holds_playbook",
     "iso",
     "memory_migration",
     "new_batch_id",
     "open_database",
+    "open_executor",
     "open_store",
     "parse_iso",
+    "remove_playbook_file",
     "resolve_target",
     "run_migrations",
     "schema_version",

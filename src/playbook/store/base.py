@@ -19,9 +19,9 @@ from .. import scoring
 from ..model import Actor, Bullet, utcnow
 from ..policy import DEFAULT_POLICY, Policy
 from ..text import content_hash
+from .executor import executor_of
 from .records import iso
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
-from .sqlite import executor_of
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -79,7 +79,7 @@ class StoreBase:
 
     @property
     def location(self) -> str:
-        """Where the playbook is (a path), for messages."""
+        """Where the playbook is (a path, or a URL without its password), for messages."""
         return self.sql.label
 
     # ---------------------------------------------------------------- time & transactions
@@ -96,6 +96,12 @@ class StoreBase:
     def change_token(self) -> Hashable:
         """Changes whenever anyone commits to the playbook: compare two for live refresh."""
         return self.sql.change_token()
+
+    def listen(self) -> None:
+        """Make `change_token()` follow other connections' commits without asking the
+        database each time, where the backend can push them (PostgreSQL's LISTEN/NOTIFY; a
+        SQLite token is free to read already). For a long-lived watcher."""
+        self.sql.listen()
 
     def half_life(self, bullet: Bullet | None = None, value: float | None = None) -> float:
         if bullet is not None:

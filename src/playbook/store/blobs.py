@@ -7,16 +7,17 @@ from collections.abc import Iterable
 
 from .base import StoreBase
 from .records import iso
-from .sqlite import IN_LIST, list_param
+from .schema import next_seq
 
 
 class BlobsMixin(StoreBase):
     # ---------------------------------------------------------------- cache_blob
     def cache_get(self, embedder_id: str, hashes: Iterable[str]) -> dict[str, bytes]:
         keys = [f"{embedder_id}:{h}" for h in hashes]
+        d = self.sql.dialect
         rows = self.sql.execute(
-            f"SELECT content_hash, value FROM cache_blob WHERE key IN {IN_LIST}",
-            (list_param(keys),),
+            f"SELECT content_hash, value FROM cache_blob WHERE {d.in_list('key')}",
+            (d.list_param(keys),),
         )
         return {digest: value for digest, value in rows}
 
@@ -46,7 +47,8 @@ class BlobsMixin(StoreBase):
 
     def set_watermark(self, session_ref: str, byte_offset: int) -> None:
         self.sql.execute(
-            "INSERT INTO watermarks (session_ref, byte_offset, updated_at) VALUES (?,?,?) "
+            "INSERT INTO watermarks (session_ref, byte_offset, updated_at, seq) "
+            f"VALUES (?,?,?, {next_seq('watermarks')}) "
             "ON CONFLICT(session_ref) DO UPDATE SET byte_offset = excluded.byte_offset, "
             "updated_at = excluded.updated_at",
             (session_ref, byte_offset, iso(self.now())),

@@ -15,7 +15,6 @@ from ..text import content_hash, tokens
 from . import ids
 from .base import StoreBase
 from .records import BULLET_COLUMNS, bullet_of, iso
-from .sqlite import IN_LIST, list_param
 
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
@@ -103,7 +102,7 @@ class BulletsMixin(StoreBase):
         )
         self.sql.executemany(
             "INSERT INTO vocab (token, df) VALUES (?, 1) "
-            "ON CONFLICT(token) DO UPDATE SET df = df + 1",
+            "ON CONFLICT(token) DO UPDATE SET df = vocab.df + 1",
             [(t,) for t in toks],
         )
         self.sql.executemany(
@@ -186,8 +185,10 @@ class BulletsMixin(StoreBase):
 
     def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
         wanted = list(dict.fromkeys(ids))
+        d = self.sql.dialect
         rows = self.sql.execute(
-            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id IN {IN_LIST}", (list_param(wanted),)
+            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE {d.in_list('id')}",
+            (d.list_param(wanted),),
         )
         return {row[0]: bullet_of(row) for row in rows}
 
@@ -243,10 +244,11 @@ class BulletsMixin(StoreBase):
     def maturity_as_of(self, ids: Iterable[str], as_of: datetime) -> dict[str, str]:
         """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
         out: dict[str, str] = {}
+        d = self.sql.dialect
         for bid, maturity in self.sql.execute(
-            f"SELECT bullet_id, maturity FROM maturity_log WHERE bullet_id IN {IN_LIST} "
+            f"SELECT bullet_id, maturity FROM maturity_log WHERE {d.in_list('bullet_id')} "
             "AND at <= ? ORDER BY at, id",
-            (list_param(ids), iso(as_of)),
+            (d.list_param(ids), iso(as_of)),
         ):
             out[bid] = maturity
         return out
@@ -261,8 +263,9 @@ class BulletsMixin(StoreBase):
     def token_df(self, toks: Iterable[str]) -> dict[str, int]:
         toks = list(toks)
         out = dict.fromkeys(toks, 0)
+        d = self.sql.dialect
         for tok, df in self.sql.execute(
-            f"SELECT token, df FROM vocab WHERE token IN {IN_LIST}", (list_param(toks),)
+            f"SELECT token, df FROM vocab WHERE {d.in_list('token')}", (d.list_param(toks),)
         ):
             out[tok] = df
         return out
@@ -279,6 +282,7 @@ class BulletsMixin(StoreBase):
             where, args = "valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)", [at, at]
         if ids is None:
             return self.sql.all(f"SELECT {cols} WHERE {where}", args)
+        d = self.sql.dialect
         return self.sql.all(
-            f"SELECT {cols} WHERE id IN {IN_LIST} AND {where}", [list_param(ids), *args]
+            f"SELECT {cols} WHERE {d.in_list('id')} AND {where}", [d.list_param(ids), *args]
         )

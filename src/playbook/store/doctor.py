@@ -3,7 +3,8 @@
 It runs SQLite's integrity and foreign-key checks, counts what each table still gives up,
 and says how to recover. It only reads: the file is opened read-only, never migrated, never
 switched to another journal mode (a damaged file must not be written to before it is
-copied). `playbook doctor` is the command for it.
+copied). `playbook doctor` is the command for it. On PostgreSQL (which checks its own
+pages and keys) it connects read-only, reads the schema version and every table.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .. import errors
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
-from .sqlite import open_sqlite
-from .target import resolve_target
+from .target import open_executor, resolve_target
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -44,11 +44,9 @@ def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
     """Check the playbook at `target` (a path). Raises `NoDatabase` when there is no file;
     every other finding is in the returned `Diagnosis`."""
     where = resolve_target(target)
-    if where.backend != "sqlite":
-        raise errors.BackendUnavailable(f"{where}: playbook doctor checks SQLite files only")
     report = Diagnosis(path=str(where))
     try:
-        ex = open_sqlite(where.location, "read")
+        ex = open_executor(where, "read")
     except errors.DatabaseDamaged as exc:
         report.problems.append(f"its schema cannot be read: {exc}")
         return _damaged(report)

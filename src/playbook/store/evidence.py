@@ -20,7 +20,6 @@ from ..errors import NotFound
 from ..model import Score
 from .bullets import BulletsMixin
 from .records import Evidence, iso, parse_iso
-from .sqlite import IN_LIST, list_param
 
 
 @dataclass
@@ -98,10 +97,11 @@ class EvidenceMixin(BulletsMixin):
 
     def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
         out: dict[str, _Agg] = {}
+        d = self.sql.dialect
         for bid, hl, ref, h, x, n, last_at, last_id in self.sql.execute(
             "SELECT bullet_id, half_life, ref, helpful, harmful, count, last_at, "
-            f"last_event_id FROM evidence WHERE bullet_id IN {IN_LIST}",
-            (list_param(ids),),
+            f"last_event_id FROM evidence WHERE {d.in_list('bullet_id')}",
+            (d.list_param(ids),),
         ):
             acc = scoring.DecayAccumulator(hl, ref, h, x, n)
             out[bid] = _Agg(bid, acc, last_at, last_id)
@@ -130,11 +130,12 @@ class EvidenceMixin(BulletsMixin):
         if recorded_by is not None:
             extra = " AND recorded_at <= ?"
             args_tail = [iso(recorded_by)]
+        d = self.sql.dialect
         for bid, kind, at, weight in self.sql.execute(
-            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE bullet_id IN {IN_LIST}"
+            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE {d.in_list('bullet_id')}"
             + extra
             + " ORDER BY id",
-            [list_param(ids), *args_tail],
+            [d.list_param(ids), *args_tail],
         ):
             out.setdefault(bid, []).append(
                 scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
@@ -187,9 +188,10 @@ class EvidenceMixin(BulletsMixin):
         groups = {bid: [bid, *self.ancestors(bid, smap)] if smap else [bid] for bid in ids}
         members = list({m for g in groups.values() for m in g})
         info: dict[str, tuple[float | None, float]] = {}
+        d = self.sql.dialect
         for bid, hl, created in self.sql.execute(
-            f"SELECT id, half_life_days, created_at FROM bullets WHERE id IN {IN_LIST}",
-            (list_param(members),),
+            f"SELECT id, half_life_days, created_at FROM bullets WHERE {d.in_list('id')}",
+            (d.list_param(members),),
         ):
             info[bid] = (hl, scoring.days(parse_iso(created)))
         raw: dict[str, list[scoring.RawEvent]] | None = None

@@ -1,18 +1,27 @@
 """What the store needs of a database: the `Executor` protocol.
 
 The store (and only the store package) runs SQL through one of these; the connection
-behind it stays private. `store/sqlite.py` implements it for SQLite; a PostgreSQL executor
-implements the same methods. SQL is written with `?` parameters; a list is bound as one
-parameter through the dialect's `IN_LIST` / `list_param`. Driver errors come out as
+behind it stays private. `store/sqlite/` implements it for SQLite, `store/postgres/` for
+PostgreSQL. SQL is written with `?` parameters; a list is bound as one parameter through
+the dialect's `in_list` / `list_param` (`store/dialect.py`). Driver errors come out as
 `playbook.errors` types (`DatabaseBusy`, `ReadOnlyPlaybook`, `DatabaseDamaged`,
-`DiskFull`, `ConstraintError`, ...).
+`DiskFull`, `ConstraintError`, `PermissionDenied`, ...).
+
+The guarantees every executor gives: `transaction()` is one write transaction, and write
+transactions of every connection to the same playbook run one at a time (SQLite's write
+lock; a transaction-scoped advisory lock on PostgreSQL), so that the store's
+read-then-write steps (receipts, the evidence watermark, the maturity pass) see no other
+writer between their read and their write. `change_token()` moves whenever anyone commits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .dialect import Dialect
 
 
 class Result(Protocol):
@@ -32,7 +41,7 @@ class Result(Protocol):
 
 
 class Executor(Protocol):
-    dialect: str  # "sqlite" (later "postgresql")
+    dialect: Dialect  # the SQL fragments that differ (`store/dialect.py`)
     label: str  # where the database is, for messages (a path; a URL without password)
     read_only: bool  # opened for reading only: `transaction()` raises ReadOnlyPlaybook
 
@@ -50,12 +59,20 @@ class Executor(Protocol):
 
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int: ...
 
+    def keys_written(self, table: str, column: str) -> None: ...
+
+    def bulk(self) -> AbstractContextManager[None]: ...
+
     def transaction(self) -> AbstractContextManager[None]: ...
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
 
     @property
     def in_transaction(self) -> bool: ...
 
     def change_token(self) -> Hashable: ...
+
+    def listen(self) -> None: ...
 
     def integrity_problems(self, limit: int = 100) -> list[str]: ...
 
@@ -64,3 +81,13 @@ class Executor(Protocol):
     def foreign_key_problems(self) -> list[tuple[Any, ...]]: ...
 
     def close(self) -> None: ...
+
+
+def executor_of(db: Any) -> Executor:
+    """An executor for what the SPEC §2 API hands the store: an executor already, a
+    `sqlite_utils.Database` or a `sqlite3.Connection`."""
+    if hasattr(db, "change_token") and hasattr(db, "transaction") and hasattr(db, "dialect"):
+        return db  # type: ignore[no-any-return]
+    from .sqlite import executor_of as sqlite_executor_of
+
+    return sqlite_executor_of(db)

@@ -11,6 +11,7 @@ from datetime import datetime
 from ..model import FeedbackEvent, Provenance
 from .evidence import EvidenceMixin
 from .records import EVENT_COLUMNS, event_of, iso
+from .schema import next_seq
 
 
 class FeedbackMixin(EvidenceMixin):
@@ -71,6 +72,7 @@ class FeedbackMixin(EvidenceMixin):
 
     def add_receipt(self, receipt: str, outcome: str, batch_id: str | None) -> None:
         self.sql.execute(
-            "INSERT INTO receipts (receipt, recorded_at, outcome, batch_id) VALUES (?,?,?,?)",
+            "INSERT INTO receipts (receipt, recorded_at, outcome, batch_id, seq) "
+            f"VALUES (?,?,?,?, {next_seq('receipts')})",
             (receipt, iso(self.now()), outcome, batch_id),
         )

@@ -17,9 +17,11 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from ..text import tokens
+from .schema import ORDERED_TABLES, next_seq
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -64,14 +66,22 @@ JSON_COLUMNS = {
     ("decisions", "detail"),
 }
 BOOL_COLUMNS = {("bullets", "pinned"), ("blocked_patterns", "active")}
-# Rowid order is insertion order; tables without an integer key keep it through `rowid`.
-_ORDER_BY = {"receipts": "rowid", "watermarks": "rowid"}
+# Insertion order: the integer key, or (tables keyed by text) the `seq` column of step 2.
+INTEGER_KEYS = {
+    "bullets": "seq",
+    "feedback": "id",
+    "edges": "id",
+    "maturity_log": "id",
+    "conflicts": "id",
+    "decisions": "id",
+}
+_ORDER_BY = INTEGER_KEYS | {t: "seq" for t in ORDERED_TABLES}
 
 
 def read_table(store: PlaybookStore, table: str) -> Iterator[dict[str, Any]]:
     """Every row of one fact table as a dict, in insertion order, JSON columns decoded."""
     cols = TABLES[table]
-    order = _ORDER_BY.get(table, "rowid")
+    order = _ORDER_BY[table]
     for row in store.sql.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {order}"):
         out: dict[str, Any] = {}
         for col, value in zip(cols, row, strict=True):
@@ -107,7 +117,6 @@ def _encode(table: str, col: str, value: Any) -> Any:
 
 
 _CHUNK = 5000  # rows per executemany: one statement, few round trips, bounded memory
-_IN_JSON = "(SELECT value FROM json_each(?))"
 
 
 def insert_rows(
@@ -121,9 +130,12 @@ def insert_rows(
     also indexed for recall. The caller holds the transaction. `on_rows(n)` is told after
     each batch. Returns how many rows were written."""
     cols = TABLES[table]
-    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+    sql = _insert_sql(table, cols)
+    key = cols.index(INTEGER_KEYS[table]) if INTEGER_KEYS.get(table) in cols else None
+    keyless = _insert_sql(table, tuple(c for c in cols if c != INTEGER_KEYS.get(table)))
     encoded = [c for c in cols if (table, c) in JSON_COLUMNS or (table, c) in BOOL_COLUMNS]
     n = 0
+    explicit = False  # rows came with their own integer keys
     for batch in _batches(rows):
         last_seq = _last_seq(store) if table == "bullets" else 0
         values = [[row.get(c) for c in cols] for row in batch]
@@ -131,7 +143,15 @@ def insert_rows(
             i = cols.index(c)
             for v in values:
                 v[i] = _encode(table, c, v[i])
-        store.sql.executemany(sql, values)
+        if key is None:
+            store.sql.executemany(sql, values)
+        else:  # rows without an id take the next one (SQLite does that for a NULL key)
+            for given, group in groupby(values, key=lambda v: v[key] is not None):
+                run = list(group)
+                explicit = explicit or given
+                if not given:
+                    run = [v[:key] + v[key + 1 :] for v in run]
+                store.sql.executemany(sql if given else keyless, run)
         if table == "bullets":
             index_bullets(
                 store,
@@ -141,7 +161,16 @@ def insert_rows(
         n += len(batch)
         if on_rows is not None:
             on_rows(len(batch))
+    if explicit:
+        store.sql.keys_written(table, INTEGER_KEYS[table])
     return n
+
+
+def _insert_sql(table: str, cols: tuple[str, ...]) -> str:
+    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+    if table in ORDERED_TABLES:  # insertion order: the order of the rows given
+        sql = sql.replace(") VALUES (", ", seq) VALUES (")[:-1] + f", {next_seq(table)})"
+    return sql
 
 
 def _last_seq(store: PlaybookStore) -> int:
@@ -174,7 +203,7 @@ def index_bullets(
     )
     conn.executemany(
         "INSERT INTO vocab (token, df) VALUES (?, ?) "
-        "ON CONFLICT(token) DO UPDATE SET df = df + excluded.df",
+        "ON CONFLICT(token) DO UPDATE SET df = vocab.df + excluded.df",
         sorted(df.items()),
     )
     conn.executemany(
@@ -183,16 +212,11 @@ def index_bullets(
 
 
 @contextmanager
-def bulk_cache(store: PlaybookStore, kib: int = 256 * 1024) -> Iterator[None]:
-    """A larger page cache for one bulk import (SQLite's default is 2 MiB), so the indexes
-    a large import grows stay in memory instead of spilling pages to the WAL again and
-    again; the connection's own setting comes back afterwards."""
-    before = store.sql.execute("PRAGMA cache_size").fetchone()[0]
-    store.sql.execute(f"PRAGMA cache_size = {-int(kib)}")
-    try:
+def bulk_cache(store: PlaybookStore) -> Iterator[None]:
+    """The backend's settings for one bulk import (SQLite: a larger page cache, so the
+    indexes a large import grows stay in memory; see `Executor.bulk`)."""
+    with store.sql.bulk():
         yield
-    finally:
-        store.sql.execute(f"PRAGMA cache_size = {int(before)}")
 
 
 def insert_events(
@@ -237,11 +261,12 @@ def bullets_by_hash(
 ) -> dict[str, list[tuple[str, str]]]:
     """Existing bullets with these content hashes: hash -> [(id, state)], oldest first."""
     out: dict[str, list[tuple[str, str]]] = {}
+    d = store.sql.dialect
     for digest in _chunks(list(dict.fromkeys(hashes))):
         for bid, content_hash, state in store.sql.execute(
-            f"SELECT id, content_hash, state FROM bullets WHERE content_hash IN {_IN_JSON} "
+            f"SELECT id, content_hash, state FROM bullets WHERE {d.in_list('content_hash')} "
             "ORDER BY seq",
-            (json.dumps(digest),),
+            (d.list_param(digest),),
         ):
             out.setdefault(content_hash, []).append((bid, state))
     return out
@@ -250,11 +275,12 @@ def bullets_by_hash(
 def existing_ids(store: PlaybookStore, ids: Iterable[str]) -> set[str]:
     """Which of these bullet ids the database already uses."""
     found: set[str] = set()
+    d = store.sql.dialect
     for chunk in _chunks(list(ids)):
         found.update(
             r[0]
             for r in store.sql.execute(
-                f"SELECT id FROM bullets WHERE id IN {_IN_JSON}", (json.dumps(chunk),)
+                f"SELECT id FROM bullets WHERE {d.in_list('id')}", (d.list_param(chunk),)
             )
         )
     return found
@@ -264,13 +290,14 @@ def event_identities(store: PlaybookStore, bullet_ids: Iterable[str]) -> Counter
     """How many times each (bullet, kind, at, reason, context, session) event is in the log,
     for these bullets: what an import appends to an existing bullet only once."""
     seen: Counter[tuple[Any, ...]] = Counter()
+    d = store.sql.dialect
     for chunk in _chunks(list(bullet_ids)):
         seen.update(
             tuple(r)
             for r in store.sql.execute(
                 "SELECT bullet_id, kind, at, reason, context, session_ref FROM feedback "
-                f"WHERE bullet_id IN {_IN_JSON}",
-                (json.dumps(chunk),),
+                f"WHERE {d.in_list('bullet_id')}",
+                (d.list_param(chunk),),
             )
         )
     return seen

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .records import where_equal
+from .schema import next_seq
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -17,9 +18,10 @@ COLUMNS = (
 
 def seen(store: PlaybookStore, delta: str, session_ref: str | None, offset: int | None) -> bool:
     """Is this delta pending already, or was it decided for the same provenance?"""
+    same = store.sql.dialect.same
     row = store.sql.execute(
         "SELECT 1 FROM proposals WHERE delta = ? AND (status = 'pending' OR "
-        "(session_ref IS ? AND byte_offset IS ?))",
+        f"(session_ref {same} ? AND byte_offset {same} ?))",
         (delta, session_ref, offset),
     ).fetchone()
     return row is not None
@@ -36,7 +38,7 @@ def insert(
 ) -> None:
     store.sql.execute(
         "INSERT INTO proposals (id, delta, session_ref, byte_offset, status, origin, "
-        "created_at) VALUES (?,?,?,?, 'pending', ?, ?)",
+        f"created_at, seq) VALUES (?,?,?,?, 'pending', ?, ?, {next_seq('proposals')})",
         (proposal_id, delta, session_ref, offset, origin, created_at),
     )
 
@@ -60,7 +62,7 @@ def rows(
     if since is not None:
         where += (" AND " if where else " WHERE ") + "created_at > ?"
         args.append(since)
-    order = "created_at DESC, rowid DESC" if newest_first else "created_at, rowid"
+    order = "created_at DESC, seq DESC" if newest_first else "created_at, seq"
     sql = f"SELECT {COLUMNS} FROM proposals{where} ORDER BY {order}"
     if limit is not None:
         sql += " LIMIT ?"

@@ -16,8 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .sqlite import CONTAINS, IN_LIST, list_param
-
 if TYPE_CHECKING:
     import numpy as np
 
@@ -76,7 +74,8 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
         return cache.table
     if seqs is not None and not cache.wanted:
         cache.wanted = True
-        rows = store.sql.all(_COLUMNS + f" AND b.seq IN {IN_LIST}", (list_param(seqs),))
+        d = store.sql.dialect
+        rows = store.sql.all(_COLUMNS + f" AND {d.in_list('b.seq')}", (d.list_param(seqs),))
         return _build(store, key, rows)
     cache.table = _build(store, key, store.sql.all(_COLUMNS))
     return cache.table
@@ -147,7 +146,7 @@ def keyword_hits(
         # every posting and looks each one up in vocab.
         partial = seqs(
             "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
-            f"(SELECT token FROM vocab WHERE {CONTAINS.format(column='token')} AND token != ?)",
+            f"(SELECT token FROM vocab WHERE {sql.dialect.contains('token')} AND token != ?)",
             q,
             q,
         )
@@ -184,7 +183,8 @@ def keyword_points(store: PlaybookStore, tokens: list[str], policy: Policy) -> d
             seq_points[s] = seq_points.get(s, 0.0) + value
     if not seq_points:
         return {}
+    d = store.sql.dialect
     rows = store.sql.execute(
-        f"SELECT seq, id FROM bullets WHERE seq IN {IN_LIST}", (list_param(seq_points),)
+        f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seq_points),)
     )
     return {bid: seq_points[s] for s, bid in rows}

@@ -12,6 +12,7 @@ from ..text import normalize
 from . import ids
 from .base import StoreBase
 from .records import BlockedPattern, Conflict, Decision, Lineage, iso, parse_iso, where_equal
+from .schema import next_seq
 
 
 class ReviewMixin(StoreBase):
@@ -37,7 +38,7 @@ class ReviewMixin(StoreBase):
         with self.transaction():
             self.sql.execute(
                 "INSERT INTO blocked_patterns (id, pattern, normalized, reason, actor, "
-                "created_at) VALUES (?,?,?,?,?,?)",
+                f"created_at, seq) VALUES (?,?,?,?,?,?, {next_seq('blocked_patterns')})",
                 (pid, pattern, normalize(pattern), reason, actor, iso(self.now())),
             )
             self.log_decision(None, actor, "block", None, "applied", reason, {"pattern": pattern})

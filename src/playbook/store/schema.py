@@ -1,9 +1,15 @@
-"""The schema of SPEC §3 as namespaced, versioned migrations (SQLite DDL).
+"""The schema of SPEC §3 as namespaced, versioned migrations (the SQLite DDL here; the
+PostgreSQL DDL of the same steps, with the same numbers, in `store/postgres/schema.py`).
 
-`run_migrations(db, [memory_migration(1)])` brings the `memory` namespace up to version 1.
-Each step runs in its own transaction; a database whose namespace is newer than this code
-knows is refused with `SchemaTooNewError` and not touched. Other namespaces in the same
-file (a session graph, say) are left alone.
+`run_migrations(db, [memory_migration()])` brings the `memory` namespace up to the latest
+version. Each step runs in its own transaction; a database whose namespace is newer than
+this code knows is refused with `SchemaTooNewError` and not touched. Other namespaces in
+the same file (a session graph, say) are left alone. A released step is never edited
+(tests/test_store.py freezes them by digest): the schema changes by adding a step.
+
+Steps: 1 — the tables of SPEC §3; 2 — an explicit insertion-order column (`seq`) for the
+tables whose key is text (receipts, watermarks, proposals, blocked patterns), which were
+ordered by SQLite's hidden `rowid` (VACUUM may renumber it; PostgreSQL has none).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SchemaError as SchemaError  # re-exported
 from ..errors import SchemaTooNewError
-from .sqlite import TABLE_EXISTS, executor_of
+from .executor import executor_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -32,11 +38,22 @@ class Migration:
 
     namespace: str
     version: int
-    steps: tuple[tuple[str, ...], ...]
+    steps: tuple[tuple[str, ...], ...]  # SQLite
+    postgres: tuple[tuple[str, ...], ...] | None = None  # the same steps for PostgreSQL
 
     @property
     def latest(self) -> int:
         return len(self.steps)
+
+    def steps_for(self, dialect: str) -> tuple[tuple[str, ...], ...]:
+        """The steps written for the backend `dialect` ("sqlite" or "postgresql")."""
+        if str(dialect) == "sqlite":
+            return self.steps
+        if self.postgres is None or len(self.postgres) != len(self.steps):
+            raise SchemaError(
+                f"the '{self.namespace}' schema has no PostgreSQL version of its steps"
+            )
+        return self.postgres
 
 
 APPEND_ONLY = """
@@ -243,15 +260,41 @@ def _split(script: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1),)
+def _order_column(table: str, *, append_only: bool = False) -> str:
+    """Step 2 for one table: `seq`, its insertion order, filled from the rowid (in the
+    order the rows were inserted); new rows take `MAX(seq) + 1` under the write lock."""
+    fill = f"UPDATE {table} SET seq = rowid;"
+    if append_only:  # the trigger refuses the one UPDATE that fills the new column
+        trigger = APPEND_ONLY.split("CREATE TRIGGER {table}_no_delete")[0].format(table=table)
+        fill = f"DROP TRIGGER {table}_no_update;\n{fill}\n{trigger.strip()}"
+    return (
+        f"ALTER TABLE {table} ADD COLUMN seq INTEGER;\n{fill}\n"
+        f"CREATE UNIQUE INDEX {table}_seq ON {table}(seq);\n"
+    )
+
+
+MEMORY_V2 = "".join(
+    _order_column(t, append_only=t == "receipts")
+    for t in ("receipts", "watermarks", "proposals", "blocked_patterns")
+)
+
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1), _split(MEMORY_V2))
 MEMORY_LATEST = len(MEMORY_STEPS)
+ORDERED_TABLES = ("receipts", "watermarks", "proposals", "blocked_patterns")  # step 2
+
+
+def next_seq(table: str) -> str:
+    """The `seq` of a new row of an ORDERED_TABLES table (writers run one at a time)."""
+    return f"(SELECT COALESCE(MAX(seq), 0) + 1 FROM {table})"
 
 
 def memory_migration(version: int = MEMORY_LATEST) -> Migration:
     """The playbook's own tables (namespace `memory`), up to `version`."""
+    from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
+
     if not 1 <= version <= MEMORY_LATEST:
         raise ValueError(f"memory schema version must be 1..{MEMORY_LATEST}, not {version}")
-    return Migration("memory", version, MEMORY_STEPS)
+    return Migration("memory", version, MEMORY_STEPS, POSTGRES_STEPS)
 
 
 def _ensure_table(ex: Executor) -> None:
@@ -264,7 +307,7 @@ def _ensure_table(ex: Executor) -> None:
 def schema_version(db: Database | sqlite3.Connection | Executor, namespace: str = "memory") -> int:
     """The version of `namespace` the file holds (0 when absent)."""
     ex = executor_of(db)
-    if ex.one(TABLE_EXISTS, (MIGRATIONS_TABLE,)) is None:
+    if ex.one(ex.dialect.table_exists, (MIGRATIONS_TABLE,)) is None:
         return 0
     return int(
         ex.scalar(f"SELECT MAX(version) FROM {MIGRATIONS_TABLE} WHERE namespace=?", (namespace,), 0)
@@ -295,13 +338,14 @@ def run_migrations(
     applied: list[tuple[str, int]] = []
     for m in migrations:
         current = check_version(ex, m)
+        steps = m.steps_for(ex.dialect.name) if current < m.version else ()
         for version in range(current + 1, m.version + 1):
             with ex.transaction():
                 _ensure_table(ex)
                 # Re-read inside the write lock: another process may have just migrated.
                 if schema_version(ex, m.namespace) >= version:
                     continue
-                for statement in m.steps[version - 1]:
+                for statement in steps[version - 1]:
                     ex.execute(statement)
                 ex.execute(
                     f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",

@@ -1,10 +1,10 @@
 """Where a playbook is, and the one way in: `open_store(target, policy, clock, mode=...)`.
 
 A target is a file path (SQLite, the default) or a `postgresql://` URL (the PostgreSQL
-backend, not available in this version). A URL is never taken for a path; any other
-`scheme://` and an empty target are usage errors.
+backend, `store/postgres/`). A URL is never taken for a path; any other `scheme://` and
+an empty target are usage errors.
 
-Modes (see `store/sqlite.py`):
+Modes (see `store/sqlite/` and `store/postgres/opening.py`):
 
 * `"create"` (default) — make the folder and the file if needed, migrate.
 * `"write"`  — an existing playbook; upgrade an older schema; a database without a playbook
@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Literal
 
 from .. import errors
 from .schema import MEMORY_LATEST, check_version, memory_migration, schema_version
-from .sqlite import Mode, open_sqlite
+from .sqlite import MODES, Mode, open_sqlite
 
 if TYPE_CHECKING:
     from ..policy import Policy
+    from .executor import Executor
     from .store import PlaybookStore
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -42,14 +43,28 @@ class Target:
 
     @property
     def path(self) -> Path:
+        """The file (SQLite only: a URL is never a path)."""
+        if self.backend != "sqlite":
+            raise ValueError(f"{self} is a database URL, not a file")
         return Path(self.location)
+
+    @property
+    def is_file(self) -> bool:
+        return self.backend == "sqlite"
+
+    def exists(self) -> bool:
+        """Whether a playbook could be there already: the file exists (a URL: always
+        True; whether it holds a playbook is known only by connecting)."""
+        return self.backend != "sqlite" or self.location == ":memory:" or self.path.exists()
 
     def __str__(self) -> str:
         return self.location if self.backend == "sqlite" else _without_password(self.location)
 
 
-def resolve_target(target: str | os.PathLike[str]) -> Target:
+def resolve_target(target: str | os.PathLike[str] | Target) -> Target:
     """A path or URL as a `Target`; `UsageError` for an empty one or an unknown scheme."""
+    if isinstance(target, Target):
+        return target
     if isinstance(target, os.PathLike):
         target = os.fspath(target)
     if not isinstance(target, str):
@@ -74,11 +89,12 @@ def resolve_target(target: str | os.PathLike[str]) -> Target:
 
 
 def _without_password(url: str) -> str:
-    return re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", url)
+    url = re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
 
 
 def open_store(
-    target: str | os.PathLike[str],
+    target: str | os.PathLike[str] | Target,
     policy: Policy | None = None,
     clock: Callable[[], datetime] | None = None,
     *,
@@ -92,20 +108,7 @@ def open_store(
     from .store import PlaybookStore
 
     where = resolve_target(target)
-    if where.backend == "postgresql":
-        raise errors.BackendUnavailable(
-            f"{where}: PostgreSQL playbooks are not available in this version of Playbook; "
-            "use a file path"
-        )
-    path = where.path
-    if mode == "create" and where.location != ":memory:":
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise errors.CannotOpen(
-                f"cannot create the folder {path.parent} ({exc.strerror or exc})"
-            ) from None
-    ex = open_sqlite(where.location, mode)
+    ex = open_executor(where, mode)
     try:
         version = schema_version(ex)
         if mode != "create" and version == 0:
@@ -123,3 +126,47 @@ def open_store(
     except BaseException:
         ex.close()
         raise
+
+
+def remove_playbook_file(where: Target) -> None:
+    """Remove a playbook file (and its journal files) that a failed command created; a
+    database on a server is left as it is (the failed write was one transaction)."""
+    if not where.is_file or where.location == ":memory:":
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{where.path}{suffix}").unlink(missing_ok=True)
+
+
+def holds_playbook(target: str | os.PathLike[str] | Target) -> bool:
+    """Whether there is a playbook at `target` already (a database URL: by connecting)."""
+    where = resolve_target(target)
+    if where.is_file:
+        return where.exists() and where.location != ":memory:"
+    try:
+        ex = open_executor(where, "read")
+    except (errors.NoDatabase, errors.NotAPlaybook):
+        return False
+    try:
+        return schema_version(ex) > 0
+    finally:
+        ex.close()
+
+
+def open_executor(target: str | os.PathLike[str] | Target, mode: Mode = "create") -> Executor:
+    """The executor on `target` in `mode`, without the version checks of `open_store`."""
+    where = resolve_target(target)
+    if where.backend == "postgresql":
+        from .postgres import open_postgres
+
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        return open_postgres(where.location, mode, str(where))  # type: ignore[no-any-return]
+    if mode == "create" and where.location != ":memory:":
+        path = where.path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise errors.CannotOpen(
+                f"cannot create the folder {path.parent} ({exc.strerror or exc})"
+            ) from None
+    return open_sqlite(where.location, mode)

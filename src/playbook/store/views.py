@@ -68,7 +68,7 @@ def bullet_rows(
     # A read-only store whose cache lags the log: every row asks the store.
     lagging = store.read_only and store.evidence_behind()
     where = "" if include_retired else " WHERE b.state != 'retired'"
-    raw = store.sql.all(_ROWS_SQL + where)
+    raw = store.sql.all(_ROWS_SQL + where + " ORDER BY b.seq")  # the same order on every backend
     default_hl = policy.half_life_days
     # Staleness without parsing dates: ISO timestamps of one format sort as text.
     cutoff = now - policy.stale_after_days

@@ -104,7 +104,7 @@ class Workbench(FilteringApp):
         label: str | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
-        super().__init__(data.Source(Path(path), self.policy), poll_seconds=poll_seconds)
+        super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
         self.label = label or str(path)
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
@@ -381,3 +381,8 @@ class Workbench(FilteringApp):
         out.append(PaletteCommand("Help", self.action_help, "Keys and what the numbers mean (?)"))
         out.append(PaletteCommand("Quit", self.action_quit, "Leave the workbench (q, ctrl+q)"))
         return out
+
+
+def _target(path: str | Path) -> str | Path:
+    """A file as a Path; a database URL as it is (a URL is never a path)."""
+    return path if isinstance(path, str) and "://" in path else Path(path)

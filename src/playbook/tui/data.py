@@ -33,11 +33,11 @@ HUMAN = "human"
 
 @dataclass(frozen=True)
 class Source:
-    """The playbook file the workbench shows, scored with the policy the workbench was
-    started with (`--policy` / `$PLAYBOOK_POLICY`, as the CLI does). Each `open()` is a new
-    connection."""
+    """The playbook the workbench shows (a file, or a `postgresql://` URL), scored with the
+    policy the workbench was started with (`--policy` / `$PLAYBOOK_POLICY`, as the CLI
+    does). Each `open()` is a new connection."""
 
-    path: Path
+    path: Path | str
     policy: Policy = DEFAULT_POLICY
 
     @contextmanager
@@ -54,13 +54,16 @@ class Source:
 class Watcher:
     """A long-lived read-only store whose only job is `change_token()`.
 
-    The token changes when anyone commits; in WAL mode the main file's mtime does not, so
-    this is the cheap and reliable signal (microseconds per poll). Used by one poll at a
-    time (the app never lets polls overlap).
+    The token changes when anyone commits. SQLite: `PRAGMA data_version` (in WAL mode the
+    main file's mtime does not move), microseconds per poll. PostgreSQL: the watcher
+    LISTENs to the playbook's channel and the token counts the NOTIFYs every writer sends
+    on commit; reading it asks the server nothing. Used by one poll at a time (the app
+    never lets polls overlap).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         self.store = open_store(path, mode="read")
+        self.store.listen()
 
     def version(self) -> Hashable:
         return self.store.change_token()

@@ -1,33 +1,18 @@
-"""SQLite's dialect: the SQL fragments that differ between databases, and the translation
-of `sqlite3` errors into Playbook's own (`playbook.errors`)."""
+"""SQLite's dialect (the fragments are `store.dialect.SQLITE`), and the translation of
+`sqlite3` errors into Playbook's own (`playbook.errors`)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ... import errors
 
 Mode = Literal["read", "write", "create"]
 MODES: tuple[Mode, ...] = ("read", "write", "create")
 BUSY_TIMEOUT_MS = 30_000
-
-# ------------------------------------------------------------------ dialect fragments
-# A list bound as one parameter: `x IN {IN_LIST}` with `list_param(items)`.
-IN_LIST = "(SELECT value FROM json_each(?))"
-TABLE_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-# `token` contains the parameter as a substring.
-CONTAINS = "instr({column}, ?) > 0"
-
-
-def list_param(items: Iterable[Any]) -> str:
-    """The parameter for `IN_LIST`."""
-    return json.dumps(list(items))
-
 
 # ------------------------------------------------------------------ errors
 _FOLLOW_UP = {  # primary result code -> the Playbook error for it

@@ -8,6 +8,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from ... import errors
+from ..dialect import SQLITE
 from .dialect import translate
 
 
@@ -64,7 +65,7 @@ class SqliteExecutor:
     joins the outer one); `change_token()` changes whenever anyone commits.
     """
 
-    dialect = "sqlite"
+    dialect = SQLITE
 
     def __init__(
         self, conn: sqlite3.Connection, *, label: str = "", read_only: bool = False
@@ -113,6 +114,22 @@ class SqliteExecutor:
         """Run an INSERT into a table with an integer key; return the new row's key."""
         return self.execute(sql, params).lastrowid
 
+    def keys_written(self, table: str, column: str) -> None:
+        """Rows with explicit integer keys were inserted into `table`: SQLite's next key
+        follows the largest by itself."""
+
+    @contextmanager
+    def bulk(self, kib: int = 256 * 1024) -> Iterator[None]:
+        """A larger page cache for one bulk import (SQLite's default is 2 MiB), so the
+        indexes a large import grows stay in memory instead of spilling pages to the WAL
+        again and again; the connection's own setting comes back afterwards."""
+        before = self.scalar("PRAGMA cache_size")
+        self.execute(f"PRAGMA cache_size = {-int(kib)}")
+        try:
+            yield
+        finally:
+            self.execute(f"PRAGMA cache_size = {int(before)}")
+
     # -------------------------------------------------------------- transactions
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -139,6 +156,19 @@ class SqliteExecutor:
         self._depth = 0
         self.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Many reads that see one state of the database (a read transaction: in WAL
+        mode, writers go on meanwhile and are not seen)."""
+        if self._depth:
+            yield
+            return
+        self.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._rollback()
+
     def _rollback(self) -> None:
         # SQLite may have rolled back already (a full disk, an I/O error).
         with suppress(sqlite3.Error):
@@ -149,6 +179,9 @@ class SqliteExecutor:
         return self._depth > 0
 
     # -------------------------------------------------------------- live refresh
+    def listen(self) -> None:
+        """Follow other connections' commits: `change_token()` already does, for free."""
+
     def data_version(self) -> int:
         """Moves when another connection commits (PRAGMA data_version)."""
         return int(self.scalar("PRAGMA data_version", default=0))

@@ -55,9 +55,9 @@ class PolicyScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close", tooltip="Back to the workbench"),
     ]
 
-    def __init__(self, path: Path, policy: Policy) -> None:
+    def __init__(self, path: Path | str, policy: Policy) -> None:
         super().__init__()
-        self.path = Path(path)
+        self.path = path  # a file or a database URL (never made a Path)
         self.policy = policy
         self.report: EvalReport | None = None
 

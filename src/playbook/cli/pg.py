@@ -1,0 +1,52 @@
+"""pg: what a team's PostgreSQL playbook needs besides the data (roles for agents and
+reviewers)."""
+
+from __future__ import annotations
+
+import typer
+
+from . import app
+from .common import CliError, emit, json_option, open_store, set_json, target
+
+pg_app = typer.Typer(
+    name="pg",
+    help="A team's playbook on PostgreSQL: roles for agents and reviewers.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(pg_app, name="pg")
+
+
+@pg_app.command("roles")
+def roles(
+    agent: str = typer.Option("playbook_agent", "--agent", help="The agents' group role."),
+    human: str = typer.Option("playbook_human", "--human", help="The reviewers' group role."),
+    sql: bool = typer.Option(False, "--sql", help="Print the SQL instead of running it."),
+    json_out: bool = json_option(),
+) -> None:
+    """Create the agent and reviewer roles on the --db playbook (run it as the schema's
+    owner, with the right to create roles). Agents may record rules, feedback, outcomes
+    and proposals; approving, pinning, blocking, restoring and resolving conflicts are
+    refused inside PostgreSQL unless the role is a reviewer's. Safe to run again."""
+    set_json(json_out)
+    from ..store.postgres.roles import install_roles, roles_sql
+
+    where = target()
+    if where.is_file:
+        raise CliError("usage", f"roles are for a PostgreSQL playbook, not a file ({where})")
+    with open_store(create=False) as store:
+        if sql:
+            statements = roles_sql(store.sql.schema, agent, human)  # type: ignore[attr-defined]
+        else:
+            statements = install_roles(store, agent, human)
+        schema = store.sql.schema  # type: ignore[attr-defined]
+    data = {"agent": agent, "human": human, "schema": schema, "ran": not sql, "sql": statements}
+    if sql:
+        emit(data, ";\n\n".join(statements) + ";")
+        return
+    emit(
+        data,
+        f"roles ready on schema {schema}: {agent} (records; cannot approve, pin, block or "
+        f"restore) and {human} (reviews)\n"
+        f"give each login one of them: CREATE ROLE alice LOGIN PASSWORD '...' IN ROLE {human};",
+    )

@@ -1,0 +1,28 @@
+"""The PostgreSQL backend: a team's shared playbook (psycopg 3, the `postgres` extra).
+
+`opening.py` (connecting, modes, the playbook's schema), `executor.py` (the executor: `?`
+parameters, the write lock, the commit counter, LISTEN/NOTIFY), `dialect.py` (psycopg
+errors as `playbook.errors`), `schema.py` (the DDL of each migration step), `roles.py`
+(the agent and human roles, and the guard that keeps agents from approving), `cluster.py`
+(a throwaway local server, for the tests and the benches).
+
+psycopg is imported only when a `postgresql://` target is opened: `playbook --help` and
+every SQLite command run without it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..sqlite import Mode
+
+
+def open_postgres(url: str, mode: Mode, label: str) -> Any:
+    """A `PostgresExecutor` on the playbook at `url` (`store/postgres/opening.py`)."""
+    from .opening import open_postgres as opener
+
+    return opener(url, mode, label)
+
+
+__all__ = ["open_postgres"]

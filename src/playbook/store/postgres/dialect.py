@@ -1,0 +1,66 @@
+"""PostgreSQL's errors in Playbook's terms: psycopg exceptions, by SQLSTATE, as the
+`playbook.errors` types the SQLite backend raises for the same situations. (The SQL
+fragments that differ are `store.dialect.POSTGRESQL`.)"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ... import errors
+
+# SQLSTATE (or its class, the first two characters) -> the Playbook error for it.
+_BUSY = {"40001", "40P01", "55P03", "57014"}  # serialization, deadlock, lock timeout, cancel
+_READ_ONLY = {"25006"}  # read_only_sql_transaction
+_DENIED = {"42501"}  # insufficient_privilege (grants, and the agent guard's refusals)
+_DAMAGED = {"XX001", "XX002"}  # data_corrupted, index_corrupted
+_FULL = {"53100"}  # disk_full
+_CONSTRAINT_CLASS = "23"  # integrity_constraint_violation, and the append-only trigger
+_NO_DATABASE = {"3D000"}  # invalid_catalog_name: the database does not exist
+_CANNOT_CONNECT_CLASSES = {"08", "28"}  # connection exceptions, invalid authorization
+
+
+def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
+    """The Playbook error for a psycopg error met on `label` (a URL without its password),
+    or None when it is not a database error (a bug in the caller)."""
+    import psycopg
+
+    if not isinstance(exc, psycopg.Error) or isinstance(exc, psycopg.InterfaceError):
+        return None
+    state = getattr(exc, "sqlstate", None) or ""
+    detail = _first_line(exc)
+    where = label or "the database"
+    if state in _BUSY:
+        return errors.DatabaseBusy(f"{where}: {detail}")
+    if state in _READ_ONLY:
+        return errors.ReadOnlyPlaybook(f"the playbook at {where} is read-only ({detail})")
+    if state in _DENIED:
+        return errors.PermissionDenied(f"the database refused: {detail}")
+    if state in _DAMAGED:
+        return errors.DatabaseDamaged(f"the playbook at {where} is damaged ({detail})")
+    if state in _FULL:
+        return errors.DiskFull(f"the database server's disk is full ({detail})")
+    if state.startswith(_CONSTRAINT_CLASS):
+        return errors.ConstraintError(detail)
+    if state in _NO_DATABASE:
+        return errors.NoDatabase(f"no database at {where} ({detail})")
+    if not state and isinstance(exc, psycopg.DataError):  # refused before it was sent
+        return errors.InvalidInput(f"PostgreSQL cannot store this value: {detail}")
+    if state[:2] in _CANNOT_CONNECT_CLASSES or (
+        not state and isinstance(exc, psycopg.OperationalError)
+    ):
+        return errors.CannotOpen(f"cannot connect to {where}: {detail}")
+    return errors.DatabaseError(f"database error: {detail}")
+
+
+def driver_error(exc: BaseException) -> errors.PlaybookError | None:
+    """The Playbook error for a psycopg exception that escaped the store, or None (psycopg
+    is never imported for this: if it is not loaded, the exception is not one of its)."""
+    if sys.modules.get("psycopg") is None:
+        return None
+    return translate(exc, "")
+
+
+def _first_line(exc: Any) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
