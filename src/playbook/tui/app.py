@@ -25,26 +25,30 @@ from textual.worker import Worker, get_current_worker
 
 from ..policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
-from . import data
+from . import data, reading
 from . import format as fmt
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands, action_commands
 from .filtering import INDEX_FROM, FilteringApp
+from .filterspec import FLAGS
 from .messages import (
     DetailLoaded,
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
 )
+from .ordering import RowIndex
 from .panes.base import ActionPane
 from .panes.blocked import BlockedPane
 from .panes.bullets import BulletsPane
 from .panes.conflicts import ConflictsPane
 from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
+from .queue_view import newer_than, session_name
 from .screens.help import HelpScreen, help_sections, numbers_text
 from .screens.policy import open_policy_screen
 from .search import find_bullets
+from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
 from .widgets.footer import WorkbenchFooter
 from .widgets.table import RowTable
@@ -102,17 +106,23 @@ class Workbench(FilteringApp):
         policy: Policy | None = None,
         poll_seconds: float = POLL_SECONDS,
         label: str | None = None,
+        seen: LastLooked | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__(data.Source(Path(path), self.policy), poll_seconds=poll_seconds)
         self.label = label or str(path)
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
-        self.snapshot: data.Snapshot | None = None
+        self.snapshot: reading.Snapshot | None = None
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint: float | None = None
         self.detail_id: str | None = None
         self._started = time.perf_counter()
+        # "New since you last looked" at the Proposals tab (a per-user file, see seen.py).
+        self.seen = seen or LastLooked(path)
+        self.seen_at = self.seen.get()
+        self.badge_since = self.seen_at  # proposals newer than this get a "new" badge
+        self.new_count = 0
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -171,14 +181,14 @@ class Workbench(FilteringApp):
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
-        snapshot = data.load_snapshot(self.source)
+        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at)
         rows = snapshot.rows_by_id
         prepared = self.bullets_pane.prepare(rows)
         if worker.is_cancelled:
             return False
         self.post_message(SnapshotLoaded(snapshot, version, prepared))
         if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
-            self.post_message(IndexReady(data.RowIndex(rows)))
+            self.post_message(IndexReady(RowIndex(rows)))
         return True
 
     @on(SnapshotLoaded)
@@ -191,7 +201,12 @@ class Workbench(FilteringApp):
         self.context = ctx = Context(snap.rows_by_id, self.policy)
         with self.batch_update():
             self.bullets_pane.set_rows(snap.rows_by_id, message.prepared, context=ctx)
-            self.query_one(ProposalsPane).set_proposals(snap.proposals, snap.passages, ctx)
+            self.new_count = snap.new_proposals
+            self.query_one(ProposalsPane).set_proposals(
+                snap.proposals, snap.passages, ctx, newer_than(snap.proposals, self.badge_since)
+            )
+            if self.query_one(TabbedContent).active == "proposals":
+                self.looked_at_proposals()
             self.query_one(ConflictsPane).set_conflicts(snap.conflicts, ctx)
             self.query_one(BlockedPane).set_blocked(snap.blocked, ctx)
             self.query_one(DetailPane).set_context(ctx)
@@ -213,7 +228,7 @@ class Workbench(FilteringApp):
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""
 
-    def _update_labels(self, snap: data.Snapshot) -> None:
+    def _update_labels(self, snap: reading.Snapshot) -> None:
         tabs = self.query_one(TabbedContent)
         counts = {
             "bullets": snap.live_count,
@@ -223,6 +238,11 @@ class Workbench(FilteringApp):
         }
         for tab, n in counts.items():
             tabs.get_tab(tab).label = f"{TABS[tab][0]} [b]{n:,}[/b]"
+        if self.new_count:
+            new = f"+{self.new_count}" if self.narrow else f"+{self.new_count} new"
+            tabs.get_tab(
+                "proposals"
+            ).label = f"{TABS['proposals'][0]} [b]{len(snap.proposals):,}[/b] [$accent]{new}[/]"
         detail = "Detail"
         if self.detail_id and not self.narrow:  # at 80 columns the id would crowd the tabs
             detail = f"Detail [dim]{self.detail_id}[/dim]"
@@ -270,7 +290,7 @@ class Workbench(FilteringApp):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def _detail_worker(self, bullet_id: str) -> None:
-        detail = data.load_detail(self.source, bullet_id)
+        detail = reading.load_detail(self.source, bullet_id)
         if not get_current_worker().is_cancelled:
             self.post_message(DetailLoaded(bullet_id, detail))
 
@@ -296,6 +316,13 @@ class Workbench(FilteringApp):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         tab = event.pane.id or ""
         self._focus_tab(tab)
+        if tab == "proposals":
+            self.badge_since = self.seen_at  # what arrived since the last visit stays marked
+            self.query_one(ProposalsPane).new_ids = newer_than(
+                self.snapshot.proposals if self.snapshot else [], self.badge_since
+            )
+            self.query_one(ProposalsPane).table.refresh_rows()
+            self.looked_at_proposals()
         if tab == "detail":
             bid = self.detail_id or self.bullets_pane.current_bullet_id()
             if bid and bid != self.detail_id:
@@ -303,6 +330,18 @@ class Workbench(FilteringApp):
             elif bid:
                 self.load_detail(bid)
         self.refresh_bindings()
+
+    def looked_at_proposals(self) -> None:
+        """The reviewer sees the queue: remember (per user) the newest proposal time shown,
+        so the tab's "new" count starts again from here."""
+        newest = self.query_one(ProposalsPane).newest_shown()
+        if newest is not None and (self.seen_at is None or newest > self.seen_at):
+            self.seen_at = newest
+            self.seen.mark(newest)
+        if self.new_count:
+            self.new_count = 0
+            if self.snapshot is not None:
+                self._update_labels(self.snapshot)
 
     def _focus_tab(self, tab: str) -> None:
         if tab in TABS:
@@ -319,7 +358,7 @@ class Workbench(FilteringApp):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        filter_words = " ".join(f"is:{f}" for f in data.FLAGS)
+        filter_words = " ".join(f"is:{f}" for f in FLAGS)
         groups = [
             (
                 "Everywhere",
@@ -341,6 +380,41 @@ class Workbench(FilteringApp):
             ("Blocked", [self.query_one(BlockedPane)], [], ""),
         ]
         self.push_screen(HelpScreen(INTRO, help_sections(self, groups), numbers_text(self.policy)))
+
+    def filter_proposals(self, text: str) -> None:
+        self.show_tab("proposals")
+        self.query_one(ProposalsPane).set_filter(text)
+
+    def queue_commands(self) -> list[PaletteCommand]:
+        """Narrow the review queue: hook-driven sessions, one session, one delta type."""
+        pane = self.query_one(ProposalsPane)
+        out = [
+            PaletteCommand(
+                "Proposals from hook-driven sessions",
+                partial(self.filter_proposals, "from:hook"),
+                "from:hook in the Proposals filter",
+            )
+        ]
+        current = pane.current()
+        ref = current.provenance.session_ref if current else None
+        if ref:
+            name = session_name(ref)
+            out.append(
+                PaletteCommand(
+                    f"Proposals of session {name}",
+                    partial(self.filter_proposals, f"session:{name}"),
+                    "Only what this proposal's session proposed",
+                )
+            )
+        for kind in sorted({str(p.delta.get("type")) for p in pane.all}):
+            out.append(
+                PaletteCommand(
+                    f"Proposals of type {kind}",
+                    partial(self.filter_proposals, f"type:{kind}"),
+                    f"type:{kind} in the Proposals filter",
+                )
+            )
+        return out
 
     # ---------------------------------------------------------------- lookups
     def row(self, bullet_id: str | None) -> BulletRow | None:
@@ -365,6 +439,7 @@ class Workbench(FilteringApp):
             ("retired", "Show retired bullets"),
         ):
             out.append(PaletteCommand(what, partial(self.set_filter, f"is:{flag}"), f"is:{flag}"))
+        out += self.queue_commands()
         active = self.query_one(TabbedContent).active
         panes: list[ActionPane] = [
             self.query_one(DetailPane) if active == "detail" else self.bullets_pane,

@@ -13,9 +13,9 @@ from textual import on, work
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
-from . import data
 from .acting import ActingApp
 from .messages import FilterRanked, IndexReady
+from .ordering import RowIndex, rank_view
 from .panes.bullets import BulletsPane
 
 INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
@@ -41,9 +41,9 @@ class FilteringApp(ActingApp):
         rows, view = pane.worker_view()
         index = pane.index if pane.index is not None and pane.index.rows is rows else None
         if index is None and len(rows) >= INDEX_FROM:
-            index = data.RowIndex(rows)
+            index = RowIndex(rows)
             self.post_message(IndexReady(index))
-        view, order = data.rank_view(self.source, text, rows, view, pane.min_confidence, index)
+        view, order = rank_view(self.source, text, rows, view, pane.policy, index)
         if not get_current_worker().is_cancelled:
             self.post_message(
                 FilterRanked(text, view.relevance, time.perf_counter() - started, order, rows)

@@ -8,8 +8,10 @@ characters into visible escapes.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
+from datetime import datetime
 
 from rich.text import Text
 
@@ -107,3 +109,25 @@ def short_delta(
     if kind == "deprecate":
         return f"{target}{about}  because: {delta.get('reason', '')}"
     return json.dumps(delta)
+
+
+def format_age(then: datetime, now: datetime) -> str:
+    """'3d ago', '5h ago', '2mo ago': compact, for tables."""
+    seconds = (now - then).total_seconds()
+    if seconds < 0:
+        return "soon"
+    minutes = seconds / 60
+    if minutes < 1:
+        return "now"
+    if minutes < 60:
+        return f"{int(minutes)}m ago"
+    hours = minutes / 60
+    if hours < 24:
+        return f"{int(hours)}h ago"
+    days = hours / 24
+    if days < 60:
+        return f"{int(days)}d ago"
+    months = days / 30.44
+    if months < 24:
+        return f"{math.floor(months)}mo ago"
+    return f"{days / 365.25:.1f}y ago"

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from ..store.views import BulletRow
-from .data import BulletDetail, RowIndex, Snapshot
+from .ordering import RowIndex
+from .reading import DetailRead, Snapshot
 
 if TYPE_CHECKING:
     from .panes.bullets import Prepared
@@ -28,7 +29,7 @@ class SnapshotLoaded(Message):
 class DetailLoaded(Message):
     """The selected bullet's detail, timeline and score history."""
 
-    def __init__(self, bullet_id: str, detail: BulletDetail | None) -> None:
+    def __init__(self, bullet_id: str, detail: DetailRead | None) -> None:
         super().__init__()
         self.bullet_id = bullet_id
         self.detail = detail

@@ -12,10 +12,27 @@ from ..screens.modals import Field, Variant
 
 if TYPE_CHECKING:
     from ...policy import Policy
+    from ...queue import Proposal
     from ...store.views import BulletRow
     from ..data import Source
 
-Subject = Literal["bullet", "proposal", "conflict", "blocked", "none"]
+Subject = Literal["bullet", "proposal", "marked", "conflict", "blocked", "none"]
+
+
+@dataclass(frozen=True)
+class Marked:
+    """The proposals marked in the Proposals pane (space), decided together."""
+
+    proposals: tuple[Proposal, ...]
+
+    @property
+    def id(self) -> str:
+        n = len(self.proposals)
+        return f"{n} marked proposal{'s' if n != 1 else ''}"
+
+    @property
+    def ids(self) -> list[str]:
+        return [p.id for p in self.proposals]
 
 
 @dataclass(frozen=True)

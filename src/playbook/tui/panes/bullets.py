@@ -21,11 +21,13 @@ from textual.widgets import Input, Static
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
-from ..data import FLAGS, RowIndex, View, parse_filter, view_order
+from ..filterspec import FLAGS, parse_filter
+from ..ordering import RowIndex, View, view_order
 from ..widgets.table import Column, Diff, RowTable
 from .base import ActionPane
 
 if TYPE_CHECKING:
+    from ...policy import Policy
     from ...store.views import BulletRow
 
 # Narrow terminals keep the content and drop columns of the lowest priority first.
@@ -122,9 +124,9 @@ class BulletsPane(ActionPane, Vertical):
         self.index: RowIndex | None = None  # numpy columns of `rows`, for big playbooks
 
     @property
-    def min_confidence(self) -> float:
-        """Recall's floor on the score, from the policy the workbench runs with."""
-        return self.context.policy.min_confidence
+    def policy(self) -> Policy:
+        """The policy the workbench runs with (recall's floor on the score, for ranking)."""
+        return self.context.policy
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-bar"):
@@ -182,7 +184,7 @@ class BulletsPane(ActionPane, Vertical):
     def prepare(self, rows: dict[str, BulletRow]) -> Prepared:
         """Off the UI thread: everything `set_rows` needs for the current view."""
         old, view = self.worker_view()
-        order = view_order(rows, view, self.min_confidence)
+        order = view_order(rows, view, self.policy)
         return Prepared(
             view=view,
             order=order,
@@ -220,7 +222,7 @@ class BulletsPane(ActionPane, Vertical):
     ) -> None:
         view = self.view
         if order is None:
-            order = view_order(self.rows, view, self.min_confidence, self.index)
+            order = view_order(self.rows, view, self.policy, self.index)
         table = self.table
         table.sort_by(view.column, view.descending)
         keys: list[Hashable] = list(order)
