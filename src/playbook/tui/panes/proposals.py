@@ -69,10 +69,10 @@ class ProposalsPane(ActionPane, Vertical):
             self.at = at
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", tooltip="type: session: from:hook words"),
-        Binding("space", "toggle_mark", "Mark", tooltip="Mark or unmark (a, x act on all marked)"),
-        Binding("escape", "clear", "Clear", show=False, tooltip="Clear the marks, then the filter"),
         *bindings_for("proposal", "marked"),
+        Binding("space", "toggle_mark", "Mark", tooltip="Mark or unmark (a, x act on all marked)"),
+        Binding("slash", "focus_filter", "Filter", tooltip="type: session: from:hook words"),
+        Binding("escape", "clear", "Clear", show=False, tooltip="Clear the marks, then the filter"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
