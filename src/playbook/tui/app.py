@@ -36,6 +36,7 @@ from .messages import (
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
+    TrendsLoaded,
 )
 from .ordering import RowIndex
 from .panes.base import ActionPane
@@ -50,6 +51,7 @@ from .screens.policy import open_policy_screen
 from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
+from .trends import load_trends
 from .widgets.footer import WorkbenchFooter
 from .widgets.table import RowTable
 
@@ -266,6 +268,22 @@ class Workbench(FilteringApp):
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
         self.notify(message.text, severity="error", title="Read failed")
+
+    # ---------------------------------------------------------------- trends
+    @on(BulletsPane.TrendsWanted)
+    def _trends_wanted(self, message: BulletsPane.TrendsWanted) -> None:
+        self._trend_worker(message.ids, self.bullets_pane.epoch)
+
+    @work(thread=True, exit_on_error=False, group="trends")
+    def _trend_worker(self, ids: list[str], epoch: int) -> None:
+        trends = load_trends(self.source, ids)
+        if not get_current_worker().is_cancelled:
+            self.post_message(TrendsLoaded(trends, epoch))
+
+    @on(TrendsLoaded)
+    def _trends_loaded(self, message: TrendsLoaded) -> None:
+        if not self.closing:
+            self.bullets_pane.set_trends(message.trends, message.epoch)
 
     # ---------------------------------------------------------------- detail
     @on(BulletsPane.Opened)

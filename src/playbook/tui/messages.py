@@ -84,3 +84,12 @@ class IndexReady(Message):
     def __init__(self, index: RowIndex) -> None:
         super().__init__()
         self.index = index
+
+
+class TrendsLoaded(Message):
+    """Score trends of rows on screen, read for the rows of `epoch`."""
+
+    def __init__(self, trends: dict[str, list[float]], epoch: int) -> None:
+        super().__init__()
+        self.trends = trends
+        self.epoch = epoch

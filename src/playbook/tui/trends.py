@@ -1,0 +1,68 @@
+"""The bullets table's trend column: each visible row's effective score over the last 90
+days as a sparkline. Read for the rows on screen only, in a thread worker, so a keystroke
+never waits for it (the table draws a blank cell until the trend arrives)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from . import format as fmt
+
+if TYPE_CHECKING:
+    from .data import Source
+
+TREND_DAYS = 90
+TREND_POINTS = 10  # one glyph per point: the column is this wide
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def load_trends(source: Source, ids: Sequence[str]) -> dict[str, list[float]]:
+    """Effective score of each bullet at `TREND_POINTS` moments over the last
+    `TREND_DAYS` days, oldest first (the API's `review.score_trends`)."""
+    with source.open(migrate=False) as store:
+        return _score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS)
+
+
+def _score_trends(store, ids, *, days, points):  # type: ignore[no-untyped-def]
+    """ADAPTER until V1's `review.score_trends` lands (same arithmetic as score_series)."""
+    from datetime import timedelta
+
+    from .. import scoring
+    from ..review.detail import _maturity_at
+    from ..store.views import maturity_history
+
+    now = store.now()
+    bullets = store.get_bullets(ids)
+    smap = store.supersedes_map()
+    out = {}
+    for bid, bullet in bullets.items():
+        lineage = [bid, *store.ancestors(bid, smap)]
+        events = [e for evs in store.raw_events(lineage).values() for e in evs]
+        history = maturity_history(store, bid)
+        half_life = store.half_life(bullet)
+        values = []
+        for k in range(points):
+            t = now - timedelta(days=days * (points - 1 - k) / (points - 1))
+            day = scoring.days(t)
+            h, x = scoring.decayed_totals([e for e in events if e.at <= day], day, half_life)
+            maturity = _maturity_at(history, t) or str(bullet.maturity)
+            values.append(scoring.effective_score(h, x, maturity, store.policy))
+        out[bid] = values
+    return out
+
+
+def sparkline(values: Sequence[float]) -> Text:
+    """Eighth-block bars scaled to the row's own range (zero included), green when the
+    score ends at or above where it began, red when it fell; a flat line is dim."""
+    if not values:
+        return Text("")
+    lo, hi = min(0.0, *values), max(0.0, *values)
+    if hi - lo < 1e-9:
+        return Text(BARS[0] * len(values), style=fmt.MUTED)
+    top = len(BARS) - 1
+    bars = "".join(BARS[round((v - lo) / (hi - lo) * top)] for v in values)
+    falling = values[-1] < values[0] - 1e-9
+    return Text(bars, style=fmt.BAD if falling else fmt.GOOD)
