@@ -10,7 +10,6 @@ know, and the write runs in a thread worker through the same API as the CLI.
 from __future__ import annotations
 
 import time
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,32 +27,31 @@ from ..store.views import BulletRow
 from . import data, reading
 from . import format as fmt
 from .actions.spec import Context
-from .commands import PaletteCommand, WorkbenchCommands, action_commands
-from .filtering import INDEX_FROM, FilteringApp
-from .filterspec import FLAGS
+from .commands import PaletteCommand, WorkbenchCommands
+from .filtering import INDEX_FROM
 from .messages import (
     DetailLoaded,
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
-    TrendsLoaded,
 )
 from .ordering import RowIndex
+from .palette import help_screen, workbench_commands
 from .panes.base import ActionPane
 from .panes.blocked import BlockedPane
 from .panes.bullets import BulletsPane
 from .panes.conflicts import ConflictsPane
 from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
-from .queue_view import newer_than, session_name
-from .screens.help import HelpScreen, help_sections, numbers_text
-from .screens.policy import open_policy_screen
+from .queue_view import newer_than
+from .screens.compare import CompareScreen
+from .screens.help import HelpScreen
+from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
-from .trends import load_trends
+from .travel import TravellingApp
 from .widgets.footer import WorkbenchFooter
-from .widgets.table import RowTable
 
 # Tab id -> (title, the widget that takes the focus there).
 TABS = {
@@ -66,14 +64,9 @@ TABS = {
 POLL_SECONDS = 0.5
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
-INTRO = (
-    "Review what agents learned: approve or reject proposals, pin rules, block patterns, "
-    "resolve conflicts, and read the evidence behind every rule. Every change goes through "
-    "the same API as the `playbook` command, recorded as a human decision."
-)
 
 
-class Workbench(FilteringApp):
+class Workbench(TravellingApp):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -131,6 +124,7 @@ class Workbench(FilteringApp):
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
             yield Static(fmt.untrusted(self.label, one_line=True), id="dbpath")
+            yield Static("", id="asof")
             yield Static("", id="live")
         with TabbedContent(id="tabs", initial="bullets"):
             with TabPane("Bullets", id="bullets"):
@@ -183,7 +177,7 @@ class Workbench(FilteringApp):
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
-        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at)
+        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at, as_of=self.as_of)
         rows = snapshot.rows_by_id
         prepared = self.bullets_pane.prepare(rows)
         if worker.is_cancelled:
@@ -198,16 +192,20 @@ class Workbench(FilteringApp):
         if self.closing:
             return
         snap = message.snapshot
+        if snap.as_of != self.as_of:  # read for another moment: read again for this one
+            self.poll_done()
+            self.read_now()
+            return
         self.snapshot = snap
         self.rows_by_id = snap.rows_by_id
-        self.context = ctx = Context(snap.rows_by_id, self.policy)
+        self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
         with self.batch_update():
             self.bullets_pane.set_rows(snap.rows_by_id, message.prepared, context=ctx)
             self.new_count = snap.new_proposals
             self.query_one(ProposalsPane).set_proposals(
                 snap.proposals, snap.passages, ctx, newer_than(snap.proposals, self.badge_since)
             )
-            if self.query_one(TabbedContent).active == "proposals":
+            if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
                 self.looked_at_proposals()
             self.query_one(ConflictsPane).set_conflicts(snap.conflicts, ctx)
             self.query_one(BlockedPane).set_blocked(snap.blocked, ctx)
@@ -219,6 +217,8 @@ class Workbench(FilteringApp):
             self.first_paint = self.elapsed()
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
+        if isinstance(self.screen, HiddenScreen):
+            self.screen.set_context(ctx)  # an action taken there: read its list again
         self.refresh_bindings()
         self.poll_done()
         self.snapshot_applied()
@@ -226,6 +226,11 @@ class Workbench(FilteringApp):
     def elapsed(self) -> float:
         """Seconds since the app was constructed."""
         return time.perf_counter() - self._started
+
+    def read_now(self) -> None:
+        """Read the playbook at once (time travel moved), whatever the change token says."""
+        self.version = None
+        self.poll()
 
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""
@@ -269,25 +274,13 @@ class Workbench(FilteringApp):
     def _load_failed(self, message: LoadFailed) -> None:
         self.notify(message.text, severity="error", title="Read failed")
 
-    # ---------------------------------------------------------------- trends
-    @on(BulletsPane.TrendsWanted)
-    def _trends_wanted(self, message: BulletsPane.TrendsWanted) -> None:
-        self._trend_worker(message.ids, self.bullets_pane.epoch)
-
-    @work(thread=True, exit_on_error=False, group="trends")
-    def _trend_worker(self, ids: list[str], epoch: int) -> None:
-        trends = load_trends(self.source, ids)
-        if not get_current_worker().is_cancelled:
-            self.post_message(TrendsLoaded(trends, epoch))
-
-    @on(TrendsLoaded)
-    def _trends_loaded(self, message: TrendsLoaded) -> None:
-        if not self.closing:
-            self.bullets_pane.set_trends(message.trends, message.epoch)
-
     # ---------------------------------------------------------------- detail
     @on(BulletsPane.Opened)
     def _opened(self, message: BulletsPane.Opened) -> None:
+        self.open_bullet(message.bullet_id)
+
+    @on(CompareScreen.OpenBullet)
+    def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
         self.open_bullet(message.bullet_id)
 
     @on(DetailPane.BackRequested)
@@ -368,71 +361,18 @@ class Workbench(FilteringApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":  # q types a letter in a text box; it quits from everywhere else
             return not isinstance(self.focused, Input | TextArea)
-        return True
+        return super().check_action(action, parameters)
 
     def action_leave(self) -> None:
         self.exit()
 
     def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
-            return
-        filter_words = " ".join(f"is:{f}" for f in FLAGS)
-        groups = [
-            (
-                "Everywhere",
-                [self],
-                [],
-                "ctrl+p opens the command palette: every action that "
-                "applies here, and jump to a bullet by id or words.",
-            ),
-            ("Tables", [self.query_one(RowTable)], [], ""),
-            (
-                "Bullets and Detail",
-                [self.bullets_pane, self.query_one(DetailPane)],
-                [],
-                f"Filter words: {filter_words} (is:retired and is:all show superseded and "
-                "inverted bullets too).",
-            ),
-            ("Proposals", [self.query_one(ProposalsPane)], [], ""),
-            ("Conflicts", [self.query_one(ConflictsPane)], [], ""),
-            ("Blocked", [self.query_one(BlockedPane)], [], ""),
-        ]
-        self.push_screen(HelpScreen(INTRO, help_sections(self, groups), numbers_text(self.policy)))
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(help_screen(self))
 
     def filter_proposals(self, text: str) -> None:
         self.show_tab("proposals")
         self.query_one(ProposalsPane).set_filter(text)
-
-    def queue_commands(self) -> list[PaletteCommand]:
-        """Narrow the review queue: hook-driven sessions, one session, one delta type."""
-        pane = self.query_one(ProposalsPane)
-        out = [
-            PaletteCommand(
-                "Proposals from hook-driven sessions",
-                partial(self.filter_proposals, "from:hook"),
-                "from:hook in the Proposals filter",
-            )
-        ]
-        current = pane.current()
-        ref = current.provenance.session_ref if current else None
-        if ref:
-            name = session_name(ref)
-            out.append(
-                PaletteCommand(
-                    f"Proposals of session {name}",
-                    partial(self.filter_proposals, f"session:{name}"),
-                    "Only what this proposal's session proposed",
-                )
-            )
-        for kind in sorted({str(p.delta.get("type")) for p in pane.all}):
-            out.append(
-                PaletteCommand(
-                    f"Proposals of type {kind}",
-                    partial(self.filter_proposals, f"type:{kind}"),
-                    f"type:{kind} in the Proposals filter",
-                )
-            )
-        return out
 
     # ---------------------------------------------------------------- lookups
     def row(self, bullet_id: str | None) -> BulletRow | None:
@@ -442,35 +382,4 @@ class Workbench(FilteringApp):
         return find_bullets(self.rows_by_id, query, limit)
 
     def palette_commands(self) -> list[PaletteCommand]:
-        """What the palette offers now: going places, filters, and every action that
-        applies to what each pane has selected (its key as bound right now)."""
-        out = [
-            PaletteCommand(f"Go to {TABS[t][0]}", partial(self.show_tab, t), f"Tab {i}")
-            for i, t in enumerate(TABS, 1)
-        ]
-        out.append(PaletteCommand("Filter bullets", self.action_filter, "Words like recall (/)"))
-        for flag, what in (
-            ("pinned", "Show pinned bullets"),
-            ("stale", "Show stale bullets"),
-            ("deprecated", "Show deprecated bullets"),
-            ("anti", "Show anti-patterns"),
-            ("retired", "Show retired bullets"),
-        ):
-            out.append(PaletteCommand(what, partial(self.set_filter, f"is:{flag}"), f"is:{flag}"))
-        out += self.queue_commands()
-        active = self.query_one(TabbedContent).active
-        panes: list[ActionPane] = [
-            self.query_one(DetailPane) if active == "detail" else self.bullets_pane,
-            self.query_one(ProposalsPane),
-            self.query_one(ConflictsPane),
-            self.query_one(BlockedPane),
-        ]
-        out += action_commands(self, panes, self.perform)
-        out.append(
-            PaletteCommand(
-                "Measured policy", partial(open_policy_screen, self), "Which decay fits your log"
-            )
-        )
-        out.append(PaletteCommand("Help", self.action_help, "Keys and what the numbers mean (?)"))
-        out.append(PaletteCommand("Quit", self.action_quit, "Leave the workbench (q, ctrl+q)"))
-        return out
+        return workbench_commands(self)

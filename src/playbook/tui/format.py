@@ -131,3 +131,10 @@ def format_age(then: datetime, now: datetime) -> str:
     if months < 24:
         return f"{math.floor(months)}mo ago"
     return f"{days / 365.25:.1f}y ago"
+
+
+def moment(when: datetime) -> str:
+    """A time-travel moment: the date alone at midnight UTC, else the date and the time."""
+    if (when.hour, when.minute, when.second) == (0, 0, 0):
+        return f"{when:%Y-%m-%d}"
+    return f"{when:%Y-%m-%d %H:%M}"

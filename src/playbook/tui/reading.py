@@ -46,6 +46,7 @@ class Snapshot:
     seconds: float = 0.0
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
+    as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
 
     @property
     def live_count(self) -> int:
@@ -64,9 +65,14 @@ def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[q
     return [with_similar(store, p) if i < limit else p for i, p in enumerate(out)]
 
 
-def load_snapshot(source: Source, *, last_looked: datetime | None = None) -> Snapshot:
-    """Rows, proposals, conflicts and blocked patterns as they are now. `last_looked`: when
-    the reviewer last saw the Proposals tab (for its "new" count)."""
+def load_snapshot(
+    source: Source, *, last_looked: datetime | None = None, as_of: datetime | None = None
+) -> Snapshot:
+    """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
+    (time travel). `last_looked`: when the reviewer last saw the Proposals tab (for its
+    "new" count)."""
+    if as_of is not None:
+        return load_snapshot_as_of(source, as_of)
     started = time.perf_counter()
     with source.open() as store:
         rows = bullet_rows(store)
@@ -77,20 +83,48 @@ def load_snapshot(source: Source, *, last_looked: datetime | None = None) -> Sna
         if last_looked is not None:
             new = queue.count_pending(store, since=last_looked)
         hooks = queue.count_pending(store, origin=queue.HOOK_ORIGIN)
-    diaries: dict[str, Any] = {}
-    passages = {
-        p.id: diary_passage(p.provenance.session_ref, p.provenance.byte_offset, diaries)
-        for p in proposals
-    }
     return Snapshot(
         rows,
         proposals,
         conflicts,
         blocked,
-        passages,
+        passages_of(proposals),
         time.perf_counter() - started,
         new_proposals=new,
         hook_proposals=hooks,
+    )
+
+
+def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | None]:
+    """The diary passage each proposal points at (each diary file read once)."""
+    diaries: dict[str, Any] = {}
+    return {
+        p.id: diary_passage(p.provenance.session_ref, p.provenance.byte_offset, diaries)
+        for p in proposals
+    }
+
+
+def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
+    """The playbook as it stood at `when`, from the log (no copy of the data): rows,
+    conflicts and the queue as of then (`review.history`); blocked patterns made by then."""
+    from ..review import conflicts_as_of, proposals_as_of, rows_as_of
+
+    started = time.perf_counter()
+    with source.open(migrate=False) as store:
+        rows = rows_as_of(store, when)
+        proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
+        conflicts = conflicts_as_of(store, when)
+        blocked = [b for b in store.blocked() if b.created_at <= when]
+    hooks = sum(1 for p in proposals if p.origin == queue.HOOK_ORIGIN)
+    return Snapshot(
+        rows,
+        proposals,
+        conflicts,
+        blocked,
+        passages_of(proposals),
+        time.perf_counter() - started,
+        hook_proposals=hooks,
+        as_of=when,
     )
 
 

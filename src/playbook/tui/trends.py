@@ -5,6 +5,7 @@ never waits for it (the table draws a blank cell until the trend arrives)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -19,14 +20,17 @@ TREND_POINTS = 10  # one glyph per point: the column is this wide
 BARS = "▁▂▃▄▅▆▇█"
 
 
-def load_trends(source: Source, ids: Sequence[str]) -> dict[str, list[float]]:
-    """Effective score of each bullet at `TREND_POINTS` moments over the last
-    `TREND_DAYS` days, oldest first (the API's `review.score_trends`)."""
+def load_trends(
+    source: Source, ids: Sequence[str], now: datetime | None = None
+) -> dict[str, list[float]]:
+    """Effective score of each bullet at `TREND_POINTS` moments over the `TREND_DAYS` days
+    up to `now` (default: the store's now; time travel passes its moment), oldest first
+    (the API's `review.score_trends`)."""
     with source.open(migrate=False) as store:
-        return _score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS)
+        return _score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS, now=now)
 
 
-def _score_trends(store, ids, *, days, points):  # type: ignore[no-untyped-def]
+def _score_trends(store, ids, *, days, points, now=None):  # type: ignore[no-untyped-def]
     """ADAPTER until V1's `review.score_trends` lands (same arithmetic as score_series)."""
     from datetime import timedelta
 
@@ -34,7 +38,7 @@ def _score_trends(store, ids, *, days, points):  # type: ignore[no-untyped-def]
     from ..review.detail import _maturity_at
     from ..store.views import maturity_history
 
-    now = store.now()
+    now = now or store.now()
     bullets = store.get_bullets(ids)
     smap = store.supersedes_map()
     out = {}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 
+from .. import format as fmt
 from .spec import ActionSpec, Context, Marked, Refusal, Subject
 from .table import ACTIONS, side
 
@@ -45,8 +46,19 @@ def bindings_for(*subjects: Subject) -> list[Binding]:
 # ------------------------------------------------------------------------------ the rule
 
 
+READ_ONLY = "Read-only: this is the playbook as of {when}. T comes back to now."
+
+
 def why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
-    """None when action `name` applies to `subject`; otherwise why not, in one line."""
+    """None when action `name` applies to `subject`; otherwise why not, in one line. While
+    the workbench travels in time every action is dimmed and says so."""
+    refusal = _why_not(name, subject, ctx)
+    if ctx.as_of is not None and (refusal is None or not refusal.hide):
+        return Refusal(READ_ONLY.format(when=fmt.moment(ctx.as_of)))
+    return refusal
+
+
+def _why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
     spec = ACTIONS[name]
     if spec.on == "none":
         return None

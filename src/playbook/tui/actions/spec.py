@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
@@ -42,6 +43,7 @@ class Context:
 
     rows: Mapping[str, BulletRow]
     policy: Policy
+    as_of: datetime | None = None  # time travel: every write is refused (read-only)
 
     def row(self, bullet_id: str | None) -> BulletRow | None:
         return self.rows.get(bullet_id) if bullet_id else None

@@ -38,7 +38,7 @@ COLUMNS = [
     Column("type", "type", 5, priority=60),
     Column("maturity", "maturity", 13, priority=85),
     Column("effective", "score", 8, "right", priority=90),
-    Column("trend", "90 days", TREND_POINTS, priority=42, sortable=False),
+    Column("trend", "trend", TREND_POINTS, priority=42, sortable=False),  # 90 days
     Column("helpful", "help", 6, "right", priority=40),
     Column("harmful", "harm", 6, "right", priority=39),
     Column("pinned", "pin", 3, "center", priority=50),
