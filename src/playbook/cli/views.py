@@ -18,7 +18,9 @@ def render_detail(data: dict[str, Any]) -> str:
         f"{inert(', '.join(b['tags']), one_line=True) or '-'}  scope {b['scope']}"
         + (f":{inert(b['scope_key'], one_line=True)}" if b["scope_key"] else ""),
         f"score {s['effective']:.2f}  helpful {s['helpful']:.2f}  harmful {s['harmful']:.2f}  "
-        f"earned {s['earned']}" + ("  STALE" if s["stale"] else ""),
+        f"earned {s['earned']}"
+        + ("  STALE" if s["stale"] else "")
+        + (f"  (frozen at retirement, {data['score_at'][:10]})" if data.get("score_at") else ""),
     ]
     prov = b["provenance"]
     if prov.get("session_ref"):

@@ -6,8 +6,12 @@ thin wrapper over one function here). Every function takes the store first and r
 the store's transactions; human actions default to `actor="human"` and check what they act
 on inside the same transaction as the write, so two reviewers cannot both act on one thing.
 
-- `detail`: a bullet in one shape (`bullet_detail`), its score over time (`score_series`),
-  the stale list (`stale`), the filter's ranking (`filter_relevance`, via `retrieval`);
+- `detail`: a bullet in one shape (`bullet_detail`), the stale list (`stale`), the
+  filter's ranking (`filter_relevance`, via `retrieval`);
+- `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
+  one: `bullet_score`, `score_moment`);
+- `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
+  table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
   (`keep_both`, `deprecate_one`, `merge`);
 - `actions`: the human actions on one bullet (`restore`, `pin`, `unpin`, `deprecate`,
@@ -34,9 +38,10 @@ from .detail import (
     bullet_detail,
     filter_postings,
     filter_relevance,
-    score_series,
     stale,
 )
+from .scores import bullet_score, bullet_scores, score_moment
+from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
 __all__ = [
     "BulletDetail",
@@ -46,9 +51,13 @@ __all__ = [
     "NotFound",
     "Resolution",
     "Restored",
+    "ScoreSeries",
+    "SeriesEvent",
     "StaleItem",
     "StaleList",
     "bullet_detail",
+    "bullet_score",
+    "bullet_scores",
     "conflicts",
     "deprecate",
     "deprecate_one",
@@ -60,7 +69,9 @@ __all__ = [
     "pin",
     "restore",
     "restore_target",
+    "score_moment",
     "score_series",
+    "score_trends",
     "stale",
     "unpin",
 ]
