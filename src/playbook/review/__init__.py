@@ -10,6 +10,8 @@ on inside the same transaction as the write, so two reviewers cannot both act on
   filter's ranking (`filter_relevance`, via `retrieval`);
 - `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
   one: `bullet_score`, `score_moment`);
+- `history`: time travel, the playbook as it stood at a moment (`rows_as_of`,
+  `conflicts_as_of`, `proposals_as_of`) and then against now (`diff_since`);
 - `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
   table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
@@ -40,6 +42,15 @@ from .detail import (
     filter_relevance,
     stale,
 )
+from .history import (
+    PlaybookDiff,
+    RuleChange,
+    conflicts_as_of,
+    diff_since,
+    parse_moment,
+    proposals_as_of,
+    rows_as_of,
+)
 from .scores import bullet_score, bullet_scores, score_moment
 from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
@@ -49,8 +60,10 @@ __all__ = [
     "ConflictView",
     "NotApplied",
     "NotFound",
+    "PlaybookDiff",
     "Resolution",
     "Restored",
+    "RuleChange",
     "ScoreSeries",
     "SeriesEvent",
     "StaleItem",
@@ -59,16 +72,21 @@ __all__ = [
     "bullet_score",
     "bullet_scores",
     "conflicts",
+    "conflicts_as_of",
     "deprecate",
     "deprecate_one",
+    "diff_since",
     "filter_postings",
     "filter_relevance",
     "keep_both",
     "mark",
     "merge",
+    "parse_moment",
     "pin",
+    "proposals_as_of",
     "restore",
     "restore_target",
+    "rows_as_of",
     "score_moment",
     "score_series",
     "score_trends",

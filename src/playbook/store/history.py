@@ -27,18 +27,26 @@ ROW_COLUMNS = (
 )
 
 
-def bullets_created_by(store: PlaybookStore, when: datetime) -> list[tuple[Any, ...]]:
-    """ROW_COLUMNS of every bullet that existed at `when` (created by then), in seq order."""
-    return store.sql.all(
-        f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ? ORDER BY seq", (iso(when),)
-    )
+def bullets_created_by(
+    store: PlaybookStore, when: datetime, ids: list[str] | None = None
+) -> list[tuple[Any, ...]]:
+    """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
+    by then), in seq order."""
+    sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
+    if ids is None:
+        return store.sql.all(sql + " ORDER BY seq", (iso(when),))
+    return store.sql.all(f"{sql} AND id IN {IN_LIST} ORDER BY seq", (iso(when), list_param(ids)))
 
 
-def events_recorded_by(store: PlaybookStore, when: datetime) -> list[tuple[str, str, Any, float]]:
-    """(bullet_id, kind, at, weight) of every feedback event recorded by `when`."""
-    return store.sql.all(
-        "SELECT bullet_id, kind, at, weight FROM feedback WHERE recorded_at <= ?", (iso(when),)
-    )
+def events_recorded_by(
+    store: PlaybookStore, when: datetime, ids: list[str] | None = None
+) -> list[tuple[str, str, Any, float]]:
+    """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
+    bullets) recorded by `when`."""
+    sql = "SELECT bullet_id, kind, at, weight FROM feedback WHERE recorded_at <= ?"
+    if ids is None:
+        return store.sql.all(sql, (iso(when),))
+    return store.sql.all(f"{sql} AND bullet_id IN {IN_LIST}", (iso(when), list_param(ids)))
 
 
 def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:
@@ -97,16 +105,15 @@ def proposals_pending_at(store: PlaybookStore, when: datetime) -> list[tuple[Any
     )
 
 
-def retired_by(store: PlaybookStore, ids: Iterable[str], when: datetime) -> dict[str, datetime]:
-    """valid_to of those of `ids` retired by `when`."""
-    return {
-        bid: parse_iso(vt)
-        for bid, vt in store.sql.execute(
-            f"SELECT id, valid_to FROM bullets WHERE id IN {IN_LIST} AND valid_to IS NOT NULL "
-            "AND valid_to <= ?",
-            (list_param(ids), iso(when)),
-        )
-    }
+def successors_of(store: PlaybookStore, ids: Iterable[str], when: datetime) -> dict[str, list[str]]:
+    """The bullets that replaced, merged or inverted each of `ids`, by `when`."""
+    out: dict[str, list[str]] = {}
+    for dst, src in store.sql.execute(
+        f"SELECT dst, src FROM edges WHERE dst IN {IN_LIST} AND at <= ? ORDER BY id",
+        (list_param(ids), iso(when)),
+    ):
+        out.setdefault(dst, []).append(src)
+    return out
 
 
 # ------------------------------------------------------------------ a retired bullet's score
