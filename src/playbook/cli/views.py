@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..inert import inert
+from ..review.remedies import LABELS
 from ..text import plural
 
 
@@ -42,4 +43,42 @@ def render_detail(data: dict[str, Any]) -> str:
             lines.append(
                 f"  {e['at'][:16]}  {e['kind']}{extra} x{e['weight']:g} by {e['actor']}{ctx}"
             )
+    return "\n".join(lines)
+
+
+_LIST_NAMES = {
+    "bullets": "rules",
+    "anti_patterns": "anti-patterns",
+    "deprecated_warnings": "warnings",
+}
+_REASON_TITLES = {
+    "outranked": "Outranked",
+    "deprecated": "Deprecated (out of the rules)",
+    "out_of_scope": "Out of scope",
+    "retired": "Retired",
+}
+
+
+def render_hidden(data: dict[str, Any]) -> str:
+    """`review.explain_hidden`'s report for a person: per reason, each rule with the numbers
+    behind it (`why`) and what would bring it back."""
+    counts = data["counts"]
+    if not data["total"]:
+        return "Hidden: nothing; every rule that matched is shown"
+    parts = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items() if n)
+    lines = [f"Hidden: {plural(data['total'], 'rule')} matched but not shown ({parts})"]
+    cuts = [f"{LABELS[name]} {cut:.2f}" for name, cut in data["cutoffs"].items() if cut is not None]
+    if cuts:
+        lines.append(f"cut-off (final score of #{data['limit']}): {', '.join(cuts)}")
+    for reason, title in _REASON_TITLES.items():
+        items = [h for h in data["hidden"] if h["reason"] == reason]
+        if not items:
+            continue
+        more = f"showing {len(items)} of {counts[reason]}" if len(items) < counts[reason] else ""
+        lines += ["", f"{title} ({more or counts[reason]}):"]
+        for h in items:
+            where = f"#{h['rank']} in {LABELS[h['list']]}" if h["rank"] else h["state"]
+            lines.append(f"  {h['id']}  {where}  {inert(h['content'], one_line=True)[:70]}")
+            lines.append(f"      {inert(h['why'], one_line=True)}")
+            lines += [f"      -> {inert(r['note'], one_line=True)}" for r in h["remedies"]]
     return "\n".join(lines)

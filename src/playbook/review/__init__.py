@@ -11,7 +11,9 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 - `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
   one: `bullet_score`, `score_moment`);
 - `history`: time travel, the playbook as it stood at a moment (`rows_as_of`,
-  `conflicts_as_of`, `proposals_as_of`) and then against now (`diff_since`);
+  `conflicts_as_of`, `proposals_as_of`); `diff`: then against now (`diff_since`);
+- `hidden`: what decay hid, the rules a query matched that recall does not show, with
+  the numbers and what would bring each back (`explain_hidden`);
 - `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
   table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
@@ -42,15 +44,9 @@ from .detail import (
     filter_relevance,
     stale,
 )
-from .history import (
-    PlaybookDiff,
-    RuleChange,
-    conflicts_as_of,
-    diff_since,
-    parse_moment,
-    proposals_as_of,
-    rows_as_of,
-)
+from .diff import PlaybookDiff, RuleChange, diff_since
+from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
+from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
 from .scores import bullet_score, bullet_scores, score_moment
 from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
@@ -58,9 +54,12 @@ __all__ = [
     "BulletDetail",
     "ConflictSide",
     "ConflictView",
+    "HiddenItem",
+    "HiddenReport",
     "NotApplied",
     "NotFound",
     "PlaybookDiff",
+    "Remedy",
     "Resolution",
     "Restored",
     "RuleChange",
@@ -76,6 +75,7 @@ __all__ = [
     "deprecate",
     "deprecate_one",
     "diff_since",
+    "explain_hidden",
     "filter_postings",
     "filter_relevance",
     "keep_both",
