@@ -14,6 +14,9 @@ on inside the same transaction as the write, so two reviewers cannot both act on
   `conflicts_as_of`, `proposals_as_of`); `diff`: then against now (`diff_since`);
 - `hidden`: what decay hid, the rules a query matched that recall does not show, with
   the numbers and what would bring each back (`explain_hidden`);
+- `queue`: review that scales, a proposal's word diff (`proposal_diff`, `proposal_diffs`),
+  its closest rules (`closest_rules`), many decisions at once (`approve_many`,
+  `reject_many`); the queue itself is `playbook.queue`;
 - `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
   table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
@@ -47,6 +50,15 @@ from .detail import (
 from .diff import PlaybookDiff, RuleChange, diff_since
 from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
 from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
+from .queue import (
+    Decided,
+    approve_many,
+    closest_rules,
+    proposal_diff,
+    proposal_diffs,
+    reject_many,
+    with_closest,
+)
 from .scores import bullet_score, bullet_scores, score_moment
 from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
@@ -54,6 +66,7 @@ __all__ = [
     "BulletDetail",
     "ConflictSide",
     "ConflictView",
+    "Decided",
     "HiddenItem",
     "HiddenReport",
     "NotApplied",
@@ -67,9 +80,11 @@ __all__ = [
     "SeriesEvent",
     "StaleItem",
     "StaleList",
+    "approve_many",
     "bullet_detail",
     "bullet_score",
     "bullet_scores",
+    "closest_rules",
     "conflicts",
     "conflicts_as_of",
     "deprecate",
@@ -83,7 +98,10 @@ __all__ = [
     "merge",
     "parse_moment",
     "pin",
+    "proposal_diff",
+    "proposal_diffs",
     "proposals_as_of",
+    "reject_many",
     "restore",
     "restore_target",
     "rows_as_of",
@@ -92,4 +110,5 @@ __all__ = [
     "score_trends",
     "stale",
     "unpin",
+    "with_closest",
 ]
