@@ -56,6 +56,16 @@ def _score(value: float | None) -> str:
     return "     -" if value is None else f"{value:+6.2f}"
 
 
+SHOWN = 10  # rules listed per section in the text report; --json has them all
+
+
+def _section(title: str, total: int, rows: list[str]) -> list[str]:
+    lines = ["", f"{title} ({total}):", *rows[:SHOWN]]
+    if len(rows) > SHOWN:
+        lines.append(f"  … and {len(rows) - SHOWN} more (--json lists them all)")
+    return lines
+
+
 def render_diff(data: dict[str, Any], *, until_given: bool = False) -> str:
     c = data["counts"]
     end = data["until"][:16].replace("T", " ") + ("" if until_given else " (now)")
@@ -66,26 +76,27 @@ def render_diff(data: dict[str, Any], *, until_given: bool = False) -> str:
         f"{plural(c['rung_changes'], 'rung change')}, {c['moved']} moved in score",
     ]
     if data["appeared"]:
-        lines += ["", f"Appeared ({c['appeared']}):"]
-        for r in data["appeared"]:
-            state = "" if r["state_now"] != "retired" else "  (retired since)"
-            lines.append(
-                f"  {r['id']}  {r['maturity_now']:<11} {_score(r['score_now'])}  "
-                f"{_short(r['content'])}{state}"
-            )
+        rows = [
+            f"  {r['id']}  {r['maturity_now']:<11} {_score(r['score_now'])}  "
+            f"{_short(r['content'])}" + ("  (retired since)" if r["state_now"] == "retired" else "")
+            for r in data["appeared"]
+        ]
+        lines += _section("Appeared", c["appeared"], rows)
     if data["retired"]:
-        lines += ["", f"Retired ({c['retired']}):"]
-        for r in data["retired"]:
-            after = f"  -> {', '.join(r['successors'])}" if r["successors"] else ""
-            lines.append(
-                f"  {r['id']}  {r['maturity_now']:<11} {_score(r['score_now'])}  "
-                f"{_short(r['content'], 50)}{after}"
-            )
+        rows = [
+            f"  {r['id']}  {r['maturity_now']:<11} {_score(r['score_now'])}  "
+            f"{_short(r['content'], 50)}"
+            + (f"  -> {', '.join(r['successors'])}" if r["successors"] else "")
+            for r in data["retired"]
+        ]
+        lines += _section("Retired (score when retired)", c["retired"], rows)
     if data["rung_changes"]:
-        lines += ["", f"Changed rung ({c['rung_changes']}):"]
-        for r in data["rung_changes"]:
-            rung = f"{r['maturity_then']} -> {r['maturity_now']}"
-            lines.append(f"  {r['id']}  {rung:<26} {_short(r['content'], 50)}")
+        rows = [
+            f"  {r['id']}  {r['maturity_then'] + ' -> ' + r['maturity_now']:<26} "
+            f"{_short(r['content'], 50)}"
+            for r in data["rung_changes"]
+        ]
+        lines += _section("Changed rung", c["rung_changes"], rows)
     if data["movers"]:
         shown = len(data["movers"])
         top = f"top {shown} of {c['moved']}" if shown < c["moved"] else str(shown)

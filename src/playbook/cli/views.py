@@ -51,6 +51,7 @@ _LIST_NAMES = {
     "anti_patterns": "anti-patterns",
     "deprecated_warnings": "warnings",
 }
+HIDDEN_SHOWN = 5  # hidden rules listed per reason in the text report
 _REASON_TITLES = {
     "outranked": "Outranked",
     "deprecated": "Deprecated (out of the rules)",
@@ -74,11 +75,12 @@ def render_hidden(data: dict[str, Any]) -> str:
         items = [h for h in data["hidden"] if h["reason"] == reason]
         if not items:
             continue
-        more = f"showing {len(items)} of {counts[reason]}" if len(items) < counts[reason] else ""
-        lines += ["", f"{title} ({more or counts[reason]}):"]
-        for h in items:
+        lines += ["", f"{title} ({counts[reason]}):"]
+        for h in items[:HIDDEN_SHOWN]:
             where = f"#{h['rank']} in {LABELS[h['list']]}" if h["rank"] else h["state"]
             lines.append(f"  {h['id']}  {where}  {inert(h['content'], one_line=True)[:70]}")
             lines.append(f"      {inert(h['why'], one_line=True)}")
             lines += [f"      -> {inert(r['note'], one_line=True)}" for r in h["remedies"]]
+        if counts[reason] > HIDDEN_SHOWN:
+            lines.append(f"  … and {counts[reason] - HIDDEN_SHOWN} more (--json: up to 25 each)")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .. import scoring
 from ..model import Bullet
 from ..store import PlaybookStore, iso
+from ..text import plural
 from .remedies import LABELS, Remedies, Remedy
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ class HiddenItem:
         )
         if self.at_floor:
             score += " (below the confidence floor: ranked at the floor)"
-        silent = f"; silent {self.days_silent:.0f} days" + (" (stale)" if self.stale else "")
+        days = round(self.days_silent)
+        silent = f"; silent {plural(days, 'day')}" + (" (stale)" if self.stale else "")
         if self.reason == "retired":
             after = f", succeeded by {', '.join(self.successors)}" if self.successors else ""
             head = f"retired{after}; its score when retired: {score}"
