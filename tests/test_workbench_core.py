@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from playbook import curate, queue
+from playbook import curate, queue, review
 from playbook.demo import DemoPlaybook, build_demo
 from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
@@ -48,13 +48,17 @@ def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
     )
     clock.advance(days=200)
     rows = {r.id: r for r in bullet_rows(store)}
-    scores = store.scores(list(rows))
+    # every surface's score: now for a live bullet, frozen at retirement for a retired one
+    scores = review.bullet_scores(store, store.get_bullets(rows).values())
     for bid, row in rows.items():
         assert abs(row.effective - scores[bid].effective) < 1e-9
         assert abs(row.helpful - scores[bid].helpful) < 1e-9
         assert row.stale == scores[bid].stale
     assert rows[merged].helpful > 0  # inherited through supersedes
     assert rows[a].state == "retired"
+    retired_at = store.get_bullet(a).valid_to
+    assert rows[a].helpful == pytest.approx(store.score(a, at=retired_at).helpful, abs=1e-9)
+    assert rows[a].helpful > store.score(a).helpful  # 200 days of decay did not touch it
     assert merged in {r.id for r in bullet_rows(store, include_retired=False)}
     assert a not in {r.id for r in bullet_rows(store, include_retired=False)}
 
