@@ -203,7 +203,11 @@ class Workbench(TravellingApp):
             self.bullets_pane.set_rows(snap.rows_by_id, message.prepared, context=ctx)
             self.new_count = snap.new_proposals
             self.query_one(ProposalsPane).set_proposals(
-                snap.proposals, snap.passages, ctx, newer_than(snap.proposals, self.badge_since)
+                snap.proposals,
+                snap.passages,
+                ctx,
+                newer_than(snap.proposals, self.badge_since),
+                snap.diffs,
             )
             if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
                 self.looked_at_proposals()

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from rich.style import Style
 from rich.text import Text
 
 from ..inert import inert
@@ -32,7 +33,7 @@ MUTED = "#565f89"
 ACCENT = "#e0af68"
 
 
-def untrusted(text: str | None, *, one_line: bool = False, style: str = "") -> Text:
+def untrusted(text: str | None, *, one_line: bool = False, style: str | Style = "") -> Text:
     """Agent-written text, shown exactly as text: no markup, no escapes acted on."""
     return Text(inert(text or "", one_line=one_line), style=style)
 

@@ -21,7 +21,8 @@ from ..store import BlockedPattern
 from ..store.views import BulletRow, bullet_rows
 
 if TYPE_CHECKING:
-    from ..review import BulletDetail, ConflictView
+    from ..review import BulletDetail, ConflictView, ScoreSeries
+    from ..review.queue import DiffOps
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
@@ -44,6 +45,7 @@ class Snapshot:
     blocked: list[BlockedPattern]
     passages: dict[str, DiaryPassage | None] = field(default_factory=dict)  # by proposal id
     seconds: float = 0.0
+    diffs: dict[str, list[tuple[str, DiffOps]]] = field(default_factory=dict)  # by proposal
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
     as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
@@ -77,6 +79,7 @@ def load_snapshot(
     with source.open() as store:
         rows = bullet_rows(store)
         proposals = pending_proposals(store)
+        diffs = diffs_of(store, proposals)
         conflicts = review.conflicts(store)
         blocked = store.blocked()
         new = len(proposals)
@@ -90,9 +93,20 @@ def load_snapshot(
         blocked,
         passages_of(proposals),
         time.perf_counter() - started,
+        diffs,
         new_proposals=new,
         hook_proposals=hooks,
     )
+
+
+def diffs_of(store: Any, proposals: list[queue.Proposal]) -> dict[str, list[tuple[str, DiffOps]]]:
+    """Word-level diffs of each replace or merge proposal against the text of its targets
+    (`review.proposal_diffs`)."""
+    out = {}
+    for p in proposals:
+        if p.delta.get("type") in ("replace", "merge"):
+            out[p.id] = review.proposal_diffs(store, p)
+    return out
 
 
 def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | None]:
@@ -112,7 +126,10 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
     started = time.perf_counter()
     with source.open(migrate=False) as store:
         rows = rows_as_of(store, when)
-        proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
+        found = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
+        proposals = [review.with_closest(store, p) for p in found[:PROPOSALS_WITH_SIMILAR]]
+        proposals += found[PROPOSALS_WITH_SIMILAR:]
+        diffs = diffs_of(store, proposals)
         conflicts = conflicts_as_of(store, when)
         blocked = [b for b in store.blocked() if b.created_at <= when]
     hooks = sum(1 for p in proposals if p.origin == queue.HOOK_ORIGIN)
@@ -123,6 +140,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
         blocked,
         passages_of(proposals),
         time.perf_counter() - started,
+        diffs,
         hook_proposals=hooks,
         as_of=when,
     )
@@ -134,7 +152,7 @@ class DetailRead:
     the diary passage it came from (when the file is at hand)."""
 
     detail: BulletDetail
-    series: list[tuple[datetime, float]]
+    series: ScoreSeries  # (moment, score) pairs, with `.events` to mark on the plot
     passage: DiaryPassage | None
 
 

@@ -26,36 +26,10 @@ def load_trends(
     """Effective score of each bullet at `TREND_POINTS` moments over the `TREND_DAYS` days
     up to `now` (default: the store's now; time travel passes its moment), oldest first
     (the API's `review.score_trends`)."""
+    from ..review import score_trends
+
     with source.open(migrate=False) as store:
-        return _score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS, now=now)
-
-
-def _score_trends(store, ids, *, days, points, now=None):  # type: ignore[no-untyped-def]
-    """ADAPTER until V1's `review.score_trends` lands (same arithmetic as score_series)."""
-    from datetime import timedelta
-
-    from .. import scoring
-    from ..review.detail import _maturity_at
-    from ..store.views import maturity_history
-
-    now = now or store.now()
-    bullets = store.get_bullets(ids)
-    smap = store.supersedes_map()
-    out = {}
-    for bid, bullet in bullets.items():
-        lineage = [bid, *store.ancestors(bid, smap)]
-        events = [e for evs in store.raw_events(lineage).values() for e in evs]
-        history = maturity_history(store, bid)
-        half_life = store.half_life(bullet)
-        values = []
-        for k in range(points):
-            t = now - timedelta(days=days * (points - 1 - k) / (points - 1))
-            day = scoring.days(t)
-            h, x = scoring.decayed_totals([e for e in events if e.at <= day], day, half_life)
-            maturity = _maturity_at(history, t) or str(bullet.maturity)
-            values.append(scoring.effective_score(h, x, maturity, store.policy))
-        out[bid] = values
-    return out
+        return score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS, now=now)
 
 
 def sparkline(values: Sequence[float]) -> Text:

@@ -6,8 +6,6 @@ app shows them; nothing here decides what a write means.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import queue, review
@@ -99,50 +97,27 @@ def reject(source: Source, proposal_id: str, reason: str, block: bool = False) -
     return f"Rejected {proposal_id}"
 
 
-@dataclass(frozen=True)
-class Batch:
-    """What a decision on several proposals did: the ids done, and why each other was not."""
-
-    done: list[str]
-    failed: list[tuple[str, str]]
-
-    def sentence(self, verb: str) -> str:
-        text = f"{verb} {len(self.done)} of {len(self.done) + len(self.failed)} proposals"
-        if self.failed:
-            pid, why = self.failed[0]
-            more = f" (and {len(self.failed) - 1} more)" if len(self.failed) > 1 else ""
-            text += f"; not {pid}: {why}{more}"
-        return text
-
-
-def decide_many(
-    source: Source, ids: list[str], decide: Callable[..., object], *args: object
-) -> Batch:
-    """`decide(store, id, *args)` for each id, each in its own transaction, so that one
-    stale or refused proposal does not hold back the others; each failure is reported."""
-    from ..errors import PlaybookError
-
-    done: list[str] = []
-    failed: list[tuple[str, str]] = []
-    with source.open() as store:
-        for pid in ids:
-            try:
-                decide(store, pid, *args)
-            except PlaybookError as exc:
-                failed.append((pid, str(exc)))
-            else:
-                done.append(pid)
-    return Batch(done, failed)
+def decided_sentence(verb: str, decided: list[review.Decided]) -> str:
+    """'Approved 2 of 3 proposals; not d-…: why' from `review.approve_many` and its kin."""
+    done = [d for d in decided if d.ok]
+    failed = [d for d in decided if not d.ok]
+    text = f"{verb} {len(done)} of {len(decided)} proposals"
+    if failed:
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        text += f"; not {failed[0].proposal_id}: {failed[0].message}{more}"
+    return text
 
 
 def approve_many(source: Source, ids: list[str]) -> str:
-    batch = decide_many(source, ids, queue.approve)
-    return batch.sentence("Approved")
+    with source.open() as store:
+        decided = review.approve_many(store, ids, actor=HUMAN)
+    return decided_sentence("Approved", decided)
 
 
 def reject_many(source: Source, ids: list[str], reason: str) -> str:
-    batch = decide_many(source, ids, queue.reject, reason)
-    return batch.sentence("Rejected")
+    with source.open() as store:
+        decided = review.reject_many(store, ids, reason, actor=HUMAN)
+    return decided_sentence("Rejected", decided)
 
 
 # ------------------------------------------------------------------------------ conflicts

@@ -269,7 +269,8 @@ class DetailPane(ActionPane, Horizontal):
         self.query_one("#d-decisions", Static).update(decisions)
 
         chart = self.query_one(ScoreChart)
-        chart.set_data(read.series, [(e.at, e.kind) for e in detail.timeline])
+        # Every event behind the score, inherited ones too (`ScoreSeries.events`).
+        chart.set_data(read.series, [(e.at, e.kind) for e in read.series.events])
         box = self.query_one("#d-chart-box")
         first, last = read.series[0][1], read.series[-1][1]
         peak = max(v for _, v in read.series)

@@ -4,18 +4,41 @@ existing bullets it resembles. Rich renderables only; the facts come from the qu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
 from ...proposals import Proposal, Target
 from .. import format as fmt
 
+if TYPE_CHECKING:
+    from ...review.queue import DiffOps
+
 FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")
 
 
-def delta_grid(p: Proposal, type_style: dict[str, str]) -> RenderableType:
-    """The proposed change, field by field; a stale proposal starts with why approving it
+DELETED = Style(color=fmt.BAD, strike=True)
+INSERTED = Style(color=fmt.GOOD, bold=True, underline=True)
+
+
+def diff_text(ops: DiffOps) -> Text:
+    """A word-level diff: deleted words struck through in red, inserted ones underlined
+    in green, the rest as it was (all of it inert text)."""
+    text = Text()
+    for op, part in ops:
+        style = DELETED if op == "delete" else INSERTED if op == "insert" else Style()
+        text.append_text(fmt.untrusted(part, style=style))
+    return text
+
+
+def delta_grid(
+    p: Proposal, type_style: dict[str, str], diffs: list[tuple[str, DiffOps]] | None = None
+) -> RenderableType:
+    """The proposed change, field by field; a rewrite (replace, merge) shows what it
+    changes in each target, word by word; a stale proposal starts with why approving it
     would fail (the queue's own words)."""
     d = p.delta
     grid = Table.grid(padding=(0, 2))
@@ -31,6 +54,8 @@ def delta_grid(p: Proposal, type_style: dict[str, str]) -> RenderableType:
             grid.add_row(key.replace("_", " "), fmt.untrusted(text, style=style))
     if d.get("tags"):
         grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style="#bb9af7"))
+    for target, ops in diffs or []:
+        grid.add_row(f"vs {target}", diff_text(ops))
     grid.add_row("proposal", Text(f"{p.id} ({p.origin})", style=fmt.MUTED))
     if not p.stale:
         return grid

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -31,6 +31,9 @@ from ..queue_view import QueueFilter, origin_label, parse_queue_filter, session_
 from ..reading import DiaryPassage
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
+
+if TYPE_CHECKING:
+    from ...review.queue import DiffOps
 from .proposal_text import delta_grid, near_text
 
 TYPE_STYLE = {
@@ -80,6 +83,7 @@ class ProposalsPane(ActionPane, Vertical):
         self.all: list[queue.Proposal] = []  # newest first
         self.proposals: dict[str, queue.Proposal] = {}  # the shown ones, by id
         self.passages: dict[str, DiaryPassage | None] = {}
+        self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
         self.marked: set[str] = set()
         self.new_ids: set[str] = set()
         self.filter = QueueFilter()
@@ -179,11 +183,13 @@ class ProposalsPane(ActionPane, Vertical):
         passages: dict[str, DiaryPassage | None],
         context: Context,
         new_ids: set[str] | None = None,
+        diffs: dict[str, list[tuple[str, DiffOps]]] | None = None,
     ) -> None:
-        """A new snapshot of the queue (newest first). Marks on proposals no longer
-        pending are dropped; the filter stays."""
+        """A new snapshot of the queue (newest first), with the word diffs of its rewrites.
+        Marks on proposals no longer pending are dropped; the filter stays."""
         self.all = proposals
         self.passages = passages
+        self.diffs = diffs or {}
         self.context = context
         if new_ids is not None:
             self.new_ids = new_ids
@@ -281,7 +287,7 @@ class ProposalsPane(ActionPane, Vertical):
         if self._shown == (p.id, id(p)):
             return
         self._shown = (p.id, id(p))
-        delta_box.update(delta_grid(p, TYPE_STYLE))
+        delta_box.update(delta_grid(p, TYPE_STYLE, self.diffs.get(p.id, [])))
         passage_box.update(_where(p, self.passages.get(p.id)))
         title, near = near_text(p)
         self.query_one("#p-similar").border_title = title
