@@ -114,8 +114,20 @@ def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None
     assert {"add", "maturity", "invert", "merge", "pin", "deprecate", "block"} <= actions
     assert any(r.stale for r in bullet_rows(store))
     pending = queue.pending(store)
-    assert all(p.provenance.session_ref == str(info.diary_path) for p in pending)
+    reflected = [p for p in pending if p.origin == "reflection"]
+    hooked = [p for p in pending if p.origin == queue.HOOK_ORIGIN]
+    assert len(reflected) >= 10 and len(reflected) + len(hooked) == len(pending)
+    assert all(p.provenance.session_ref == str(info.diary_path) for p in reflected)
     assert all(p.provenance.byte_offset is not None for p in pending)
+    # A hook-driven session staged a rewrite and a merge (word diffs) and a new rule, each
+    # pointing at its line of that session, staged after the diary was reflected.
+    assert sorted(p.delta["type"] for p in hooked) == ["add", "merge", "replace"]
+    session = Path(hooked[0].provenance.session_ref)
+    text = session.read_bytes()
+    for p in hooked:
+        line = text[p.provenance.byte_offset :].split(b"\n", 1)[0].decode()
+        assert line.endswith(p.delta["content"])
+    assert min(p.created_at for p in hooked) > max(p.created_at for p in reflected)
     # The history spans months: the oldest event is long before the newest.
     events = raw.rows(store, "SELECT MIN(at), MAX(at) FROM feedback")[0]
     span = parse_iso(events[1]) - parse_iso(events[0])

@@ -22,6 +22,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, get_current_worker
 
+from .. import queue
 from ..policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
 from . import data, reading
@@ -206,7 +207,7 @@ class Workbench(TravellingApp):
                 snap.proposals,
                 snap.passages,
                 ctx,
-                newer_than(snap.proposals, self.badge_since),
+                self.new_badges(snap.proposals),
                 snap.diffs,
             )
             if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
@@ -333,8 +334,8 @@ class Workbench(TravellingApp):
         self._focus_tab(tab)
         if tab == "proposals":
             self.badge_since = self.seen_at  # what arrived since the last visit stays marked
-            self.query_one(ProposalsPane).new_ids = newer_than(
-                self.snapshot.proposals if self.snapshot else [], self.badge_since
+            self.query_one(ProposalsPane).new_ids = self.new_badges(
+                self.snapshot.proposals if self.snapshot else []
             )
             self.query_one(ProposalsPane).table.refresh_rows()
             self.looked_at_proposals()
@@ -345,6 +346,13 @@ class Workbench(TravellingApp):
             elif bid:
                 self.load_detail(bid)
         self.refresh_bindings()
+
+    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
+        """The proposals that arrived since the reviewer's last visit (none on a first
+        visit: everything is new then, and a badge on every row says nothing)."""
+        if self.badge_since is None:
+            return set()
+        return newer_than(proposals, self.badge_since)
 
     def looked_at_proposals(self) -> None:
         """The reviewer sees the queue: remember (per user) the newest proposal time shown,

@@ -24,7 +24,7 @@ from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
 
-WEEK = timedelta(days=7)
+TRAVEL_ACTIONS = ("time_travel", "step", "now", "compare", "hidden")
 
 
 def parse_moment(text: str, now: datetime) -> datetime:
@@ -125,14 +125,10 @@ class TravellingApp(FilteringApp):
         self.push_screen(HiddenScreen(self.source, words, self.as_of, self.context))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if isinstance(self.focused, Input | TextArea) and action in (
-            "time_travel",
-            "step",
-            "now",
-            "compare",
-            "hidden",
+        if action in TRAVEL_ACTIONS and (
+            isinstance(self.focused, Input | TextArea) or self.screen is not self.screen_stack[0]
         ):
-            return False  # these letters type in a text box
+            return False  # these letters type in a text box; other screens have their keys
         if action == "now":
             return self.as_of is not None
         return super().check_action(action, parameters)

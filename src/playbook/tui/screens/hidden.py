@@ -137,14 +137,7 @@ def why_text(item: HiddenItem) -> Text:
     text.append("\n")
     text.append_text(fmt.untrusted(item.bullet.content, style="bold"))
     text.append("\n\n")
-    text.append_text(fmt.untrusted(item.why()))
-    text.append("\n")
-    text.append(
-        f"help {item.helpful:.2f}  harm {item.harmful:.2f} (x{item.harm_multiplier:g})  "
-        f"maturity x{item.maturity_multiplier:g}  effective {item.effective:+.2f}  "
-        f"relevance {item.relevance:.1f}  final {item.final:.2f}",
-        style=fmt.MUTED,
-    )
+    text.append_text(fmt.untrusted(item.why()))  # the reason, in numbers (the API's words)
     if item.remedies:
         text.append("\n\nbrings it back:\n", style=f"bold {fmt.MUTED}")
         for r in item.remedies:
