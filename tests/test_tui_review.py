@@ -386,3 +386,59 @@ async def test_a_conflict_merge_keeps_the_pin_only_when_ticked(pinned_conflict, 
     # The merged rule agrees with "Always …": that side's help counts, never the other's harm.
     score = store.score(merged.id)
     assert score.harmful == 0 and score.helpful > 3.9
+
+
+# ------------------------------------------------------------------------------ diffs, closest
+
+
+@pytest.fixture
+def rewrite_playbook(tmp_path: Path) -> tuple[Path, dict]:
+    """A rule, a proposal rewriting it, and an add that nearly duplicates it."""
+    path = tmp_path / "state.sqlite3"
+    store = open_store(path)
+    rule = curate(store, [{"type": "add", "content": "Pin npm to 11 in release jobs"}]).added[0]
+    staged = queue.stage(
+        store,
+        [
+            {"type": "replace", "bullet_id": rule, "content": "Pin npm to 12 in all release jobs"},
+            {"type": "add", "content": "Pin npm to 11 in the release jobs of every repo"},
+        ],
+        provenance=Provenance(session_ref="s:npm", byte_offset=0),
+    ).staged
+    store.close()
+    return path, {"rule": rule, "replace": staged[0], "add": staged[1]}
+
+
+def test_a_word_diff_strikes_what_goes_and_underlines_what_comes() -> None:
+    from playbook.review import proposal_diff
+    from playbook.tui.panes.proposal_text import diff_text
+
+    text = diff_text(
+        proposal_diff("Pin npm to 11 in release jobs", "Pin npm to 12 in all release jobs")
+    )
+    assert text.plain.replace(" ", "") == "Pinnpmto1112inallreleasejobs".replace(" ", "")
+    styled = {text.plain[s.start : s.end].strip(): s.style for s in text.spans}
+    assert styled["11"].strike and not styled["11"].underline
+    assert styled["12"].underline and styled["all"].underline
+    assert "Pin npm to" not in styled  # unchanged words carry no diff style
+
+
+@pytest.mark.parametrize("size", SIZES)
+@async_test
+async def test_a_rewrite_shows_its_word_diff_and_an_add_its_closest_rules(
+    rewrite_playbook, size
+) -> None:
+    path, info = rewrite_playbook
+    app = make_app(path)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot, app)
+        pane = await _proposals(pilot, app)
+        assert app.snapshot.diffs[info["replace"]][0][0] == info["rule"]
+        pane.table.move_to(info["replace"])
+        await pilot.pause()
+        shown = " ".join(screen_lines(app))
+        assert f"vs {info['rule']}" in shown
+        pane.table.move_to(info["add"])
+        await pilot.pause()
+        similar = str(app.query_one("#p-similar", Static).content)
+        assert info["rule"] in similar and "Pin npm to 11 in release jobs" in similar

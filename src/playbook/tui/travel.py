@@ -57,8 +57,9 @@ class TravellingApp(FilteringApp):
 
     # ---------------------------------------------------------------- travelling
     def travel_to(self, when: datetime | None) -> None:
-        """Show the playbook as of `when` (None, or a moment not in the past: now)."""
-        if when is not None and when >= self.now():
+        """Show the playbook as of `when` (None, or a moment within a minute of now: now;
+        stepping a week on from a week back lands a few seconds short of now)."""
+        if when is not None and when >= self.now() - timedelta(minutes=1):
             when = None
         if when == self.as_of:
             return
