@@ -10,6 +10,7 @@ know, and the write runs in a thread worker through the same API as the CLI.
 from __future__ import annotations
 
 import time
+from collections.abc import Hashable
 from pathlib import Path
 from typing import ClassVar
 
@@ -110,6 +111,7 @@ class Workbench(TravellingApp):
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
         self.snapshot: reading.Snapshot | None = None
+        self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint: float | None = None
         self.detail_id: str | None = None
@@ -198,6 +200,8 @@ class Workbench(TravellingApp):
             self.read_now()
             return
         self.snapshot = snap
+        if snap.as_of is None:
+            self._now_cache = (message.version, snap)
         self.rows_by_id = snap.rows_by_id
         self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
         with self.batch_update():
@@ -233,7 +237,15 @@ class Workbench(TravellingApp):
         return time.perf_counter() - self._started
 
     def read_now(self) -> None:
-        """Read the playbook at once (time travel moved), whatever the change token says."""
+        """Read the playbook at once (time travel moved), whatever the change token says.
+        Back at now, the last snapshot of now shows at once, and the poll reads again only
+        if anyone wrote since."""
+        cached = self._now_cache
+        if self.as_of is None and cached is not None:
+            self.version = cached[0]
+            self.post_message(SnapshotLoaded(cached[1], cached[0]))
+            self.poll()
+            return
         self.version = None
         self.poll()
 
