@@ -1,16 +1,18 @@
-"""Workbench speed: first paint and filled table (demo cold and warm, 10k, 100k), filter keys.
+"""Workbench speed: first paint and filled table (demo cold and warm, 10k, 100k), filter
+keys, and the time-travel switch.
 
-    python bench/tui.py [--sizes 10000,100000] [--keep DIR] [--no-demo]
+    python bench/tui.py [--sizes 10000,100000] [--no-demo]
 
-The synthetic playbooks are written straight into the schema in one transaction (bullets,
-token index, tags, maturity log, two or three feedback events each), then the store folds
-the events into its evidence cache, as it would have done as they arrived; none of that is
-timed. Timed, headless, at 160x45:
+Prints one `figure<TAB>value<TAB>target<TAB>pass|miss|-` line per figure (`bench/run.py`
+collects them); everything else goes to stderr. The synthetic playbooks are
+`bench/synth.py`'s (built once and cached, not timed). Timed, headless, at 160x45:
 
 - first paint: from constructing the app to the first frame that shows the bullets table
   filled (the load runs in a thread worker; the table draws only the visible lines);
 - filter: from a keystroke in the `/` box to the frame showing the re-ranked rows
-  (recall's keyword points from the token index in a worker, then relevance x score).
+  (recall's keyword points from the token index in a worker, then relevance x score);
+- time-travel switch: from asking for a moment (a week, a month back; then now again) to
+  the frame that shows the rows as of then (`review.rows_as_of` and its kin in a worker).
 
 Whole process, in a pseudo-terminal of 160x45 (what a user waits for, imports included):
 
@@ -20,115 +22,26 @@ Whole process, in a pseudo-terminal of 160x45 (what a user waits for, imports in
 - `playbook tui` on each synthetic playbook: the same two times.
 
 Targets (issue 14): demo first paint <= 1 s (cold and warm), 100k first paint <= 1.5 s,
-filter keystroke <= 100 ms at 100k.
+filter keystroke <= 100 ms at 100k, time-travel switch <= 500 ms at 10k. The machine is
+shared: figures move by tens of percent from run to run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import random
 import re
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-from playbook.store import PlaybookStore, connect, iso
-from playbook.text import content_hash, tokens
-
-WORDS = (
-    "test tests pytest ci cache lockfile docker image build release deploy migration schema "
-    "database sqlite postgres index query log logs error errors retry flaky timeout worker "
-    "branch commit rebase merge review diff lint format type types python typescript rust go "
-    "node npm pip venv package dependency version pin secret token env config settings "
-    "fixture mock stub clock time sleep wait thread async lock race file path tmp cleanup "
-    "run runner job step matrix artifact upload download network port service container "
-    "health probe metric trace span alert page oncall rollback feature flag api endpoint "
-    "request response json yaml toml schema validate parse encode decode unicode bytes "
-    "memory leak profile benchmark hot path allocation copy stream buffer batch queue"
-).split()
-CATEGORIES = ("ci", "testing", "python", "git", "docker", "security", "review", "workflow")
-MATURITIES = ("candidate", "established", "proven", "deprecated")
-
-
-def build(path: Path, n: int, seed: int = 1) -> None:
-    rng = random.Random(seed)
-    now = datetime.now(UTC)
-    conn = connect(path)
-    store = PlaybookStore(conn)
-    bullets, tok_rows, tag_rows, log_rows, events = [], [], [], [], []
-    df: dict[str, int] = {}
-    for i in range(n):
-        words = rng.sample(WORDS, rng.randint(8, 16))
-        words[0] = words[0].capitalize()
-        content = " ".join(words) + f" (variant {i})"
-        bid = f"b-{i:08x}"
-        created = now - timedelta(days=rng.uniform(1, 300))
-        category = rng.choice(CATEGORIES)
-        tags = [category, rng.choice(WORDS)]
-        maturity = rng.choices(MATURITIES, weights=(5, 4, 2, 1))[0]
-        at = iso(created)
-        bullets.append(
-            (
-                i + 1,
-                bid,
-                content,
-                category,
-                json.dumps(tags),
-                "global",
-                None,
-                "rule",
-                "workflow_rule",
-                "learned",
-                "active",
-                maturity,
-                0,
-                None,
-                None,
-                None,
-                None,
-                at,
-                at,
-                None,
-                content_hash(content),
-            )
-        )
-        toks = set(tokens(content))
-        for t in toks:
-            tok_rows.append((t, i + 1))
-            df[t] = df.get(t, 0) + 1
-        tag_rows.extend((t, i + 1) for t in set(tags))
-        log_rows.append((bid, at, maturity))
-        for _ in range(rng.randint(2, 3)):
-            when = iso(created + (now - created) * rng.random())
-            kind = "helpful" if rng.random() < 0.8 else "harmful"
-            events.append((bid, kind, when, when))
-    events.sort(key=lambda e: e[2])
-    with store.transaction():
-        conn.executemany(
-            "INSERT INTO bullets (seq, id, content, category, tags, scope, scope_key, type, kind, "
-            "source, state, maturity, pinned, pinned_reason, half_life_days, session_ref, "
-            "byte_offset, created_at, valid_from, valid_to, content_hash) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            bullets,
-        )
-        conn.executemany("INSERT INTO bullet_tokens (token, seq) VALUES (?, ?)", tok_rows)
-        conn.executemany("INSERT INTO vocab (token, df) VALUES (?, ?)", list(df.items()))
-        conn.executemany("INSERT INTO bullet_tags (tag, seq) VALUES (?, ?)", tag_rows)
-        conn.executemany(
-            "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, ?)", log_rows
-        )
-        conn.executemany(
-            "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, ?, ?, ?)",
-            events,
-        )
-    store.sync_evidence()
-    conn.close()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth
+from report import figure, note
 
 
 class _Frames:
@@ -198,7 +111,21 @@ async def measure(path: Path, words: list[str]) -> dict[str, object]:
             for _ in word:  # clear the box for the next word, untimed
                 await pilot.press("backspace")
             await pilot.pause(0.3)
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        switches: dict[str, list[float]] = {}
+        for _ in range(3):  # the first pass includes the lazy imports of the history code
+            for label, days in (("a week back", 7), ("a month back", 30), ("back to now", None)):
+                frames.event.clear()
+                t0 = time.perf_counter()
+                app.travel_to(None if days is None else app.now() - timedelta(days=days))
+                await frames.event.wait()
+                switches.setdefault(label, []).append(frames.at - t0)
+                assert (app.snapshot.as_of is None) == (days is None)
+                await app.workers.wait_for_complete()
+                await pilot.pause(0.3)
         return {
+            "switch_s": switches,
             "bullets": table.row_count,
             "first_paint_s": round(first_paint, 3),
             "load_s": round(app.snapshot.seconds if app.snapshot else 0, 3),
@@ -256,55 +183,64 @@ def measure_process(args: list[str], env: dict[str, str], timeout: float = 120) 
     return times
 
 
-def _line(what: str, times: dict[str, float]) -> str:
-    frame, filled = times.get("frame_s"), times.get("filled_s")
-    show = lambda v: f"{v:.2f} s" if v is not None else "never"  # noqa: E731
-    return f"{what:<28} first paint {show(frame)}, filled table {show(filled)}"
+NEVER = 999.0  # a frame that never came: reported as a miss, not a crash
+
+
+def report_process(what: str, times: dict[str, float], paint_target: float | None) -> None:
+    figure(f"{what}: first paint", times.get("frame_s", NEVER), "s", paint_target)
+    figure(f"{what}: filled table", times.get("filled_s", NEVER), "s")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYBOOK_")}
+    return {**env, **extra}
 
 
 def bench_demo() -> None:
     cache = Path(tempfile.mkdtemp(prefix="playbook-bench-cache-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYBOOK_")}
-    env["XDG_CACHE_HOME"] = str(cache)
-    print(_line("playbook demo, cold cache", measure_process(["demo"], env)))
-    for i in range(2):
-        print(_line(f"playbook demo, warm ({i + 1})", measure_process(["demo"], env)))
+    state = Path(tempfile.mkdtemp(prefix="playbook-bench-state-"))
+    env = _env(XDG_CACHE_HOME=str(cache), XDG_STATE_HOME=str(state))
+    report_process("playbook demo, cold cache", measure_process(["demo"], env), 1.0)
+    warm = [measure_process(["demo"], env) for _ in range(2)]
+    worst = max(warm, key=lambda t: t.get("frame_s", NEVER))  # the slower of two runs
+    report_process("playbook demo, warm cache (slower of 2)", worst, 1.0)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--words", default="flaky,ci cache,sqlite lock")
-    parser.add_argument("--keep", type=Path, default=None, help="Keep the playbooks here.")
     parser.add_argument("--no-demo", action="store_true", help="Skip the demo timings.")
     args = parser.parse_args()
     if not args.no_demo:
         bench_demo()
     words = args.words.split(",")
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="playbook-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    state = Path(tempfile.mkdtemp(prefix="playbook-bench-state-"))
+    os.environ["XDG_STATE_HOME"] = str(state)  # the workbench's "last looked" file
     for n in (int(s) for s in args.sizes.split(",")):
-        path = folder / f"bench-{n}.sqlite3"
-        if not path.exists():
-            t0 = time.perf_counter()
-            partial = path.with_suffix(".building")
-            partial.unlink(missing_ok=True)
-            build(partial, n)
-            partial.rename(path)
-            print(f"built {n:,} bullets in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        import os
-
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYBOOK_")}
-        print(
-            _line(f"playbook tui, {n:,} bullets", measure_process(["tui", "--db", str(path)], env))
-        )
+        path = synth.playbook(n)
+        size = f"{n // 1000}k"
+        env = _env(XDG_STATE_HOME=str(state))
+        times = measure_process(["tui", "--db", str(path)], env)
+        report_process(f"playbook tui at {size}", times, 1.5 if n >= 100_000 else None)
         result = asyncio.run(measure(path, words))
-        print(
-            f"{n:>7,} bullets  first paint {result['first_paint_s']:.2f} s "
-            f"(read {result['load_s']:.2f} s)  filter keystroke median "
-            f"{result['filter_ms_median']:.0f} ms, p90 {result['filter_ms_p90']:.0f} ms, "
-            f"max {result['filter_ms_max']:.0f} ms over {result['keystrokes']} keys"
+        note(
+            f"{n:,} bullets in process: first paint {result['first_paint_s']:.2f} s (read "
+            f"{result['load_s']:.2f} s), filter p90 {result['filter_ms_p90']:.0f} ms, max "
+            f"{result['filter_ms_max']:.0f} ms over {result['keystrokes']} keys"
         )
+        figure(
+            f"filter keystroke at {size} (median)",
+            float(result["filter_ms_median"]),  # type: ignore[arg-type]
+            "ms",
+            100 if n >= 100_000 else None,
+        )
+        switches: dict[str, list[float]] = result["switch_s"]  # type: ignore[assignment]
+        for label, seconds in switches.items():
+            note(f"time-travel {label} at {size}: " + ", ".join(f"{s * 1000:.0f}" for s in seconds))
+            target = 500 if n <= 10_000 else None
+            median = statistics.median(seconds) * 1000
+            figure(f"time-travel switch {label} at {size} (median of 3)", median, "ms", target)
     return 0
 
 

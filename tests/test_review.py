@@ -44,8 +44,8 @@ def test_bullet_detail_is_one_shape_with_everything_behind_a_bullet(
     assert [m for _, m in d.maturity_log] == ["candidate", "established"]
     doc = review.bullet_detail(store, old).to_dict()
     assert set(doc) == {
-        "bullet", "score", "lineage", "timeline", "deprecation", "maturity_log", "decisions",
-        "conflicts",
+        "bullet", "score", "score_at", "lineage", "timeline", "deprecation", "maturity_log",
+        "decisions", "conflicts",
     }  # fmt: skip
     assert doc["deprecation"] is None  # retired by a replace: no deprecate decision
     assert doc["lineage"]["successors"] == [

@@ -28,6 +28,7 @@ from playbook.demo_cache import (
     copy_demo,
     demo_folder,
 )
+from playbook.demo_content import HOOK_SESSION_NAME
 from playbook.store import PlaybookStore, connect
 from playbook.tui.demo_app import DemoWorkbench
 
@@ -59,7 +60,9 @@ def test_the_demo_is_built_once_into_the_cache_and_found_again(cache) -> None:
     assert len(seen) > 20 and seen == sorted(seen) and seen[0] >= 0 and seen[-1] <= 1
     store = PlaybookStore(connect(path))
     diary = path.parent / "session-release-flake.md"
-    assert all(p.provenance.session_ref == str(diary) for p in queue.pending(store))
+    hook_session = path.parent / HOOK_SESSION_NAME
+    refs = {p.provenance.session_ref for p in queue.pending(store)}
+    assert refs == {str(diary), str(hook_session)}  # the reflected diary and the hook's session
 
 
 def test_cache_root_follows_xdg(tmp_path: Path) -> None:

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from playbook import curate, queue
+from playbook import curate, queue, review
 from playbook.demo import DemoPlaybook, build_demo
 from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import PlaybookStore, connect, parse_iso
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
-from playbook.tui import data
+from playbook.tui import data, filterspec, ordering, reading
 from playbook.tui.format import reflow
 
 from .conftest import Clock
@@ -48,67 +48,33 @@ def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
     )
     clock.advance(days=200)
     rows = {r.id: r for r in bullet_rows(store)}
-    scores = store.scores(list(rows))
+    # every surface's score: now for a live bullet, frozen at retirement for a retired one
+    scores = review.bullet_scores(store, store.get_bullets(rows).values())
     for bid, row in rows.items():
         assert abs(row.effective - scores[bid].effective) < 1e-9
         assert abs(row.helpful - scores[bid].helpful) < 1e-9
         assert row.stale == scores[bid].stale
     assert rows[merged].helpful > 0  # inherited through supersedes
     assert rows[a].state == "retired"
+    retired_at = store.get_bullet(a).valid_to
+    assert rows[a].helpful == pytest.approx(store.score(a, at=retired_at).helpful, abs=1e-9)
+    assert rows[a].helpful > store.score(a).helpful  # 200 days of decay did not touch it
     assert merged in {r.id for r in bullet_rows(store, include_retired=False)}
     assert a not in {r.id for r in bullet_rows(store, include_retired=False)}
 
 
-def test_score_series_follows_feedback_and_decay(db_path: Path, clock: Clock) -> None:
-    store = _store(db_path, clock)
-    bid = curate(store, [{"type": "add", "content": "Pin npm in release jobs"}]).added[0]
-    for _ in range(3):
-        clock.advance(days=1)
-        curate(store, [{"type": "helpful", "bullet_id": bid}])
-    peak_time = clock.t
-    clock.advance(days=180)
-    bullet = store.get_bullet(bid)
-    series = data.score_series(store, bullet, data.maturity_history(store, bid), points=50)
-    assert len(series) == 50
-    values = [v for _, v in series]
-    assert values[0] == 0
-    peak = max(values)
-    assert abs(peak - store.score(bid, at=peak_time).effective) < 0.2
-    assert 0 < values[-1] < peak / 2  # two half-lives of decay later
-    assert abs(values[-1] - store.score(bid).effective) < 1e-6
-
-
-def test_restore_target_is_the_earned_rung_at_least_candidate() -> None:
-    assert data.restore_target(12, 0, DEFAULT_POLICY) == "proven"
-    assert data.restore_target(4, 0, DEFAULT_POLICY) == "established"
-    assert data.restore_target(1, 5, DEFAULT_POLICY) == "candidate"
-
-
 def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
-    spec = data.parse_filter("flaky ci is:pinned IS:Stale is:bogus is:ret")
+    spec = filterspec.parse_filter("flaky ci is:pinned IS:Stale is:bogus is:ret")
     assert spec.words == "flaky ci"  # an is: word is never searched for as a word
     assert spec.flags == {"pinned", "stale"}
     assert spec.unknown == ("bogus",)  # is:ret is still being typed: not an error yet
     store = _store(db_path, clock)
     bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
     row = {r.id: r for r in bullet_rows(store)}[bid]
-    assert data.row_passes(row, frozenset({"anti"}))
-    assert not data.row_passes(row, frozenset({"rule"}))
-    assert not data.row_passes(row, frozenset({"retired"}))
-    assert data.row_passes(row, frozenset({"candidate"}))
-
-
-def test_rank_words_uses_recall_keyword_points(db_path: Path, clock: Clock) -> None:
-    store = _store(db_path, clock)
-    a = curate(store, [{"type": "add", "content": "Retry flaky tests in ci", "tags": ["ci"]}])
-    b = curate(store, [{"type": "add", "content": "Use the ci cache"}])
-    source = data.Source(db_path)
-    ranked = data.rank_words(source, "ci flaky")
-    assert ranked is not None
-    assert ranked[a.added[0]] == 3 + 5 + 3  # exact ci + tag ci + exact flaky
-    assert ranked[b.added[0]] == 3
-    assert data.rank_words(source, "  ") is None
-    assert data.recall_rank(2.0, -5.0) == 2.0 * 0.1
+    assert filterspec.row_passes(row, frozenset({"anti"}))
+    assert not filterspec.row_passes(row, frozenset({"rule"}))
+    assert not filterspec.row_passes(row, frozenset({"retired"}))
+    assert filterspec.row_passes(row, frozenset({"candidate"}))
 
 
 def test_reflow_joins_prose_keeps_structure() -> None:
@@ -123,10 +89,10 @@ def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
 
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
-    snap = data.load_snapshot(data.Source(path))
+    snap = reading.load_snapshot(data.Source(path))
     assert snap.live_count == 5
-    assert [p.id for p in snap.proposals] == info["proposals"]
-    assert len(snap.conflicts) == 1 and snap.conflicts[0].a is not None
+    assert [p.id for p in snap.proposals] == info["proposals"][::-1]  # newest first
+    assert len(snap.conflicts) == 1 and snap.conflicts[0].a.bullet is not None
     assert [b.id for b in snap.blocked] == [info["block_id"]]
 
 
@@ -148,8 +114,20 @@ def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None
     assert {"add", "maturity", "invert", "merge", "pin", "deprecate", "block"} <= actions
     assert any(r.stale for r in bullet_rows(store))
     pending = queue.pending(store)
-    assert all(p.provenance.session_ref == str(info.diary_path) for p in pending)
+    reflected = [p for p in pending if p.origin == "reflection"]
+    hooked = [p for p in pending if p.origin == queue.HOOK_ORIGIN]
+    assert len(reflected) >= 10 and len(reflected) + len(hooked) == len(pending)
+    assert all(p.provenance.session_ref == str(info.diary_path) for p in reflected)
     assert all(p.provenance.byte_offset is not None for p in pending)
+    # A hook-driven session staged a rewrite and a merge (word diffs) and a new rule, each
+    # pointing at its line of that session, staged after the diary was reflected.
+    assert sorted(p.delta["type"] for p in hooked) == ["add", "merge", "replace"]
+    session = Path(hooked[0].provenance.session_ref)
+    text = session.read_bytes()
+    for p in hooked:
+        line = text[p.provenance.byte_offset :].split(b"\n", 1)[0].decode()
+        assert line.endswith(p.delta["content"])
+    assert min(p.created_at for p in hooked) > max(p.created_at for p in reflected)
     # The history spans months: the oldest event is long before the newest.
     events = raw.rows(store, "SELECT MIN(at), MAX(at) FROM feedback")[0]
     span = parse_iso(events[1]) - parse_iso(events[0])
@@ -228,16 +206,16 @@ def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
         )  # fmt: skip
     relevance = {bid: float(rng.choice([1, 3, 4, 8])) for bid in list(rows)[::3]}
     relevance["b-missing"] = 3.0
-    index = data.RowIndex(rows)
+    index = ordering.RowIndex(rows)
     for flags in (frozenset(), frozenset({"pinned"}), frozenset({"retired"}), frozenset({"anti"})):
-        spec = data.FilterSpec("", "", flags)
-        for column in [None, *data.SORT_KEYS]:
+        spec = filterspec.FilterSpec("", "", flags)
+        for column in [None, *ordering.SORT_KEYS]:
             for reverse in (False, True):
-                view = data.View(spec, None, column, reverse)
-                expected = data.view_order(rows, view)
-                assert data.view_order(rows, view, index=index) == expected, (flags, column)
-        ranked = data.View(data.FilterSpec("x", "x", flags), relevance)
-        assert data.view_order(rows, ranked, index=index) == data.view_order(rows, ranked)
+                view = ordering.View(spec, None, column, reverse)
+                expected = ordering.view_order(rows, view)
+                assert ordering.view_order(rows, view, index=index) == expected, (flags, column)
+        ranked = ordering.View(filterspec.FilterSpec("x", "x", flags), relevance)
+        assert ordering.view_order(rows, ranked, index=index) == ordering.view_order(rows, ranked)
 
 
 def test_ranking_through_the_index_equals_the_python_path(
@@ -246,10 +224,10 @@ def test_ranking_through_the_index_equals_the_python_path(
     source = data.Source(demo[0].path)
     with source.open() as store:
         rows = {r.id: r for r in bullet_rows(store)}
-    index = data.RowIndex(rows)
-    base = data.View(data.parse_filter(""))
+    index = ordering.RowIndex(rows)
+    base = ordering.View(filterspec.parse_filter(""))
     for text in ("ci", "flaky tests", "pytes", "git is:pinned", "docker is:anti", "zz", "x"):
-        slow_view, slow = data.rank_view(source, text, rows, base, 0.1)
-        fast_view, fast = data.rank_view(source, text, rows, base, 0.1, index)
+        slow_view, slow = ordering.rank_view(source, text, rows, base, DEFAULT_POLICY)
+        fast_view, fast = ordering.rank_view(source, text, rows, base, DEFAULT_POLICY, index)
         assert fast == slow, text
         assert fast_view.relevance == slow_view.relevance, text

@@ -19,6 +19,7 @@ from playbook import curate, queue
 from playbook.model import Provenance
 from playbook.store import PlaybookStore, connect
 from playbook.tui.app import Workbench
+from playbook.tui.seen import LastLooked
 
 RULES = [
     "Run the full test suite before saying a change is done",
@@ -100,7 +101,8 @@ def open_store(path: Path) -> PlaybookStore:
 
 
 def make_app(path: Path) -> Workbench:
-    return Workbench(path, poll_seconds=0.1)
+    """The workbench on `path`, remembering "last looked" beside it (never in $HOME)."""
+    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, path.parent / "seen.json"))
 
 
 async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:

@@ -98,6 +98,7 @@ def _find(prefix: str) -> int:
 
 Progress = Callable[[float, str], None]  # (fraction done, what is being done)
 REFLECT_AGO = timedelta(minutes=40)  # the diary is reflected this long before "now"
+HOOK_AGO = timedelta(minutes=6)  # a hook-driven session ended this long before "now"
 
 
 def build_demo(
@@ -127,6 +128,8 @@ def build_demo(
         diary_path.write_text(dc.render_diary(ids), encoding="utf-8")
         clock.t = now - REFLECT_AGO
         proposals = _reflect(store, diary_path)
+        clock.t = now - HOOK_AGO
+        proposals = _hook_session(store, path.with_name(dc.HOOK_SESSION_NAME), builder, ids)
         clock.t = now
         info = DemoPlaybook(
             path=path,
@@ -149,6 +152,30 @@ def _reflect(store: PlaybookStore, diary_path: Path) -> int:
     from .reflectors import HeuristicReflector
 
     reflect_session(store, str(diary_path), diary_path, HeuristicReflector())
+    return queue.count_pending(store)
+
+
+def _hook_session(
+    store: PlaybookStore, session_path: Path, builder: _Builder, ids: list[str]
+) -> int:
+    """Stage what a SessionEnd hook would have staged from a second session (origin
+    "hook"): a rewrite, a merge and a new rule, each pointing at its line of the session."""
+    from . import queue
+    from .model import Provenance
+
+    session_path.write_text(dc.HOOK_SESSION, encoding="utf-8")
+
+    def live_id_of(prefix: str) -> str | None:
+        found = builder.live(ids[_find(prefix)])
+        return found[0] if found else None
+
+    staged = dc.hook_session_deltas(live_id_of)
+    queue.stage(
+        store,
+        [delta for delta, _ in staged],
+        provenances=[Provenance(session_ref=str(session_path), byte_offset=at) for _, at in staged],
+        origin=queue.HOOK_ORIGIN,
+    )
     return queue.count_pending(store)
 
 

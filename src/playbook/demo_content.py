@@ -32,7 +32,7 @@ stale       a little feedback, none in the last 200 days: flagged for re-validat
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal, TypeVar, get_args
@@ -43,6 +43,8 @@ __all__ = [
     "CONFLICT_PAIRS",
     "DEMO_DIARY",
     "HARM_REASONS",
+    "HOOK_SESSION",
+    "HOOK_SESSION_NAME",
     "KINDS",
     "LANGUAGES",
     "NEAR_DUPLICATES",
@@ -54,6 +56,7 @@ __all__ = [
     "DemoRule",
     "creation_time",
     "generate_history",
+    "hook_session_deltas",
     "index_of",
     "render_diary",
 ]
@@ -1140,3 +1143,55 @@ def render_diary(ids: Sequence[str], diary: str = DEMO_DIARY) -> str:
         return ids[index]
 
     return _PLACEHOLDER_RE.sub(bullet_id, diary)
+
+
+# --------------------------------------------------------------------------- a hook session
+# A second session, ended a few minutes before "now" and staged by the SessionEnd hook
+# (origin "hook"): the proposals a reviewer sees at the top of the queue, among them a
+# rewrite and a merge, so the workbench shows word-level diffs.
+
+HOOK_SESSION_NAME: Final = "claude-session-7f3a9c2e.md"
+HOOK_SESSION: Final = """\
+# Session 7f3a9c2e (Claude Code, SessionEnd hook)
+
+The release job failed again; the first error was an npm auth failure, later ones were
+cascades. Quoting the first error in the PR saved the reviewer a re-run.
+REPLACE first-error: Read the first error in the CI log and quote it in the pull request; later failures are usually cascades
+
+Go changes: vet and the race detector caught two different bugs in the same package.
+MERGE go-vet + go-race: Run `go vet ./...` and `go test -race ./...` before committing Go changes
+
+Publishing twice from a retried job broke the release notes.
+RULE: Make package publishing idempotent: check whether the version exists before `npm publish`
+"""
+HOOK_PROPOSALS: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    # (delta type, the rules it rewrites by prefix, the marker line's start in HOOK_SESSION)
+    ("replace", ("Read the first error in the CI log",), "REPLACE first-error:"),
+    ("merge", ("Run `go vet ./...`", "Run `go test -race`"), "MERGE go-vet"),
+    ("add", (), "RULE: Make package publishing"),
+)
+
+
+def hook_session_deltas(
+    live_id_of: Callable[[str], str | None],
+) -> list[tuple[dict[str, object], int]]:
+    """(delta, byte offset of its line in HOOK_SESSION) for each hook proposal, with the
+    ids of the rules it rewrites as they are live now (`live_id_of(prefix)`)."""
+    raw = HOOK_SESSION.encode("utf-8")
+    out: list[tuple[dict[str, object], int]] = []
+    for kind, prefixes, marker in HOOK_PROPOSALS:
+        start = raw.index(marker.encode("utf-8"))
+        line = raw[start : raw.index(b"\n", start)].decode("utf-8")
+        content = line.split(": ", 1)[1]
+        ids = [live_id_of(p) for p in prefixes]
+        if any(i is None for i in ids):
+            continue
+        delta: dict[str, object]
+        if kind == "replace":
+            delta = {"type": "replace", "bullet_id": ids[0], "content": content}
+        elif kind == "merge":
+            delta = {"type": "merge", "bullet_ids": ids, "content": content}
+        else:
+            delta = {"type": "add", "content": content, "tags": ["release", "npm"]}
+        out.append((delta, start))
+    return out

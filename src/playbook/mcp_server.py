@@ -107,20 +107,37 @@ class PlaybookTools:
         self.db = resolve_target(db)  # a file or a postgresql:// URL
         self.policy = policy
 
-    def recall(self, query: str, limit: int = 10, scope: list[str] | None = None) -> dict[str, Any]:
+    def recall(
+        self,
+        query: str,
+        limit: int = 10,
+        scope: list[str] | None = None,
+        explain_hidden: bool = False,
+    ) -> dict[str, Any]:
         from .retrieval import recall
 
         if not 0 <= limit <= 100:
             raise ToolFailure("limit must be between 0 and 100")
+        if explain_hidden and limit < 1:
+            raise ToolFailure("explain_hidden needs a limit of at least 1")
         self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
         with _store(self.db, self.policy, create=False) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
-        return {
+            hidden = None
+            if explain_hidden:
+                from .review import explain_hidden as explain
+
+                report = explain(store, query, limit=limit, scope=scope or None, most=10)
+                hidden = report.to_dict()
+        out = {
             "bullets": [_item(i) for i in r.bullets],
             "anti_patterns": [_item(i) for i in r.anti_patterns],
             "deprecated_warnings": [_item(i) for i in r.deprecated_warnings],
             "degraded": list(r.degraded),
         }
+        if hidden is not None:
+            out["hidden"] = hidden
+        return out
 
     def _bounded(self, *fields: tuple[str, Any, str]) -> None:
         """Refuse a parameter over its bound in the policy (never cut it)."""
@@ -278,12 +295,17 @@ def build_server(db: str | Path, policy: Policy | None = None) -> Any:
     @server.tool(
         name="recall",
         description="Rules, anti-patterns and deprecation warnings relevant to a task, best "
-        "first. `query`: the task in a few words. `scope`: e.g. ['language:python'].",
+        "first. `query`: the task in a few words. `scope`: e.g. ['language:python']. "
+        "`explain_hidden`: also return `hidden`, the rules that matched but are not shown "
+        "(outranked, deprecated, retired, out of scope), each with the numbers and what "
+        "would bring it back.",
         annotations=read_only,
     )
     @guard
-    def recall(query: str, limit: int = 10, scope: list[str] | None = None) -> dict[str, Any]:
-        return tools.recall(query, limit, scope)
+    def recall(
+        query: str, limit: int = 10, scope: list[str] | None = None, explain_hidden: bool = False
+    ) -> dict[str, Any]:
+        return tools.recall(query, limit, scope, explain_hidden)
 
     @server.tool(
         name="mark_feedback",

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from .curation import similar_bullets
 from .model import Provenance
 from .store import PlaybookStore, iso, parse_iso
 
@@ -109,18 +108,11 @@ def _proposal(row: tuple[Any, ...]) -> Proposal:
 
 def with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
     """`p` with `similar` filled: for a proposal with content, the nearest existing bullets
-    (token Jaccard of subjects >= SIMILAR_THRESHOLD) other than those it acts on."""
-    content = p.delta.get("content")
-    if not isinstance(content, str):
-        return p
-    named = set(p.delta.get("bullet_ids") or ()) | {p.delta.get("bullet_id")}
-    found = similar_bullets(store, content, SIMILAR_THRESHOLD, limit=SIMILAR_LIMIT + len(named))
-    similar = [
-        Similar(b.id, b.content, round(score, 4), str(b.state), str(b.maturity))
-        for score, b in found
-        if b.id not in named  # the bullets a replace or merge acts on are shown anyway
-    ][:SIMILAR_LIMIT]
-    return replace(p, similar=similar)
+    (token Jaccard of subjects >= SIMILAR_THRESHOLD) other than those it acts on
+    (`review.closest_rules`)."""
+    from .review.queue import with_closest
+
+    return with_closest(store, p, SIMILAR_LIMIT)
 
 
 def delta_targets(store: PlaybookStore, delta: dict[str, Any]) -> list[Target]:

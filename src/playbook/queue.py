@@ -15,7 +15,7 @@ from typing import Any
 from .curation import CurateResult, blocking_pattern, curate
 from .curation.pipeline import batch_problem
 from .deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
-from .errors import Refused
+from .errors import NotFound, Refused
 from .limits import delta_problem, preview
 from .model import Actor, Provenance
 from .proposals import (  # noqa: F401  (part of this module's API)
@@ -42,6 +42,16 @@ class QueueError(StoreError):
 
 class ApprovalRefused(Refused, QueueError):
     pass
+
+
+class UnknownProposal(QueueError, NotFound):
+    """No proposal with that id."""
+
+
+class NotPending(QueueError):
+    """The proposal was decided already (approved or rejected)."""
+
+    code = "not_pending"
 
 
 class StaleProposal(QueueError):
@@ -160,13 +170,21 @@ def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
 
 
 def pending(
-    store: PlaybookStore, *, limit: int | None = None, similar: bool = True
+    store: PlaybookStore,
+    *,
+    limit: int | None = None,
+    similar: bool = True,
+    session: str | None = None,
+    delta_type: str | None = None,
 ) -> list[Proposal]:
     """Pending proposals, oldest first, each with its targets as they are now (a proposal
     whose target was retired meanwhile says it is `stale`). Those with content (add,
     replace, merge) carry the nearest existing bullets other than the ones they act on,
-    with their similarity."""
-    out = [with_targets(store, p) for p in list_proposals(store, status="pending", limit=limit)]
+    with their similarity. `session` and `delta_type` filter as in `list_proposals`."""
+    found = list_proposals(
+        store, status="pending", limit=limit, session=session, delta_type=delta_type
+    )
+    out = [with_targets(store, p) for p in found]
     return [with_similar(store, p) for p in out] if similar else out
 
 
@@ -178,19 +196,27 @@ def list_proposals(
     limit: int | None = None,
     since: datetime | None = None,
     newest_first: bool = False,
+    session: str | None = None,
+    delta_type: str | None = None,
 ) -> list[Proposal]:
-    """Proposals in any state (or one `status`, one `origin`, staged after `since`), oldest
+    """Proposals in any state (or one `status`, one `origin`, staged after `since`, from one
+    `session` (its provenance's session ref), of one `delta_type` such as "add"), oldest
     first or `newest_first`. Each carries its `origin` ("hook" for an agent session's end)
     and its session (`provenance.session_ref`)."""
     rows = proposals_sql.rows(
         store,
         status=status,
         origin=origin,
-        limit=limit,
+        limit=None if delta_type is not None else limit,
         since=iso(since) if since is not None else None,
         newest_first=newest_first,
+        session_ref=session,
     )
-    return [_proposal(r) for r in rows]
+    found = [_proposal(r) for r in rows]
+    if delta_type is not None:  # the type is inside the stored delta: filtered here
+        found = [p for p in found if p.delta.get("type") == delta_type]
+        found = found[:limit] if limit is not None else found
+    return found
 
 
 def count_pending(
@@ -203,9 +229,13 @@ def count_pending(
     )
 
 
-def _refuse_unless_human(actor: str, verb: str) -> None:
+def require_human(actor: str, verb: str) -> None:
+    """ApprovalRefused unless `actor` is a human: only people decide proposals."""
     if actor != Actor.HUMAN:
         raise ApprovalRefused(f"only a human can {verb} proposals (actor was {actor!r})")
+
+
+_refuse_unless_human = require_human
 
 
 def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
@@ -213,9 +243,9 @@ def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
     reviewers (say the workbench and a terminal) cannot both decide the same proposal."""
     p = get(store, proposal_id)
     if p is None:
-        raise QueueError(f"no proposal with id {preview(proposal_id)}")
+        raise UnknownProposal(f"no proposal with id {preview(proposal_id)}")
     if p.status != "pending":
-        raise QueueError(f"proposal {proposal_id} is already {p.status}")
+        raise NotPending(f"proposal {proposal_id} is already {p.status}")
     return p
 
 

@@ -266,6 +266,12 @@ def recall(
     scope: list[str] = typer.Option(
         [], "--scope", help="Caller scope like language:python or workspace:web (repeatable)."
     ),
+    explain_hidden: bool = typer.Option(
+        False,
+        "--explain-hidden",
+        help="Also list the rules that matched but are not shown (outranked, deprecated, "
+        "retired, out of scope), with the numbers and what would bring each back.",
+    ),
     json_out: bool = JSON,
 ) -> None:
     """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
@@ -290,9 +296,23 @@ def recall(
         result = run_recall(
             store, query, vectors=vectors, limit=limit, as_of=when, scope=scope or None
         )
+        hidden = None
+        if explain_hidden:
+            from ..review import explain_hidden as explain
+
+            hidden = explain(
+                store, query, limit=limit, scope=scope or None, as_of=when, vectors=vectors
+            ).to_dict()
     for reason in result.degraded:
         sys.stderr.write(f"playbook: degraded: {reason}\n")
-    emit(result.to_dict(), _render_recall(result))
+    data = result.to_dict()
+    human = _render_recall(result)
+    if hidden is not None:
+        from .views import render_hidden
+
+        data["hidden"] = hidden
+        human += "\n\n" + render_hidden(hidden)
+    emit(data, human)
 
 
 def _render_recall(result: Any) -> str:

@@ -1,8 +1,5 @@
-"""reflect, proposals, approve, reject, outcome, topics: how the playbook learns.
-
-`approve` and `reject` act as a human (actor "human"): they are for a person at a terminal.
-Agents propose (`playbook reflect`, the MCP propose tool) and never approve: an agent that
-runs `playbook approve` is impersonating its reviewer.
+"""reflect, outcome, topics: how the playbook learns. (Its review queue, `proposals`,
+`approve` and `reject`, is `cli/review_queue.py`.)
 """
 
 from __future__ import annotations
@@ -18,28 +15,12 @@ from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
-    from ..queue import Proposal
     from ..store import PlaybookStore
 
 
 def _short(text: str, width: int = 100) -> str:
     one = inert(" ".join(text.split()), one_line=True)
     return one if len(one) <= width else one[: width - 1] + "…"
-
-
-def _queue_error(exc: Exception) -> CliError:
-    from ..queue import ApprovalRefused, StaleProposal
-
-    message = str(exc)
-    if isinstance(exc, ApprovalRefused):
-        return CliError("refused", message)
-    if isinstance(exc, StaleProposal):
-        return CliError("stale_proposal", message, "see 'playbook proposals'")
-    if message.startswith("no proposal"):
-        return CliError("not_found", message, "see 'playbook proposals'")
-    if "already" in message:
-        return CliError("not_pending", message, "see 'playbook proposals'")
-    return CliError("invalid_input", message)
 
 
 # ------------------------------------------------------------------------ reflect
@@ -134,6 +115,7 @@ def _open_diary(diary: str) -> BinaryIO:
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
     from ..queue import get, with_similar
+    from .review_queue import render_proposal
 
     lines = [
         f"reflected on {_short(data['session_ref'], 60)}: "
@@ -149,7 +131,7 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
         for pid in data["staged"]:
             p = get(store, pid)
             if p is not None:
-                lines.extend(_render_proposal(store, with_similar(store, p)))
+                lines.extend(render_proposal(store, with_similar(store, p)))
         if data["duplicates"]:
             lines.append(f"{len(data['duplicates'])} already pending, not staged again")
     for r in data["rejected"]:
@@ -174,128 +156,6 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
     elif not data["applied"] and data["staged"]:
         lines.append("review with 'playbook proposals', then 'playbook approve ID'")
     return "\n".join(lines)
-
-
-# ------------------------------------------------------------------------ the queue
-
-
-def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
-    kind = delta.get("type")
-    if "content" in delta:
-        head = _short(str(delta["content"]), 200)
-        tags = delta.get("tags") or []
-        if tags:
-            head += "  " + " ".join(f"#{_short(str(t), 30)}" for t in tags)
-        lines = [f"  {head}"]
-    else:
-        lines = []
-    targets = delta.get("bullet_ids") or ([delta["bullet_id"]] if "bullet_id" in delta else [])
-    for bid in targets:
-        b = store.get_bullet(bid)
-        text = _short(b.content, 90) if b else "(no such bullet)"
-        state = f"{b.state}/{b.maturity}" if b else "-"  # as it is now, not when proposed
-        lines.append(f"  {'merges' if kind == 'merge' else 'on'} {bid} [{state}] {text}")
-    for key in ("reason", "context"):
-        if delta.get(key):
-            lines.append(f"  {key}: {_short(str(delta[key]))}")
-    return lines
-
-
-def _render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
-    """A proposal for a reviewer: what it does, where it came from, and (from `pending`) the
-    nearest existing bullets with their similarity."""
-    prov = p.provenance
-    where = ""
-    if prov.session_ref:
-        where = f"  from {_short(prov.session_ref, 60)}"
-        if prov.byte_offset is not None:
-            where += f" @ byte {prov.byte_offset}"
-    lines = [f"{p.id}  {p.delta.get('type')}  ({p.origin}){where}"]
-    lines += _describe_delta(store, p.delta)
-    if p.stale:
-        lines.append(f"  STALE: {_short(p.stale, 200)}; approving it will fail")
-    for s in p.similar:
-        lines.append(
-            f"  similar {s.similarity:.2f}  {s.bullet_id} [{s.state}/{s.maturity}] "
-            f"{_short(s.content, 80)}"
-        )
-    return lines
-
-
-@app.command()
-def proposals(
-    limit: int | None = typer.Option(None, help="Show at most this many."),
-    json_out: bool = JSON,
-) -> None:
-    """Proposed deltas awaiting review, oldest first, each add with its nearest bullets."""
-    _json(json_out)
-    from ..queue import count_pending, pending
-
-    with open_store(read_only=True) as store:
-        items = pending(store, limit=limit)
-        total = count_pending(store)
-        data = {"pending": total, "proposals": [p.to_dict() for p in items]}
-        lines: list[str] = []
-        if not json_out:
-            for p in items:
-                lines += _render_proposal(store, p)
-            lines.append(f"{total} pending" if total else "no proposals pending")
-    emit(data, "\n".join(lines))
-
-
-@app.command()
-def approve(
-    proposal_id: str = typer.Argument(..., metavar="ID"),
-    edit: str | None = typer.Option(
-        None, "--edit", metavar="TEXT", help="Approve with this content instead (both kept)."
-    ),
-    json_out: bool = JSON,
-) -> None:
-    """Approve a proposal as a human reviewer: it is curated with its recorded provenance.
-
-    For people only. Agents propose; they must not approve their own proposals.
-    """
-    _json(json_out)
-    bounded(("ID", proposal_id, "id"), ("--edit", edit, "content"))
-    from ..queue import QueueError
-    from ..queue import approve as approve_proposal
-
-    with open_store(create=False) as store:
-        try:
-            result = approve_proposal(store, proposal_id, actor="human", edited=edit)
-        except QueueError as exc:
-            raise _queue_error(exc) from None
-    data = {"proposal": proposal_id, "result": result.to_dict()}
-    lines = [f"approved {proposal_id}" + (" (edited)" if edit is not None else "")]
-    lines += [f"  {_outcome_line(o)}" for o in data["result"]["outcomes"]]
-    lines += [f"  {b}: {a} -> {c}" for b, a, c in result.maturity_changes]
-    lines += [f"  {a} inverted into {b}" for a, b in result.inversions]
-    emit(data, "\n".join(lines))
-
-
-@app.command()
-def reject(
-    proposal_id: str = typer.Argument(..., metavar="ID"),
-    reason: str = typer.Option(..., "--reason", "-r", help="Why (kept in the decision log)."),
-    block: bool = typer.Option(
-        False, "--block", help="Also block its content: never staged or added again."
-    ),
-    json_out: bool = JSON,
-) -> None:
-    """Reject a proposal as a human reviewer, optionally blocking the pattern."""
-    _json(json_out)
-    bounded(("ID", proposal_id, "id"), ("--reason", reason, "text"))
-    from ..queue import QueueError
-    from ..queue import reject as reject_proposal
-
-    with open_store(create=False) as store:
-        try:
-            block_id = reject_proposal(store, proposal_id, reason, block=block, actor="human")
-        except QueueError as exc:
-            raise _queue_error(exc) from None
-    data = {"proposal": proposal_id, "status": "rejected", "block_id": block_id}
-    human = f"rejected {proposal_id}" + (f"; blocked as {block_id}" if block_id else "")
-    emit(data, human)
 
 
 # ------------------------------------------------------------------------ outcomes

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..inert import inert
+from ..review.remedies import LABELS
 from ..text import plural
 
 
@@ -18,7 +19,9 @@ def render_detail(data: dict[str, Any]) -> str:
         f"{inert(', '.join(b['tags']), one_line=True) or '-'}  scope {b['scope']}"
         + (f":{inert(b['scope_key'], one_line=True)}" if b["scope_key"] else ""),
         f"score {s['effective']:.2f}  helpful {s['helpful']:.2f}  harmful {s['harmful']:.2f}  "
-        f"earned {s['earned']}" + ("  STALE" if s["stale"] else ""),
+        f"earned {s['earned']}"
+        + ("  STALE" if s["stale"] else "")
+        + (f"  (frozen at retirement, {data['score_at'][:10]})" if data.get("score_at") else ""),
     ]
     prov = b["provenance"]
     if prov.get("session_ref"):
@@ -40,4 +43,44 @@ def render_detail(data: dict[str, Any]) -> str:
             lines.append(
                 f"  {e['at'][:16]}  {e['kind']}{extra} x{e['weight']:g} by {e['actor']}{ctx}"
             )
+    return "\n".join(lines)
+
+
+_LIST_NAMES = {
+    "bullets": "rules",
+    "anti_patterns": "anti-patterns",
+    "deprecated_warnings": "warnings",
+}
+HIDDEN_SHOWN = 5  # hidden rules listed per reason in the text report
+_REASON_TITLES = {
+    "outranked": "Outranked",
+    "deprecated": "Deprecated (out of the rules)",
+    "out_of_scope": "Out of scope",
+    "retired": "Retired",
+}
+
+
+def render_hidden(data: dict[str, Any]) -> str:
+    """`review.explain_hidden`'s report for a person: per reason, each rule with the numbers
+    behind it (`why`) and what would bring it back."""
+    counts = data["counts"]
+    if not data["total"]:
+        return "Hidden: nothing; every rule that matched is shown"
+    parts = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in counts.items() if n)
+    lines = [f"Hidden: {plural(data['total'], 'rule')} matched but not shown ({parts})"]
+    cuts = [f"{LABELS[name]} {cut:.2f}" for name, cut in data["cutoffs"].items() if cut is not None]
+    if cuts:
+        lines.append(f"cut-off (final score of #{data['limit']}): {', '.join(cuts)}")
+    for reason, title in _REASON_TITLES.items():
+        items = [h for h in data["hidden"] if h["reason"] == reason]
+        if not items:
+            continue
+        lines += ["", f"{title} ({counts[reason]}):"]
+        for h in items[:HIDDEN_SHOWN]:
+            where = f"#{h['rank']} in {LABELS[h['list']]}" if h["rank"] else h["state"]
+            lines.append(f"  {h['id']}  {where}  {inert(h['content'], one_line=True)[:70]}")
+            lines.append(f"      {inert(h['why'], one_line=True)}")
+            lines += [f"      -> {inert(r['note'], one_line=True)}" for r in h["remedies"]]
+        if counts[reason] > HIDDEN_SHOWN:
+            lines.append(f"  … and {counts[reason] - HIDDEN_SHOWN} more (--json: up to 25 each)")
     return "\n".join(lines)

@@ -62,6 +62,13 @@ def demo(
     rebuild: bool = typer.Option(
         False, "--rebuild", help="Build the demo afresh instead of reusing the cached one."
     ),
+    tour: bool = typer.Option(
+        False,
+        "--tour",
+        help="A guided tour: the workbench walks through its panes with a caption per step "
+        "(approve a proposal, pin, block, resolve a conflict, time travel, what decay hid); "
+        "right arrow goes on, left goes back.",
+    ),
 ) -> None:
     """Open the workbench on a realistic demo playbook (a copy in a temporary folder).
 
@@ -122,10 +129,12 @@ def demo(
     for sig in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(sig, on_signal)
     from ..tui.demo_app import DemoWorkbench
+    from ..tui.tour import TourWorkbench
 
     fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
     label = f"demo: {path}  ({fate})" + ("  live writer on" if writer else "")
     try:
-        DemoWorkbench(path, prepare=prepare, label=label, policy=policy).run()
+        kind = TourWorkbench if tour else DemoWorkbench
+        kind(path, prepare=prepare, label=label, policy=policy).run()
     finally:
         clean_up()

@@ -6,8 +6,19 @@ thin wrapper over one function here). Every function takes the store first and r
 the store's transactions; human actions default to `actor="human"` and check what they act
 on inside the same transaction as the write, so two reviewers cannot both act on one thing.
 
-- `detail`: a bullet in one shape (`bullet_detail`), its score over time (`score_series`),
-  the stale list (`stale`), the filter's ranking (`filter_relevance`, via `retrieval`);
+- `detail`: a bullet in one shape (`bullet_detail`), the stale list (`stale`), the
+  filter's ranking (`filter_relevance`, via `retrieval`);
+- `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
+  one: `bullet_score`, `score_moment`);
+- `history`: time travel, the playbook as it stood at a moment (`rows_as_of`,
+  `conflicts_as_of`, `proposals_as_of`); `diff`: then against now (`diff_since`);
+- `hidden`: what decay hid, the rules a query matched that recall does not show, with
+  the numbers and what would bring each back (`explain_hidden`);
+- `queue`: review that scales, a proposal's word diff (`proposal_diff`, `proposal_diffs`),
+  its closest rules (`closest_rules`), many decisions at once (`approve_many`,
+  `reject_many`); the queue itself is `playbook.queue`;
+- `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
+  table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
   (`keep_both`, `deprecate_one`, `merge`);
 - `actions`: the human actions on one bullet (`restore`, `pin`, `unpin`, `deprecate`,
@@ -34,33 +45,70 @@ from .detail import (
     bullet_detail,
     filter_postings,
     filter_relevance,
-    score_series,
     stale,
 )
+from .diff import PlaybookDiff, RuleChange, diff_since
+from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
+from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
+from .queue import (
+    Decided,
+    approve_many,
+    closest_rules,
+    proposal_diff,
+    proposal_diffs,
+    reject_many,
+    with_closest,
+)
+from .scores import bullet_score, bullet_scores, score_moment
+from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
 __all__ = [
     "BulletDetail",
     "ConflictSide",
     "ConflictView",
+    "Decided",
+    "HiddenItem",
+    "HiddenReport",
     "NotApplied",
     "NotFound",
+    "PlaybookDiff",
+    "Remedy",
     "Resolution",
     "Restored",
+    "RuleChange",
+    "ScoreSeries",
+    "SeriesEvent",
     "StaleItem",
     "StaleList",
+    "approve_many",
     "bullet_detail",
+    "bullet_score",
+    "bullet_scores",
+    "closest_rules",
     "conflicts",
+    "conflicts_as_of",
     "deprecate",
     "deprecate_one",
+    "diff_since",
+    "explain_hidden",
     "filter_postings",
     "filter_relevance",
     "keep_both",
     "mark",
     "merge",
+    "parse_moment",
     "pin",
+    "proposal_diff",
+    "proposal_diffs",
+    "proposals_as_of",
+    "reject_many",
     "restore",
     "restore_target",
+    "rows_as_of",
+    "score_moment",
     "score_series",
+    "score_trends",
     "stale",
     "unpin",
+    "with_closest",
 ]

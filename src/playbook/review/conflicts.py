@@ -11,6 +11,7 @@ from ..errors import NotFound
 from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, PlaybookStore, StoreError, iso
 from .actions import HUMAN, curate_one, deprecate
+from .scores import bullet_scores
 
 CONFLICT_EVENTS = 6  # latest feedback events shown under each side
 
@@ -58,7 +59,7 @@ def conflicts(
     flags = store.conflicts(include_resolved=include_resolved)
     ids = list(dict.fromkeys(i for c in flags for i in (c.a, c.b)))
     bullets = store.get_bullets(ids)
-    scores = store.scores([i for i in ids if i in bullets]) if bullets else {}
+    scores = bullet_scores(store, bullets.values()) if bullets else {}
 
     def side(bid: str) -> ConflictSide:
         latest = store.timeline(bid)[-events:] if events > 0 and bid in bullets else []

@@ -1,10 +1,10 @@
-"""What a reviewer reads: one bullet in full, its score over time, the stale list, and the
-filter's ranking."""
+"""What a reviewer reads: one bullet in full, the stale list, and the filter's ranking.
+(Its score over time is `review.trends`.)"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from .. import scoring
@@ -13,8 +13,8 @@ from ..limits import preview
 from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, Decision, PlaybookStore, iso
 from ..store.views import maturity_history
+from .scores import bullet_score, score_moment
 
-SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 DECISIONS = 50  # latest decisions shown with a bullet
 
 
@@ -37,6 +37,7 @@ class BulletDetail:
     decisions: list[Decision]  # the latest, oldest first
     maturity_log: list[tuple[datetime, str]]  # every rung it held, since when
     conflicts: list[Conflict] = field(default_factory=list)  # open and resolved
+    score_at: datetime | None = None  # None: now; a retired bullet's: its retirement (frozen)
 
     def deprecation(self) -> dict[str, Any] | None:
         """Why a deprecated or retired bullet was deprecated: its latest applied `deprecate`
@@ -66,6 +67,7 @@ class BulletDetail:
         return {
             "bullet": self.bullet.model_dump(mode="json"),
             "score": self.score.model_dump(mode="json"),
+            "score_at": iso(self.score_at) if self.score_at else None,
             "lineage": {
                 "predecessors": related(self.predecessors),
                 "successors": related(self.successors),
@@ -104,7 +106,8 @@ def bullet_detail(
     store: PlaybookStore, bullet_id: str, *, decisions: int = DECISIONS
 ) -> BulletDetail:
     """Content, score, lineage, feedback timeline, maturity history, decisions and
-    conflicts of one bullet. NotFound for an unknown id."""
+    conflicts of one bullet. NotFound for an unknown id. A retired bullet's score is the
+    one it had when it was retired (`score_at`; see `review.scores`)."""
     bullet = require(store, bullet_id)
     lineage = store.lineage(bullet_id)
     related = store.get_bullets(
@@ -112,63 +115,15 @@ def bullet_detail(
     )
     return BulletDetail(
         bullet=bullet,
-        score=store.score(bullet_id),
+        score=bullet_score(store, bullet),
         timeline=store.timeline(bullet_id),
         predecessors=[(k, related[b]) for k, b in lineage.predecessors if b in related],
         successors=[(k, related[b]) for k, b in lineage.successors if b in related],
         decisions=store.decisions(bullet_id=bullet_id, limit=decisions),
         maturity_log=maturity_history(store, bullet_id),
         conflicts=[c for c in store.conflicts(include_resolved=True) if bullet_id in (c.a, c.b)],
+        score_at=score_moment(bullet),
     )
-
-
-def score_series(
-    store: PlaybookStore,
-    bullet: Bullet,
-    history: list[tuple[datetime, str]] | None = None,
-    points: int = SERIES_POINTS,
-) -> list[tuple[datetime, float]]:
-    """The bullet's effective score at `points` moments from its creation (or its first
-    inherited event) to now (or its retirement).
-
-    At each moment: the events observed by then (its own and its supersedes-ancestors'),
-    decayed to then, times the multiplier of the maturity it had then (`history`, default
-    the store's maturity log). Pure arithmetic from `playbook.scoring`; nothing is stored.
-    """
-    if history is None:
-        history = maturity_history(store, bullet.id)
-    now = store.now()
-    start = bullet.created_at
-    ids = [bullet.id, *store.ancestors(bullet.id)]
-    events = sorted((e for evs in store.raw_events(ids).values() for e in evs), key=lambda e: e.at)
-    if events:
-        first = datetime.fromtimestamp(events[0].at * scoring.DAY, tz=start.tzinfo)
-        start = min(start, first)
-    end = bullet.valid_to or now
-    if end <= start:
-        end = start + timedelta(hours=1)
-    half_life = store.half_life(bullet)
-    span = (end - start).total_seconds()
-    out: list[tuple[datetime, float]] = []
-    steps = max(2, points)
-    for k in range(steps):
-        t = start + timedelta(seconds=span * k / (steps - 1))
-        day = scoring.days(t)
-        seen = [e for e in events if e.at <= day]
-        h, x = scoring.decayed_totals(seen, day, half_life)
-        maturity = _maturity_at(history, t) or str(bullet.maturity)
-        out.append((t, scoring.effective_score(h, x, maturity, store.policy)))
-    return out
-
-
-def _maturity_at(history: list[tuple[datetime, str]], t: datetime) -> str | None:
-    current = None
-    for at, m in history:
-        if at <= t:
-            current = m
-        else:
-            break
-    return current
 
 
 # ------------------------------------------------------------------------------ stale

@@ -57,8 +57,9 @@ def rows(
     limit: int | None = None,
     since: str | None = None,
     newest_first: bool = False,
+    session_ref: str | None = None,
 ) -> list[tuple[Any, ...]]:
-    where, args = where_equal(status=status, origin=origin)
+    where, args = where_equal(status=status, origin=origin, session_ref=session_ref)
     if since is not None:
         where += (" AND " if where else " WHERE ") + "created_at > ?"
         args.append(since)

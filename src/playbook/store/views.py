@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from .. import scoring
+from .history import frozen_evidence
 from .store import PlaybookStore, iso, parse_iso
 
 
@@ -52,7 +53,8 @@ _ROWS_SQL = (
 def bullet_rows(
     store: PlaybookStore, *, include_retired: bool = True, at: datetime | None = None
 ) -> list[BulletRow]:
-    """Every bullet (retired ones too unless told otherwise) with its score at `at` (now).
+    """Every bullet (retired ones too unless told otherwise) with its score at `at` (now);
+    a retired bullet's score is the one it had when it was retired (`frozen_evidence`).
 
     The loop is written out (no per-row function calls) because it runs over every bullet
     on every full read: at 100k bullets it is most of the workbench's start-up time. The
@@ -99,6 +101,11 @@ def bullet_rows(
             ev = exact[raw[i][0]]
             helpful[i], harmful[i] = ev.helpful, ev.harmful
             stale[i] = now - ev.last_activity >= policy.stale_after_days
+    if include_retired:  # a retired bullet's score is frozen at its retirement
+        frozen = frozen_evidence(store)
+        for i, r in enumerate(raw):
+            if r[4] == "retired" and r[0] in frozen:
+                helpful[i], harmful[i], stale[i] = frozen[r[0]]
     effective = scoring.effective_scores(helpful, harmful, [r[3] for r in raw], policy)
     return [
         BulletRow(

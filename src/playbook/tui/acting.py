@@ -61,7 +61,7 @@ class ActingApp(LiveApp):
                 and name in ACTIONS
                 and target.check_action(name, params) is None
             ):
-                refusal = why_not(name, target.subject(), target.context)
+                refusal = why_not(name, target.subject_for(ACTIONS[name].on), target.context)
                 if refusal is not None:
                     self.say(refusal.text)
                     return True

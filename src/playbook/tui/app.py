@@ -10,7 +10,7 @@ know, and the write runs in a thread worker through the same API as the CLI.
 from __future__ import annotations
 
 import time
-from functools import partial
+from collections.abc import Hashable
 from pathlib import Path
 from typing import ClassVar
 
@@ -23,31 +23,37 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, get_current_worker
 
+from .. import queue
 from ..policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
-from . import data
+from . import data, reading
 from . import format as fmt
 from .actions.spec import Context
-from .commands import PaletteCommand, WorkbenchCommands, action_commands
-from .filtering import INDEX_FROM, FilteringApp
+from .commands import PaletteCommand, WorkbenchCommands
+from .filtering import INDEX_FROM
 from .messages import (
     DetailLoaded,
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
 )
+from .ordering import RowIndex
+from .palette import help_screen, workbench_commands
 from .panes.base import ActionPane
 from .panes.blocked import BlockedPane
 from .panes.bullets import BulletsPane
 from .panes.conflicts import ConflictsPane
 from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
-from .screens.help import HelpScreen, help_sections, numbers_text
-from .screens.policy import open_policy_screen
+from .queue_view import newer_than
+from .screens.compare import CompareScreen
+from .screens.help import HelpScreen
+from .screens.hidden import HiddenScreen
 from .search import find_bullets
+from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
+from .travel import TravellingApp
 from .widgets.footer import WorkbenchFooter
-from .widgets.table import RowTable
 
 # Tab id -> (title, the widget that takes the focus there).
 TABS = {
@@ -60,14 +66,9 @@ TABS = {
 POLL_SECONDS = 0.5
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
-INTRO = (
-    "Review what agents learned: approve or reject proposals, pin rules, block patterns, "
-    "resolve conflicts, and read the evidence behind every rule. Every change goes through "
-    "the same API as the `playbook` command, recorded as a human decision."
-)
 
 
-class Workbench(FilteringApp):
+class Workbench(TravellingApp):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -102,23 +103,31 @@ class Workbench(FilteringApp):
         policy: Policy | None = None,
         poll_seconds: float = POLL_SECONDS,
         label: str | None = None,
+        seen: LastLooked | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
         self.label = label or str(path)
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
-        self.snapshot: data.Snapshot | None = None
+        self.snapshot: reading.Snapshot | None = None
+        self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint: float | None = None
         self.detail_id: str | None = None
         self._started = time.perf_counter()
+        # "New since you last looked" at the Proposals tab (a per-user file, see seen.py).
+        self.seen = seen or LastLooked(path)
+        self.seen_at = self.seen.get()
+        self.badge_since = self.seen_at  # proposals newer than this get a "new" badge
+        self.new_count = 0
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
             yield Static(fmt.untrusted(self.label, one_line=True), id="dbpath")
+            yield Static("", id="asof")
             yield Static("", id="live")
         with TabbedContent(id="tabs", initial="bullets"):
             with TabPane("Bullets", id="bullets"):
@@ -171,14 +180,14 @@ class Workbench(FilteringApp):
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
-        snapshot = data.load_snapshot(self.source)
+        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at, as_of=self.as_of)
         rows = snapshot.rows_by_id
         prepared = self.bullets_pane.prepare(rows)
         if worker.is_cancelled:
             return False
         self.post_message(SnapshotLoaded(snapshot, version, prepared))
         if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
-            self.post_message(IndexReady(data.RowIndex(rows)))
+            self.post_message(IndexReady(RowIndex(rows)))
         return True
 
     @on(SnapshotLoaded)
@@ -186,12 +195,27 @@ class Workbench(FilteringApp):
         if self.closing:
             return
         snap = message.snapshot
+        if snap.as_of != self.as_of:  # read for another moment: read again for this one
+            self.poll_done()
+            self.read_now()
+            return
         self.snapshot = snap
+        if snap.as_of is None:
+            self._now_cache = (message.version, snap)
         self.rows_by_id = snap.rows_by_id
-        self.context = ctx = Context(snap.rows_by_id, self.policy)
+        self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
         with self.batch_update():
             self.bullets_pane.set_rows(snap.rows_by_id, message.prepared, context=ctx)
-            self.query_one(ProposalsPane).set_proposals(snap.proposals, snap.passages, ctx)
+            self.new_count = snap.new_proposals
+            self.query_one(ProposalsPane).set_proposals(
+                snap.proposals,
+                snap.passages,
+                ctx,
+                self.new_badges(snap.proposals),
+                snap.diffs,
+            )
+            if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
+                self.looked_at_proposals()
             self.query_one(ConflictsPane).set_conflicts(snap.conflicts, ctx)
             self.query_one(BlockedPane).set_blocked(snap.blocked, ctx)
             self.query_one(DetailPane).set_context(ctx)
@@ -202,6 +226,8 @@ class Workbench(FilteringApp):
             self.first_paint = self.elapsed()
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
+        if isinstance(self.screen, HiddenScreen):
+            self.screen.set_context(ctx)  # an action taken there: read its list again
         self.refresh_bindings()
         self.poll_done()
         self.snapshot_applied()
@@ -210,10 +236,23 @@ class Workbench(FilteringApp):
         """Seconds since the app was constructed."""
         return time.perf_counter() - self._started
 
+    def read_now(self) -> None:
+        """Read the playbook at once (time travel moved), whatever the change token says.
+        Back at now, the last snapshot of now shows at once, and the poll reads again only
+        if anyone wrote since."""
+        cached = self._now_cache
+        if self.as_of is None and cached is not None:
+            self.version = cached[0]
+            self.post_message(SnapshotLoaded(cached[1], cached[0]))
+            self.poll()
+            return
+        self.version = None
+        self.poll()
+
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""
 
-    def _update_labels(self, snap: data.Snapshot) -> None:
+    def _update_labels(self, snap: reading.Snapshot) -> None:
         tabs = self.query_one(TabbedContent)
         counts = {
             "bullets": snap.live_count,
@@ -223,6 +262,11 @@ class Workbench(FilteringApp):
         }
         for tab, n in counts.items():
             tabs.get_tab(tab).label = f"{TABS[tab][0]} [b]{n:,}[/b]"
+        if self.new_count:
+            new = f"+{self.new_count}" if self.narrow else f"+{self.new_count} new"
+            tabs.get_tab(
+                "proposals"
+            ).label = f"{TABS['proposals'][0]} [b]{len(snap.proposals):,}[/b] [$accent]{new}[/]"
         detail = "Detail"
         if self.detail_id and not self.narrow:  # at 80 columns the id would crowd the tabs
             detail = f"Detail [dim]{self.detail_id}[/dim]"
@@ -252,6 +296,10 @@ class Workbench(FilteringApp):
     def _opened(self, message: BulletsPane.Opened) -> None:
         self.open_bullet(message.bullet_id)
 
+    @on(CompareScreen.OpenBullet)
+    def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
+        self.open_bullet(message.bullet_id)
+
     @on(DetailPane.BackRequested)
     def _back(self) -> None:
         self.show_tab("bullets")
@@ -270,7 +318,7 @@ class Workbench(FilteringApp):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
     def _detail_worker(self, bullet_id: str) -> None:
-        detail = data.load_detail(self.source, bullet_id)
+        detail = reading.load_detail(self.source, bullet_id)
         if not get_current_worker().is_cancelled:
             self.post_message(DetailLoaded(bullet_id, detail))
 
@@ -296,6 +344,13 @@ class Workbench(FilteringApp):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         tab = event.pane.id or ""
         self._focus_tab(tab)
+        if tab == "proposals":
+            self.badge_since = self.seen_at  # what arrived since the last visit stays marked
+            self.query_one(ProposalsPane).new_ids = self.new_badges(
+                self.snapshot.proposals if self.snapshot else []
+            )
+            self.query_one(ProposalsPane).table.refresh_rows()
+            self.looked_at_proposals()
         if tab == "detail":
             bid = self.detail_id or self.bullets_pane.current_bullet_id()
             if bid and bid != self.detail_id:
@@ -304,6 +359,25 @@ class Workbench(FilteringApp):
                 self.load_detail(bid)
         self.refresh_bindings()
 
+    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
+        """The proposals that arrived since the reviewer's last visit (none on a first
+        visit: everything is new then, and a badge on every row says nothing)."""
+        if self.badge_since is None:
+            return set()
+        return newer_than(proposals, self.badge_since)
+
+    def looked_at_proposals(self) -> None:
+        """The reviewer sees the queue: remember (per user) the newest proposal time shown,
+        so the tab's "new" count starts again from here."""
+        newest = self.query_one(ProposalsPane).newest_shown()
+        if newest is not None and (self.seen_at is None or newest > self.seen_at):
+            self.seen_at = newest
+            self.seen.mark(newest)
+        if self.new_count:
+            self.new_count = 0
+            if self.snapshot is not None:
+                self._update_labels(self.snapshot)
+
     def _focus_tab(self, tab: str) -> None:
         if tab in TABS:
             self.query_one(TABS[tab][1]).focus()
@@ -311,36 +385,18 @@ class Workbench(FilteringApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":  # q types a letter in a text box; it quits from everywhere else
             return not isinstance(self.focused, Input | TextArea)
-        return True
+        return super().check_action(action, parameters)
 
     def action_leave(self) -> None:
         self.exit()
 
     def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
-            return
-        filter_words = " ".join(f"is:{f}" for f in data.FLAGS)
-        groups = [
-            (
-                "Everywhere",
-                [self],
-                [],
-                "ctrl+p opens the command palette: every action that "
-                "applies here, and jump to a bullet by id or words.",
-            ),
-            ("Tables", [self.query_one(RowTable)], [], ""),
-            (
-                "Bullets and Detail",
-                [self.bullets_pane, self.query_one(DetailPane)],
-                [],
-                f"Filter words: {filter_words} (is:retired and is:all show superseded and "
-                "inverted bullets too).",
-            ),
-            ("Proposals", [self.query_one(ProposalsPane)], [], ""),
-            ("Conflicts", [self.query_one(ConflictsPane)], [], ""),
-            ("Blocked", [self.query_one(BlockedPane)], [], ""),
-        ]
-        self.push_screen(HelpScreen(INTRO, help_sections(self, groups), numbers_text(self.policy)))
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(help_screen(self))
+
+    def filter_proposals(self, text: str) -> None:
+        self.show_tab("proposals")
+        self.query_one(ProposalsPane).set_filter(text)
 
     # ---------------------------------------------------------------- lookups
     def row(self, bullet_id: str | None) -> BulletRow | None:
@@ -350,37 +406,7 @@ class Workbench(FilteringApp):
         return find_bullets(self.rows_by_id, query, limit)
 
     def palette_commands(self) -> list[PaletteCommand]:
-        """What the palette offers now: going places, filters, and every action that
-        applies to what each pane has selected (its key as bound right now)."""
-        out = [
-            PaletteCommand(f"Go to {TABS[t][0]}", partial(self.show_tab, t), f"Tab {i}")
-            for i, t in enumerate(TABS, 1)
-        ]
-        out.append(PaletteCommand("Filter bullets", self.action_filter, "Words like recall (/)"))
-        for flag, what in (
-            ("pinned", "Show pinned bullets"),
-            ("stale", "Show stale bullets"),
-            ("deprecated", "Show deprecated bullets"),
-            ("anti", "Show anti-patterns"),
-            ("retired", "Show retired bullets"),
-        ):
-            out.append(PaletteCommand(what, partial(self.set_filter, f"is:{flag}"), f"is:{flag}"))
-        active = self.query_one(TabbedContent).active
-        panes: list[ActionPane] = [
-            self.query_one(DetailPane) if active == "detail" else self.bullets_pane,
-            self.query_one(ProposalsPane),
-            self.query_one(ConflictsPane),
-            self.query_one(BlockedPane),
-        ]
-        out += action_commands(self, panes, self.perform)
-        out.append(
-            PaletteCommand(
-                "Measured policy", partial(open_policy_screen, self), "Which decay fits your log"
-            )
-        )
-        out.append(PaletteCommand("Help", self.action_help, "Keys and what the numbers mean (?)"))
-        out.append(PaletteCommand("Quit", self.action_quit, "Leave the workbench (q, ctrl+q)"))
-        return out
+        return workbench_commands(self)
 
 
 def _target(path: str | Path) -> str | Path:

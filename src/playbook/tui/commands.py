@@ -43,9 +43,11 @@ def action_commands(
     out = []
     for pane in panes:
         keys = live_bindings(app, [pane])
-        subject = pane.subject()
         for spec in ACTIONS.values():
-            if spec.on not in pane.SUBJECTS or why_not(spec.name, subject, pane.context):
+            if spec.on not in pane.SUBJECTS:
+                continue
+            subject = pane.subject_for(spec.on)
+            if why_not(spec.name, subject, pane.context):
                 continue
             key = keys[spec.name][0] if spec.name in keys else ""
             name = f"{spec.palette} {subject_id(subject)}".strip()

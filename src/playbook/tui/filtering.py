@@ -1,22 +1,25 @@
-"""The bullets filter: recall's ranking of the `/` words, read in a thread worker.
+"""The bullets table's workers: recall's ranking of the `/` words, and the trend column.
 
 A keystroke posts `BulletsPane.FilterChanged`; the worker reads keyword relevance from the
 token index (with numpy column arrays on large playbooks) and posts the order back; a stale
-answer for an older keystroke is dropped by the pane.
+answer for an older keystroke is dropped by the pane. Rows drawn without their trend post
+`BulletsPane.TrendsWanted`; a worker reads those trends only (as of the moment shown).
 """
 
 from __future__ import annotations
 
 import time
+from datetime import datetime
 
 from textual import on, work
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
-from . import data
 from .acting import ActingApp
-from .messages import FilterRanked, IndexReady
+from .messages import FilterRanked, IndexReady, TrendsLoaded
+from .ordering import RowIndex, rank_view
 from .panes.bullets import BulletsPane
+from .trends import load_trends
 
 INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
 
@@ -25,6 +28,7 @@ class FilteringApp(ActingApp):
     """Needs `bullets_pane` and `show_tab` from the app."""
 
     bullets_pane: BulletsPane
+    as_of: datetime | None = None  # the moment shown (time travel), None: now
 
     def show_tab(self, tab: str) -> None:
         raise NotImplementedError
@@ -41,9 +45,9 @@ class FilteringApp(ActingApp):
         rows, view = pane.worker_view()
         index = pane.index if pane.index is not None and pane.index.rows is rows else None
         if index is None and len(rows) >= INDEX_FROM:
-            index = data.RowIndex(rows)
+            index = RowIndex(rows)
             self.post_message(IndexReady(index))
-        view, order = data.rank_view(self.source, text, rows, view, pane.min_confidence, index)
+        view, order = rank_view(self.source, text, rows, view, pane.policy, index)
         if not get_current_worker().is_cancelled:
             self.post_message(
                 FilterRanked(text, view.relevance, time.perf_counter() - started, order, rows)
@@ -61,6 +65,23 @@ class FilteringApp(ActingApp):
             message.text, message.relevance, message.order, message.rows
         )
         self.filter_applied(message.text)
+
+    @on(BulletsPane.TrendsWanted)
+    def _trends_wanted(self, message: BulletsPane.TrendsWanted) -> None:
+        self._trend_worker(message.ids, self.bullets_pane.epoch, self.as_of)
+
+    @work(thread=True, exit_on_error=False, group="trends")
+    def _trend_worker(self, ids: list[str], epoch: int, as_of: datetime | None) -> None:
+        trends = load_trends(self.source, ids, as_of)
+        if not get_current_worker().is_cancelled:
+            self.post_message(TrendsLoaded(trends, epoch))
+
+    @on(TrendsLoaded)
+    def _trends_loaded(self, message: TrendsLoaded) -> None:
+        if not self.closing:
+            self.bullets_pane.set_trends(message.trends, message.epoch)
+
+    # ---------------------------------------------------------------- trends
 
     def filter_applied(self, text: str) -> None:
         """Called after a filter's ranking reached the table (a hook for benchmarks)."""

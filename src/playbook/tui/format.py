@@ -8,9 +8,12 @@ characters into visible escapes.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
+from datetime import datetime
 
+from rich.style import Style
 from rich.text import Text
 
 from ..inert import inert
@@ -30,7 +33,7 @@ MUTED = "#565f89"
 ACCENT = "#e0af68"
 
 
-def untrusted(text: str | None, *, one_line: bool = False, style: str = "") -> Text:
+def untrusted(text: str | None, *, one_line: bool = False, style: str | Style = "") -> Text:
     """Agent-written text, shown exactly as text: no markup, no escapes acted on."""
     return Text(inert(text or "", one_line=one_line), style=style)
 
@@ -107,3 +110,32 @@ def short_delta(
     if kind == "deprecate":
         return f"{target}{about}  because: {delta.get('reason', '')}"
     return json.dumps(delta)
+
+
+def format_age(then: datetime, now: datetime) -> str:
+    """'3d ago', '5h ago', '2mo ago': compact, for tables."""
+    seconds = (now - then).total_seconds()
+    if seconds < 0:
+        return "soon"
+    minutes = seconds / 60
+    if minutes < 1:
+        return "now"
+    if minutes < 60:
+        return f"{int(minutes)}m ago"
+    hours = minutes / 60
+    if hours < 24:
+        return f"{int(hours)}h ago"
+    days = hours / 24
+    if days < 60:
+        return f"{int(days)}d ago"
+    months = days / 30.44
+    if months < 24:
+        return f"{math.floor(months)}mo ago"
+    return f"{days / 365.25:.1f}y ago"
+
+
+def moment(when: datetime) -> str:
+    """A time-travel moment: the date alone at midnight UTC, else the date and the time."""
+    if (when.hour, when.minute, when.second) == (0, 0, 0):
+        return f"{when:%Y-%m-%d}"
+    return f"{when:%Y-%m-%d %H:%M}"

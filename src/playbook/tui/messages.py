@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from ..store.views import BulletRow
-from .data import BulletDetail, RowIndex, Snapshot
+from .ordering import RowIndex
+from .reading import DetailRead, Snapshot
 
 if TYPE_CHECKING:
     from .panes.bullets import Prepared
@@ -28,7 +29,7 @@ class SnapshotLoaded(Message):
 class DetailLoaded(Message):
     """The selected bullet's detail, timeline and score history."""
 
-    def __init__(self, bullet_id: str, detail: BulletDetail | None) -> None:
+    def __init__(self, bullet_id: str, detail: DetailRead | None) -> None:
         super().__init__()
         self.bullet_id = bullet_id
         self.detail = detail
@@ -83,3 +84,12 @@ class IndexReady(Message):
     def __init__(self, index: RowIndex) -> None:
         super().__init__()
         self.index = index
+
+
+class TrendsLoaded(Message):
+    """Score trends of rows on screen, read for the rows of `epoch`."""
+
+    def __init__(self, trends: dict[str, list[float]], epoch: int) -> None:
+        super().__init__()
+        self.trends = trends
+        self.epoch = epoch

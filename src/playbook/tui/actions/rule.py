@@ -13,15 +13,22 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 
-from .spec import ActionSpec, Context, Refusal, Subject
+from .. import format as fmt
+from .spec import ActionSpec, Context, Marked, Refusal, Subject
 from .table import ACTIONS, side
 
 if TYPE_CHECKING:
     from ...queue import Proposal
+    from ...review import ConflictView
     from ...store.views import BulletRow
-    from ..data import ConflictView
 
-NOUN = {"bullet": "bullet", "proposal": "proposal", "conflict": "conflict", "blocked": "pattern"}
+NOUN = {
+    "bullet": "bullet",
+    "proposal": "proposal",
+    "marked": "marked proposal",
+    "conflict": "conflict",
+    "blocked": "pattern",
+}
 
 
 def actions_on(*subjects: Subject) -> list[ActionSpec]:
@@ -39,11 +46,27 @@ def bindings_for(*subjects: Subject) -> list[Binding]:
 # ------------------------------------------------------------------------------ the rule
 
 
+READ_ONLY = "Read-only: this is the playbook as of {when}. T comes back to now."
+
+
 def why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
-    """None when action `name` applies to `subject`; otherwise why not, in one line."""
+    """None when action `name` applies to `subject`; otherwise why not, in one line. While
+    the workbench travels in time every action is dimmed and says so."""
+    refusal = _why_not(name, subject, ctx)
+    if ctx.as_of is not None and (refusal is None or not refusal.hide):
+        return Refusal(READ_ONLY.format(when=fmt.moment(ctx.as_of)))
+    return refusal
+
+
+def _why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
     spec = ACTIONS[name]
     if spec.on == "none":
         return None
+    if spec.on == "marked" and subject is None:  # the key acts on the cursor's proposal
+        return Refusal("No proposal is marked (space marks one).", hide=True)
+    if spec.on == "proposal" and isinstance(subject, Marked):  # a, x act on the marks now
+        hide = name in ("approve", "reject")
+        return Refusal(f"{subject.id}: this acts on one proposal; escape clears the marks.", hide)
     if subject is None:
         return Refusal(f"No {NOUN[spec.on]} is selected here.")
     if spec.on == "bullet":
@@ -75,24 +98,10 @@ def _why_not_proposal(name: str, p: Proposal, ctx: Context) -> Refusal | None:
     if name in ("edit", "reject_block") and not isinstance(p.delta.get("content"), str):
         verb = "edit" if name == "edit" else "block"
         return Refusal(f"A {kind} proposal has no text to {verb}.")
-    if name in ("approve", "edit"):
-        gone = stale_targets(p, ctx)
-        if gone:
-            return Refusal(
-                f"Stale: {', '.join(gone)} retired since this was proposed. Reject it (x)."
-            )
+    if name in ("approve", "edit") and p.stale:
+        # The queue's own words (`Proposal.stale`), as `queue.approve` would refuse it.
+        return Refusal(f"Stale: {p.stale}; approving it would fail. Reject it (x).")
     return None
-
-
-def stale_targets(p: Proposal, ctx: Context) -> list[str]:
-    """The bullets a proposal refers to that are retired (or gone) by now."""
-    ids = p.delta.get("bullet_ids") or ([p.delta["bullet_id"]] if "bullet_id" in p.delta else [])
-    out = []
-    for bid in ids:
-        row = ctx.row(str(bid))
-        if row is None or row.state == "retired":
-            out.append(str(bid))
-    return out
 
 
 def _why_not_conflict(name: str, view: ConflictView) -> Refusal | None:
@@ -101,7 +110,7 @@ def _why_not_conflict(name: str, view: ConflictView) -> Refusal | None:
         if row is None or row.state == "retired":
             return Refusal("That bullet is retired already: keep both to close the flag.")
     if name == "merge":
-        live = [r for r in (view.a, view.b) if r is not None and r.state != "retired"]
+        live = [b for b in (view.a.bullet, view.b.bullet) if b is not None and b.state != "retired"]
         if len(live) < 2:
             return Refusal("One side is retired: only a live pair can be merged.")
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
@@ -12,10 +13,27 @@ from ..screens.modals import Field, Variant
 
 if TYPE_CHECKING:
     from ...policy import Policy
+    from ...queue import Proposal
     from ...store.views import BulletRow
     from ..data import Source
 
-Subject = Literal["bullet", "proposal", "conflict", "blocked", "none"]
+Subject = Literal["bullet", "proposal", "marked", "conflict", "blocked", "none"]
+
+
+@dataclass(frozen=True)
+class Marked:
+    """The proposals marked in the Proposals pane (space), decided together."""
+
+    proposals: tuple[Proposal, ...]
+
+    @property
+    def id(self) -> str:
+        n = len(self.proposals)
+        return f"{n} marked proposal{'s' if n != 1 else ''}"
+
+    @property
+    def ids(self) -> list[str]:
+        return [p.id for p in self.proposals]
 
 
 @dataclass(frozen=True)
@@ -25,6 +43,7 @@ class Context:
 
     rows: Mapping[str, BulletRow]
     policy: Policy
+    as_of: datetime | None = None  # time travel: every write is refused (read-only)
 
     def row(self, bullet_id: str | None) -> BulletRow | None:
         return self.rows.get(bullet_id) if bullet_id else None

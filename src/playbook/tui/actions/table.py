@@ -1,5 +1,5 @@
 """Every workbench action in one table: its key, what it applies to, the dialog it asks
-first, and the write it makes (a function of `tui.data`, through the public API)."""
+first, and the write it makes (a function of `tui.writes`, through the public API)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,18 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from .. import data
+from ... import review
 from .. import format as fmt
+from .. import writes
 from ..screens.modals import Field
-from .spec import ActionSpec, Ask, Context
+from .spec import ActionSpec, Ask, Context, Marked
 
 if TYPE_CHECKING:
+    from ...model import Bullet
     from ...queue import Proposal
+    from ...review import ConflictView
     from ...store.views import BulletRow
-    from ..data import ConflictView, Source
+    from ..data import Source
 
 
 # ------------------------------------------------------------------------------ subjects
@@ -30,7 +33,7 @@ def subject_id(subject: Any) -> str:
     return str(subject.id)
 
 
-def bullet_card(row: BulletRow | None, bullet_id: str = "") -> Text:
+def bullet_card(row: BulletRow | Bullet | None, bullet_id: str = "") -> Text:
     """A bullet as a dialog shows it: id, rung, and its text (inert)."""
     text = Text()
     text.append(row.id if row else bullet_id, style="bold #7aa2f7")
@@ -42,17 +45,54 @@ def bullet_card(row: BulletRow | None, bullet_id: str = "") -> Text:
     return text
 
 
-def side(view: ConflictView, which: str) -> BulletRow | None:
-    """The left ("a") or right ("b") bullet of a conflict."""
-    return view.a if which == "a" else view.b
+def side(view: ConflictView, which: str) -> Bullet | None:
+    """The left ("a") or right ("b") bullet of a conflict (None: it no longer exists)."""
+    return (view.a if which == "a" else view.b).bullet
+
+
+def _pinned_sides(view: ConflictView) -> list[Bullet]:
+    return [b for b in (side(view, "a"), side(view, "b")) if b is not None and b.pinned]
+
+
+def _merge_fields(view: ConflictView) -> list[Field]:
+    a = side(view, "a")
+    fields = [Field("content", "Merged rule", value=a.content if a else "", multiline=True)]
+    pinned = _pinned_sides(view)
+    if pinned:
+        ids = " and ".join(b.id for b in pinned)
+        fields.append(Field("keep_pin", f"Keep the pin of {ids} on the merged rule", check=True))
+    return fields
+
+
+def _merge_explain(view: ConflictView, ctx: Context) -> str:
+    text = (
+        "Both retire and the rule you write replaces them. It inherits the evidence of the "
+        "side whose polarity it shares; the other side's evidence is not carried over "
+        "(its meaning flips)."
+    )
+    if _pinned_sides(view):
+        text += " A pin carries over only if you tick the box below."
+    return text
 
 
 def _proposal_text(p: Proposal, ctx: Context) -> Text:
     return fmt.untrusted(fmt.short_delta(p.delta))
 
 
+def _marked_list(m: Marked) -> Text:
+    text = Text()
+    for p in m.proposals:
+        kind = str(p.delta.get("type", "?"))
+        text.append(f"{p.id}  ", style=fmt.MUTED)
+        text.append(f"{kind:<9} ")
+        text.append_text(fmt.untrusted(fmt.short_delta(p.delta), one_line=True))
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
 def _restore_explain(row: BulletRow, ctx: Context) -> str:
-    target = data.restore_target(row.helpful, row.harmful, ctx.policy)
+    target = review.restore_target(row.helpful, row.harmful, ctx.policy)
     return (
         f"It goes back to {target} (what its evidence earns now, at least candidate). If "
         "the evidence still condemns it, the next curation deprecates it again: pin it to "
@@ -64,7 +104,7 @@ def _restore_explain(row: BulletRow, ctx: Context) -> str:
 
 
 def _harmful(source: Source, row: BulletRow, v: dict[str, str]) -> str:
-    return data.mark(source, row.id, "harmful", v.get("reason"), v.get("context") or None)
+    return writes.mark(source, row.id, "harmful", v.get("reason"), v.get("context") or None)
 
 
 def _deprecate_side(which: str) -> ActionSpec:
@@ -76,12 +116,12 @@ def _deprecate_side(which: str) -> ActionSpec:
         f"Depr. {where}",  # short: the footer at 80 columns keeps room for Merge
         f"Deprecate the {where} bullet and resolve",
         f"Deprecate the {where} bullet of",
-        lambda s, v, f: data.deprecate_in_conflict(
-            s, v.conflict.id, side(v, which).id, f["reason"]
+        lambda s, v, f: writes.deprecate_in_conflict(
+            s, v.conflict.id, (v.a if which == "a" else v.b).bullet_id, f["reason"]
         ),
         Ask(
             "form",
-            lambda v: f"Deprecate {side(v, which).id} and resolve",
+            lambda v: f"Deprecate {(v.a if which == 'a' else v.b).bullet_id} and resolve",
             lambda v, h: "The other bullet stays as it is; the conflict is closed.",
             "Deprecate",
             "error",
@@ -102,7 +142,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Helpful",
             "Mark helpful",
             "Mark helpful",
-            lambda s, r, v: data.mark(s, r.id, "helpful", None, "marked in the workbench"),
+            lambda s, r, v: writes.mark(s, r.id, "helpful", None, "marked in the workbench"),
         ),
         ActionSpec(
             "harmful",
@@ -126,7 +166,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Pin",
             "Pin: its maturity never moves",
             "Pin",
-            lambda s, r, v: data.pin(s, r.id, v["reason"]),
+            lambda s, r, v: writes.pin(s, r.id, v["reason"]),
             Ask(
                 "form",
                 lambda r: f"Pin {r.id}",
@@ -149,7 +189,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Unpin",
             "Unpin: maturity follows evidence",
             "Unpin",
-            lambda s, r, v: data.unpin(s, r.id),
+            lambda s, r, v: writes.unpin(s, r.id),
             Ask(
                 "confirm",
                 lambda r: f"Unpin {r.id}?",
@@ -166,7 +206,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Block",
             "Block this bullet's pattern",
             "Block the pattern of",
-            lambda s, r, v: data.block(s, v["pattern"], v["reason"]),
+            lambda s, r, v: writes.block(s, v["pattern"], v["reason"]),
             Ask(
                 "form",
                 lambda r: "Block this pattern",
@@ -190,7 +230,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Deprecate",
             "Deprecate, with a reason",
             "Deprecate",
-            lambda s, r, v: data.deprecate(s, r.id, v["reason"]),
+            lambda s, r, v: writes.deprecate(s, r.id, v["reason"]),
             Ask(
                 "form",
                 lambda r: f"Deprecate {r.id}",
@@ -213,7 +253,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Restore",
             "Restore a deprecated bullet",
             "Restore",
-            lambda s, r, v: data.restore(s, r.id, v["reason"]),
+            lambda s, r, v: writes.restore(s, r.id, v["reason"]),
             Ask(
                 "form",
                 lambda r: f"Restore {r.id}",
@@ -232,7 +272,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Approve",
             "Curate it, with its recorded provenance",
             "Approve proposal",
-            lambda s, p, v: data.approve(s, p.id),
+            lambda s, p, v: writes.approve(s, p.id),
         ),
         ActionSpec(
             "edit",
@@ -241,7 +281,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Edit+approve",
             "Edit the text, then approve",
             "Edit and approve proposal",
-            lambda s, p, v: data.approve(s, p.id, v["content"]),
+            lambda s, p, v: writes.approve(s, p.id, v["content"]),
             Ask(
                 "form",
                 lambda p: f"Edit and approve {p.id}",
@@ -261,7 +301,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Reject",
             "Reject, with a reason",
             "Reject proposal",
-            lambda s, p, v: data.reject(s, p.id, v["reason"], False),
+            lambda s, p, v: writes.reject(s, p.id, v["reason"], False),
             Ask(
                 "form",
                 lambda p: f"Reject {p.id}",
@@ -281,7 +321,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Reject+block",
             "Reject and block the pattern for good",
             "Reject proposal and block its pattern",
-            lambda s, p, v: data.reject(s, p.id, v["reason"], True),
+            lambda s, p, v: writes.reject(s, p.id, v["reason"], True),
             Ask(
                 "form",
                 lambda p: f"Reject {p.id} and block its pattern",
@@ -297,6 +337,45 @@ ACTIONS: dict[str, ActionSpec] = {
                 _proposal_text,
             ),
         ),
+        # ---- the marked proposals (space marks; a and x then act on all of them)
+        ActionSpec(
+            "approve_marked",
+            "marked",
+            "a",
+            "Approve marked",
+            "Approve every marked proposal, after one confirmation",
+            "Approve",
+            lambda s, m, v: writes.approve_many(s, m.ids),
+            Ask(
+                "confirm",
+                lambda m: f"Approve {m.id}?",
+                lambda m, h: (
+                    "Each is curated with its own recorded provenance. One that cannot apply "
+                    "(stale, blocked) stays pending and is named afterwards."
+                ),
+                "Approve all",
+                "success",
+                subject=lambda m, h: _marked_list(m),
+            ),
+        ),
+        ActionSpec(
+            "reject_marked",
+            "marked",
+            "x",
+            "Reject marked",
+            "Reject every marked proposal with one reason",
+            "Reject",
+            lambda s, m, v: writes.reject_many(s, m.ids, v["reason"]),
+            Ask(
+                "form",
+                lambda m: f"Reject {m.id}",
+                lambda m, h: "Each is closed with this reason; nothing changes in the playbook.",
+                "Reject all",
+                "warning",
+                lambda m: [Field("reason", "Why", placeholder="e.g. one session's noise")],
+                lambda m, h: _marked_list(m),
+            ),
+        ),
         # ---- a conflict
         ActionSpec(
             "keep",
@@ -305,7 +384,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Keep both",
             "Both stay; the flag is resolved",
             "Keep both bullets of",
-            lambda s, v, f: data.keep_both(s, v.conflict.id),
+            lambda s, v, f: writes.keep_both(s, v.conflict.id),
         ),
         _deprecate_side("a"),
         _deprecate_side("b"),
@@ -316,16 +395,16 @@ ACTIONS: dict[str, ActionSpec] = {
             "Merge",
             "Merge both into one rule you write",
             "Merge both bullets of",
-            lambda s, v, f: data.merge_conflict(s, v.conflict.id, [v.a.id, v.b.id], f["content"]),
+            lambda s, v, f: writes.merge_conflict(
+                s, v.conflict.id, f["content"], keep_pin=bool(f.get("keep_pin"))
+            ),
             Ask(
                 "form",
-                lambda v: f"Merge {v.a.id} and {v.b.id}",
-                lambda v, h: (
-                    "Both retire; the rule you write supersedes them and inherits their evidence."
-                ),
+                lambda v: f"Merge {v.a.bullet_id} and {v.b.bullet_id}",
+                _merge_explain,
                 "Merge",
                 "warning",
-                lambda v: [Field("content", "Merged rule", value=v.a.content, multiline=True)],
+                _merge_fields,
             ),
         ),
         # ---- the blocked patterns
@@ -336,7 +415,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Block pattern",
             "Block a new pattern",
             "Block a pattern",
-            lambda s, _, v: data.block(s, v["pattern"], v["reason"]),
+            lambda s, _, v: writes.block(s, v["pattern"], v["reason"]),
             Ask(
                 "form",
                 lambda _: "Block a pattern",
@@ -359,7 +438,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "Unblock",
             "Allow adds like it again",
             "Unblock",
-            lambda s, b, v: data.unblock(s, b.id),
+            lambda s, b, v: writes.unblock(s, b.id),
             Ask(
                 "confirm",
                 lambda b: f"Unblock {b.id}?",

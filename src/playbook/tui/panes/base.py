@@ -54,6 +54,11 @@ class ActionPane(_Pane):
         """The selected thing the keys act on (None: nothing selected)."""
         return None
 
+    def subject_for(self, on: Subject) -> Any:
+        """What an action on `on` things would act on here (a pane whose keys act on two
+        kinds of subject, such as one proposal and the marked ones, tells them apart)."""
+        return None if on == "none" else self.subject()
+
     def set_context(self, context: Context) -> None:
         self.context = context
         self.refresh_bindings()
@@ -67,10 +72,10 @@ class ActionPane(_Pane):
             return True
         if self.typing():
             return False
-        return check(action, self.subject(), self.context)
+        return check(action, self.subject_for(ACTIONS[action].on), self.context)
 
     def request(self, action: str) -> None:
-        self.post_message(self.Requested(action, self.subject()))
+        self.post_message(self.Requested(action, self.subject_for(ACTIONS[action].on)))
 
 
 def _requester(name: str) -> Any:

@@ -17,7 +17,7 @@ from ...store import BlockedPattern
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
-from ..data import format_age
+from ..format import format_age
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
 

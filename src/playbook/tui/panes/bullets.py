@@ -21,11 +21,14 @@ from textual.widgets import Input, Static
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
-from ..data import FLAGS, RowIndex, View, parse_filter, view_order
+from ..filterspec import FLAGS, parse_filter
+from ..ordering import RowIndex, View, view_order
+from ..trends import TREND_POINTS, sparkline
 from ..widgets.table import Column, Diff, RowTable
 from .base import ActionPane
 
 if TYPE_CHECKING:
+    from ...policy import Policy
     from ...store.views import BulletRow
 
 # Narrow terminals keep the content and drop columns of the lowest priority first.
@@ -35,6 +38,7 @@ COLUMNS = [
     Column("type", "type", 5, priority=60),
     Column("maturity", "maturity", 13, priority=85),
     Column("effective", "score", 8, "right", priority=90),
+    Column("trend", "trend", TREND_POINTS, priority=42, sortable=False),  # 90 days
     Column("helpful", "help", 6, "right", priority=40),
     Column("harmful", "harm", 6, "right", priority=39),
     Column("pinned", "pin", 3, "center", priority=50),
@@ -93,6 +97,13 @@ class BulletsPane(ActionPane, Vertical):
             super().__init__()
             self.text = text
 
+    class TrendsWanted(Message):
+        """Rows on screen whose trend is missing or older than the rows (read in a worker)."""
+
+        def __init__(self, ids: list[str]) -> None:
+            super().__init__()
+            self.ids = ids
+
     class Opened(Message):
         """Enter on a row: show this bullet in Detail."""
 
@@ -120,11 +131,16 @@ class BulletsPane(ActionPane, Vertical):
         self.view = View(parse_filter(""))
         self.live_total = 0
         self.index: RowIndex | None = None  # numpy columns of `rows`, for big playbooks
+        # Trend sparklines of rows drawn so far: id -> (rows epoch read at, values).
+        self.trends: dict[str, tuple[int, list[float]]] = {}
+        self.epoch = 0  # bumped when the rows change: trends read before are redrawn, re-read
+        self._asked: set[str] = set()
+        self._wanted: set[str] = set()
 
     @property
-    def min_confidence(self) -> float:
-        """Recall's floor on the score, from the policy the workbench runs with."""
-        return self.context.policy.min_confidence
+    def policy(self) -> Policy:
+        """The policy the workbench runs with (recall's floor on the score, for ranking)."""
+        return self.context.policy
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-bar"):
@@ -135,12 +151,41 @@ class BulletsPane(ActionPane, Vertical):
             )
             yield Static("", id="filter-info")
         yield Static("", id="filter-error")
-        yield RowTable(COLUMNS, render_cell, empty_text="Reading the playbook…", id="bullets-table")
+        yield RowTable(COLUMNS, self._cell, empty_text="Reading the playbook…", id="bullets-table")
         yield Static("", id="peek")
 
     @property
     def table(self) -> RowTable:
         return self.query_one(RowTable)
+
+    # ---------------------------------------------------------------- trends
+    def _cell(self, row: BulletRow, column: str) -> Text:
+        if column != "trend":
+            return render_cell(row, column)
+        known = self.trends.get(row.id)
+        if (known is None or known[0] != self.epoch) and row.id not in self._asked:
+            self._want(row.id)  # drawn means on screen: read its trend, lazily
+        return sparkline(known[1]) if known is not None else Text("")
+
+    def _want(self, bullet_id: str) -> None:
+        if not self._wanted:
+            self.call_later(self._ask_trends)  # in this pane's own pump: the message bubbles
+        self._wanted.add(bullet_id)
+
+    def _ask_trends(self) -> None:
+        ids = sorted(self._wanted - self._asked)
+        self._wanted.clear()
+        if ids:
+            self._asked.update(ids)
+            self.post_message(self.TrendsWanted(ids))
+
+    def set_trends(self, trends: dict[str, list[float]], epoch: int) -> None:
+        """Trends read in a worker for the rows of `epoch` (older answers still draw, and
+        are read again)."""
+        self._asked.difference_update(trends)
+        for bid, values in trends.items():
+            self.trends[bid] = (epoch, values)
+        self.table.refresh_rows()
 
     def current_bullet_id(self) -> str | None:
         key = self.table.cursor_key
@@ -172,6 +217,9 @@ class BulletsPane(ActionPane, Vertical):
         else:
             self.live_total = sum(1 for r in rows.values() if r.state != "retired")
             diff = self.table.apply(rows)  # type: ignore[arg-type]
+        if diff.any:
+            self.epoch += 1
+            self._asked.clear()
         if prepared is not None and prepared.view is self.view:
             self.show_view(prepared.order, positions=prepared.positions)
         else:
@@ -182,7 +230,7 @@ class BulletsPane(ActionPane, Vertical):
     def prepare(self, rows: dict[str, BulletRow]) -> Prepared:
         """Off the UI thread: everything `set_rows` needs for the current view."""
         old, view = self.worker_view()
-        order = view_order(rows, view, self.min_confidence)
+        order = view_order(rows, view, self.policy)
         return Prepared(
             view=view,
             order=order,
@@ -220,7 +268,7 @@ class BulletsPane(ActionPane, Vertical):
     ) -> None:
         view = self.view
         if order is None:
-            order = view_order(self.rows, view, self.min_confidence, self.index)
+            order = view_order(self.rows, view, self.policy, self.index)
         table = self.table
         table.sort_by(view.column, view.descending)
         keys: list[Hashable] = list(order)

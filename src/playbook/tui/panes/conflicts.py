@@ -1,8 +1,10 @@
 """The Conflicts pane: rules that say opposite things, side by side.
 
 Resolve by keeping both (the flag closes), deprecating one (curated as a human deprecate),
-or merging both into one rule you write (curated as a human merge: the originals retire
-and the new rule inherits their evidence).
+or merging both into one rule you write (curated as a human merge: the originals retire,
+the new rule inherits the evidence of the side it agrees with, never the flipped side's,
+and a pin carries over only when the person merging ticks it). Sides come from
+`review.conflicts`.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ...model import FeedbackEvent
-from ...store.views import BulletRow
+from ...review import ConflictSide, ConflictView
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
-from ..data import ConflictView, format_age
+from ..format import format_age
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
 
@@ -37,35 +38,36 @@ COLUMNS = [
 ]
 
 
-def card(row: BulletRow | None, events: list[FeedbackEvent], source: str | None) -> Text:
-    if row is None:
-        return Text("(bullet missing)", style=fmt.MUTED)
+def card(side: ConflictSide) -> Text:
+    b, score, events = side.bullet, side.score, side.events
+    if b is None:
+        return Text(f"{side.bullet_id} (bullet missing)", style=fmt.MUTED)
     text = Text()
-    text.append(row.id, style="bold #7aa2f7")
+    text.append(b.id, style="bold #7aa2f7")
     text.append("  ")
-    text.append_text(fmt.bullet_type(row.type))
+    text.append_text(fmt.bullet_type(b.type))
     text.append("  ")
-    text.append_text(fmt.maturity(row.maturity))
-    if row.pinned:
+    text.append_text(fmt.maturity(b.maturity))
+    if b.pinned:
         text.append("  pinned", style=f"bold {fmt.ACCENT}")
-    if row.state == "retired":
+    if b.state == "retired":
         text.append("  retired", style=fmt.MUTED)
     text.append("\n\n")
-    text.append_text(fmt.untrusted(row.content, style="bold"))
+    text.append_text(fmt.untrusted(b.content, style="bold"))
     text.append("\n\n")
-    text.append("score ", style=fmt.MUTED)
-    text.append_text(fmt.score(row.effective))
-    text.append("   help ", style=fmt.MUTED)
-    text.append(f"{row.helpful:.2f}", style=fmt.GOOD)
-    text.append("   harm ", style=fmt.MUTED)
-    text.append(f"{row.harmful:.2f}", style=fmt.BAD)
-    text.append("\n")
-    text.append(fmt.tags(row.tags), style="#bb9af7")
-    text.append(
-        f"   {row.category} · {row.source} · created {row.created_at[:10]}", style=fmt.MUTED
-    )
+    if score is not None:
+        text.append("score ", style=fmt.MUTED)
+        text.append_text(fmt.score(score.effective))
+        text.append("   help ", style=fmt.MUTED)
+        text.append(f"{score.helpful:.2f}", style=fmt.GOOD)
+        text.append("   harm ", style=fmt.MUTED)
+        text.append(f"{score.harmful:.2f}", style=fmt.BAD)
+        text.append("\n")
+    text.append(fmt.tags(b.tags), style="#bb9af7")
+    text.append(f"   {b.category} · {b.source} · created {b.created_at:%Y-%m-%d}", style=fmt.MUTED)
     text.append("\n")
     text.append("from ", style=fmt.MUTED)
+    source = b.provenance.session_ref
     if source:
         text.append_text(fmt.untrusted(source, one_line=True, style="#7dcfff"))
     else:
@@ -128,10 +130,10 @@ class ConflictsPane(ActionPane, Vertical):
         if column in ("a", "b"):
             return Text(c.a if column == "a" else c.b, style="#7aa2f7")
         if column in ("am", "bm"):
-            row = v.a if column == "am" else v.b
-            return fmt.maturity(row.maturity) if row else Text("-")
+            b = (v.a if column == "am" else v.b).bullet
+            return fmt.maturity(b.maturity) if b else Text("-")
         if column == "reason":
-            about = v.a or v.b
+            about = v.a.bullet or v.b.bullet
             return fmt.untrusted(about.content if about else c.reason, one_line=True)
         return Text(format_age(c.created_at, self._now), style=fmt.MUTED)
 
@@ -151,6 +153,6 @@ class ConflictsPane(ActionPane, Vertical):
             a.update(Text("No open conflicts.", style=fmt.MUTED))
             b.update("")
         else:
-            a.update(card(v.a, v.a_events, v.sources.get(v.conflict.a)))
-            b.update(card(v.b, v.b_events, v.sources.get(v.conflict.b)))
+            a.update(card(v.a))
+            b.update(card(v.b))
         self.refresh_bindings()

@@ -8,7 +8,7 @@ feedback event, newest first.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
 from rich.table import Table
@@ -23,7 +23,11 @@ from ...model import FeedbackEvent
 from ...store.views import BulletRow
 from .. import format as fmt
 from ..actions.rule import bindings_for
-from ..data import BulletDetail, format_age
+from ..format import format_age
+from ..reading import DetailRead
+
+if TYPE_CHECKING:
+    from ...review import BulletDetail
 from ..widgets.chart import ScoreChart
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
@@ -71,7 +75,7 @@ class DetailPane(ActionPane, Horizontal):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.detail: BulletDetail | None = None
+        self.read: DetailRead | None = None
         self.bullet_id: str | None = None  # shown, or being read
 
     def compose(self) -> ComposeResult:
@@ -102,6 +106,11 @@ class DetailPane(ActionPane, Horizontal):
         ):
             self.query_one(wid).border_title = title
 
+    @property
+    def detail(self) -> BulletDetail | None:
+        """The API's one shape of the bullet shown (None while it is being read)."""
+        return self.read.detail if self.read is not None else None
+
     def current_bullet_id(self) -> str | None:
         return self.bullet_id
 
@@ -118,7 +127,7 @@ class DetailPane(ActionPane, Horizontal):
         self.bullet_id = bullet_id
         if self.detail is not None and self.detail.bullet.id == bullet_id:
             return  # already shown; a reload replaces it when it lands
-        self.detail = None
+        self.read = None
         head = Text()
         head.append(bullet_id, style="bold #7aa2f7")
         if row is not None:
@@ -143,13 +152,14 @@ class DetailPane(ActionPane, Horizontal):
         table.set_rows({})
         self.refresh_bindings()
 
-    def show(self, detail: BulletDetail | None) -> None:
-        self.detail = detail
-        if detail is None:
+    def show(self, read: DetailRead | None) -> None:
+        self.read = read
+        if read is None:
             self.query_one("#d-head", Static).update(
                 Text("That bullet no longer exists.", style=fmt.MUTED)
             )
             return
+        detail = read.detail
         self.bullet_id = detail.bullet.id
         b, s = detail.bullet, detail.score
         now = datetime.now(UTC)
@@ -209,9 +219,9 @@ class DetailPane(ActionPane, Horizontal):
             where.append_text(fmt.untrusted(prov.session_ref, one_line=True, style="#7dcfff"))
             if prov.byte_offset is not None:
                 where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
-            if detail.passage is not None:
+            if read.passage is not None:
                 where.append("\n")
-                where.append_text(fmt.untrusted(fmt.reflow(detail.passage.text)))
+                where.append_text(fmt.untrusted(fmt.reflow(read.passage.text)))
             elif prov.byte_offset is not None:
                 where.append("\n(diary file not at hand)", style=fmt.MUTED)
             passage.update(where)
@@ -259,10 +269,11 @@ class DetailPane(ActionPane, Horizontal):
         self.query_one("#d-decisions", Static).update(decisions)
 
         chart = self.query_one(ScoreChart)
-        chart.set_data(detail.series, [(e.at, e.kind) for e in detail.timeline])
+        # Every event behind the score, inherited ones too (`ScoreSeries.events`).
+        chart.set_data(read.series, [(e.at, e.kind) for e in read.series.events])
         box = self.query_one("#d-chart-box")
-        first, last = detail.series[0][1], detail.series[-1][1]
-        peak = max(v for _, v in detail.series)
+        first, last = read.series[0][1], read.series[-1][1]
+        peak = max(v for _, v in read.series)
         box.border_subtitle = f"now {last:+.2f}  peak {peak:+.2f}  first {first:+.2f}"
 
         table = self.query_one("#d-timeline", RowTable)

@@ -1,30 +1,40 @@
-"""The Proposals pane: deltas waiting for a human, each beside the bullets it resembles.
+"""The Proposals pane: deltas waiting for a human, newest first, each beside the bullets it
+acts on (as they are now) or resembles.
 
 Approving curates the delta with the provenance recorded when it was proposed; an agent
-can never approve its own proposal (the queue refuses any actor but a human).
+can never approve its own proposal (the queue refuses any actor but a human). Space marks
+proposals, and `a` / `x` then decide all the marked ones after one confirmation; `/`
+narrows the queue by type, session, origin (`from:hook`) and words.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Static
+from textual.message import Message
+from textual.widgets import Input, Static
 
 from ... import queue
 from .. import format as fmt
-from ..actions.rule import bindings_for, stale_targets
-from ..actions.spec import Context
-from ..data import DiaryPassage, format_age
+from ..actions.rule import bindings_for
+from ..actions.spec import Context, Marked, Subject
+from ..format import format_age
+from ..queue_view import QueueFilter, origin_label, parse_queue_filter, session_name
+from ..reading import DiaryPassage
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
+
+if TYPE_CHECKING:
+    from ...review.queue import DiffOps
+from .proposal_text import delta_grid, near_text
 
 TYPE_STYLE = {
     "add": "#9ece6a",
@@ -34,40 +44,58 @@ TYPE_STYLE = {
     "merge": "#bb9af7",
     "deprecate": "#f7768e",
 }
-
-
-def _source(p: queue.Proposal) -> Text:
-    ref = p.provenance.session_ref or "-"
-    name = ref.rsplit("/", 1)[-1]
-    text = fmt.untrusted(name, one_line=True, style="#7dcfff")
-    if p.provenance.byte_offset is not None:
-        text.append(f" @{p.provenance.byte_offset}", style=fmt.MUTED)
-    return text
+ORIGIN_LABEL = {"reflection": "reflect", "consolidation": "topics"}
+MARK = "●"
 
 
 COLUMNS = [
+    Column("mark", "", 1, priority=95, sortable=False),
     Column("id", "id", 10, priority=40, sortable=False),
     Column("type", "type", 9, priority=80, sortable=False),
     Column("proposal", "proposal", None, min_width=24, sortable=False),
-    Column("from", "from", 30, priority=30, sortable=False),
+    Column("origin", "origin", 7, priority=60, sortable=False),
+    Column("from", "session", 24, priority=30, sortable=False),
     Column("age", "proposed", 9, priority=50, sortable=False),
 ]
 
 
 class ProposalsPane(ActionPane, Vertical):
-    """Deltas waiting for review; its keys act on the selected proposal."""
+    """Deltas waiting for review; keys act on the selected proposal, or on the marked ones."""
 
-    SUBJECTS = ("proposal",)
-    BINDINGS: ClassVar[list[BindingType]] = bindings_for("proposal")
+    SUBJECTS: ClassVar[tuple[Subject, ...]] = ("proposal", "marked")
+
+    class Looked(Message):
+        """The reviewer has seen the queue up to this proposal time (for the "new" count)."""
+
+        def __init__(self, at: datetime) -> None:
+            super().__init__()
+            self.at = at
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings_for("proposal", "marked"),
+        Binding("space", "toggle_mark", "Mark", tooltip="Mark or unmark (a, x act on all marked)"),
+        Binding("slash", "focus_filter", "Filter", tooltip="type: session: from:hook words"),
+        Binding("escape", "clear", "Clear", show=False, tooltip="Clear the marks, then the filter"),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.proposals: dict[str, queue.Proposal] = {}
+        self.all: list[queue.Proposal] = []  # newest first
+        self.proposals: dict[str, queue.Proposal] = {}  # the shown ones, by id
         self.passages: dict[str, DiaryPassage | None] = {}
+        self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
+        self.marked: set[str] = set()
+        self.new_ids: set[str] = set()
+        self.filter = QueueFilter()
         self._shown: tuple[str, int] | None = None
         self._now = datetime.now(UTC)
 
     def compose(self) -> ComposeResult:
+        with Horizontal(id="pfilter-bar"):
+            yield Static("/", id="pfilter-slash")
+            yield Input(placeholder="type:add session:… from:hook words", id="proposals-filter")
+            yield Static("", id="pfilter-info")
+        yield Static("", id="pfilter-error")
         yield RowTable(
             COLUMNS, self._cell, empty_text="Nothing waits for review.", id="proposals-table"
         )
@@ -82,12 +110,14 @@ class ProposalsPane(ActionPane, Vertical):
         self.query_one("#p-delta").border_title = "Proposed change"
         self.query_one("#p-passage").border_title = "In the session"
         self.query_one("#p-similar").border_title = "Nearest existing bullets"
+        self.query_one("#pfilter-error").display = False
         self.show_current()
 
     @property
     def table(self) -> RowTable:
         return self.query_one(RowTable)
 
+    # ---------------------------------------------------------------- subjects
     def current(self) -> queue.Proposal | None:
         key = self.table.cursor_key
         return self.proposals.get(str(key)) if key is not None else None
@@ -95,7 +125,30 @@ class ProposalsPane(ActionPane, Vertical):
     def subject(self) -> queue.Proposal | None:
         return self.current()
 
+    def marked_proposals(self) -> Marked | None:
+        chosen = tuple(p for p in self.all if p.id in self.marked)
+        return Marked(chosen) if chosen else None
+
+    def subject_for(self, on: Subject) -> object:
+        """With marks, `a` and `x` act on the marked proposals; without, on the cursor's."""
+        marked = self.marked_proposals()
+        if on == "marked":
+            return marked
+        return marked if marked is not None else self.current()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("toggle_mark", "focus_filter") and self.typing():
+            return False
+        if action == "toggle_mark":
+            return self.current() is not None or None
+        if action == "clear":
+            return True
+        return super().check_action(action, parameters)
+
+    # ---------------------------------------------------------------- cells
     def _cell(self, p: queue.Proposal, column: str) -> Text:
+        if column == "mark":
+            return Text(MARK, style=f"bold {fmt.ACCENT}") if p.id in self.marked else Text("")
         if column == "id":
             return Text(p.id, style=fmt.MUTED)
         kind = str(p.delta.get("type", "?"))
@@ -103,35 +156,117 @@ class ProposalsPane(ActionPane, Vertical):
             return Text(kind, style=TYPE_STYLE.get(kind, ""))
         if column == "proposal":
             text = Text()
-            if stale_targets(p, self.context):
+            if p.stale:
                 text.append("stale ", style=f"bold {fmt.BAD}")
+            elif p.id in self.new_ids:
+                text.append("new ", style=f"bold {fmt.ACCENT}")
             text.append_text(
                 fmt.untrusted(fmt.short_delta(p.delta, self._content_of), one_line=True)
             )
             return text
+        if column == "origin":
+            label = origin_label(p)
+            style = f"bold {fmt.ACCENT}" if label == "hook" else fmt.MUTED
+            return Text(ORIGIN_LABEL.get(label, label), style=style)
         if column == "from":
             return _source(p)
         return Text(format_age(p.created_at, self._now), style=fmt.MUTED)
-
-    def set_proposals(
-        self,
-        proposals: list[queue.Proposal],
-        passages: dict[str, DiaryPassage | None],
-        context: Context,
-    ) -> None:
-        self.proposals = {p.id: p for p in proposals}
-        self.passages = passages
-        self.context = context
-        self._now = datetime.now(UTC)
-        self.table.set_rows(dict(self.proposals))  # type: ignore[arg-type]
-        self._shown = None  # the target's state may have moved: redraw the detail
-        self.show_current()
-        self.refresh_bindings()
 
     def _content_of(self, bullet_id: str) -> str | None:
         row = self.context.row(bullet_id)
         return row.content if row is not None else None
 
+    # ---------------------------------------------------------------- data in
+    def set_proposals(
+        self,
+        proposals: list[queue.Proposal],
+        passages: dict[str, DiaryPassage | None],
+        context: Context,
+        new_ids: set[str] | None = None,
+        diffs: dict[str, list[tuple[str, DiffOps]]] | None = None,
+    ) -> None:
+        """A new snapshot of the queue (newest first), with the word diffs of its rewrites.
+        Marks on proposals no longer pending are dropped; the filter stays."""
+        self.all = proposals
+        self.passages = passages
+        self.diffs = diffs or {}
+        self.context = context
+        if new_ids is not None:
+            self.new_ids = new_ids
+        self.marked &= {p.id for p in proposals}
+        self._now = datetime.now(UTC)
+        self._shown = None  # the target's state may have moved: redraw the detail
+        self.show_filtered()
+
+    def show_filtered(self) -> None:
+        shown = [p for p in self.all if self.filter.matches(p)]
+        self.proposals = {p.id: p for p in shown}
+        self.table.empty_text = (
+            "No proposal matches the filter." if self.all else "Nothing waits for review."
+        )
+        self.table.set_rows(dict(self.proposals))  # type: ignore[arg-type]
+        self.update_info()
+        self.show_current()
+        self.refresh_bindings()
+
+    def update_info(self) -> None:
+        info = Text()
+        total, shown = len(self.all), len(self.proposals)
+        info.append(f"{shown:,}", style="bold")
+        if not self.filter.empty:
+            info.append(f" of {total:,}", style=fmt.MUTED)
+        hooks = sum(1 for p in self.all if origin_label(p) == "hook")
+        if hooks:
+            info.append(f"  {hooks} from hooks", style=fmt.ACCENT)
+        if self.marked:
+            info.append(f"  {len(self.marked)} marked", style=f"bold {fmt.ACCENT}")
+        self.query_one("#pfilter-info", Static).update(info)
+
+    def newest_shown(self) -> datetime | None:
+        return max((p.created_at for p in self.all), default=None)
+
+    # ---------------------------------------------------------------- keys
+    def action_focus_filter(self) -> None:
+        self.query_one("#proposals-filter", Input).focus()
+
+    def action_toggle_mark(self) -> None:
+        p = self.current()
+        if p is None:
+            return
+        self.marked ^= {p.id}
+        self.table.refresh_rows()
+        self.table.action_cursor(1)
+        self.update_info()
+        self.refresh_bindings()
+
+    def action_clear(self) -> None:
+        box = self.query_one("#proposals-filter", Input)
+        if self.marked:
+            self.marked.clear()
+            self.table.refresh_rows()
+            self.update_info()
+            self.refresh_bindings()
+        elif box.value:
+            box.value = ""
+        self.table.focus()
+
+    def set_filter(self, text: str) -> None:
+        self.query_one("#proposals-filter", Input).value = text
+
+    @on(Input.Changed, "#proposals-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter = parse_queue_filter(event.value)
+        error = self.query_one("#pfilter-error", Static)
+        error.display = bool(self.filter.problems)
+        if self.filter.problems:
+            error.update(Text(self.filter.problems[0]))
+        self.show_filtered()
+
+    @on(Input.Submitted, "#proposals-filter")
+    def _filter_submitted(self) -> None:
+        self.table.focus()
+
+    # ---------------------------------------------------------------- detail
     @on(RowTable.Highlighted)
     def _highlighted(self) -> None:
         self.show_current()
@@ -143,7 +278,8 @@ class ProposalsPane(ActionPane, Vertical):
         passage_box = self.query_one("#p-passage", Static)
         similar_box = self.query_one("#p-similar", Static)
         if p is None:
-            delta_box.update(Text("Nothing waits for review.", style=fmt.MUTED))
+            empty = "No proposal matches the filter." if self.all else "Nothing waits for review."
+            delta_box.update(Text(empty, style=fmt.MUTED))
             passage_box.update("")
             similar_box.update("")
             self._shown = None
@@ -151,81 +287,35 @@ class ProposalsPane(ActionPane, Vertical):
         if self._shown == (p.id, id(p)):
             return
         self._shown = (p.id, id(p))
-        d = p.delta
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(style=fmt.MUTED, no_wrap=True)
-        grid.add_column()
-        kind = str(d.get("type"))
-        grid.add_row("type", Text(kind, style=TYPE_STYLE.get(kind, "")))
-        for key in ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type"):
-            if key in d:
-                value = d[key]
-                text = ", ".join(value) if isinstance(value, list) else str(value)
-                style = "bold" if key == "content" else ""
-                grid.add_row(key.replace("_", " "), fmt.untrusted(text, style=style))
-        if d.get("tags"):
-            grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style="#bb9af7"))
-        grid.add_row("proposal", Text(p.id, style=fmt.MUTED))
-        delta_box.update(grid)
-
-        prov = p.provenance
-        where = Text()
-        if prov.session_ref:
-            passage = self.passages.get(p.id)
-            shown = prov.session_ref
-            if passage is not None and "/" in shown:
-                shown = PurePath(shown).name  # the diary is at hand: its file name says enough
-            where.append_text(fmt.untrusted(shown, one_line=True, style="#7dcfff"))
-            if prov.byte_offset is not None:
-                where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
-            if passage is not None:
-                where.append("\n")
-                where.append_text(fmt.untrusted(fmt.reflow(passage.text)))
-        else:
-            where.append("no session recorded", style=fmt.MUTED)
-        passage_box.update(where)
-
-        near = Text()
-        target = d.get("bullet_id")
-        if isinstance(target, str):
-            self.query_one("#p-similar").border_title = "The bullet it refers to"
-            row = self.context.row(target)
-            near.append(target, style="bold #7aa2f7")
-            if row is None:
-                near.append("  (no such bullet: this proposal is stale)", style=fmt.BAD)
-            else:
-                if row.state == "retired":
-                    near.append("  retired since: this proposal is stale", style=fmt.BAD)
-                near.append("  ")
-                near.append_text(fmt.bullet_type(row.type))
-                near.append("  ")
-                near.append_text(fmt.maturity(row.maturity))
-                near.append("  score ", style=fmt.MUTED)
-                near.append_text(fmt.score(row.effective))
-                near.append("\n")
-                near.append_text(fmt.untrusted(row.content))
-            similar_box.update(near)
-            return
-        self.query_one("#p-similar").border_title = "Nearest existing bullets"
-        if not p.similar:
-            near.append(
-                "nothing close: this would be a new rule"
-                if kind == "add"
-                else "(only adds and rewrites are compared)",
-                style=fmt.MUTED,
-            )
-        for s in p.similar:
-            filled = round(s.similarity * 10)
-            near.append("█" * filled, style=fmt.ACCENT)
-            near.append("░" * (10 - filled), style=fmt.MUTED)
-            near.append(f" {s.similarity:.2f}  ", style=fmt.ACCENT)
-            near.append(s.bullet_id, style="#7aa2f7")
-            near.append("  ")
-            near.append_text(fmt.maturity(s.maturity))
-            if s.state == "retired":
-                near.append(" retired", style=fmt.MUTED)
-            near.append("\n")
-            near.append_text(fmt.untrusted(s.content))
-            near.append("\n\n")
-        near.rstrip()
+        delta_box.update(delta_grid(p, TYPE_STYLE, self.diffs.get(p.id, [])))
+        passage_box.update(_where(p, self.passages.get(p.id)))
+        title, near = near_text(p)
+        self.query_one("#p-similar").border_title = title
         similar_box.update(near)
+
+
+def _source(p: queue.Proposal) -> Text:
+    text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style="#7dcfff")
+    if p.provenance.byte_offset is not None:
+        text.append(f" @{p.provenance.byte_offset}", style=fmt.MUTED)
+    return text
+
+
+def _where(p: queue.Proposal, passage: DiaryPassage | None) -> Table | Text:
+    prov = p.provenance
+    where = Text()
+    if prov.session_ref:
+        shown = prov.session_ref
+        if passage is not None and "/" in shown:
+            shown = PurePath(shown).name  # the diary is at hand: its file name says enough
+        where.append_text(fmt.untrusted(shown, one_line=True, style="#7dcfff"))
+        if prov.byte_offset is not None:
+            where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
+        if origin_label(p) == "hook":
+            where.append("  from a hook-driven session", style=fmt.ACCENT)
+        if passage is not None:
+            where.append("\n")
+            where.append_text(fmt.untrusted(fmt.reflow(passage.text)))
+    else:
+        where.append("no session recorded", style=fmt.MUTED)
+    return where

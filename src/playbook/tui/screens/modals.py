@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 Variant = Literal["default", "primary", "success", "warning", "error"]
@@ -80,6 +80,7 @@ class Field:
     placeholder: str = ""
     required: bool = True
     multiline: bool = False
+    check: bool = False  # a box to tick (value "yes" when ticked, "" when not; never required)
 
 
 class FormModal(ModalScreen[dict[str, str] | None]):
@@ -119,6 +120,9 @@ class FormModal(ModalScreen[dict[str, str] | None]):
                 with VerticalScroll(classes="subject"):
                     yield Static(self.subject, markup=False)
             for f in self.fields:
+                if f.check:
+                    yield Checkbox(f.label, bool(f.value), id=f"field-{f.name}")
+                    continue
                 yield Label(f.label + ("" if f.required else " (optional)"), classes="field-label")
                 if f.multiline:
                     yield TextArea(f.value, id=f"field-{f.name}", soft_wrap=True)
@@ -139,6 +143,9 @@ class FormModal(ModalScreen[dict[str, str] | None]):
         out: dict[str, str] = {}
         for f in self.fields:
             widget = self.query_one(f"#field-{f.name}")
+            if isinstance(widget, Checkbox):
+                out[f.name] = "yes" if widget.value else ""
+                continue
             text = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
             out[f.name] = text.strip()
         return out
@@ -156,7 +163,9 @@ class FormModal(ModalScreen[dict[str, str] | None]):
     @on(Button.Pressed, "#confirm")
     def action_submit(self) -> None:
         values = self.values()
-        missing = [f.label for f in self.fields if f.required and not values[f.name]]
+        missing = [
+            f.label for f in self.fields if f.required and not f.check and not values[f.name]
+        ]
         if missing:
             self.query_one("#error-line", Static).update(f"{missing[0]} is required.")
             return

@@ -1,7 +1,8 @@
 """ScoreChart: a bullet's effective score over time, as an area chart of eighth-blocks.
 
 Positive area grows up from the zero line in the success colour, negative area grows down
-in the error colour; a row of ticks under it marks helpful (+) and harmful (x) events, and
+in the error colour; each feedback event is marked on the plot itself, at the score it
+left (+ helpful, x harmful, * both in one column), and again in a row of ticks under it;
 the axis labels give the range and the dates. Drawn with Rich text, no extra dependency.
 """
 
@@ -79,6 +80,27 @@ class ScoreChart(Widget):
         zero = (0.0 - lo) * scale
 
         zero_row = min(plot_h - 1, int(zero // 8)) if zero < units else plot_h - 1
+
+        # Event ticks: + helpful, x harmful, * both in one column.
+        ticks = [" "] * plot_w
+        for at, kind in self.events:
+            c = round((at - start).total_seconds() / span * (plot_w - 1))
+            if 0 <= c < plot_w:
+                mark = "+" if kind == "helpful" else "x"
+                ticks[c] = mark if ticks[c] in (" ", mark) else "*"
+        # On the plot: each event's glyph sits in the cell where the score's bar ends.
+        on_plot: dict[int, int] = {}
+        for c, t in enumerate(ticks):
+            if t != " ":
+                level = (values[c] - lo) * scale
+                edge = level - 0.01 if level > zero else level
+                on_plot[c] = max(0, min(plot_h - 1, int(edge // 8)))
+
+        def tick_style(t: str) -> Style:
+            if t == "+":
+                return Style(color=good, bold=True)
+            return Style(color=bad, bold=True) if t != " " else muted
+
         for r in range(plot_h - 1, -1, -1):  # top row first
             if r == plot_h - 1:
                 label = _fmt(hi)
@@ -90,7 +112,10 @@ class ScoreChart(Widget):
                 label = ""
             out.append(f"{label:>{AXIS_WIDTH}} ", style=muted)
             cell_lo, cell_hi = r * 8, r * 8 + 8
-            for v in values:
+            for c, v in enumerate(values):
+                if on_plot.get(c) == r:
+                    out.append(ticks[c], style=tick_style(ticks[c]) + Style(reverse=True))
+                    continue
                 level = (v - lo) * scale
                 a, b = (zero, level) if level >= zero else (level, zero)
                 colour = good if v >= 0 else bad
@@ -109,17 +134,9 @@ class ScoreChart(Widget):
                     out.append(LOWER[min(7, round(lo_in))], style=Style(color=bg, bgcolor=colour))
             out.append("\n")
 
-        # Event ticks: + helpful, x harmful, * both in one column.
-        ticks = [" "] * plot_w
-        for at, kind in self.events:
-            c = round((at - start).total_seconds() / span * (plot_w - 1))
-            if 0 <= c < plot_w:
-                mark = "+" if kind == "helpful" else "x"
-                ticks[c] = mark if ticks[c] in (" ", mark) else "*"
         out.append(f"{'events':>{AXIS_WIDTH}} ", style=muted)
         for t in ticks:
-            style = Style(color=good) if t == "+" else Style(color=bad) if t != " " else muted
-            out.append(t, style=style)
+            out.append(t, style=tick_style(t))
         out.append("\n")
 
         # Dates: start on the left, end on the right, the middle in between.

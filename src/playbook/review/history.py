@@ -1,0 +1,316 @@
+"""Time travel: the playbook as it stood at a moment, and what changed between two moments.
+
+Nothing of the past is stored: every view is read from the append-only logs at the moment
+asked (SPEC §8: `as_of` answers "what did the playbook say then?"). Feedback counts if it
+was *recorded* by then (knowledge time) and is decayed to then; a bullet's rung is its
+maturity log's entry by then; a pin is the decision log's latest pin/unpin by then; a
+bullet retired by then shows its score frozen at its retirement (`review.scores`).
+`rows_as_of` agrees with `store.score(id, at=when)` for every bullet live then and with
+`recall(as_of=when)`; it computes the whole table in one numpy pass instead of one
+`evidence_many(as_of=)` walk per event, so a workbench can switch to a date at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from .. import scoring
+from ..model import Bullet, Score
+from ..proposals import Proposal, Target, _proposal
+from ..store import Conflict, PlaybookStore, iso, parse_iso
+from ..store import history as past
+from ..store.views import BulletRow
+from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MOVERS = 20  # rules listed under "moved most in score"
+MOVED = 0.01  # a score change smaller than this is not a move
+
+
+# ------------------------------------------------------------------ the moment asked
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*([dwmy])\s*$", re.IGNORECASE)
+
+
+def parse_moment(text: str, now: datetime) -> datetime:
+    """A moment a person types: an ISO date ("2026-05-01", its start in UTC), an ISO
+    datetime, or a span back from `now`: "7d", "4w", "3m" (calendar months), "1y".
+    ValueError says what is accepted."""
+    m = _RELATIVE.match(text)
+    if m:
+        n, unit = int(m.group(1)), m.group(2).lower()
+        if unit == "d":
+            return now - timedelta(days=n)
+        if unit == "w":
+            return now - timedelta(weeks=n)
+        return _months_back(now, n * (12 if unit == "y" else 1))
+    from ..retrieval import parse_when
+
+    try:
+        return parse_when(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"not a date: {text[:40]!r} (use 2026-05-01, an ISO datetime, or 7d, 4w, 3m, 1y)"
+        ) from None
+
+
+def _months_back(now: datetime, months: int) -> datetime:
+    import calendar
+
+    total = now.year * 12 + now.month - 1 - months
+    year, month = divmod(total, 12)
+    month += 1
+    day = min(now.day, calendar.monthrange(year, month)[1])
+    return now.replace(year=year, month=month, day=day)
+
+
+# ------------------------------------------------------------------ the bullets table then
+
+# positions in store.history.ROW_COLUMNS
+_ID, _CONTENT, _TYPE, _MATURITY, _STATE, _PINNED, _CATEGORY, _TAGS = range(8)
+_SCOPE, _SOURCE, _CREATED, _HALF_LIFE, _VALID_TO, _SEQ = range(8, 14)
+
+
+def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
+    """The bullets table (`store.views.bullet_rows`' shape) as the playbook stood at `when`.
+
+    Every bullet created by then, retired ones included: `state` "retired" if it was
+    retired by then (else its state now, a later retirement read as "active"); `maturity`
+    from the maturity log; helpful/harmful/effective from the feedback recorded by then
+    (lineage as of then), decayed to `when`; `stale` at `when`; `pinned` from the decision
+    log's pin/unpin entries (a bullet without any keeps its pin now: a pin carried at its
+    creation). A bullet retired by then shows the score it had when it was retired.
+    """
+    return _rows_as_of(store, when, None)
+
+
+def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> list[BulletRow]:
+    import numpy as np
+
+    policy = store.policy
+    wanted = None
+    if ids is not None:  # a few bullets, and the ones whose evidence they inherit
+        lineage = past.ancestors_many(store, ids)
+        wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
+    rows = past.bullets_created_by(store, when, wanted)
+    n = len(rows)
+    if not n:
+        return []
+    when_iso = iso(when)
+    pos = {r[_ID]: i for i, r in enumerate(rows)}
+    retired = np.array([r[_VALID_TO] is not None and r[_VALID_TO] <= when_iso for r in rows])
+    end = np.full(n, scoring.days(when))
+    for i in np.flatnonzero(retired):
+        end[i] = scoring.days(parse_iso(rows[i][_VALID_TO]))
+    default_hl = policy.half_life_days
+    half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
+    created = _epoch_days([r[_CREATED] for r in rows])
+    helpful, harmful, last = _evidence(store, when, pos, end, half_life, created, wanted)
+    stale = (end - last) >= policy.stale_after_days
+    maturity_then = past.maturities_as_of(store, when)
+    maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
+    effective = scoring.effective_scores(helpful, harmful, maturities, policy)
+    pinned = _pins_as_of(store, when, {r[_ID]: bool(r[_PINNED]) for r in rows})
+    shown = set(ids) if ids is not None else None
+    return [
+        BulletRow(
+            r[_ID], r[_CONTENT], r[_TYPE], m,
+            "retired" if gone else ("active" if r[_STATE] == "retired" else r[_STATE]),
+            pinned[r[_ID]], h, x, e, s,
+            r[_CATEGORY], r[_TAGS], r[_SCOPE], r[_SOURCE], r[_CREATED], r[_SEQ],
+        )
+        for r, m, gone, h, x, e, s in zip(
+            rows, maturities, retired.tolist(), helpful.tolist(), harmful.tolist(),
+            effective.tolist(), stale.tolist(), strict=True,
+        )
+        if shown is None or r[_ID] in shown
+    ]  # fmt: skip
+
+
+def _evidence(
+    store: PlaybookStore,
+    when: datetime,
+    pos: dict[str, int],
+    end: np.ndarray,
+    half_life: np.ndarray,
+    created: np.ndarray,
+    ids: list[str] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(H, X, last activity) per row: the events recorded by `when`, each counted for its
+    own bullet and for every successor that supersedes it by then (SPEC §4 lineage), decayed
+    to the owner's end (`when`, or its retirement) with the owner's half-life."""
+    import numpy as np
+
+    n = len(pos)
+    events = past.events_recorded_by(store, when, ids)
+    if events:
+        bids, kinds, stamps, weights = zip(*events, strict=True)
+    else:
+        bids, kinds, stamps, weights = (), (), (), ()
+    owner = np.fromiter((pos.get(b, -1) for b in bids), dtype=np.int64, count=len(bids))
+    known = owner >= 0  # an event of a bullet created after `when` (an import) is left out
+    owner = owner[known]
+    at = _epoch_days(stamps)[known]
+    weight = np.array(weights, dtype=np.float64)[known]
+    helpful = (np.array(kinds, dtype=str) == "helpful")[known] if len(kinds) else known
+    # lineage: a successor also owns its ancestors' events (as of then)
+    smap = store.supersedes_map(as_of=when)
+    if smap:
+        order = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[order], np.arange(n + 1))
+        extra: list[np.ndarray] = []
+        extra_owner: list[np.ndarray] = []
+        for succ in smap:
+            if succ not in pos:
+                continue
+            for anc in store.ancestors(succ, smap):
+                if anc in pos:
+                    k = pos[anc]
+                    sel = order[bounds[k] : bounds[k + 1]]
+                    extra.append(sel)
+                    extra_owner.append(np.full(len(sel), pos[succ], dtype=np.int64))
+        if extra:
+            sel = np.concatenate(extra)
+            at = np.concatenate([at, at[sel]])
+            weight = np.concatenate([weight, weight[sel]])
+            helpful = np.concatenate([helpful, helpful[sel]])
+            owner = np.concatenate([owner, *extra_owner])
+    age = end[owner] - at
+    value = weight * 0.5 ** (np.maximum(age, 0.0) / half_life[owner])  # scoring.decay
+    h = np.bincount(owner[helpful], weights=value[helpful], minlength=n)
+    x = np.bincount(owner[~helpful], weights=value[~helpful], minlength=n)
+    last = created.copy()
+    seen = age >= 0  # an event after the owner's moment is pending, not activity
+    np.maximum.at(last, owner[seen], at[seen])
+    return h.astype(np.float64), x.astype(np.float64), last
+
+
+def _epoch_days(values: Sequence[Any]) -> np.ndarray:
+    """Timestamps as epoch days: ISO text as the store writes it, parsed by numpy at once;
+    anything else (another ISO form, a datetime from a driver) one by one."""
+    import numpy as np
+
+    if not len(values):
+        return np.zeros(0, dtype=np.float64)
+    text = np.array(values, dtype=str)  # a datetime becomes "2026-...+00:00": one by one
+    if (np.char.str_len(text) == 27).all() and np.char.endswith(text, "Z").all():
+        micros = text.astype("U26").astype("datetime64[us]").astype(np.int64)
+        return micros / (scoring.DAY * 1e6)
+    return np.array(
+        [scoring.days(v if isinstance(v, datetime) else parse_iso(v)) for v in values],
+        dtype=np.float64,
+    )
+
+
+def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> dict[str, bool]:
+    """Each bullet's pin at `when`: its latest pin/unpin decision by then; before its first
+    one, the opposite of that one; with none, its pin now."""
+    changes: dict[str, list[tuple[str, str]]] = {}
+    for bid, action, at in past.pin_changes(store):
+        if bid in now:
+            changes.setdefault(bid, []).append((action, at))
+    when_iso = iso(when)
+    out = dict(now)
+    for bid, seq in changes.items():
+        done = [a for a, at in seq if at <= when_iso]
+        out[bid] = done[-1] == "pin" if done else seq[0][0] == "unpin"
+    return out
+
+
+# ------------------------------------------------------------------ conflicts and the queue
+
+
+def _bullets_as_of(store: PlaybookStore, rows: Iterable[BulletRow]) -> dict[str, Bullet]:
+    """The bullets of `rows_as_of` rows, with their state, rung and pin then."""
+    rows = {r.id: r for r in rows}
+    bullets = store.get_bullets(rows)
+    return {
+        bid: b.model_copy(
+            update={"state": rows[bid].state, "maturity": rows[bid].maturity,
+                    "pinned": rows[bid].pinned}
+        )
+        for bid, b in bullets.items()
+    }  # fmt: skip
+
+
+def rows_as_of_ids(store: PlaybookStore, ids: Iterable[str], when: datetime) -> list[BulletRow]:
+    """`rows_as_of` for a few bullets only (a conflict's sides, a proposal's targets)."""
+    wanted = list(dict.fromkeys(ids))
+    return _rows_as_of(store, when, wanted) if wanted else []
+
+
+def conflicts_as_of(
+    store: PlaybookStore, when: datetime, *, events: int = CONFLICT_EVENTS
+) -> list[ConflictView]:
+    """The conflict flags open at `when` (flagged by then, not resolved by then), oldest
+    first, each side as it stood then: rung, state, score and its latest feedback recorded
+    by then."""
+    flags = [
+        Conflict(cid, a, b, reason, parse_iso(created), "open", None)
+        for cid, a, b, reason, created in past.conflicts_open_at(store, when)
+    ]
+    ids = list(dict.fromkeys(i for c in flags for i in (c.a, c.b)))
+    rows = {r.id: r for r in rows_as_of_ids(store, ids, when)}
+    bullets = _bullets_as_of(store, rows.values())
+    policy = store.policy
+
+    def side(bid: str) -> ConflictSide:
+        row, bullet = rows.get(bid), bullets.get(bid)
+        if row is None or bullet is None:
+            return ConflictSide(bid, None, None, [])
+        earned = scoring.earned_rung(row.helpful, row.harmful, policy)
+        score = Score(
+            helpful=row.helpful, harmful=row.harmful, effective=row.effective,
+            earned=earned, stale=row.stale,
+        )  # fmt: skip
+        seen = [e for e in store.timeline(bid) if e.recorded_at <= when]
+        return ConflictSide(bid, bullet, score, seen[-events:] if events > 0 else [])
+
+    return [ConflictView(c, side(c.a), side(c.b)) for c in flags]
+
+
+def proposals_as_of(store: PlaybookStore, when: datetime) -> list[Proposal]:
+    """The review queue as it stood at `when`: proposals staged by then and not decided by
+    then, oldest first, all "pending", each with its targets as they stood then (a target
+    retired by then makes it stale). `similar` is left empty (`closest_rules` is about the
+    playbook now)."""
+    found = [_proposal(r) for r in past.proposals_pending_at(store, when)]
+    ids = {
+        i
+        for p in found
+        for i in [*(p.delta.get("bullet_ids") or ()), p.delta.get("bullet_id")]
+        if isinstance(i, str)
+    }
+    bullets = _bullets_as_of(store, rows_as_of_ids(store, ids, when)) if ids else {}
+    retired = [b for b, x in bullets.items() if x.state == "retired"]
+    successors = past.successors_of(store, retired, when)
+    out = []
+    for p in found:
+        targets = []
+        named = [*(p.delta.get("bullet_ids") or ()), p.delta.get("bullet_id")]
+        for bid in dict.fromkeys(i for i in named if isinstance(i, str)):
+            b = bullets.get(bid)
+            if b is None:
+                targets.append(Target(bid, exists=False))
+                continue
+            after = tuple(successors.get(bid, ())) if b.state == "retired" else ()
+            targets.append(Target(bid, True, str(b.state), str(b.maturity), b.content, after))
+        out.append(
+            replace(
+                p,
+                status="pending",
+                decided_at=None,
+                decided_by=None,
+                reason=None,
+                edited_delta=None,
+                result=None,
+                targets=targets,
+            )
+        )
+    return out

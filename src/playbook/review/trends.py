@@ -1,0 +1,169 @@
+"""A bullet's effective score over time: the Detail tab's plot (`score_series`, with the
+events it should mark) and the bullets table's trend column (`score_trends`, many bullets
+at a few moments).
+
+At each moment t: the events observed by t (the bullet's own and its supersedes-ancestors'),
+each decayed to t (SPEC §4), times the multiplier of the rung the bullet held at t (its
+maturity log; before its first entry, its rung now). A retired bullet's score stops at its
+retirement: after it, the value is the one it had then (`review.scores`). Each bullet's
+events are folded once for all moments (a matrix of ages, one numpy pass), not once per
+moment.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, NamedTuple
+
+from .. import scoring
+from ..model import Bullet
+from ..store import PlaybookStore
+from ..store.history import ancestors_many, maturity_histories
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
+TREND_DAYS = 90
+TREND_POINTS = 16
+
+
+class SeriesEvent(NamedTuple):
+    """A feedback event to mark on a score plot: `e[0], e[1]` are (kind, time)."""
+
+    kind: str  # helpful | harmful
+    at: datetime
+    weight: float
+    bullet_id: str  # the bullet's own id, or the ancestor's whose evidence it inherits
+
+
+class ScoreSeries(list[tuple[datetime, float]]):
+    """(moment, effective score) pairs, oldest first, plus `events`: every event behind the
+    score (its own and inherited), oldest first, so a plot can mark each one."""
+
+    def __init__(
+        self, points: Iterable[tuple[datetime, float]] = (), events: Sequence[SeriesEvent] = ()
+    ) -> None:
+        super().__init__(points)
+        self.events: list[SeriesEvent] = list(events)
+
+
+def score_series(
+    store: PlaybookStore,
+    bullet: Bullet,
+    history: list[tuple[datetime, str]] | None = None,
+    points: int = SERIES_POINTS,
+) -> ScoreSeries:
+    """The bullet's effective score at `points` moments from its creation (or its first
+    inherited event) to now (or its retirement), with the events behind it (`.events`).
+
+    `history` is the bullet's maturity log (default: the store's). Pure arithmetic from
+    `playbook.scoring`; nothing is stored.
+    """
+    if history is None:
+        history = maturity_histories(store, [bullet.id]).get(bullet.id, [])
+    lineage = [bullet.id, *ancestors_many(store, [bullet.id]).get(bullet.id, [])]
+    raw = store.raw_events(lineage)
+    events = sorted(_lineage_events(lineage, raw), key=lambda e: e[1])
+    start = bullet.created_at
+    if events:
+        start = min(start, _moment(events[0][1]))
+    end = bullet.valid_to or store.now()
+    if end <= start:
+        end = start + timedelta(hours=1)
+    steps = max(2, points)
+    span = (end - start).total_seconds()
+    moments = [start + timedelta(seconds=span * k / (steps - 1)) for k in range(steps)]
+    values = _effective_at(store, bullet, events, history, moments)
+    marks = [SeriesEvent(kind, _moment(at), weight, bid) for kind, at, weight, bid in events]
+    return ScoreSeries(zip(moments, values, strict=True), marks)
+
+
+def score_trends(
+    store: PlaybookStore,
+    ids: Iterable[str],
+    *,
+    days: float = TREND_DAYS,
+    points: int = TREND_POINTS,
+    now: datetime | None = None,
+) -> dict[str, list[float]]:
+    """Each bullet's effective score at `points` evenly spaced moments over the last `days`
+    (oldest first, the last one now), for the given ids only: the workbench asks for the
+    rows on screen. Unknown ids are left out. Four queries for the whole set."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    now = now or store.now()
+    steps = max(2, points)
+    moments = [now - timedelta(days=days * (steps - 1 - k) / (steps - 1)) for k in range(steps)]
+    bullets = store.get_bullets(wanted)
+    lineages = ancestors_many(store, list(bullets))
+    members = list({m for bid in bullets for m in (bid, *lineages.get(bid, ()))})
+    raw = store.raw_events(members) if members else {}
+    histories = maturity_histories(store, list(bullets))
+    out: dict[str, list[float]] = {}
+    for bid in wanted:
+        bullet = bullets.get(bid)
+        if bullet is None:
+            continue
+        events = _lineage_events((bid, *lineages.get(bid, ())), raw)
+        out[bid] = _effective_at(store, bullet, events, histories.get(bid, []), moments)
+    return out
+
+
+_Event = tuple[str, float, float, str]  # kind, observed at (epoch days), weight, bullet id
+
+
+def _lineage_events(lineage: Iterable[str], raw: dict[str, list[scoring.RawEvent]]) -> list[_Event]:
+    return [(e.kind, e.at, e.weight, m) for m in lineage for e in raw.get(m, ())]
+
+
+def _moment(epoch_days: float) -> datetime:
+    return datetime.fromtimestamp(epoch_days * scoring.DAY, tz=UTC)
+
+
+def _effective_at(
+    store: PlaybookStore,
+    bullet: Bullet,
+    events: Sequence[_Event],
+    history: list[tuple[datetime, str]],
+    moments: Sequence[datetime],
+) -> list[float]:
+    """The bullet's effective score at each moment (after its retirement: at it)."""
+    import numpy as np
+
+    policy = store.policy
+    end = bullet.valid_to
+    taken = [min(t, end) if end is not None else t for t in moments]
+    when = np.array([scoring.days(t) for t in taken], dtype=np.float64)
+    helpful, harmful = _decayed(events, when, store.half_life(bullet))
+    times = [at for at, _ in history]
+    current = str(bullet.maturity)
+    multiplier = np.array(
+        [
+            policy.multiplier(history[i - 1][1] if (i := bisect_right(times, t)) else current)
+            for t in taken
+        ],
+        dtype=np.float64,
+    )
+    return [float(v) for v in scoring.effective_with(helpful, harmful, multiplier, policy)]
+
+
+def _decayed(
+    events: Sequence[_Event], when: np.ndarray, half_life: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(H, X) at each moment of `when` (epoch days): `scoring.decay` of every event observed
+    by then, summed; one (events x moments) pass."""
+    import numpy as np
+
+    if not events:
+        zero = np.zeros(len(when), dtype=np.float64)
+        return zero, zero.copy()
+    at = np.array([e[1] for e in events], dtype=np.float64)
+    weight = np.array([e[2] for e in events], dtype=np.float64)
+    helpful = np.array([e[0] == "helpful" for e in events])
+    age = when[None, :] - at[:, None]
+    factor = np.where(age >= 0, 0.5 ** (np.maximum(age, 0.0) / half_life), 0.0) * weight[:, None]
+    return factor[helpful].sum(axis=0), factor[~helpful].sum(axis=0)

@@ -1,0 +1,181 @@
+"""Reads of the playbook's past: what the logs say stood at a moment (time travel), and a
+retired bullet's evidence at its retirement. The rules live in `playbook.review.history`.
+
+Nothing here is stored for the past: every answer is read from the append-only logs
+(feedback with its `recorded_at`, `maturity_log`, `edges`, the decision log) and the
+interval columns (`valid_from`, `valid_to`, `created_at`/`resolved_at`/`decided_at`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import scoring
+from .records import iso, parse_iso
+from .sqlite import IN_LIST, list_param
+
+if TYPE_CHECKING:
+    from .store import PlaybookStore
+
+# The columns of a bullets-table row as of a moment (the facts that do not change, plus the
+# interval and half-life the past needs). Positions are named in `review.history`.
+ROW_COLUMNS = (
+    "id, content, type, maturity, state, pinned, category, tags, scope, source, created_at, "
+    "half_life_days, valid_to, seq"
+)
+
+
+def bullets_created_by(
+    store: PlaybookStore, when: datetime, ids: list[str] | None = None
+) -> list[tuple[Any, ...]]:
+    """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
+    by then), in seq order."""
+    sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
+    if ids is None:
+        return store.sql.all(sql + " ORDER BY seq", (iso(when),))
+    return store.sql.all(f"{sql} AND id IN {IN_LIST} ORDER BY seq", (iso(when), list_param(ids)))
+
+
+def events_recorded_by(
+    store: PlaybookStore, when: datetime, ids: list[str] | None = None
+) -> list[tuple[str, str, Any, float]]:
+    """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
+    bullets) recorded by `when`."""
+    sql = "SELECT bullet_id, kind, at, weight FROM feedback WHERE recorded_at <= ?"
+    if ids is None:
+        return store.sql.all(sql, (iso(when),))
+    return store.sql.all(f"{sql} AND bullet_id IN {IN_LIST}", (iso(when), list_param(ids)))
+
+
+def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:
+    """Each bullet's maturity as it stood at `when`, from the maturity log."""
+    out: dict[str, str] = {}
+    for bid, maturity in store.sql.execute(
+        "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? ORDER BY at, id", (iso(when),)
+    ):
+        out[bid] = maturity
+    return out
+
+
+def maturity_histories(
+    store: PlaybookStore, ids: Iterable[str]
+) -> dict[str, list[tuple[datetime, str]]]:
+    """Every rung each bullet has held, with when it took it, oldest first."""
+    out: dict[str, list[tuple[datetime, str]]] = {}
+    for bid, at, maturity in store.sql.execute(
+        f"SELECT bullet_id, at, maturity FROM maturity_log WHERE bullet_id IN {IN_LIST} "
+        "ORDER BY at, id",
+        (list_param(ids),),
+    ):
+        out.setdefault(bid, []).append((parse_iso(at), maturity))
+    return out
+
+
+def pin_changes(store: PlaybookStore) -> list[tuple[str, str, str]]:
+    """(bullet_id, "pin" | "unpin", at ISO) of every applied pin decision, oldest first."""
+    return store.sql.all(
+        "SELECT bullet_id, action, at FROM decisions WHERE action IN ('pin', 'unpin') "
+        "AND status = 'applied' AND bullet_id IS NOT NULL ORDER BY id"
+    )
+
+
+def conflicts_open_at(store: PlaybookStore, when: datetime) -> list[tuple[Any, ...]]:
+    """(id, a, b, reason, created_at) of the conflict flags open at `when`: flagged by
+    then and not resolved by then."""
+    at = iso(when)
+    return store.sql.all(
+        "SELECT id, a, b, reason, created_at FROM conflicts WHERE created_at <= ? "
+        "AND (resolved_at IS NULL OR resolved_at > ?) ORDER BY id",
+        (at, at),
+    )
+
+
+def proposals_pending_at(store: PlaybookStore, when: datetime) -> list[tuple[Any, ...]]:
+    """The queue's rows (`store.proposals.COLUMNS`) pending at `when`: staged by then and
+    not decided by then, oldest first."""
+    from .proposals import COLUMNS
+
+    at = iso(when)
+    return store.sql.all(
+        f"SELECT {COLUMNS} FROM proposals WHERE created_at <= ? "
+        "AND (decided_at IS NULL OR decided_at > ?) ORDER BY created_at, rowid",
+        (at, at),
+    )
+
+
+def successors_of(store: PlaybookStore, ids: Iterable[str], when: datetime) -> dict[str, list[str]]:
+    """The bullets that replaced, merged or inverted each of `ids`, by `when`."""
+    out: dict[str, list[str]] = {}
+    for dst, src in store.sql.execute(
+        f"SELECT dst, src FROM edges WHERE dst IN {IN_LIST} AND at <= ? ORDER BY id",
+        (list_param(ids), iso(when)),
+    ):
+        out.setdefault(dst, []).append(src)
+    return out
+
+
+# ------------------------------------------------------------------ a retired bullet's score
+
+
+def frozen_evidence(store: PlaybookStore) -> dict[str, tuple[float, float, bool]]:
+    """(helpful, harmful, stale) of every retired bullet at the moment it was retired.
+
+    A retired bullet's score is frozen at its retirement (README "How scoring works"): its
+    evidence observed by `valid_to`, decayed to `valid_to`. The evidence cache answers
+    exactly when every event of the bullet is at or before `valid_to` and its half-life is
+    unchanged; a retired successor (inherited evidence), a lagging read-only cache or a
+    later event goes through `evidence_many(at=valid_to)`, one call per retirement moment.
+    """
+    policy = store.policy
+    default_hl = policy.half_life_days
+    rows = store.sql.all(
+        "SELECT b.id, b.valid_to, b.half_life_days, b.created_at, "
+        "e.half_life, e.ref, e.helpful, e.harmful, e.last_at "
+        "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id "
+        "WHERE b.state = 'retired' AND b.valid_to IS NOT NULL"
+    )
+    if not rows:
+        return {}
+    successors = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
+    lagging = store.read_only and store.evidence_behind()
+    out: dict[str, tuple[float, float, bool]] = {}
+    slow: dict[str, list[str]] = {}
+    for bid, valid_to, hl, created, e_hl, ref, h, x, last_at in rows:
+        end = scoring.days(parse_iso(valid_to))
+        changed = ref is not None and (ref > end or e_hl != (hl or default_hl))
+        if lagging or changed or bid in successors:
+            slow.setdefault(valid_to, []).append(bid)
+            continue
+        last = scoring.days(parse_iso(created))
+        if ref is None:
+            out[bid] = (0.0, 0.0, scoring.is_stale(last, end, policy))
+            continue
+        factor = 0.5 ** ((end - ref) / e_hl)
+        last = max(last, last_at)
+        out[bid] = (h * factor, x * factor, scoring.is_stale(last, end, policy))
+    for valid_to, ids in slow.items():
+        at = parse_iso(valid_to)
+        end = scoring.days(at)
+        for bid, ev in store.evidence_many(ids, at=at).items():
+            out[bid] = (ev.helpful, ev.harmful, scoring.is_stale(ev.last_activity, end, policy))
+    return out
+
+
+def ancestors_many(store: PlaybookStore, ids: Iterable[str]) -> dict[str, list[str]]:
+    """Every bullet each of `ids` supersedes, transitively (whose evidence it inherits),
+    nearest first; ids with none are absent. One recursive query, not the whole edge map."""
+    out: dict[str, list[str]] = {}
+    for root, bid in store.sql.execute(
+        "WITH RECURSIVE up(root, id, depth) AS ("
+        f" SELECT src, dst, 1 FROM edges WHERE kind = 'supersedes' AND src IN {IN_LIST}"
+        " UNION SELECT up.root, e.dst, up.depth + 1 FROM up"
+        " JOIN edges e ON e.src = up.id AND e.kind = 'supersedes' WHERE up.depth < 1000"
+        ") SELECT root, id FROM up ORDER BY root, depth",
+        (list_param(ids),),
+    ):
+        seen = out.setdefault(root, [])
+        if bid != root and bid not in seen:
+            seen.append(bid)
+    return out

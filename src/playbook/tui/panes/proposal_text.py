@@ -1,0 +1,130 @@
+"""How one proposal reads in the Proposals pane: the change, the bullets it acts on as they
+are now (a target retired meanwhile makes it stale, said before anyone approves), and the
+existing bullets it resembles. Rich renderables only; the facts come from the queue."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+
+from ...proposals import Proposal, Target
+from .. import format as fmt
+
+if TYPE_CHECKING:
+    from ...review.queue import DiffOps
+
+FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")
+
+
+DELETED = Style(color=fmt.BAD, strike=True)
+INSERTED = Style(color=fmt.GOOD, bold=True, underline=True)
+
+
+def diff_text(ops: DiffOps) -> Text:
+    """A word-level diff: deleted words struck through in red, inserted ones underlined
+    in green, the rest as it was (all of it inert text)."""
+    text = Text()
+    for op, part in ops:
+        style = DELETED if op == "delete" else INSERTED if op == "insert" else Style()
+        text.append_text(fmt.untrusted(part, style=style))
+    return text
+
+
+def delta_grid(
+    p: Proposal, type_style: dict[str, str], diffs: list[tuple[str, DiffOps]] | None = None
+) -> RenderableType:
+    """The proposed change, field by field; a rewrite (replace, merge) shows what it
+    changes in each target, word by word; a stale proposal starts with why approving it
+    would fail (the queue's own words)."""
+    d = p.delta
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=fmt.MUTED, no_wrap=True)
+    grid.add_column()
+    kind = str(d.get("type"))
+    grid.add_row("type", Text(kind, style=type_style.get(kind, "")))
+    for key in FIELDS:
+        if key in d:
+            value = d[key]
+            text = ", ".join(value) if isinstance(value, list) else str(value)
+            style = "bold" if key == "content" else ""
+            grid.add_row(key.replace("_", " "), fmt.untrusted(text, style=style))
+    if d.get("tags"):
+        grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style="#bb9af7"))
+    for target, ops in diffs or []:
+        grid.add_row(f"vs {target}", diff_text(ops))
+    grid.add_row("proposal", Text(f"{p.id} ({p.origin})", style=fmt.MUTED))
+    if not p.stale:
+        return grid
+    warning = Text()
+    warning.append("STALE ", style=f"bold reverse {fmt.BAD}")
+    warning.append(f" {p.stale}; approving it will fail. Reject it (x).", style=fmt.BAD)
+    return Group(warning, grid)
+
+
+def target_line(t: Target) -> Text:
+    """A bullet the proposal acts on, as it stands now."""
+    text = Text()
+    text.append(t.bullet_id, style="bold #7aa2f7")
+    if not t.exists:
+        text.append("  no such bullet", style=fmt.BAD)
+        return text
+    text.append("  ")
+    text.append_text(fmt.maturity(t.maturity or "?"))
+    if t.state == "retired":
+        after = f" (succeeded by {', '.join(t.successors)})" if t.successors else ""
+        text.append(f"  retired since{after}", style=f"bold {fmt.BAD}")
+    elif t.state:
+        text.append(f"  {t.state}", style=fmt.MUTED)
+    if t.content:
+        text.append("\n")
+        text.append_text(fmt.untrusted(t.content))
+    return text
+
+
+def near_text(p: Proposal) -> tuple[str, Text]:
+    """(box title, text): the bullets a proposal acts on, now; or, for a new rule, the
+    nearest existing bullets with their similarity."""
+    near = Text()
+    if p.targets:
+        title = "The bullet it acts on" if len(p.targets) == 1 else "The bullets it acts on"
+        for t in p.targets:
+            near.append_text(target_line(t))
+            near.append("\n\n")
+        near.rstrip()
+        if p.similar:
+            near.append("\n\nalso close:\n", style=fmt.MUTED)
+            near.append_text(_similar(p))
+        return f"{title} (now)", near
+    kind = str(p.delta.get("type", "?"))
+    if not p.similar:
+        near.append(
+            "nothing close: this would be a new rule"
+            if kind == "add"
+            else "(only adds and rewrites are compared)",
+            style=fmt.MUTED,
+        )
+        return "Nearest existing bullets", near
+    return "Nearest existing bullets", _similar(p)
+
+
+def _similar(p: Proposal) -> Text:
+    near = Text()
+    for s in p.similar:
+        filled = round(s.similarity * 10)
+        near.append("█" * filled, style=fmt.ACCENT)
+        near.append("░" * (10 - filled), style=fmt.MUTED)
+        near.append(f" {s.similarity:.2f}  ", style=fmt.ACCENT)
+        near.append(s.bullet_id, style="#7aa2f7")
+        near.append("  ")
+        near.append_text(fmt.maturity(s.maturity))
+        if s.state == "retired":
+            near.append(" retired", style=fmt.MUTED)
+        near.append("\n")
+        near.append_text(fmt.untrusted(s.content))
+        near.append("\n\n")
+    near.rstrip()
+    return near

@@ -1,0 +1,135 @@
+"""Time travel and the views beside it: the whole workbench as the playbook stood at a
+moment, then-vs-now, and what decay hid.
+
+`t` asks for a moment, `<` and `>` step a week back and forth, `T` comes back to now:
+every pane then shows the playbook as of that moment (states, maturities, scores,
+conflicts, the queue), read from the log by the API (`review.rows_as_of` and its kin), with
+every write dimmed and saying why. `c` compares then and now (`review.diff_since`); `h`
+lists what the filter's words matched but decay (or a retirement) kept out of recall's top
+results (`review.explain_hidden`), with pin, restore and a fresh mark at hand.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Input, Static, TextArea
+
+from . import format as fmt
+from .filtering import FilteringApp
+from .screens.compare import CompareScreen
+from .screens.hidden import HiddenScreen
+from .screens.moment import MomentModal
+
+TRAVEL_ACTIONS = ("time_travel", "step", "now", "compare", "hidden")
+
+
+def parse_moment(text: str, now: datetime) -> datetime:
+    from ..review import parse_moment
+
+    return parse_moment(text, now)
+
+
+class TravellingApp(FilteringApp):
+    """Needs `read_now()` (re-read the playbook at once) from the app."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "t", "time_travel", "Travel", tooltip="See the playbook as it was then", id="travel"
+        ),
+        Binding("less_than_sign", "step(-7)", "Week back", show=False, id="week-back"),
+        Binding("greater_than_sign", "step(7)", "Week on", show=False, id="week-on"),
+        Binding("T", "now", "Now", tooltip="Back to the playbook as it is now", id="now"),
+        Binding("c", "compare", "Then/now", tooltip="What changed since a moment", id="compare"),
+        Binding("h", "hidden", "Hidden", tooltip="What decay hid from the filter", id="hidden"),
+    ]
+
+    as_of: datetime | None = None
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def read_now(self) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- travelling
+    def travel_to(self, when: datetime | None) -> None:
+        """Show the playbook as of `when` (None, or a moment within a minute of now: now;
+        stepping a week on from a week back lands a few seconds short of now)."""
+        if when is not None and when >= self.now() - timedelta(minutes=1):
+            when = None
+        if when == self.as_of:
+            return
+        self.as_of = when
+        self.travel_started = self.elapsed()
+        self.set_class(when is not None, "-travelling")
+        self.show_moment()
+        self.read_now()
+        self.refresh_bindings()
+
+    def elapsed(self) -> float:
+        raise NotImplementedError
+
+    def show_moment(self) -> None:
+        """The top bar says, unmistakably, which moment the workbench shows."""
+        bar = self.query_one("#asof", Static)
+        bar.display = self.as_of is not None
+        if self.as_of is not None:
+            text = Text()
+            text.append(f" as of {fmt.moment(self.as_of)} ", style="bold reverse")
+            text.append(" read-only · T: back to now", style="bold")
+            bar.update(text)
+
+    def action_time_travel(self) -> None:
+        start = fmt.moment(self.as_of) if self.as_of else ""
+        self.push_screen(
+            MomentModal(
+                "Time travel",
+                "The whole workbench shows the playbook as it stood then: states, maturities, "
+                "scores, conflicts and the queue, from the feedback log. Read-only; T comes "
+                "back to now, < and > step a week.",
+                lambda text: parse_moment(text, self.now()),
+                value=start,
+                confirm="Travel",
+            ),
+            self.travel_to,
+        )
+
+    def action_step(self, days: int) -> None:
+        base = self.as_of or self.now()
+        self.travel_to(base + timedelta(days=days))
+
+    def action_now(self) -> None:
+        self.travel_to(None)
+
+    def action_compare(self) -> None:
+        if self.as_of is not None:
+            self.push_screen(CompareScreen(self.source, self.as_of))
+            return
+        self.push_screen(
+            MomentModal(
+                "Then and now",
+                "Which rules appeared, were retired, changed rung, and which moved most in "
+                "score since then.",
+                lambda text: parse_moment(text, self.now()),
+                value="30d",
+                confirm="Compare",
+            ),
+            lambda when: self.push_screen(CompareScreen(self.source, when)) if when else None,
+        )
+
+    def action_hidden(self) -> None:
+        words = self.bullets_pane.view.spec.words
+        self.push_screen(HiddenScreen(self.source, words, self.as_of, self.context))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TRAVEL_ACTIONS and (
+            isinstance(self.focused, Input | TextArea) or self.screen is not self.screen_stack[0]
+        ):
+            return False  # these letters type in a text box; other screens have their keys
+        if action == "now":
+            return self.as_of is not None
+        return super().check_action(action, parameters)
