@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from ..inert import inert
-from ..model import HARM_REASONS
+from ..terms import HARM_REASONS
 from ..text import plural
 from . import app
 from .common import CliError, emit, open_store, state

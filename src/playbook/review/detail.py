@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..errors import NotFound
 from ..limits import preview
-from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, Decision, PlaybookStore, iso
 from ..store.views import maturity_history
+
+if TYPE_CHECKING:
+    from ..model import Bullet, FeedbackEvent, Score
 
 SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 DECISIONS = 50  # latest decisions shown with a bullet

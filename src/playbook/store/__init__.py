@@ -9,7 +9,7 @@ SPEC §2 API; `open_store(target, policy, clock, mode=...)` is what every surfac
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     DatabaseOpenError,
@@ -18,7 +18,6 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
-from .doctor import Diagnosis, diagnose
 from .schema import (
     MEMORY_LATEST,
     Migration,
@@ -42,6 +41,22 @@ from .target import Target, open_store, resolve_target
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from .doctor import Diagnosis, diagnose
+
+# `playbook doctor` only: loaded on first use, so opening a store does not pay for it.
+_LAZY = {"Diagnosis": "doctor", "diagnose": "doctor"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def open_database(path: str | Path) -> Database:

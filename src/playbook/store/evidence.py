@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..errors import NotFound
-from ..model import Score
 from .bullets import BulletsMixin
 from .records import Evidence, iso, parse_iso
 from .sqlite import IN_LIST, list_param
+
+if TYPE_CHECKING:
+    from ..model import Score
 
 
 @dataclass

@@ -9,9 +9,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..model import Bullet, FeedbackEvent, Provenance
+if TYPE_CHECKING:
+    from ..model import Bullet, FeedbackEvent
 
 ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
 BULLET_COLUMNS = (
@@ -46,6 +47,8 @@ def parse_iso(s: str) -> datetime:
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
+    from ..model import Bullet, Provenance
+
     return Bullet.model_construct(
         id=row[0],
         content=row[1],
@@ -70,6 +73,8 @@ def bullet_of(row: Sequence[Any]) -> Bullet:
 
 
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
+    from ..model import FeedbackEvent, Provenance
+
     return FeedbackEvent.model_construct(
         id=row[0],
         bullet_id=row[1],
@@ -83,6 +88,15 @@ def event_of(row: Sequence[Any]) -> FeedbackEvent:
         actor=row[10],
         receipt=row[11],
     )
+
+
+class BulletState(NamedTuple):
+    """A bullet's lifecycle facts, without its text (what the maturity pass reads)."""
+
+    state: str
+    maturity: str
+    pinned: bool
+    type: str
 
 
 @dataclass(frozen=True)
