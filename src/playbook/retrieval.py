@@ -9,39 +9,52 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
-from .model import Bullet
 from .store import PlaybookStore, iso, parse_iso
 from .store.ranking import (
     LISTS,
-    candidate_seqs,
+    first_rows,
+    inexact,
     keyword_array,
     keyword_hits,
+    keyword_lists,
     keyword_points,
     rank_table,
 )
+from .store.records import BulletRecord, bullet_json, bullet_of
 from .text import query_tokens
 
 if TYPE_CHECKING:
+    from .model import Bullet
     from .vectors import MemoryVectors
 
 
 @dataclass(frozen=True)
 class RecallItem:
-    """One recalled bullet and every number behind its rank."""
+    """One recalled bullet and every number behind its rank.
 
-    bullet: Bullet
+    `bullet` (a `Bullet` model) is built from the stored `record` on first use. Printing a
+    recall (`to_dict`, or the record's fields) needs no model, so `playbook recall` and the
+    prompt hook load no pydantic.
+    """
+
+    record: BulletRecord = field(repr=False)  # the bullet as stored, maturity as recalled
     keyword_score: float
     similarity: float | None
     relevance: float
     effective_score: float
     final_score: float
 
+    @cached_property
+    def bullet(self) -> Bullet:
+        return bullet_of(self.record)
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "bullet": self.bullet.model_dump(mode="json"),
+            "bullet": bullet_json(self.record),
             "keyword_score": self.keyword_score,
             "similarity": self.similarity,
             "relevance": self.relevance,
@@ -123,15 +136,15 @@ def recall(
         ranked = _rank_now(store, query, qtokens, vectors, caller, limit, result)
     else:
         ranked = _rank_as_of(store, query, qtokens, vectors, caller, limit, as_of, result)
-    full = store.get_bullets(r.bullet_id for rows in ranked for r in rows)
+    full = store.bullet_records(r.bullet_id for rows in ranked for r in rows)
     for key, rows in zip(LISTS, ranked, strict=True):
         items = getattr(result, key)
         for r in rows:
-            bullet = full[r.bullet_id]
-            if r.maturity != bullet.maturity:  # as it was at `as_of`
-                bullet = bullet.model_copy(update={"maturity": r.maturity})
+            record = full[r.bullet_id]
+            if r.maturity != record.maturity:  # as it was at `as_of`
+                record = record._replace(maturity=r.maturity)
             items.append(
-                RecallItem(bullet, r.keyword, r.similarity, r.relevance, r.effective, r.final)
+                RecallItem(record, r.keyword, r.similarity, r.relevance, r.effective, r.final)
             )
     return result
 
@@ -163,12 +176,22 @@ def _rank_now(
     limit: int,
     result: RecallResult,
 ) -> list[list[_Ranked]]:
-    """The present moment, vectorised over the in-memory rank table."""
+    """The present moment, vectorised over the in-memory rank table (a store's first
+    keyword query: its candidates only, in plain Python, see `_rank_first`)."""
+    policy = store.policy
+    lists = keyword_lists(store, qtokens, policy)
+    if vectors is None:
+        points: dict[int, float] = {}
+        for seqs, value in lists:
+            for s in seqs:
+                points[s] = points.get(s, 0.0) + value
+        rows = first_rows(store, sorted(points))
+        if rows is not None:
+            return _rank_first(store, rows, points, caller, limit)
     import numpy as np
 
-    policy = store.policy
-    hits = keyword_hits(store, qtokens, policy)
-    table = rank_table(store, None if vectors is not None else candidate_seqs(hits))
+    hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
+    table = rank_table(store)
     if not len(table):
         return [[], [], []]
     keyword = keyword_array(table, hits)
@@ -235,6 +258,56 @@ def _rank_now(
         ]
         out.append(_top(rows, limit))
     return out
+
+
+def _rank_first(
+    store: PlaybookStore,
+    rows: list[tuple[Any, ...]],
+    points: dict[int, float],
+    caller: dict[str, set[str | None]] | None,
+    limit: int,
+) -> list[list[_Ranked]]:
+    """`_rank_now` for a store's first keyword query, row by row without numpy: a one-shot
+    `playbook recall` or prompt hook scores a few thousand candidates in less time than
+    numpy takes to load. The same formulas in the same order (tests/test_recall_paths.py
+    checks that both paths give the same items and numbers)."""
+    policy = store.policy
+    now_t = store.now()
+    now = scoring.days(now_t)
+    lineage, lagging = inexact(store)
+    default_hl = policy.half_life_days
+    mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
+    scored: list[list[Any]] = []
+    slow: list[int] = []
+    for seq, bid, btype, maturity, scope, key, _hash, b_hl, e_hl, ref, helpful, harmful in rows:
+        relevance = points[seq]
+        if relevance < policy.min_relevance:
+            continue
+        if caller is not None and scope != "global" and not scope_matches(scope, key, caller):
+            continue
+        half_life = b_hl or default_hl
+        if ref is None:
+            eff = scoring.effective_with(0.0, 0.0, mult[maturity], policy)
+        else:
+            factor = 0.5 ** ((now - ref) / half_life)
+            eff = scoring.effective_with(
+                (helpful or 0.0) * factor, (harmful or 0.0) * factor, mult[maturity], policy
+            )
+        exact = (e_hl is None or e_hl == half_life) and bid not in lineage and not lagging
+        if not exact or (ref is not None and ref > now):
+            slow.append(len(scored))
+        kind = 2 if maturity == "deprecated" else 1 if btype == "anti-pattern" else 0
+        scored.append([bid, maturity, relevance, eff, kind])
+    if slow:
+        evidence = store.evidence_many([scored[j][0] for j in slow], at=now_t)
+        for j in slow:
+            ev = evidence[scored[j][0]]
+            scored[j][3] = scoring.effective_score(ev.helpful, ev.harmful, scored[j][1], policy)
+    out: list[list[_Ranked]] = [[], [], []]
+    for bid, maturity, relevance, eff, kind in scored:
+        final = scoring.final_score(relevance, eff, policy)
+        out[kind].append(_Ranked(bid, maturity, relevance, None, relevance, eff, final))
+    return [_top(rows_, limit) for rows_ in out]
 
 
 def _rank_as_of(

@@ -308,10 +308,10 @@ def _render_recall(result: Any) -> str:
         lines.append(f"{title}:")
         for it in items:
             sim = f" sim {it.similarity:.2f}" if it.similarity is not None else ""
-            content = inert(it.bullet.content, one_line=True)
-            lines.append(f"  {it.final_score:7.2f}  {it.bullet.id}  {content}")
+            content = inert(it.record.content, one_line=True)
+            lines.append(f"  {it.final_score:7.2f}  {it.record.id}  {content}")
             lines.append(
                 f"           keyword {it.keyword_score:g}{sim}  relevance {it.relevance:.2f}  "
-                f"confidence {it.effective_score:.2f}  ({it.bullet.maturity})"
+                f"confidence {it.effective_score:.2f}  ({it.record.maturity})"
             )
     return "\n".join(lines) if lines else "nothing in the playbook matches"

@@ -13,7 +13,7 @@ from ..errors import NotFound, StoreError
 from ..text import content_hash, tokens
 from . import ids
 from .base import StoreBase
-from .records import BULLET_COLUMNS, BulletState, bullet_of, iso
+from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 from .sqlite import IN_LIST, list_param
 
 if TYPE_CHECKING:
@@ -187,11 +187,17 @@ class BulletsMixin(StoreBase):
         return bullet
 
     def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
+        return {bid: bullet_of(row) for bid, row in self.bullet_records(ids).items()}
+
+    def bullet_records(self, ids: Iterable[str]) -> dict[str, BulletRecord]:
+        """The rows (`records.BULLET_COLUMNS`) of these bullets, by id, those that exist:
+        for callers that build a `Bullet` only when asked (`records.bullet_of`) or serialise
+        one straight from its row (`records.bullet_json`)."""
         wanted = list(dict.fromkeys(ids))
         rows = self.sql.execute(
             f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id IN {IN_LIST}", (list_param(wanted),)
         )
-        return {row[0]: bullet_of(row) for row in rows}
+        return {row[0]: BulletRecord._make(row) for row in rows}
 
     def bullet_state(self, bullet_id: str) -> str | None:
         """A bullet's state (active, draft, retired), or None when there is no such bullet."""

@@ -82,13 +82,31 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     return cache.table
 
 
+def first_rows(store: PlaybookStore, seqs: list[int]) -> list[tuple[Any, ...]] | None:
+    """The rank rows (`_COLUMNS`) of `seqs` as plain tuples, for a store's first query,
+    which a one-shot command scores without numpy; None once the table is cached or wanted
+    whole (the caller then uses `rank_table`). Counts as that first query."""
+    store.sync_evidence()
+    cache = store.rank_cache
+    if cache.wanted or cache.table is not None:
+        return None
+    cache.wanted = True
+    return store.sql.all(_COLUMNS + f" AND b.seq IN {IN_LIST}", (list_param(seqs),))
+
+
+def inexact(store: PlaybookStore) -> tuple[set[str], bool]:
+    """What makes a cached evidence row unusable as it is: the bullets that inherit
+    evidence (supersedes sources), and whether the whole cache lags the log (a read-only
+    store behind its writers)."""
+    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
+    return lineage, store.read_only and store.evidence_behind()
+
+
 def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
     import numpy as np
 
     policy = store.policy
-    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
-    # A read-only store whose cache lags the log: no cached row is exact.
-    lagging = store.read_only and store.evidence_behind()
+    lineage, lagging = inexact(store)
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * 12
     seq = np.array(cols[0], dtype=np.intp)
@@ -128,41 +146,40 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     )
 
 
-def keyword_hits(
+def keyword_lists(
     store: PlaybookStore, tokens: list[str], policy: Policy
-) -> list[tuple[np.ndarray, float]]:
+) -> list[tuple[list[int], float]]:
     """(bullet seqs, points) for each query token: +3 where it is a token of the bullet,
-    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag."""
-    import numpy as np
-
+    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag.
+    Each list holds a seq at most once."""
     sql = store.sql
-
-    def seqs(query: str, *args: str) -> np.ndarray:
-        return np.fromiter(sql.column(query, args), dtype=np.intp)
-
-    hits: list[tuple[np.ndarray, float]] = []
+    hits: list[tuple[list[int], float]] = []
     for q in tokens:
-        exact = seqs("SELECT seq FROM bullet_tokens WHERE token = ?", q)
+        exact = sql.column("SELECT seq FROM bullet_tokens WHERE token = ?", (q,))
         # The matching vocabulary first, then its postings: written as a join, SQLite scans
         # every posting and looks each one up in vocab.
-        partial = seqs(
+        partial = sql.column(
             "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
             f"(SELECT token FROM vocab WHERE {CONTAINS.format(column='token')} AND token != ?)",
-            q,
-            q,
+            (q, q),
         )
-        hits.append((exact, policy.exact_points))
-        hits.append((np.setdiff1d(partial, exact, assume_unique=True), policy.substring_points))
-        hits.append((seqs("SELECT seq FROM bullet_tags WHERE tag = ?", q), policy.tag_points))
+        tags = sql.column("SELECT seq FROM bullet_tags WHERE tag = ?", (q,))
+        hits.append((list(exact), policy.exact_points))
+        hits.append((sorted(set(partial).difference(exact)), policy.substring_points))
+        hits.append((list(tags), policy.tag_points))
     return hits
 
 
-def candidate_seqs(hits: list[tuple[np.ndarray, float]]) -> list[int]:
-    """Every bullet some query token scored on."""
-    out: set[int] = set()
-    for seqs, _ in hits:
-        out.update(seqs.tolist())
-    return sorted(out)
+def keyword_hits(
+    store: PlaybookStore, tokens: list[str], policy: Policy
+) -> list[tuple[np.ndarray, float]]:
+    """`keyword_lists` as numpy arrays of seqs."""
+    import numpy as np
+
+    return [
+        (np.array(seqs, dtype=np.intp), points)
+        for seqs, points in keyword_lists(store, tokens, policy)
+    ]
 
 
 def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:
