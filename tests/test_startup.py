@@ -242,3 +242,199 @@ def test_a_first_recall_ranks_exactly_as_the_numpy_path(
         assert _scores(first) == pytest.approx(_scores(numpy_path), rel=1e-12, abs=1e-15)
         fresh.close()
     warm.close()
+
+
+# ------------------------------------------------------------------ the launcher's fast path
+
+
+def test_the_fast_reader_knows_each_hot_command_as_typer_declares_it() -> None:
+    """`cli/fast.py` mirrors `cli/core.py`: the same arguments in the same order, the same
+    options with the same names and kinds, the same root options, and the command function
+    it calls takes exactly those parameters."""
+    import inspect
+
+    import typer.main
+
+    from playbook.cli import app, hot
+    from playbook.cli.fast import COMMANDS, GLOBAL_OPTIONS
+
+    group = typer.main.get_command(app)
+    root = {p.opts[0] for p in group.params if not getattr(p, "is_flag", False)}
+    assert root == set(GLOBAL_OPTIONS)
+    for name, spec in COMMANDS.items():
+        command = group.commands[name]  # type: ignore[attr-defined]
+        arguments = [p.name for p in command.params if p.param_type_name == "argument"]
+        assert tuple(arguments) == spec.arguments, name
+        options = {p.name: p for p in command.params if p.param_type_name == "option"}
+        assert {o.dest for o in spec.options} == set(options), name
+        for option in spec.options:
+            declared = options[option.dest]
+            assert set(option.names) == {*declared.opts, *declared.secondary_opts}
+            kind = (
+                "flag"
+                if declared.is_flag
+                else "many"
+                if declared.multiple
+                else "int"
+                if declared.type.name.startswith("int")
+                else "text"
+            )
+            assert option.kind == kind, (name, option.dest)
+            assert option.minimum == getattr(declared.type, "min", None), (name, option.dest)
+        function = getattr(hot, spec.function)
+        assert list(inspect.signature(function).parameters) == [*arguments, *options]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["mark", "-h"],
+        ["mark", "b-1"],
+        ["mark", "b-1", "helpful", "extra"],
+        ["mark", "b-1", "helpful", "--bogus"],
+        ["mark", "b-1", "helpful", "--json=yes"],
+        ["mark", "b-1", "helpful", "--context"],
+        ["mark", "b-1", "helpful", "--context", "-x"],
+        ["mark", "b-1", "helpful", "--context", "a", "--context", "b"],
+        ["mark", "-", "helpful"],
+        ["--db", "", "mark", "b-1", "helpful"],
+        ["--db", "a", "--db", "b", "mark", "b-1", "helpful"],
+        ["--json", "mark", "b-1", "helpful"],
+        ["recall", "q", "-n", "0"],
+        ["recall", "q", "-n", "two"],
+        ["recall", "q", "-n3"],
+        ["recall", "q", "--limit", "2", "--limit", "3"],
+        ["recall", "--", "q"],
+        ["show", "b-1"],
+        ["hook"],
+        ["hook", "prompt", "--json"],
+    ],
+)
+def test_anything_but_a_plain_hot_command_line_goes_to_the_full_reader(argv: list[str]) -> None:
+    from playbook.cli.fast import read
+
+    assert read(argv) is None
+
+
+_T = datetime(2026, 11, 5, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same clock and batch id for both runs of a command line."""
+    import playbook.curation.pipeline as pipeline
+    import playbook.terms as terms
+
+    monkeypatch.setattr(terms, "utcnow", lambda: _T)
+    monkeypatch.setattr(pipeline, "new_batch_id", lambda: "batch-1")
+    for name in ("PLAYBOOK_DB", "PLAYBOOK_POLICY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _both_ways(
+    argv: list[str], capsys: pytest.CaptureFixture[str], fast_argv: list[str] | None = None
+) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+    """(exit code, stdout, stderr) of `argv` through the full command line, then of
+    `fast_argv` (the same by default) through the launcher's fast path (which must take
+    it)."""
+    from playbook.cli import main
+    from playbook.cli.fast import read
+    from playbook.launcher import run
+
+    fast_argv = argv if fast_argv is None else fast_argv
+    assert read(fast_argv) is not None, fast_argv
+    capsys.readouterr()
+    full = (main(argv), *capsys.readouterr())
+    old = sys.argv
+    sys.argv = ["playbook", *fast_argv]
+    try:
+        with pytest.raises(SystemExit) as done:
+            run()
+    finally:
+        sys.argv = old
+    fast = (done.value.code, *capsys.readouterr())
+    return full, fast
+
+
+@pytest.fixture
+def two_copies(tmp_path: Path) -> tuple[Path, Path, str]:
+    first = tmp_path / "a.sqlite3"
+    clock = Clock(_T - timedelta(days=30))
+    with open_store(first, clock=clock) as store:
+        ids = curate(
+            store,
+            [
+                {"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci"]},
+                {"type": "add", "content": "AVOID: npm install in release jobs"},
+                {"type": "add", "content": "Cache the npm folder in CI", "scope": "workspace",
+                 "scope_key": "web"},
+            ],
+        ).added  # fmt: skip
+        for bid in ids:
+            clock.advance(days=3)
+            curate(store, [{"type": "helpful", "bullet_id": bid}])
+    second = tmp_path / "b.sqlite3"
+    second.write_bytes(first.read_bytes())
+    return first, second, ids[0]
+
+
+MARKS = [
+    ["mark", "{id}", "helpful"],
+    ["mark", "{id}", "harmful", "--reason", "outdated", "--context", "broke it", "--json"],
+    ["mark", "--json", "{id}", "helpful", "--session=s-1"],
+    ["mark", "b-missing", "helpful"],
+    ["mark", "b-missing", "helpful", "--json"],
+    ["mark", "{id}", "meh"],
+    ["mark", "{id}", "helpful", "--reason", "outdated"],
+    ["mark", "{id}", "harmful", "--reason", "bogus"],
+]
+
+
+@pytest.mark.parametrize("argv", MARKS)
+def test_a_mark_runs_the_same_either_way(
+    argv: list[str],
+    two_copies: tuple[Path, Path, str],
+    pinned: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from playbook.store.testing import dump
+
+    first, second, bid = two_copies
+    line = [a.replace("{id}", bid) for a in argv]
+    full, fast = _both_ways(
+        ["--db", str(first), *line], capsys, fast_argv=["--db", str(second), *line]
+    )
+    code, out, err = full
+    assert fast == (
+        code,
+        out.replace(str(first), str(second)),
+        err.replace(str(first), str(second)),
+    )
+    # the same command line ran once on each copy: they end up the same
+    with open_store(first, mode="read") as a, open_store(second, mode="read") as b:
+        assert dump(a) == dump(b)
+
+
+RECALLS = [
+    ["recall", "npm release"],
+    ["recall", "npm release", "--json", "-n", "1"],
+    ["recall", "--limit=2", "npm", "--scope", "workspace:web", "--scope=language:go", "--json"],
+    ["recall", "npm", "--as-of", "2026-10-20", "--json"],
+    ["recall", "npm", "--as-of", "not a date"],
+    ["recall", "the", "--json"],
+    ["recall", "npm cache", "--semantic", "--json"],
+]
+
+
+@pytest.mark.parametrize("argv", RECALLS)
+def test_a_recall_runs_the_same_either_way(
+    argv: list[str],
+    two_copies: tuple[Path, Path, str],
+    pinned: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, _, _ = two_copies
+    full, fast = _both_ways(["--db", str(first), *argv], capsys)
+    assert fast == full

@@ -16,8 +16,9 @@ from . import scoring
 from .store import PlaybookStore, iso, parse_iso
 from .store.ranking import (
     LISTS,
+    MATURITIES,
     first_rows,
-    inexact,
+    ids_of,
     keyword_array,
     keyword_hits,
     keyword_lists,
@@ -268,46 +269,60 @@ def _rank_first(
     limit: int,
 ) -> list[list[_Ranked]]:
     """`_rank_now` for a store's first keyword query, row by row without numpy: a one-shot
-    `playbook recall` or prompt hook scores a few thousand candidates in less time than
-    numpy takes to load. The same formulas in the same order (tests/test_recall_paths.py
-    checks that both paths give the same items and numbers)."""
+    `playbook recall` or prompt hook scores its candidates in less time than numpy takes to
+    load. The formulas are `scoring.effective_with` and `scoring.final_score` written out
+    for floats (tests/test_startup.py checks that both paths give the same items, order and
+    numbers). Ids are read only for the rows that need one: the best of each list, and
+    those whose evidence the cache cannot answer."""
     policy = store.policy
     now_t = store.now()
     now = scoring.days(now_t)
-    lineage, lagging = inexact(store)
+    lagging = store.read_only and store.evidence_behind()
     default_hl = policy.half_life_days
-    mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
-    scored: list[list[Any]] = []
-    slow: list[int] = []
-    for seq, bid, btype, maturity, scope, key, _hash, b_hl, e_hl, ref, helpful, harmful in rows:
+    harm = policy.harm_multiplier
+    floor = policy.min_relevance
+    min_conf = policy.min_confidence
+    mult = [policy.multiplier(m) for m in MATURITIES]
+    lists: list[list[list[Any]]] = [[], [], []]  # [relevance, eff, seq, maturity code]
+    slow: list[list[Any]] = []
+    for seq, kind, code, scope, key, b_hl, inexact, ref, helpful, harmful in rows:
         relevance = points[seq]
-        if relevance < policy.min_relevance:
+        if relevance < floor:
             continue
-        if caller is not None and scope != "global" and not scope_matches(scope, key, caller):
+        if caller is not None and scope is not None and not scope_matches(scope, key, caller):
             continue
-        half_life = b_hl or default_hl
         if ref is None:
-            eff = scoring.effective_with(0.0, 0.0, mult[maturity], policy)
+            eff = (0.0 - harm * 0.0) * mult[code] + 0.0
         else:
-            factor = 0.5 ** ((now - ref) / half_life)
-            eff = scoring.effective_with(
-                (helpful or 0.0) * factor, (harmful or 0.0) * factor, mult[maturity], policy
-            )
-        exact = (e_hl is None or e_hl == half_life) and bid not in lineage and not lagging
-        if not exact or (ref is not None and ref > now):
-            slow.append(len(scored))
-        kind = 2 if maturity == "deprecated" else 1 if btype == "anti-pattern" else 0
-        scored.append([bid, maturity, relevance, eff, kind])
+            factor = 0.5 ** ((now - ref) / (b_hl or default_hl))
+            eff = (helpful * factor - harm * (harmful * factor)) * mult[code] + 0.0
+        row = [relevance, eff, seq, code]
+        lists[kind].append(row)
+        if inexact or lagging or (ref is not None and ref > now):
+            slow.append(row)
+    ids = ids_of(store, [row[2] for row in slow])
     if slow:
-        evidence = store.evidence_many([scored[j][0] for j in slow], at=now_t)
-        for j in slow:
-            ev = evidence[scored[j][0]]
-            scored[j][3] = scoring.effective_score(ev.helpful, ev.harmful, scored[j][1], policy)
-    out: list[list[_Ranked]] = [[], [], []]
-    for bid, maturity, relevance, eff, kind in scored:
-        final = scoring.final_score(relevance, eff, policy)
-        out[kind].append(_Ranked(bid, maturity, relevance, None, relevance, eff, final))
-    return [_top(rows_, limit) for rows_ in out]
+        evidence = store.evidence_many(list(ids.values()), at=now_t)
+        for row in slow:
+            ev = evidence[ids[row[2]]]
+            row[1] = scoring.effective_score(ev.helpful, ev.harmful, MATURITIES[row[3]], policy)
+    out: list[list[_Ranked]] = []
+    for found in lists:
+        scored = [
+            (-(rel * (min_conf if min_conf >= eff else eff)), -rel, seq, code, eff)
+            for rel, eff, seq, code in found
+        ]
+        best = heapq.nsmallest(max(0, limit), scored)
+        if best:  # every row tied with the last one kept: ids settle their order
+            cut = best[-1][:2]
+            best = [s for s in scored if s[:2] <= cut]
+            ids.update(ids_of(store, [s[2] for s in best if s[2] not in ids]))
+        ranked = [
+            _Ranked(ids[seq], MATURITIES[code], -r, None, -r, eff, -f)
+            for f, r, seq, code, eff in best
+        ]
+        out.append(_top(ranked, limit))
+    return out
 
 
 def _rank_as_of(

@@ -62,6 +62,27 @@ _COLUMNS = (
 )
 
 
+# What a keyword-only first query reads of each candidate, shaped so that most values are
+# small integers or NULL (cheap to bring into Python): its list (LISTS index), its maturity
+# (MATURITIES index), its scope and key when not global, its half-life when set, whether
+# its cached evidence cannot answer as it is (another half-life, or it inherits evidence
+# through supersedes), and the cache's reference time and sums.
+MATURITIES = ("candidate", "established", "proven", "deprecated")
+_FIRST = (
+    "SELECT b.seq, "
+    "CASE WHEN b.maturity = 'deprecated' THEN 2 WHEN b.type = 'anti-pattern' THEN 1 ELSE 0 END, "
+    "CASE b.maturity WHEN 'candidate' THEN 0 WHEN 'established' THEN 1 WHEN 'proven' THEN 2 "
+    "ELSE 3 END, "
+    "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope END, "
+    "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope_key END, "
+    "b.half_life_days, "
+    "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END, "
+    "e.ref, e.helpful, e.harmful "
+    "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
+)
+
+
 def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable:
     """The recallable bullets of `store` (or of `seqs` only), cached until the db changes.
 
@@ -83,15 +104,24 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
 
 
 def first_rows(store: PlaybookStore, seqs: list[int]) -> list[tuple[Any, ...]] | None:
-    """The rank rows (`_COLUMNS`) of `seqs` as plain tuples, for a store's first query,
-    which a one-shot command scores without numpy; None once the table is cached or wanted
-    whole (the caller then uses `rank_table`). Counts as that first query."""
+    """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
+    first query, which a one-shot command scores without numpy; None once the table is
+    cached or wanted whole (the caller then uses `rank_table`). Counts as that first
+    query."""
     store.sync_evidence()
     cache = store.rank_cache
     if cache.wanted or cache.table is not None:
         return None
     cache.wanted = True
-    return store.sql.all(_COLUMNS + f" AND b.seq IN {IN_LIST}", (list_param(seqs),))
+    return store.sql.all(
+        _FIRST + f" AND b.seq IN {IN_LIST}", (store.policy.half_life_days, list_param(seqs))
+    )
+
+
+def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
+    """The ids of the bullets with these seqs."""
+    rows = store.sql.all(f"SELECT seq, id FROM bullets WHERE seq IN {IN_LIST}", (list_param(seqs),))
+    return {seq: bid for seq, bid in rows}
 
 
 def inexact(store: PlaybookStore) -> tuple[set[str], bool]:
@@ -114,7 +144,7 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     position[seq] = np.arange(n, dtype=np.intp)
     ids = list(cols[1])
     maturity = list(cols[3])
-    mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
+    mult = {m: policy.multiplier(m) for m in MATURITIES}
     kinds = (
         2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
         for t, m in zip(cols[2], maturity, strict=True)
