@@ -438,3 +438,22 @@ def test_a_recall_runs_the_same_either_way(
     first, _, _ = two_copies
     full, fast = _both_ways(["--db", str(first), *argv], capsys)
     assert fast == full
+
+
+# ------------------------------------------------------------------ a table's first page
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("include_retired", [True, False])
+def test_a_first_page_is_the_top_of_the_full_read(
+    store: PlaybookStore, clock: Clock, seed: int, include_retired: bool
+) -> None:
+    from playbook.store.views import bullet_rows
+
+    _random_history(store, clock, random.Random(seed))
+    clock.advance(days=1)
+    full = bullet_rows(store, include_retired=include_retired)
+    ranked = sorted(full, key=lambda r: (-r.effective, r.seq))
+    assert any(r.state == "retired" for r in full) == include_retired
+    for n in (0, 1, 7, len(full), len(full) + 5):
+        assert bullet_rows(store, include_retired=include_retired, first=n) == ranked[:n]
