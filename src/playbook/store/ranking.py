@@ -149,10 +149,15 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
         for t, m in zip(cols[2], maturity, strict=True)
     )
-    default_hl = policy.half_life_days
-    half_life = np.array([v or default_hl for v in cols[7]], dtype=np.float64)
-    nan = float("nan")
-    cache_hl = np.array([nan if v is None else v for v in cols[8]], dtype=np.float64)
+    # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
+    def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
+        out = np.array(values, dtype=np.float64)
+        if fill is not None:
+            out[np.isnan(out)] = fill
+        return out
+
+    half_life = floats(cols[7], policy.half_life_days)  # a bullet's own, else the default
+    cache_hl = floats(cols[8])
     return RankTable(
         key=key,
         ids=ids,
@@ -161,9 +166,9 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         maturity=maturity,
         multiplier=np.array([mult[m] for m in maturity], dtype=np.float64),
         half_life=half_life,
-        ref=np.array([nan if v is None else v for v in cols[9]], dtype=np.float64),
-        helpful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
-        harmful=np.array([v or 0.0 for v in cols[11]], dtype=np.float64),
+        ref=floats(cols[9]),
+        helpful=floats(cols[10], 0.0),
+        harmful=floats(cols[11], 0.0),
         exact=(np.isnan(cache_hl) | (cache_hl == half_life))
         & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n)
         & (not lagging),
