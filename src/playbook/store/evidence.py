@@ -68,7 +68,11 @@ class EvidenceMixin(BulletsMixin):
             for eid, bid, kind, at, weight, hl in rows:
                 h = self.half_life(value=hl)
                 agg = aggs.get(bid)
-                if agg is None or agg.acc.half_life != h:
+                if agg is None and mark == 0:
+                    # Nothing was folded before (a new playbook, or right after an import):
+                    # this is the bullet's first event, so there is nothing to re-read.
+                    agg = aggs[bid] = _Agg(bid, scoring.DecayAccumulator(h), float("-inf"), 0)
+                elif agg is None or agg.acc.half_life != h:
                     agg = self._rebuild_agg(bid, h, upto=eid - 1)
                     aggs[bid] = agg
                 t = scoring.days(parse_iso(at))
