@@ -21,22 +21,19 @@ ways of reading a command line run the same command with the same values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 GLOBAL_OPTIONS = ("--db", "--policy")
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     names: tuple[str, ...]  # as on the command line, long name first
     dest: str  # the command function's parameter
     kind: str  # "flag", "text", "int" (at least `minimum`) or "many" (repeatable text)
     minimum: int | None = None
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     arguments: tuple[str, ...]  # the command function's positional parameters, in order
     options: tuple[Option, ...]
     function: str  # its name in `playbook.cli.hot`
@@ -71,8 +68,7 @@ COMMANDS = {
 }
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """A command line read: the global options given, the command, and its values (for a
     hook: the event and its argument)."""
 
