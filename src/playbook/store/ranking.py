@@ -149,6 +149,7 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
         for t, m in zip(cols[2], maturity, strict=True)
     )
+
     # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
     def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
         out = np.array(values, dtype=np.float64)
