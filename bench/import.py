@@ -17,7 +17,8 @@ time moves with the load, the CPU time much less.
 Prints a table for people, then one line per figure for the `just bench` summary:
 `figure<TAB>value<TAB>target<TAB>pass|miss|-` (`-` for a figure shown without a target).
 `--write N FILE` only writes a generated playbook (and `--blocked-log`) and stops.
-Exit status 1 if a target is missed. Figures from a shared machine move by tens of percent.
+Exit status 0 when it ran (a missed target is a row of the table). Figures from a shared
+machine move by tens of percent.
 """
 
 from __future__ import annotations
@@ -146,7 +147,6 @@ def main() -> int:
         f" {'target':>16} {'mark':>7} {'re-rated':>9} {'rung differs':>13}"
     )
     lines: list[str] = []
-    missed = False
     for r in rows:
         n = int(r["rules"])
         target = TARGETS.get(n)
@@ -173,11 +173,10 @@ def main() -> int:
             f"first mark after import cass {label}: other rules re-rated\t{rerated} rules"
             f"\t≤ 0 rules\t{'pass' if rerated == 0 else 'miss'}",
         ]
-        missed |= any(line.endswith("\tmiss") for line in lines[-4:])
     print()
     for line in lines:
         print(line)
-    return 1 if missed else 0
+    return 0  # a missed target is a row of the table (bench/run.py), not a failed script
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 Builds `--bullets` rules that each earned "proven" with ten helpful marks 200 days ago
 (their decayed evidence now earns only candidate, and their score is positive), plus one
 fresh rule. Then times `curate` of one helpful mark on the fresh rule, several times, and
-prints the median wall time and how many other bullets the maturity pass moved. Under
+reports the median wall time and how many other bullets the maturity pass moved. Under
 SPEC §4 (cass-memory's rule) decay alone never demotes, so the answer should be 0 moved.
 Run it against another tree with PYTHONPATH=that/src to compare. Figures on a shared
 machine are noisy.
@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import figure, note
 
 
 def main() -> None:
@@ -59,13 +63,16 @@ def main() -> None:
             moved.append(sum(1 for c in r.maturity_changes if c[0] != target))
         proven = len(store.bullets(maturity="proven"))
         store.close()
-    print(f"playbook from {Path(playbook.__file__).parent}")
-    print(f"{args.bullets:,} silent proven rules; one add, then helpful marks on it")
-    print(f"  the add           {add_time * 1000:8.1f} ms, moved {add_moved:,} others")
-    print(f"  each mark (ms)    {', '.join(f'{t * 1000:.1f}' for t in times)}")
-    print(f"  median            {statistics.median(times) * 1000:8.1f} ms")
-    print(f"  others moved      {moved} (per mark)")
-    print(f"  still proven      {proven:,} of {args.bullets:,}")
+    note(f"playbook from {Path(playbook.__file__).parent}")
+    note(f"{args.bullets:,} silent proven rules; one add, then helpful marks on it")
+    note(f"  the add           {add_time * 1000:8.1f} ms, moved {add_moved:,} others")
+    note(f"  each mark (ms)    {', '.join(f'{t * 1000:.1f}' for t in times)}")
+    note(f"  others moved      {moved} (per mark)")
+    note(f"  still proven      {proven:,} of {args.bullets:,}")
+    where = f"among {args.bullets // 1000}k silent proven rules"
+    figure(f"mark {where} (in-process, median)", statistics.median(times) * 1000, "ms")
+    figure(f"others re-rated by an unrelated mark {where}", max([*moved, add_moved]), "rules", 0)
+    figure(f"proven rules demoted by decay alone {where}", args.bullets - proven, "rules", 0)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """`playbook policy eval` on a log of 100k marks over 10k rules, 15-candidate default grid.
 
-Target (issue 18): <= 60 s on the 2-core machine. Prints one line per figure as
-`figure<TAB>value<TAB>target<TAB>pass|miss`, then a line for people. The log (built once
+Target (issue 18): <= 60 s on the 2-core machine. Prints one line per figure (the
+convention of `bench/run.py`), then a line for people on stderr. The log (built once
 per machine, cached beside the other synthetic playbooks) spans a year: marks come in
 sessions of 2-6, each names what the agent was working on (words of the rule), and each
 rule's usefulness drifts, so the evaluation has something to find.
@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from report import figure, note
 
 from playbook.policy_eval import evaluate
 from playbook.store import PlaybookStore, connect, iso
@@ -91,18 +92,13 @@ def playbook() -> Path:
     return path
 
 
-def line(figure: str, value: float, target: float) -> str:
-    verdict = "pass" if value <= target else "miss"
-    return f"{figure}\t{value:.1f}\t{target:g}\t{verdict}"
-
-
 def main() -> None:
     path = playbook()
     store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
     t, cpu = time.perf_counter(), time.process_time()
     report = evaluate(store)
     in_process, cpu = time.perf_counter() - t, time.process_time() - cpu
-    store.conn.close()
+    store.close()
     t = time.perf_counter()
     cli = [sys.executable, "-c", "from playbook.cli import run; run()"]
     done = subprocess.run(
@@ -110,12 +106,12 @@ def main() -> None:
     )
     whole = time.perf_counter() - t
     verdict = json.loads(done.stdout)["data"]["verdict"]["line"]
-    print(line("policy_eval_100k_events_10k_rules_15_candidates_s", whole, TARGET_S))
-    print(line("policy_eval_100k_events_10k_rules_15_candidates_in_process_s", in_process,
-               TARGET_S))  # fmt: skip
+    what = "policy eval, 100k events, 10k rules, 15 candidates"
+    figure(f"{what} (whole process)", whole, "s", TARGET_S)
+    figure(f"{what} (in-process)", in_process, "s", TARGET_S)
     # CPU seconds: what the wall time would be on an idle machine (the replay is one thread)
-    print(line("policy_eval_100k_events_10k_rules_15_candidates_cpu_s", cpu, TARGET_S))
-    print(
+    figure(f"{what} (CPU)", cpu, "s", TARGET_S)
+    note(
         f"policy eval, {EVENTS:,} marks over {RULES:,} rules, {len(report.rows)} policies "
         f"(15-candidate grid, the current one included): {whole:.1f} s whole process, "
         f"{in_process:.1f} s in process, {cpu:.1f} s of CPU (target <= {TARGET_S:g} s; "

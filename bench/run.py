@@ -1,6 +1,7 @@
 """Run every bench script and print one table: figure, value, target, pass/miss.
 
     python bench/run.py [SCRIPT ...]        # `just bench`; default: every script
+    python bench/run.py --markdown [SCRIPT ...]   # the same table in Markdown (the README)
 
 The convention (every bench script follows it): a script prints one line on stdout per
 figure it measures,
@@ -97,7 +98,9 @@ def run_one(path: Path) -> tuple[list[list[str]], str | None, float]:
     return rows, failure, seconds
 
 
-def table(results: list[tuple[str, list[list[str]], str | None]]) -> tuple[str, int]:
+def table(
+    results: list[tuple[str, list[list[str]], str | None]], markdown: bool = False
+) -> tuple[str, int]:
     """The table, and how many rows are not a pass."""
     lines: list[list[str]] = []
     bad = 0
@@ -109,6 +112,11 @@ def table(results: list[tuple[str, list[list[str]], str | None]]) -> tuple[str, 
             lines.append([name, failure, "", "", "fail"])
             bad += 1
     head = ["script", "figure", "value", "target", "result"]
+    if markdown:
+        cells = [[c.replace("|", "\\|") for c in r] for r in [head, *lines]]
+        md = ["| " + " | ".join(r) + " |" for r in cells]
+        md.insert(1, "|" + "---|" * len(head))
+        return "\n".join(md), bad
     widths = [max(len(r[i]) for r in [head, *lines]) for i in range(4)]
     out = []
     for r in [head, *lines]:
@@ -121,6 +129,7 @@ def table(results: list[tuple[str, list[list[str]], str | None]]) -> tuple[str, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scripts", nargs="*", help="script names (default: all), e.g. cli recall")
+    ap.add_argument("--markdown", action="store_true", help="print the table in Markdown")
     args = ap.parse_args()
     results = []
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -130,7 +139,7 @@ def main() -> int:
         rows, failure, seconds = run_one(path)
         sys.stderr.write(f"   ({seconds:.0f} s)\n")
         results.append((path.stem, rows, failure))
-    text, bad = table(results)
+    text, bad = table(results, markdown=args.markdown)
     after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(text)
     print(

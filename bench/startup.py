@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
 from report import figure, note
 
-ENTRY = "from playbook.cli import run; run()"
+ENTRY = "from playbook.launcher import run; run()"  # the installed console script
 
 
 def importtime(args: list[str]) -> list[tuple[int, int, str]]:

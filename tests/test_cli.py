@@ -192,7 +192,7 @@ def test_stats_and_stale(tmp_path: Path) -> None:
 
 def test_policy_show_every_constant(tmp_path: Path) -> None:
     items = run_cli("policy", "show", "--json").data
-    assert [i["name"] for i in items] == list(Policy.model_fields)
+    assert [i["name"] for i in items] == Policy.names()
     hl = next(i for i in items if i["name"] == "half_life_days")
     assert hl["value"] == 90.0 and hl["source"].startswith("seed 000") and hl["description"]
     assert not any(i["overridden"] for i in items)

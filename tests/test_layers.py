@@ -169,8 +169,8 @@ def test_the_surface_rule_sees_an_import_inside_a_function(tmp_path: Path) -> No
 
 
 def test_the_harm_reasons_are_listed_once() -> None:
-    """One canonical list (model.HARM_REASONS); the surfaces' help texts derive from it. A
-    second spelled-out copy is a copy that can drift."""
+    """One canonical list (terms.HARM_REASONS, re-exported by model); the surfaces' help
+    texts derive from it. A second spelled-out copy is a copy that can drift."""
     from playbook.model import HARM_REASONS, HarmReason
 
     assert tuple(HarmReason) == HARM_REASONS
@@ -178,7 +178,7 @@ def test_the_harm_reasons_are_listed_once() -> None:
     owners = {
         name for name, path in modules().items() if spelled in path.read_text(encoding="utf-8")
     }
-    # model: the list itself; copies left in other helpers' modules (issue 13)
+    # terms: the list itself; copies left in other helpers' modules (issue 13)
     others = {
         "playbook.reflectors",
         "playbook.reflectors.heuristic",
@@ -187,4 +187,4 @@ def test_the_harm_reasons_are_listed_once() -> None:
         "playbook.demo_content",
         "playbook.tui.screens.modals",
     }
-    assert owners - others == {"playbook.model"}
+    assert owners - others == {"playbook.terms"}

@@ -1,8 +1,11 @@
 """The `playbook` console script.
 
-An agent runs `playbook hook prompt` before every prompt it sends, and waits for it. That
-path answers without loading the command-line framework (typer and every command module,
-tens of milliseconds); every other command line goes to `playbook.cli` unchanged.
+Agents run `playbook hook prompt` before every prompt they send, and `playbook mark` and
+`playbook recall` on every task, and wait for each. Those command lines, in their plain
+form (`playbook.cli.fast`), run without loading the command-line framework (typer and
+every command module, tens of milliseconds): the same command functions
+(`playbook.cli.hot`, `playbook.hooks.run`) under the same error contract
+(`playbook.cli.running`). Every other command line goes to `playbook.cli` unchanged.
 """
 
 from __future__ import annotations
@@ -11,64 +14,52 @@ import os
 import sys
 from pathlib import Path
 
-_OPTIONS = ("--db", "--policy")
-
 
 def run() -> None:
     """Console-script entry point."""
-    hook = _hook_call(sys.argv[1:])
-    if hook is None:
+    from playbook.cli.fast import read
+
+    args = sys.argv[1:]
+    call = read(args)
+    if call is None:
         from playbook.cli import run as cli_run
 
         cli_run()
         return
-    options, event, argument = hook
+    if call.command == "hook":
+        sys.exit(_hook(call.options, call.values["event"], call.values["argument"]))
+    from playbook.cli import hot
+    from playbook.cli.common import state
+    from playbook.cli.fast import COMMANDS
+    from playbook.cli.running import run_guarded
+
+    # What typer's root callback sets: --db (else $PLAYBOOK_DB, read by `db_target`), and
+    # --policy, else a non-empty $PLAYBOOK_POLICY.
+    state.db = call.options.get("--db")
+    state.policy = call.options.get("--policy") or os.environ.get("PLAYBOOK_POLICY") or None
+    command = getattr(hot, COMMANDS[call.command].function)
+    sys.exit(run_guarded(args, lambda: command(**call.values)))
+
+
+def _hook(options: dict[str, str], event: str, argument: str | None) -> int:
     from playbook.hooks.run import run_hook
 
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see playbook.cli.main
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see playbook.cli.running
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     db = options.get("--db") or os.environ.get("PLAYBOOK_DB") or str(_default_db())
     policy = options.get("--policy") or os.environ.get("PLAYBOOK_POLICY")
-    sys.exit(
-        run_hook(
-            event,
-            sys.stdin.buffer,
-            sys.stdout,
-            db=db,  # a file or a postgresql:// URL (resolved by the hook)
-            policy=Path(policy).expanduser() if policy else None,
-            argument=argument,
-        )
+    return run_hook(
+        event,
+        sys.stdin.buffer,
+        sys.stdout,
+        db=db,  # a file or a postgresql:// URL (resolved by the hook)
+        policy=Path(policy).expanduser() if policy else None,
+        argument=argument,
     )
 
 
-def _hook_call(args: list[str]) -> tuple[dict[str, str], str, str | None] | None:
-    """(global options, event, argument) for `[--db X] [--policy Y] hook EVENT [JSON]`;
-    None for anything else, which the full command line handles (help included)."""
-    options: dict[str, str] = {}
-    i = 0
-    while i < len(args) and args[i].startswith("--"):
-        name, eq, value = args[i].partition("=")
-        if name not in _OPTIONS:
-            return None
-        if not eq:
-            if i + 1 >= len(args):
-                return None
-            value = args[i + 1]
-            i += 1
-        if not value:
-            return None  # an empty path: let the command line report it
-        options[name] = value
-        i += 1
-    rest = args[i:]
-    if len(rest) not in (2, 3) or rest[0] != "hook" or rest[1].startswith("-"):
-        return None
-    if len(rest) == 3 and rest[2].startswith("-"):
-        return None
-    return options, rest[1], rest[2] if len(rest) == 3 else None
-
-
 def _default_db() -> Path:
-    """The playbook's default path; the same rule as `playbook.cli.common.default_db_path`
-    (which cannot be imported here without loading the command-line framework)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "playbook" / "state.sqlite3"
+    """The playbook's default path (`playbook.cli.common.default_db_path`)."""
+    from playbook.cli.common import default_db_path
+
+    return default_db_path()

@@ -2,14 +2,65 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from enum import StrEnum
-from typing import Annotated, Literal, get_args
+from datetime import datetime
+from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from .errors import InvalidInput
+# The vocabulary lives in `terms` (no pydantic there, for the hot paths); every name stays
+# importable from here.
+from .terms import (
+    HARM_REASONS,
+    Actor,
+    ActorName,
+    BulletType,
+    BulletTypeName,
+    FeedbackKind,
+    FeedbackKindName,
+    FutureTimestamp,
+    HarmReason,
+    HarmReasonName,
+    Maturity,
+    MaturityName,
+    Scope,
+    ScopeName,
+    Source,
+    SourceName,
+    State,
+    StateName,
+    refuse_future,
+    utcnow,
+)
+
+__all__ = [
+    "HARM_REASONS",
+    "Actor",
+    "ActorName",
+    "Bullet",
+    "BulletType",
+    "BulletTypeName",
+    "FeedbackEvent",
+    "FeedbackKind",
+    "FeedbackKindName",
+    "FutureTimestamp",
+    "HarmReason",
+    "HarmReasonName",
+    "Maturity",
+    "MaturityName",
+    "Provenance",
+    "Scope",
+    "ScopeName",
+    "Score",
+    "Source",
+    "SourceName",
+    "State",
+    "StateName",
+    "StorableText",
+    "invalid",
+    "refuse_future",
+    "utcnow",
+]
 
 
 def _storable(value: str) -> str:
@@ -33,65 +84,6 @@ def invalid(message: str) -> PydanticCustomError:
 
 
 StorableText = Annotated[str, AfterValidator(_storable)]
-
-
-class BulletType(StrEnum):
-    RULE = "rule"
-    ANTI_PATTERN = "anti-pattern"
-
-
-class Scope(StrEnum):
-    GLOBAL = "global"
-    WORKSPACE = "workspace"
-    LANGUAGE = "language"
-    FRAMEWORK = "framework"
-    TASK = "task"
-
-
-class Source(StrEnum):
-    LEARNED = "learned"
-    MANUAL = "manual"
-    IMPORTED = "imported"
-    INVERTED = "inverted"
-    MERGED = "merged"
-
-
-class State(StrEnum):
-    DRAFT = "draft"
-    ACTIVE = "active"
-    RETIRED = "retired"
-
-
-class Maturity(StrEnum):
-    CANDIDATE = "candidate"
-    ESTABLISHED = "established"
-    PROVEN = "proven"
-    DEPRECATED = "deprecated"
-
-
-class FeedbackKind(StrEnum):
-    HELPFUL = "helpful"
-    HARMFUL = "harmful"
-
-
-class Actor(StrEnum):
-    AGENT = "agent"
-    HUMAN = "human"
-
-
-BulletTypeName = Literal["rule", "anti-pattern"]
-ScopeName = Literal["global", "workspace", "language", "framework", "task"]
-SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
-StateName = Literal["draft", "active", "retired"]
-MaturityName = Literal["candidate", "established", "proven", "deprecated"]
-FeedbackKindName = Literal["helpful", "harmful"]
-# The one list of harm reasons (SPEC §3); everything else derives from it.
-HarmReasonName = Literal[
-    "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
-]
-HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
-HarmReason = StrEnum("HarmReason", {r.upper(): r for r in HARM_REASONS})  # type: ignore[misc]
-ActorName = Literal["agent", "human"]
 
 
 class Provenance(BaseModel):
@@ -157,21 +149,3 @@ class Score(BaseModel):
     effective: float
     earned: MaturityName
     stale: bool
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class FutureTimestamp(InvalidInput):
-    """An event dated later than the store's clock: its evidence would never decay."""
-
-
-def refuse_future(at: datetime, now: datetime, what: str = "an event") -> None:
-    """Raise FutureTimestamp, with the one message every surface shows, if `at` > `now`."""
-    if at > now:
-        stamp = lambda t: t.astimezone(UTC).isoformat().replace("+00:00", "Z")  # noqa: E731
-        raise FutureTimestamp(
-            f"{what} cannot be dated in the future: {stamp(at)} is later than the "
-            f"playbook's clock ({stamp(now)})"
-        )

@@ -2,14 +2,23 @@
 
 `playbook policy show` prints these with their provenance. A policy can be loaded from a
 `playbook.toml` file (a `[policy]` table, or the top level) with `load_policy`.
+
+`Policy` is a frozen dataclass whose fields carry pydantic's constraints (`gt`, `ge`, `le`):
+a policy built with any value is validated by pydantic, against a model generated from
+these fields (`Policy(half_life_days=0)` raises `pydantic.ValidationError`, an unknown
+name too). The defaults need no validation, so the default policy, which every command
+holds, costs no pydantic import: that keeps `playbook mark` and `recall` fast to start.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 SEED = "seed 000 (the playbook design)"
 CASS = "cass-memory (the TypeScript peer)"
@@ -39,14 +48,20 @@ EXTRA_STOP_WORDS = tuple(
 )
 
 
-def _f(default: Any, source: str, doc: str, **kw: Any) -> Any:
-    return Field(default=default, description=doc, json_schema_extra={"source": source}, **kw)
+def _f(default: Any, source: str, doc: str, **constraints: Any) -> Any:
+    """A constant: its default, where the default came from, what it does, and its
+    constraints in pydantic's terms (gt, ge, le)."""
+    meta = {"source": source, "doc": doc, "constraints": constraints}
+    return dataclasses.field(default=default, metadata=meta)
 
 
-class Policy(BaseModel):
-    """The tunable constants. Changing one re-scores all history: scores are derived."""
+@dataclasses.dataclass(frozen=True, init=False)
+class Policy:
+    """The tunable constants. Changing one re-scores all history: scores are derived.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    `Policy(**values)` validates the values given (pydantic; unknown names are refused)
+    and takes the defaults for the rest; `Policy()` is the defaults.
+    """
 
     # Scoring (SPEC §4)
     half_life_days: float = _f(90.0, SEED, "Default half-life of a feedback event, in days.", gt=0)
@@ -131,6 +146,22 @@ class Policy(BaseModel):
         4000, SPEC, "Characters of context a hook may add to an agent's prompt.", ge=0
     )
 
+    def __init__(self, **values: Any) -> None:
+        if values:
+            values = _validated(values)
+        for name, default in _defaults().items():
+            object.__setattr__(self, name, values.get(name, default))
+        object.__setattr__(self, "_fields_set", frozenset(values))
+
+    @property
+    def fields_set(self) -> frozenset[str]:
+        """The names given when this policy was built (a policy file's own settings)."""
+        return self._fields_set  # type: ignore[attr-defined, no-any-return]
+
+    def values(self) -> dict[str, Any]:
+        """Every constant by name, in declaration order."""
+        return {name: getattr(self, name) for name in _defaults()}
+
     def multiplier(self, maturity: str) -> float:
         return {
             "candidate": self.multiplier_candidate,
@@ -140,19 +171,56 @@ class Policy(BaseModel):
         }[str(maturity)]
 
     @classmethod
+    def names(cls) -> list[str]:
+        """Every constant's name, in declaration order."""
+        return list(_defaults())
+
+    @classmethod
     def explain(cls) -> list[tuple[str, Any, str, str]]:
         """(name, default, source, description) for every constant."""
-        rows = []
-        for name, field in cls.model_fields.items():
-            extra = field.json_schema_extra or {}
-            source = extra.get("source", "") if isinstance(extra, dict) else ""
-            rows.append((name, field.default, str(source), field.description or ""))
-        return rows
+        return [
+            (f.name, f.default, f.metadata["source"], f.metadata["doc"])
+            for f in dataclasses.fields(cls)
+        ]
 
 
-# The defaults satisfy their own constraints; constructing without validation keeps the
-# schema build (tens of ms) off the start-up path of every command.
-DEFAULT_POLICY = Policy.model_construct()
+@functools.cache
+def _defaults() -> dict[str, Any]:
+    return {f.name: f.default for f in dataclasses.fields(Policy)}
+
+
+@functools.cache
+def validator() -> type[BaseModel]:
+    """The pydantic model that validates a policy: one field per constant, with its
+    default, description, source and constraints (built on first use: it is slow)."""
+    import typing
+
+    from pydantic import ConfigDict, Field, create_model
+
+    hints = typing.get_type_hints(Policy)
+    fields: dict[str, Any] = {
+        f.name: (
+            hints[f.name],
+            Field(
+                default=f.default,
+                description=f.metadata["doc"],
+                json_schema_extra={"source": f.metadata["source"]},
+                **f.metadata["constraints"],
+            ),
+        )
+        for f in dataclasses.fields(Policy)
+    }
+    config = ConfigDict(extra="forbid", frozen=True)
+    return create_model("Policy", __config__=config, **fields)  # type: ignore[call-overload, no-any-return]
+
+
+def _validated(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` checked and coerced by pydantic (raises `pydantic.ValidationError`)."""
+    checked = validator().model_validate(values)
+    return {name: getattr(checked, name) for name in values}
+
+
+DEFAULT_POLICY = Policy()
 
 
 def load_policy(path: str | Path) -> Policy:

@@ -9,39 +9,53 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
-from .model import Bullet
 from .store import PlaybookStore, iso, parse_iso
 from .store.ranking import (
     LISTS,
-    candidate_seqs,
+    MATURITIES,
+    first_rows,
+    ids_of,
     keyword_array,
     keyword_hits,
+    keyword_lists,
     keyword_points,
     rank_table,
 )
+from .store.records import BulletRecord, bullet_json, bullet_of
 from .text import query_tokens
 
 if TYPE_CHECKING:
+    from .model import Bullet
     from .vectors import MemoryVectors
 
 
 @dataclass(frozen=True)
 class RecallItem:
-    """One recalled bullet and every number behind its rank."""
+    """One recalled bullet and every number behind its rank.
 
-    bullet: Bullet
+    `bullet` (a `Bullet` model) is built from the stored `record` on first use. Printing a
+    recall (`to_dict`, or the record's fields) needs no model, so `playbook recall` and the
+    prompt hook load no pydantic.
+    """
+
+    record: BulletRecord = field(repr=False)  # the bullet as stored, maturity as recalled
     keyword_score: float
     similarity: float | None
     relevance: float
     effective_score: float
     final_score: float
 
+    @cached_property
+    def bullet(self) -> Bullet:
+        return bullet_of(self.record)
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "bullet": self.bullet.model_dump(mode="json"),
+            "bullet": bullet_json(self.record),
             "keyword_score": self.keyword_score,
             "similarity": self.similarity,
             "relevance": self.relevance,
@@ -123,15 +137,15 @@ def recall(
         ranked = _rank_now(store, query, qtokens, vectors, caller, limit, result)
     else:
         ranked = _rank_as_of(store, query, qtokens, vectors, caller, limit, as_of, result)
-    full = store.get_bullets(r.bullet_id for rows in ranked for r in rows)
+    full = store.bullet_records(r.bullet_id for rows in ranked for r in rows)
     for key, rows in zip(LISTS, ranked, strict=True):
         items = getattr(result, key)
         for r in rows:
-            bullet = full[r.bullet_id]
-            if r.maturity != bullet.maturity:  # as it was at `as_of`
-                bullet = bullet.model_copy(update={"maturity": r.maturity})
+            record = full[r.bullet_id]
+            if r.maturity != record.maturity:  # as it was at `as_of`
+                record = record._replace(maturity=r.maturity)
             items.append(
-                RecallItem(bullet, r.keyword, r.similarity, r.relevance, r.effective, r.final)
+                RecallItem(record, r.keyword, r.similarity, r.relevance, r.effective, r.final)
             )
     return result
 
@@ -163,12 +177,22 @@ def _rank_now(
     limit: int,
     result: RecallResult,
 ) -> list[list[_Ranked]]:
-    """The present moment, vectorised over the in-memory rank table."""
+    """The present moment, vectorised over the in-memory rank table (a store's first
+    keyword query: its candidates only, in plain Python, see `_rank_first`)."""
+    policy = store.policy
+    lists = keyword_lists(store, qtokens, policy)
+    if vectors is None:
+        points: dict[int, float] = {}
+        for seqs, value in lists:
+            for s in seqs:
+                points[s] = points.get(s, 0.0) + value
+        rows = first_rows(store, sorted(points))
+        if rows is not None:
+            return _rank_first(store, rows, points, caller, limit)
     import numpy as np
 
-    policy = store.policy
-    hits = keyword_hits(store, qtokens, policy)
-    table = rank_table(store, None if vectors is not None else candidate_seqs(hits))
+    hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
+    table = rank_table(store)
     if not len(table):
         return [[], [], []]
     keyword = keyword_array(table, hits)
@@ -234,6 +258,70 @@ def _rank_now(
             for j in sel
         ]
         out.append(_top(rows, limit))
+    return out
+
+
+def _rank_first(
+    store: PlaybookStore,
+    rows: list[tuple[Any, ...]],
+    points: dict[int, float],
+    caller: dict[str, set[str | None]] | None,
+    limit: int,
+) -> list[list[_Ranked]]:
+    """`_rank_now` for a store's first keyword query, row by row without numpy: a one-shot
+    `playbook recall` or prompt hook scores its candidates in less time than numpy takes to
+    load. The formulas are `scoring.effective_with` and `scoring.final_score` written out
+    for floats (tests/test_startup.py checks that both paths give the same items, order and
+    numbers). Ids are read only for the rows that need one: the best of each list, and
+    those whose evidence the cache cannot answer."""
+    policy = store.policy
+    now_t = store.now()
+    now = scoring.days(now_t)
+    lagging = store.read_only and store.evidence_behind()
+    default_hl = policy.half_life_days
+    harm = policy.harm_multiplier
+    floor = policy.min_relevance
+    min_conf = policy.min_confidence
+    mult = [policy.multiplier(m) for m in MATURITIES]
+    lists: list[list[list[Any]]] = [[], [], []]  # [relevance, eff, seq, maturity code]
+    slow: list[list[Any]] = []
+    for seq, kind, code, scope, key, b_hl, inexact, ref, helpful, harmful in rows:
+        relevance = points[seq]
+        if relevance < floor:
+            continue
+        if caller is not None and scope is not None and not scope_matches(scope, key, caller):
+            continue
+        if ref is None:
+            eff = (0.0 - harm * 0.0) * mult[code] + 0.0
+        else:
+            factor = 0.5 ** ((now - ref) / (b_hl or default_hl))
+            eff = (helpful * factor - harm * (harmful * factor)) * mult[code] + 0.0
+        row = [relevance, eff, seq, code]
+        lists[kind].append(row)
+        if inexact or lagging or (ref is not None and ref > now):
+            slow.append(row)
+    ids = ids_of(store, [row[2] for row in slow])
+    if slow:
+        evidence = store.evidence_many(list(ids.values()), at=now_t)
+        for row in slow:
+            ev = evidence[ids[row[2]]]
+            row[1] = scoring.effective_score(ev.helpful, ev.harmful, MATURITIES[row[3]], policy)
+    out: list[list[_Ranked]] = []
+    for found in lists:
+        scored = [
+            (-(rel * (min_conf if min_conf >= eff else eff)), -rel, seq, code, eff)
+            for rel, eff, seq, code in found
+        ]
+        best = heapq.nsmallest(max(0, limit), scored)
+        if best:  # every row tied with the last one kept: ids settle their order
+            cut = best[-1][:2]
+            best = [s for s in scored if s[:2] <= cut]
+            ids.update(ids_of(store, [s[2] for s in best if s[2] not in ids]))
+        ranked = [
+            _Ranked(ids[seq], MATURITIES[code], -r, None, -r, eff, -f)
+            for f, r, seq, code, eff in best
+        ]
+        out.append(_top(ranked, limit))
     return out
 
 

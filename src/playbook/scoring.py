@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .model import Maturity, Score
-from .policy import Policy
+from .terms import Maturity
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .model import Score
+    from .policy import Policy
 
 DAY = 86400.0
 LADDER = (Maturity.DEPRECATED, Maturity.CANDIDATE, Maturity.ESTABLISHED, Maturity.PROVEN)
@@ -136,6 +138,8 @@ def score_of(
     policy: Policy,
 ) -> Score:
     """A bullet's Score from its decayed evidence (H, X, latest activity) at `now`."""
+    from .model import Score
+
     return Score(
         helpful=helpful,
         harmful=harmful,

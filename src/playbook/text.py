@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -75,6 +74,8 @@ def is_negative(text: str, bullet_type: str = "rule") -> bool:
 
 
 def content_hash(text: str) -> str:
+    import hashlib  # here: loading OpenSSL is start-up time a command without writes skips
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -9,25 +9,22 @@ from typing import Any
 import typer
 
 from ..inert import inert
-from ..model import HARM_REASONS
+from ..terms import HARM_REASONS
 from ..text import plural
 from . import app
 from .common import CliError, emit, open_store, state
+from .hot import (
+    _json,
+    _not_applied,
+    _outcome_line,
+    _provenance,
+    _report_one,
+    bounded,
+    mark_command,
+    recall_command,
+)
 
 JSON = typer.Option(False, "--json", help="Print one JSON document on stdout.")
-
-
-def _json(flag: bool) -> None:
-    state.json = flag
-
-
-def _outcome_line(o: dict[str, Any]) -> str:
-    text = f"{o['status']}"
-    if o.get("bullet_id"):  # for a rejected item, whatever the caller sent as an id
-        text += f" {inert(o['bullet_id'], one_line=True)}"
-    if o.get("reason"):
-        text += f": {inert(o['reason'], one_line=True)}"
-    return text
 
 
 def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
@@ -40,39 +37,6 @@ def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = No
         o = result.outcomes[0]
         raise _not_applied(o.status, o.reason)
     _report_one(result)
-
-
-def _report_one(result: Any) -> None:
-    data = result.to_dict()
-    human = _outcome_line(data["outcomes"][0])
-    for bid, old, new in result.maturity_changes:
-        human += f"\n{bid}: {old} -> {new}"
-    for old, new in result.inversions:
-        human += f"\n{old} inverted into {new}"
-    emit(data, human)
-
-
-def _not_applied(status: str, reason: str | None) -> CliError:
-    if status == "rejected-invalid":
-        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
-        return CliError(code, reason or "invalid delta")
-    return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
-
-
-def bounded(*fields: tuple[str, Any, str]) -> None:
-    """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
-    before anything is opened, never cut. Each field is (name, value, kind of limit)."""
-    from ..limits import check
-    from ..policy import DEFAULT_POLICY
-    from .common import load_policy_option
-
-    check(load_policy_option() or DEFAULT_POLICY, fields)
-
-
-def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
-    if session is None and offset is None:
-        return None
-    return {"session_ref": session, "byte_offset": offset}
 
 
 @app.command()
@@ -126,29 +90,9 @@ def mark(
     json_out: bool = JSON,
 ) -> None:
     """Record that a rule helped or hurt."""
-    _json(json_out)
-    bounded(("ID", bullet_id, "id"), ("--context", context, "text"), ("--session", session, "ref"))
-    from ..review import NotApplied
-    from ..review import mark as mark_bullet
-
-    if kind not in ("helpful", "harmful"):
-        raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
-    if reason and kind != "harmful":
-        raise CliError("invalid_input", "--reason goes with harmful marks")
-    with open_store() as store:
-        try:
-            result = mark_bullet(
-                store,
-                bullet_id,
-                kind,
-                reason=reason,
-                context=context,
-                provenance=_provenance(session, None),
-                actor="agent",
-            )
-        except NotApplied as exc:
-            raise _not_applied(exc.status, exc.reason) from None
-    _report_one(result)
+    mark_command(
+        bullet_id, kind, reason=reason, context=context, session=session, json_out=json_out
+    )
 
 
 def read_json_input(source: str) -> Any:
@@ -275,63 +219,12 @@ def recall(
     json_out: bool = JSON,
 ) -> None:
     """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
-    _json(json_out)
-    from ..retrieval import parse_when
-    from ..retrieval import recall as run_recall
-
-    bounded(("query", query, "query"))
-
-    when = None
-    if as_of:
-        try:
-            when = parse_when(as_of)
-        except ValueError:
-            raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
-    with open_store(read_only=True) as store:
-        vectors = None
-        if semantic:
-            from ..vectors import HashTrigramEmbedder, MemoryVectors
-
-            vectors = MemoryVectors(store, HashTrigramEmbedder())
-        result = run_recall(
-            store, query, vectors=vectors, limit=limit, as_of=when, scope=scope or None
-        )
-        hidden = None
-        if explain_hidden:
-            from ..review import explain_hidden as explain
-
-            hidden = explain(
-                store, query, limit=limit, scope=scope or None, as_of=when, vectors=vectors
-            ).to_dict()
-    for reason in result.degraded:
-        sys.stderr.write(f"playbook: degraded: {reason}\n")
-    data = result.to_dict()
-    human = _render_recall(result)
-    if hidden is not None:
-        from .views import render_hidden
-
-        data["hidden"] = hidden
-        human += "\n\n" + render_hidden(hidden)
-    emit(data, human)
-
-
-def _render_recall(result: Any) -> str:
-    sections = [
-        ("Rules", result.bullets),
-        ("Anti-patterns", result.anti_patterns),
-        ("Deprecated: don't do this any more", result.deprecated_warnings),
-    ]
-    lines: list[str] = []
-    for title, items in sections:
-        if not items:
-            continue
-        lines.append(f"{title}:")
-        for it in items:
-            sim = f" sim {it.similarity:.2f}" if it.similarity is not None else ""
-            content = inert(it.bullet.content, one_line=True)
-            lines.append(f"  {it.final_score:7.2f}  {it.bullet.id}  {content}")
-            lines.append(
-                f"           keyword {it.keyword_score:g}{sim}  relevance {it.relevance:.2f}  "
-                f"confidence {it.effective_score:.2f}  ({it.bullet.maturity})"
-            )
-    return "\n".join(lines) if lines else "nothing in the playbook matches"
+    recall_command(
+        query,
+        limit=limit,
+        as_of=as_of,
+        semantic=semantic,
+        scope=scope,
+        explain_hidden=explain_hidden,
+        json_out=json_out,
+    )

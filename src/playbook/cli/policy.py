@@ -62,7 +62,7 @@ def policy_show(json_out: bool = json_option()) -> None:
 
     policy = load_policy_option()
     measured = _provenance()
-    overridden = policy.model_fields_set if policy is not None else set()
+    overridden = policy.fields_set if policy is not None else set()
     items = []
     for name, default, source, description in Policy.explain():
         value = getattr(policy, name) if policy is not None else default
@@ -202,7 +202,7 @@ def _write(report: Any, path: str) -> dict[str, Any] | None:
 
     # The written file states the whole policy evaluated: the current one's own settings
     # (when it came from another file) plus the change.
-    values = {name: getattr(current, name) for name in current.model_fields_set}
+    values = {name: getattr(current, name) for name in current.fields_set}
     values.update(row.candidate.changes)
     try:
         write_policy(path, values, provenance)

@@ -4,23 +4,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..deltas import AddDelta, DeprecateDelta, MergeDelta, PlaybookDelta, ReplaceDelta, delta_dict
 from ..limits import delta_problem, preview
-from ..model import Actor, Bullet, Maturity, Provenance
 from ..store import PlaybookStore
+from ..terms import Actor, Maturity
 from ..text import is_negative
 from .lifecycle import invert_harmed
 from .matching import BlockMatcher, add_type, similar_bullets
 from .results import CurateResult, DeltaOutcome
+from .votes import Vote
+
+if TYPE_CHECKING:
+    from ..deltas import AddDelta, PlaybookDelta
+    from ..model import Bullet, Provenance
+
+# A parsed delta: a member of the union, or a vote read without it (`votes.py`).
+Delta: TypeAlias = "PlaybookDelta | Vote"
 
 
 class Batch:
     """The state of one curate call."""
 
     def __init__(
-        self, store: PlaybookStore, provenance: Provenance, actor: str, result: CurateResult
+        self, store: PlaybookStore, provenance: Provenance | None, actor: str, result: CurateResult
     ) -> None:
         self.store = store
         self.policy = store.policy
@@ -40,7 +47,7 @@ class Batch:
     def outcome(
         self,
         index: int,
-        delta: PlaybookDelta | None,
+        delta: Delta | None,
         status: str,
         bullet_id: str | None = None,
         reason: str | None = None,
@@ -51,30 +58,33 @@ class Batch:
             self.applied += 1
         if status == "rejected-invalid" or delta is None:
             return
-        detail: dict[str, Any] = {"index": index, "delta": delta_dict(delta)}
+        detail: dict[str, Any] = {"index": index, "delta": _as_dict(delta)}
         self.store.log_decision(
             self.batch, self.actor, kind or "?", bullet_id, status, reason, detail
         )
 
+    def _session(self) -> str | None:
+        return self.provenance.session_ref if self.provenance is not None else None
+
     # -- validation that needs the database
-    def check(self, delta: PlaybookDelta) -> str | None:
+    def check(self, delta: Delta) -> str | None:
         """Why a well-formed delta cannot apply here: a field over its bound in Policy, or a
         bullet it names that does not exist or is retired."""
         problem = delta_problem(self.policy, delta)
         if problem:
             return problem
         ids = (
-            delta.bullet_ids
-            if isinstance(delta, MergeDelta)
+            delta.bullet_ids  # type: ignore[union-attr]
+            if delta.type == "merge"
             else [getattr(delta, "bullet_id", None)]
         )
         for bid in ids:
             if bid is None:
                 continue
-            bullet = self.store.get_bullet(bid)
-            if bullet is None:
+            state = self.store.bullet_state(bid)
+            if state is None:
                 return f"no bullet with id {preview(bid)}"
-            if bullet.state == "retired":
+            if state == "retired":
                 succ = [b for _, b in self.store.lineage(bid).successors]
                 hint = f" (succeeded by {', '.join(succ)})" if succ else ""
                 return f"bullet {bid} is retired{hint}"
@@ -136,7 +146,7 @@ class Batch:
             scope_key=delta.scope_key,
             type=btype,
             kind=delta.kind or ("pitfall" if btype == "anti-pattern" else "workflow_rule"),
-            source="learned" if self.provenance.session_ref or not self.human else "manual",
+            source="learned" if self._session() or not self.human else "manual",
             provenance=self.provenance,
             batch_id=self.batch,
         )
@@ -218,7 +228,9 @@ class Batch:
         self.touched[new.id] = None
         return new.id, [b.id for b in originals if b.id not in kept]
 
-    def structural(self, index: int, delta: PlaybookDelta) -> None:
+    def structural(self, index: int, delta: Delta) -> None:
+        from ..deltas import DeprecateDelta, MergeDelta, ReplaceDelta
+
         if isinstance(delta, DeprecateDelta):
             b = self.store.require_bullet(delta.bullet_id)
             if self.pinned_refusal([b]):
@@ -298,3 +310,12 @@ class Batch:
             result=self.result,
             touched=self.touched,
         )
+
+
+def _as_dict(delta: Delta) -> dict[str, Any]:
+    """A delta as the decision log records it."""
+    if isinstance(delta, Vote):
+        return delta.as_dict()
+    from ..deltas import delta_dict
+
+    return delta_dict(delta)

@@ -4,12 +4,16 @@ maturity pass (step 6, SPEC §4)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from .. import scoring
-from ..model import Maturity, Provenance
 from ..store import PlaybookStore
+from ..terms import Maturity
 from ..text import strip_avoid
 from .results import CurateResult
+
+if TYPE_CHECKING:
+    from ..model import Provenance
 
 
 def invert_harmed(
@@ -28,16 +32,21 @@ def invert_harmed(
     if not ids:
         return []
     policy = store.policy
-    bullets = store.get_bullets(ids)
+    states = store.bullet_states(ids)
     evidence = store.evidence_many(ids)
+    due = [
+        bid
+        for bid in ids
+        if states[bid].type == "rule"
+        and not states[bid].pinned
+        and states[bid].state != "retired"
+        and scoring.should_invert(evidence[bid].helpful, evidence[bid].harmful, policy)
+    ]
+    bullets = store.get_bullets(due) if due else {}
     done: list[tuple[str, str]] = []
-    for bid in ids:
+    for bid in due:
         b = bullets[bid]
         ev = evidence[bid]
-        if b.type != "rule" or b.pinned or b.state == "retired":
-            continue
-        if not scoring.should_invert(ev.helpful, ev.harmful, policy):
-            continue
         new = store.insert_bullet(
             f"AVOID: {strip_avoid(b.content)}",
             category=b.category,
@@ -119,7 +128,7 @@ def rerate(
     now_t = store.now()
     now = scoring.days(now_t)
     with store.transaction():
-        bullets = store.get_bullets(ids)
+        bullets = store.bullet_states(ids)
         evidence = store.evidence_many(list(bullets), at=now_t)
         for bid in ids:  # in the caller's order
             b = bullets.get(bid)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..model import Bullet
 from ..store import PlaybookStore
 from ..text import content_hash, core_tokens, is_negative, jaccard, normalize, strip_avoid, tokens
+
+if TYPE_CHECKING:
+    from ..model import Bullet
 
 
 def add_type(content: str, bullet_type: str | None) -> str:

@@ -4,35 +4,51 @@ feedback, then structure (replace, merge, deprecate), then inversion and the mat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..deltas import (
-    AddDelta,
-    DeprecateDelta,
-    HarmfulDelta,
-    HelpfulDelta,
-    InvalidDelta,
-    MergeDelta,
-    PlaybookDelta,
-    ReplaceDelta,
-    parse_delta,
-)
+from ..errors import InvalidInput
 from ..limits import PREVIEW, preview, problem
-from ..model import Actor, Provenance
-from ..policy import Policy
 from ..store import PlaybookStore, new_batch_id
+from ..terms import Actor
 from ..text import normalize
-from .batch import Batch
+from .batch import Batch, Delta
 from .lifecycle import run_maturity_pass
 from .results import CurateResult, DeltaOutcome
+from .votes import Vote, vote_of
+
+if TYPE_CHECKING:
+    from ..model import Provenance
+    from ..policy import Policy
+
+VOTES = ("helpful", "harmful")
+STRUCTURAL = ("replace", "merge", "deprecate")
 
 
-def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance:
+def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance | None:
+    """The batch's provenance, validated; None for none (nothing to validate)."""
     if value is None:
-        return Provenance.model_construct()  # empty: nothing to validate
+        return None
+    from ..model import Provenance
+
     if isinstance(value, Provenance):
         return value
     return Provenance.model_validate(value)
+
+
+def _parse(item: object) -> Delta:
+    """One item as a delta: a plain vote directly, anything else through the union
+    (raises `InvalidDelta` with a plain reason)."""
+    vote = vote_of(item)
+    if vote is not None:
+        return vote
+    from ..deltas import parse_delta
+
+    return parse_delta(item)
+
+
+def _key(delta: Delta) -> str:
+    """What makes two deltas the same delta."""
+    return delta.key() if isinstance(delta, Vote) else delta.model_dump_json()
 
 
 def curate(
@@ -59,11 +75,11 @@ def curate(
     with store.transaction():
         run = Batch(store, prov, actor, result)
         run.carry_pins = carry_pins
-        parsed: list[tuple[int, PlaybookDelta]] = []
+        parsed: list[tuple[int, Delta]] = []
         for i, item in enumerate(deltas):
             try:
-                delta = parse_delta(item)
-            except InvalidDelta as exc:
+                delta = _parse(item)
+            except InvalidInput as exc:  # InvalidDelta
                 run.outcome(i, None, "rejected-invalid", _item_id(item), str(exc))
                 continue
             problem = run.check(delta)
@@ -74,31 +90,31 @@ def curate(
                 continue
             parsed.append((i, delta))
         # Step 1: one vote per bullet per batch, one add per subject, no repeated delta.
-        kept: list[tuple[int, PlaybookDelta]] = []
+        kept: list[tuple[int, Delta]] = []
         votes: dict[str, int] = {}
         adds: dict[str, int] = {}
         seen: dict[str, int] = {}
         for i, delta in parsed:
-            key = delta.model_dump_json()
+            key = _key(delta)
             first = seen.setdefault(key, i)
             if first != i:
                 run.outcome(
                     i, delta, "dropped-duplicate", _item_id(delta), f"repeats delta {first}"
                 )
                 continue
-            if isinstance(delta, HelpfulDelta | HarmfulDelta):
-                first = votes.setdefault(delta.bullet_id, i)
+            if delta.type in VOTES:
+                first = votes.setdefault(delta.bullet_id, i)  # type: ignore[union-attr]
                 if first != i:
                     run.outcome(
                         i,
                         delta,
                         "dropped-duplicate",
-                        delta.bullet_id,
+                        delta.bullet_id,  # type: ignore[union-attr]
                         f"one vote per bullet per batch (delta {first} voted)",
                     )
                     continue
-            if isinstance(delta, AddDelta):
-                first = adds.setdefault(normalize(delta.content), i)
+            if delta.type == "add":
+                first = adds.setdefault(normalize(delta.content), i)  # type: ignore[union-attr]
                 if first != i:
                     run.outcome(
                         i, delta, "dropped-duplicate", None, f"same content as delta {first}"
@@ -107,22 +123,22 @@ def curate(
             kept.append((i, delta))
         # Steps 2-3: adds (blocked, folded, conflicting, zombie) and feedback, in input order.
         for i, delta in kept:
-            if isinstance(delta, AddDelta):
-                run.add(i, delta)
-            elif isinstance(delta, HelpfulDelta):
-                run.feedback(delta.bullet_id, "helpful", context=delta.context)
-                run.outcome(i, delta, "applied", delta.bullet_id)
-            elif isinstance(delta, HarmfulDelta):
+            if delta.type == "add":
+                run.add(i, delta)  # type: ignore[arg-type]
+            elif delta.type == "helpful":
+                run.feedback(delta.bullet_id, "helpful", context=delta.context)  # type: ignore[union-attr]
+                run.outcome(i, delta, "applied", delta.bullet_id)  # type: ignore[union-attr]
+            elif delta.type == "harmful":
                 run.feedback(
-                    delta.bullet_id,
+                    delta.bullet_id,  # type: ignore[union-attr]
                     "harmful",
-                    reason=str(delta.reason or "other"),
-                    context=delta.context,
+                    reason=str(delta.reason or "other"),  # type: ignore[union-attr]
+                    context=delta.context,  # type: ignore[union-attr]
                 )
-                run.outcome(i, delta, "applied", delta.bullet_id)
+                run.outcome(i, delta, "applied", delta.bullet_id)  # type: ignore[union-attr]
         # Step 4: replace, merge, deprecate.
         for i, delta in kept:
-            if isinstance(delta, ReplaceDelta | MergeDelta | DeprecateDelta):
+            if delta.type in STRUCTURAL:
                 run.structural(i, delta)
         if run.applied:
             run.invert()  # step 5
@@ -133,7 +149,7 @@ def curate(
     return result
 
 
-def batch_problem(policy: Policy, deltas: object, provenance: Provenance) -> str | None:
+def batch_problem(policy: Policy, deltas: object, provenance: Provenance | None) -> str | None:
     """Why a whole batch is refused before any delta is read, or None."""
     if not isinstance(deltas, list | tuple):
         return f"a batch must be a list of deltas, not {type(deltas).__name__}"
@@ -142,7 +158,8 @@ def batch_problem(policy: Policy, deltas: object, provenance: Provenance) -> str
             f"the batch has {len(deltas):,} deltas; the maximum is {policy.max_batch:,} "
             "(Policy.max_batch)"
         )
-    return problem(policy, "session_ref", provenance.session_ref, "ref")
+    ref = provenance.session_ref if provenance is not None else None
+    return problem(policy, "session_ref", ref, "ref")
 
 
 def _item_id(item: object) -> str | None:

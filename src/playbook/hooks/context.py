@@ -28,6 +28,7 @@ from playbook.text import strip_avoid
 if TYPE_CHECKING:
     from playbook.model import Bullet
     from playbook.store import PlaybookStore
+    from playbook.store.records import BulletRecord
 
 __all__ = ["Item", "prompt_items", "render", "session_start_items"]
 
@@ -56,7 +57,7 @@ class Item:
     maturity: str
 
     @classmethod
-    def of(cls, bullet: Bullet, section: str | None = None) -> Item:
+    def of(cls, bullet: Bullet | BulletRecord, section: str | None = None) -> Item:
         if section is None:
             section = "anti-pattern" if bullet.type == "anti-pattern" else "rule"
         text = " ".join(bullet.content.split())
@@ -107,14 +108,14 @@ def prompt_items(
     limit = PROMPT_LIMIT + len(skip)
     found = recall(store, prompt[:PROMPT_QUERY_MAX], limit=limit, scope=scope)
     ranked = [
-        (item.final_score, Item.of(item.bullet, section))
+        (item.final_score, Item.of(item.record, section))
         for section, items in (
             (None, found.bullets),
             (None, found.anti_patterns),
             ("deprecated", found.deprecated_warnings),
         )
         for item in items
-        if item.bullet.id not in skip
+        if item.record.id not in skip
     ]
     ranked.sort(key=lambda pair: -pair[0])  # stable: recall's own order breaks ties
     return [item for _, item in ranked]

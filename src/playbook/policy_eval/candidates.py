@@ -57,7 +57,7 @@ def candidate(name: str, current: Policy, **values: Any) -> Candidate:
     """`current` with `values` changed (validated: a half-life must be positive...)."""
     unknown = sorted(set(values) - set(VARIABLE))
     if unknown:
-        fields = Policy.model_fields
+        fields = Policy.names()
         bad = [u for u in unknown if u not in fields]
         if bad:
             raise CandidateError(f"candidate {name!r}: unknown setting {bad[0]!r}")
@@ -69,7 +69,7 @@ def candidate(name: str, current: Policy, **values: Any) -> Candidate:
     from pydantic import ValidationError
 
     try:
-        policy = Policy.model_validate({**current.__dict__, **values})
+        policy = Policy(**{**current.values(), **values})
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in err["loc"])

@@ -11,9 +11,9 @@ from typing import Any
 
 from .. import scoring
 from ..curation import CurateResult, curate
-from ..model import Actor, Maturity
 from ..policy import Policy
 from ..store import PlaybookStore, StoreError, new_batch_id
+from ..terms import Actor, Maturity
 from .detail import NotFound, require
 
 HUMAN = "human"

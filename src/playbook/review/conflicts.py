@@ -4,14 +4,16 @@ keep both, deprecate one, or merge them into one rule."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..curation import CurateResult
 from ..errors import NotFound
-from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, PlaybookStore, StoreError, iso
 from .actions import HUMAN, curate_one, deprecate
 from .scores import bullet_scores
+
+if TYPE_CHECKING:
+    from ..model import Bullet, FeedbackEvent, Score
 
 CONFLICT_EVENTS = 6  # latest feedback events shown under each side
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..errors import NotFound
 from ..limits import preview
-from ..model import Bullet, FeedbackEvent, Score
 from ..store import Conflict, Decision, PlaybookStore, iso
 from ..store.views import maturity_history
 from .scores import bullet_score, score_moment
+
+if TYPE_CHECKING:
+    from ..model import Bullet, FeedbackEvent, Score
 
 DECISIONS = 50  # latest decisions shown with a bullet
 

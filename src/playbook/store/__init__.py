@@ -9,7 +9,7 @@ SPEC §2 API; `open_store(target, policy, clock, mode=...)` is what every surfac
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     DatabaseOpenError,
@@ -19,8 +19,6 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
-from .copying import CopyReport, copy_playbook
-from .doctor import Diagnosis, diagnose
 from .schema import (
     MEMORY_LATEST,
     Migration,
@@ -52,6 +50,29 @@ from .target import (
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from .copying import CopyReport, copy_playbook
+    from .doctor import Diagnosis, diagnose
+
+# `playbook doctor` and `playbook copy` only: loaded on first use, so opening a store does
+# not pay for them.
+_LAZY = {
+    "Diagnosis": "doctor",
+    "diagnose": "doctor",
+    "CopyReport": "copying",
+    "copy_playbook": "copying",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def driver_error(exc: BaseException) -> PlaybookError | None:

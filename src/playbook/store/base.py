@@ -16,14 +16,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from .. import scoring
-from ..model import Actor, Bullet, utcnow
 from ..policy import DEFAULT_POLICY, Policy
+from ..terms import Actor, utcnow
 from ..text import content_hash
 from .executor import executor_of
 from .records import iso
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
 
 if TYPE_CHECKING:
+    from ..model import Bullet
     from .executor import Executor
     from .ranking import RankTable
 
@@ -148,7 +149,7 @@ class StoreBase:
 
     def policy_fingerprint(self) -> str:
         """Identifies the policy's values (cheap: no serializer schema is built)."""
-        return content_hash(repr(sorted(self.policy.__dict__.items())))
+        return content_hash(repr(sorted(self.policy.values().items())))
 
     def maturity_policy_changed(self) -> bool:
         return self._meta("maturity_policy") != self.policy_fingerprint() + scoring.PASS_RULES

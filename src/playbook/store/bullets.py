@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..authority import require_human
 from ..errors import NotFound, StoreError
-from ..model import Bullet, Provenance
 from ..text import content_hash, tokens
 from . import ids
 from .base import StoreBase
-from .records import BULLET_COLUMNS, bullet_of, iso
+from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
+
+if TYPE_CHECKING:
+    from ..model import Bullet, Provenance
 
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
@@ -43,7 +45,7 @@ class BulletsMixin(StoreBase):
         batch_id: str | None = None,
         bullet_id: str | None = None,
     ) -> Bullet:
-        provenance = provenance or Provenance()
+        session_ref, byte_offset = _where(provenance)
         at = iso(created_at or self.now())
         clean_tags = list(dict.fromkeys(t.strip() for t in tags if t and t.strip()))
         with self.transaction():
@@ -66,8 +68,8 @@ class BulletsMixin(StoreBase):
                     int(pinned),
                     pinned_reason,
                     half_life_days,
-                    provenance.session_ref,
-                    provenance.byte_offset,
+                    session_ref,
+                    byte_offset,
                     at,
                     at,
                     iso(valid_to) if valid_to else None,
@@ -184,13 +186,34 @@ class BulletsMixin(StoreBase):
         return bullet
 
     def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
+        return {bid: bullet_of(row) for bid, row in self.bullet_records(ids).items()}
+
+    def bullet_records(self, ids: Iterable[str]) -> dict[str, BulletRecord]:
+        """The rows (`records.BULLET_COLUMNS`) of these bullets, by id, those that exist:
+        for callers that build a `Bullet` only when asked (`records.bullet_of`) or serialise
+        one straight from its row (`records.bullet_json`)."""
         wanted = list(dict.fromkeys(ids))
         d = self.sql.dialect
         rows = self.sql.execute(
             f"SELECT {BULLET_COLUMNS} FROM bullets WHERE {d.in_list('id')}",
             (d.list_param(wanted),),
         )
-        return {row[0]: bullet_of(row) for row in rows}
+        return {row[0]: BulletRecord._make(row) for row in rows}
+
+    def bullet_state(self, bullet_id: str) -> str | None:
+        """A bullet's state (active, draft, retired), or None when there is no such bullet."""
+        return self.sql.scalar("SELECT state FROM bullets WHERE id = ?", (bullet_id,))  # type: ignore[no-any-return]
+
+    def bullet_states(self, ids: Iterable[str]) -> dict[str, BulletState]:
+        """What the maturity pass reads of each bullet (no model is built): by id, those
+        that exist."""
+        wanted = list(dict.fromkeys(ids))
+        d = self.sql.dialect
+        rows = self.sql.execute(
+            f"SELECT id, state, maturity, pinned, type FROM bullets WHERE {d.in_list('id')}",
+            (d.list_param(wanted),),
+        )
+        return {r[0]: BulletState(r[1], r[2], bool(r[3]), r[4]) for r in rows}
 
     def bullets(
         self,
@@ -286,3 +309,10 @@ class BulletsMixin(StoreBase):
         return self.sql.all(
             f"SELECT {cols} WHERE {d.in_list('id')} AND {where}", [d.list_param(ids), *args]
         )
+
+
+def _where(provenance: Provenance | None) -> tuple[str | None, int | None]:
+    """(session_ref, byte_offset) of a provenance, or none (no model is built for it)."""
+    if provenance is None:
+        return None, None
+    return provenance.session_ref, provenance.byte_offset

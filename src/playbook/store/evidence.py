@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..errors import NotFound
-from ..model import Score
 from .bullets import BulletsMixin
 from .records import Evidence, iso, parse_iso
+
+if TYPE_CHECKING:
+    from ..model import Score
 
 
 @dataclass
@@ -65,7 +67,11 @@ class EvidenceMixin(BulletsMixin):
             for eid, bid, kind, at, weight, hl in rows:
                 h = self.half_life(value=hl)
                 agg = aggs.get(bid)
-                if agg is None or agg.acc.half_life != h:
+                if agg is None and mark == 0:
+                    # Nothing was folded before (a new playbook, or right after an import):
+                    # this is the bullet's first event, so there is nothing to re-read.
+                    agg = aggs[bid] = _Agg(bid, scoring.DecayAccumulator(h), float("-inf"), 0)
+                elif agg is None or agg.acc.half_life != h:
                     agg = self._rebuild_agg(bid, h, upto=eid - 1)
                     aggs[bid] = agg
                 t = scoring.days(parse_iso(at))

@@ -7,11 +7,15 @@ schema). Each append folds its event into the evidence cache in the same transac
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ..model import FeedbackEvent, Provenance
+from .bullets import _where
 from .evidence import EvidenceMixin
 from .records import EVENT_COLUMNS, event_of, iso
 from .schema import next_seq
+
+if TYPE_CHECKING:
+    from ..model import FeedbackEvent, Provenance
 
 
 class FeedbackMixin(EvidenceMixin):
@@ -30,7 +34,7 @@ class FeedbackMixin(EvidenceMixin):
         batch_id: str | None = None,
     ) -> int:
         """Append one event (stamped with the store's clock) and fold it into the cache."""
-        provenance = provenance or Provenance()
+        session_ref, byte_offset = _where(provenance)
         recorded = self.now()
         with self.transaction():
             event_id = self.sql.insert(
@@ -45,8 +49,8 @@ class FeedbackMixin(EvidenceMixin):
                     weight,
                     reason,
                     context,
-                    provenance.session_ref,
-                    provenance.byte_offset,
+                    session_ref,
+                    byte_offset,
                     actor,
                     receipt,
                     batch_id,

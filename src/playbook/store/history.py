@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from .records import iso, parse_iso
-from .sqlite import IN_LIST, list_param
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -32,10 +31,14 @@ def bullets_created_by(
 ) -> list[tuple[Any, ...]]:
     """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
     by then), in seq order."""
+    d = store.sql.dialect
     sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
     if ids is None:
         return store.sql.all(sql + " ORDER BY seq", (iso(when),))
-    return store.sql.all(f"{sql} AND id IN {IN_LIST} ORDER BY seq", (iso(when), list_param(ids)))
+    return store.sql.all(
+        f"{sql} AND {d.in_list('id')} ORDER BY seq",
+        (iso(when), d.list_param(ids)),
+    )
 
 
 def events_recorded_by(
@@ -43,10 +46,14 @@ def events_recorded_by(
 ) -> list[tuple[str, str, Any, float]]:
     """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
     bullets) recorded by `when`."""
+    d = store.sql.dialect
     sql = "SELECT bullet_id, kind, at, weight FROM feedback WHERE recorded_at <= ?"
     if ids is None:
         return store.sql.all(sql, (iso(when),))
-    return store.sql.all(f"{sql} AND bullet_id IN {IN_LIST}", (iso(when), list_param(ids)))
+    return store.sql.all(
+        f"{sql} AND {d.in_list('bullet_id')}",
+        (iso(when), d.list_param(ids)),
+    )
 
 
 def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:
@@ -63,11 +70,12 @@ def maturity_histories(
     store: PlaybookStore, ids: Iterable[str]
 ) -> dict[str, list[tuple[datetime, str]]]:
     """Every rung each bullet has held, with when it took it, oldest first."""
+    d = store.sql.dialect
     out: dict[str, list[tuple[datetime, str]]] = {}
     for bid, at, maturity in store.sql.execute(
-        f"SELECT bullet_id, at, maturity FROM maturity_log WHERE bullet_id IN {IN_LIST} "
+        f"SELECT bullet_id, at, maturity FROM maturity_log WHERE {d.in_list('bullet_id')} "
         "ORDER BY at, id",
-        (list_param(ids),),
+        (d.list_param(ids),),
     ):
         out.setdefault(bid, []).append((parse_iso(at), maturity))
     return out
@@ -100,17 +108,18 @@ def proposals_pending_at(store: PlaybookStore, when: datetime) -> list[tuple[Any
     at = iso(when)
     return store.sql.all(
         f"SELECT {COLUMNS} FROM proposals WHERE created_at <= ? "
-        "AND (decided_at IS NULL OR decided_at > ?) ORDER BY created_at, rowid",
+        "AND (decided_at IS NULL OR decided_at > ?) ORDER BY created_at, seq",
         (at, at),
     )
 
 
 def successors_of(store: PlaybookStore, ids: Iterable[str], when: datetime) -> dict[str, list[str]]:
     """The bullets that replaced, merged or inverted each of `ids`, by `when`."""
+    d = store.sql.dialect
     out: dict[str, list[str]] = {}
     for dst, src in store.sql.execute(
-        f"SELECT dst, src FROM edges WHERE dst IN {IN_LIST} AND at <= ? ORDER BY id",
-        (list_param(ids), iso(when)),
+        f"SELECT dst, src FROM edges WHERE {d.in_list('dst')} AND at <= ? ORDER BY id",
+        (d.list_param(ids), iso(when)),
     ):
         out.setdefault(dst, []).append(src)
     return out
@@ -166,14 +175,15 @@ def frozen_evidence(store: PlaybookStore) -> dict[str, tuple[float, float, bool]
 def ancestors_many(store: PlaybookStore, ids: Iterable[str]) -> dict[str, list[str]]:
     """Every bullet each of `ids` supersedes, transitively (whose evidence it inherits),
     nearest first; ids with none are absent. One recursive query, not the whole edge map."""
+    d = store.sql.dialect
     out: dict[str, list[str]] = {}
     for root, bid in store.sql.execute(
         "WITH RECURSIVE up(root, id, depth) AS ("
-        f" SELECT src, dst, 1 FROM edges WHERE kind = 'supersedes' AND src IN {IN_LIST}"
+        f" SELECT src, dst, 1 FROM edges WHERE kind = 'supersedes' AND {d.in_list('src')}"
         " UNION SELECT up.root, e.dst, up.depth + 1 FROM up"
         " JOIN edges e ON e.src = up.id AND e.kind = 'supersedes' WHERE up.depth < 1000"
         ") SELECT root, id FROM up ORDER BY root, depth",
-        (list_param(ids),),
+        (d.list_param(ids),),
     ):
         seen = out.setdefault(root, [])
         if bid != root and bid not in seen:

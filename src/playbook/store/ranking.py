@@ -60,6 +60,27 @@ _COLUMNS = (
 )
 
 
+# What a keyword-only first query reads of each candidate, shaped so that most values are
+# small integers or NULL (cheap to bring into Python): its list (LISTS index), its maturity
+# (MATURITIES index), its scope and key when not global, its half-life when set, whether
+# its cached evidence cannot answer as it is (another half-life, or it inherits evidence
+# through supersedes), and the cache's reference time and sums.
+MATURITIES = ("candidate", "established", "proven", "deprecated")
+_FIRST = (
+    "SELECT b.seq, "
+    "CASE WHEN b.maturity = 'deprecated' THEN 2 WHEN b.type = 'anti-pattern' THEN 1 ELSE 0 END, "
+    "CASE b.maturity WHEN 'candidate' THEN 0 WHEN 'established' THEN 1 WHEN 'proven' THEN 2 "
+    "ELSE 3 END, "
+    "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope END, "
+    "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope_key END, "
+    "b.half_life_days, "
+    "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END, "
+    "e.ref, e.helpful, e.harmful "
+    "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
+)
+
+
 def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable:
     """The recallable bullets of `store` (or of `seqs` only), cached until the db changes.
 
@@ -81,13 +102,44 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     return cache.table
 
 
+def first_rows(store: PlaybookStore, seqs: list[int]) -> list[tuple[Any, ...]] | None:
+    """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
+    first query, which a one-shot command scores without numpy; None once the table is
+    cached or wanted whole (the caller then uses `rank_table`). Counts as that first
+    query."""
+    store.sync_evidence()
+    cache = store.rank_cache
+    if cache.wanted or cache.table is not None:
+        return None
+    cache.wanted = True
+    d = store.sql.dialect
+    return store.sql.all(
+        _FIRST + f" AND {d.in_list('b.seq')}", (store.policy.half_life_days, d.list_param(seqs))
+    )
+
+
+def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
+    """The ids of the bullets with these seqs."""
+    d = store.sql.dialect
+    rows = store.sql.all(
+        f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
+    )
+    return {seq: bid for seq, bid in rows}
+
+
+def inexact(store: PlaybookStore) -> tuple[set[str], bool]:
+    """What makes a cached evidence row unusable as it is: the bullets that inherit
+    evidence (supersedes sources), and whether the whole cache lags the log (a read-only
+    store behind its writers)."""
+    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
+    return lineage, store.read_only and store.evidence_behind()
+
+
 def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
     import numpy as np
 
     policy = store.policy
-    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
-    # A read-only store whose cache lags the log: no cached row is exact.
-    lagging = store.read_only and store.evidence_behind()
+    lineage, lagging = inexact(store)
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * 12
     seq = np.array(cols[0], dtype=np.intp)
@@ -95,15 +147,21 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     position[seq] = np.arange(n, dtype=np.intp)
     ids = list(cols[1])
     maturity = list(cols[3])
-    mult = {m: policy.multiplier(m) for m in ("candidate", "established", "proven", "deprecated")}
+    mult = {m: policy.multiplier(m) for m in MATURITIES}
     kinds = (
         2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
         for t, m in zip(cols[2], maturity, strict=True)
     )
-    default_hl = policy.half_life_days
-    half_life = np.array([v or default_hl for v in cols[7]], dtype=np.float64)
-    nan = float("nan")
-    cache_hl = np.array([nan if v is None else v for v in cols[8]], dtype=np.float64)
+
+    # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
+    def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
+        out = np.array(values, dtype=np.float64)
+        if fill is not None:
+            out[np.isnan(out)] = fill
+        return out
+
+    half_life = floats(cols[7], policy.half_life_days)  # a bullet's own, else the default
+    cache_hl = floats(cols[8])
     return RankTable(
         key=key,
         ids=ids,
@@ -112,9 +170,9 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         maturity=maturity,
         multiplier=np.array([mult[m] for m in maturity], dtype=np.float64),
         half_life=half_life,
-        ref=np.array([nan if v is None else v for v in cols[9]], dtype=np.float64),
-        helpful=np.array([v or 0.0 for v in cols[10]], dtype=np.float64),
-        harmful=np.array([v or 0.0 for v in cols[11]], dtype=np.float64),
+        ref=floats(cols[9]),
+        helpful=floats(cols[10], 0.0),
+        harmful=floats(cols[11], 0.0),
         exact=(np.isnan(cache_hl) | (cache_hl == half_life))
         & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n)
         & (not lagging),
@@ -127,41 +185,40 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     )
 
 
-def keyword_hits(
+def keyword_lists(
     store: PlaybookStore, tokens: list[str], policy: Policy
-) -> list[tuple[np.ndarray, float]]:
+) -> list[tuple[list[int], float]]:
     """(bullet seqs, points) for each query token: +3 where it is a token of the bullet,
-    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag."""
-    import numpy as np
-
+    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag.
+    Each list holds a seq at most once."""
     sql = store.sql
-
-    def seqs(query: str, *args: str) -> np.ndarray:
-        return np.fromiter(sql.column(query, args), dtype=np.intp)
-
-    hits: list[tuple[np.ndarray, float]] = []
+    hits: list[tuple[list[int], float]] = []
     for q in tokens:
-        exact = seqs("SELECT seq FROM bullet_tokens WHERE token = ?", q)
+        exact = sql.column("SELECT seq FROM bullet_tokens WHERE token = ?", (q,))
         # The matching vocabulary first, then its postings: written as a join, SQLite scans
         # every posting and looks each one up in vocab.
-        partial = seqs(
+        partial = sql.column(
             "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
             f"(SELECT token FROM vocab WHERE {sql.dialect.contains('token')} AND token != ?)",
-            q,
-            q,
+            (q, q),
         )
-        hits.append((exact, policy.exact_points))
-        hits.append((np.setdiff1d(partial, exact, assume_unique=True), policy.substring_points))
-        hits.append((seqs("SELECT seq FROM bullet_tags WHERE tag = ?", q), policy.tag_points))
+        tags = sql.column("SELECT seq FROM bullet_tags WHERE tag = ?", (q,))
+        hits.append((list(exact), policy.exact_points))
+        hits.append((sorted(set(partial).difference(exact)), policy.substring_points))
+        hits.append((list(tags), policy.tag_points))
     return hits
 
 
-def candidate_seqs(hits: list[tuple[np.ndarray, float]]) -> list[int]:
-    """Every bullet some query token scored on."""
-    out: set[int] = set()
-    for seqs, _ in hits:
-        out.update(seqs.tolist())
-    return sorted(out)
+def keyword_hits(
+    store: PlaybookStore, tokens: list[str], policy: Policy
+) -> list[tuple[np.ndarray, float]]:
+    """`keyword_lists` as numpy arrays of seqs."""
+    import numpy as np
+
+    return [
+        (np.array(seqs, dtype=np.intp), points)
+        for seqs, points in keyword_lists(store, tokens, policy)
+    ]
 
 
 def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..model import Bullet, FeedbackEvent, Provenance
+if TYPE_CHECKING:
+    from ..model import Bullet, FeedbackEvent
 
 ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
 BULLET_COLUMNS = (
@@ -46,6 +47,8 @@ def parse_iso(s: str) -> datetime:
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
+    from ..model import Bullet, Provenance
+
     return Bullet.model_construct(
         id=row[0],
         content=row[1],
@@ -69,7 +72,72 @@ def bullet_of(row: Sequence[Any]) -> Bullet:
     )
 
 
+class BulletRecord(NamedTuple):
+    """A bullet's stored row (BULLET_COLUMNS, tags as JSON text, times as stored): what a
+    reader that needs no `Bullet` model gets (`store.bullet_records`)."""
+
+    id: str
+    content: str
+    category: str
+    tags: str
+    scope: str
+    scope_key: str | None
+    type: str
+    kind: str
+    source: str
+    state: str
+    maturity: str
+    pinned: int
+    pinned_reason: str | None
+    half_life_days: float | None
+    session_ref: str | None
+    byte_offset: int | None
+    created_at: str
+    valid_from: str
+    valid_to: str | None
+    content_hash: str
+
+
+def bullet_json(row: Sequence[Any]) -> dict[str, Any]:
+    """What `bullet_of(row).model_dump(mode="json")` gives, without pydantic: a one-shot
+    `playbook recall --json` prints its bullets without building their models."""
+    return {
+        "id": row[0],
+        "content": row[1],
+        "category": row[2],
+        "tags": json.loads(row[3]),
+        "scope": row[4],
+        "scope_key": row[5],
+        "type": row[6],
+        "kind": row[7],
+        "source": row[8],
+        "state": row[9],
+        "maturity": row[10],
+        "pinned": bool(row[11]),
+        "pinned_reason": row[12],
+        "half_life_days": row[13],
+        "provenance": {"session_ref": row[14], "byte_offset": row[15]},
+        "created_at": json_time(row[16]),
+        "valid_from": json_time(row[17]),
+        "valid_to": json_time(row[18]) if row[18] else None,
+        "content_hash": row[19],
+    }
+
+
+def json_time(stored: str) -> str:
+    """A stored timestamp as pydantic writes a datetime in JSON (ISO 8601, "Z" for UTC,
+    no fraction when the microseconds are 0)."""
+    t = parse_iso(stored)
+    text = t.isoformat()
+    return text[:-6] + "Z" if t.utcoffset() == _ZERO and text.endswith("+00:00") else text
+
+
+_ZERO = timedelta(0)
+
+
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
+    from ..model import FeedbackEvent, Provenance
+
     return FeedbackEvent.model_construct(
         id=row[0],
         bullet_id=row[1],
@@ -83,6 +151,15 @@ def event_of(row: Sequence[Any]) -> FeedbackEvent:
         actor=row[10],
         receipt=row[11],
     )
+
+
+class BulletState(NamedTuple):
+    """A bullet's lifecycle facts, without its text (what the maturity pass reads)."""
+
+    state: str
+    maturity: str
+    pinned: bool
+    type: str
 
 
 @dataclass(frozen=True)

@@ -103,8 +103,8 @@ def open_store(
     """The playbook at `target`, opened in `mode`. Close it (or use it as a context
     manager) when done. Raises a `playbook.errors.PlaybookError` for every way the target
     can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
-    from ..model import utcnow
     from ..policy import DEFAULT_POLICY
+    from ..terms import utcnow
     from .store import PlaybookStore
 
     where = resolve_target(target)

@@ -26,7 +26,7 @@ def cached_vectors(
             (embedder_id, dims),
         )
     )
-    while batch := [tuple(r) for r in islice(rows, chunk)]:
+    while batch := list(islice(rows, chunk)):
         yield batch
 
 

@@ -1,0 +1,160 @@
+"""Reading a plain command line for the hot commands without the command-line framework.
+
+Agents run `playbook mark` and `playbook recall` on every task, and `playbook hook
+prompt` before every prompt; loading typer and every command module costs them tens of
+milliseconds. `read(args)` recognises exactly the plain forms of those command lines:
+
+    [--db X] [--policy Y] mark ID helpful|harmful [--reason R] [--context C] [--session S] [--json]
+    [--db X] [--policy Y] recall QUERY [--limit N | -n N] [--as-of T] [--semantic]
+                                       [--scope S]... [--explain-hidden] [--json]
+    [--db X] [--policy Y] hook EVENT [JSON]
+
+(options in any order after the command, `--name=value` or `--name value`) and returns
+what the command function is called with. Anything else (help, a version, an unknown or
+repeated option, a value that looks like an option, a number out of range, `--`, any other
+command) is None, and the full command line reads it, with its messages and exit codes.
+
+`COMMANDS` mirrors what `cli/core.py` declares for typer, which stays the one definition
+of each command: tests/test_startup.py fails when the two differ, and checks that both
+ways of reading a command line run the same command with the same values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+GLOBAL_OPTIONS = ("--db", "--policy")
+
+
+class Option(NamedTuple):
+    names: tuple[str, ...]  # as on the command line, long name first
+    dest: str  # the command function's parameter
+    kind: str  # "flag", "text", "int" (at least `minimum`) or "many" (repeatable text)
+    minimum: int | None = None
+
+
+class Command(NamedTuple):
+    arguments: tuple[str, ...]  # the command function's positional parameters, in order
+    options: tuple[Option, ...]
+    function: str  # its name in `playbook.cli.hot`
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if name in o.names), None)
+
+
+JSON_FLAG = Option(("--json",), "json_out", "flag")
+COMMANDS = {
+    "mark": Command(
+        ("bullet_id", "kind"),
+        (
+            Option(("--reason",), "reason", "text"),
+            Option(("--context",), "context", "text"),
+            Option(("--session",), "session", "text"),
+            JSON_FLAG,
+        ),
+        "mark_command",
+    ),
+    "recall": Command(
+        ("query",),
+        (
+            Option(("--limit", "-n"), "limit", "int", minimum=1),
+            Option(("--as-of",), "as_of", "text"),
+            Option(("--semantic",), "semantic", "flag"),
+            Option(("--scope",), "scope", "many"),
+            Option(("--explain-hidden",), "explain_hidden", "flag"),
+            JSON_FLAG,
+        ),
+        "recall_command",
+    ),
+}
+
+
+class Call(NamedTuple):
+    """A command line read: the global options given, the command, and its values (for a
+    hook: the event and its argument)."""
+
+    options: dict[str, str]
+    command: str
+    values: dict[str, Any]
+
+
+def read(args: list[str]) -> Call | None:
+    """The hot command `args` states in plain form, or None (the full command line)."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("--"):
+        name, eq, value = args[i].partition("=")
+        if name not in GLOBAL_OPTIONS or name in options:
+            return None
+        if not eq:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+            i += 1
+        if not value or value.startswith("-"):
+            return None  # an empty path or a value like an option: the full reader says why
+        options[name] = value
+        i += 1
+    rest = args[i:]
+    if not rest:
+        return None
+    if rest[0] == "hook":
+        return _hook(options, rest[1:])
+    command = COMMANDS.get(rest[0])
+    if command is None:
+        return None
+    values = _values(command, rest[1:])
+    return None if values is None else Call(options, rest[0], values)
+
+
+def _hook(options: dict[str, str], rest: list[str]) -> Call | None:
+    """`hook EVENT [JSON]`: the event and its one optional argument, nothing else."""
+    if len(rest) not in (1, 2) or any(a.startswith("-") for a in rest):
+        return None
+    return Call(
+        options, "hook", {"event": rest[0], "argument": rest[1] if len(rest) == 2 else None}
+    )
+
+
+def _values(command: Command, rest: list[str]) -> dict[str, Any] | None:
+    values: dict[str, Any] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(rest):
+        token = rest[i]
+        i += 1
+        if not token.startswith("-"):
+            positional.append(token)
+            continue
+        name, eq, value = token.partition("=")
+        option = command.option(name) if name.startswith("--") or not eq else None
+        if option is None or (option.dest in values and option.kind != "many"):
+            return None  # unknown, short-with-value, or repeated: the full reader decides
+        if option.kind == "flag":
+            if eq:
+                return None
+            values[option.dest] = True
+            continue
+        if not eq:
+            if i >= len(rest):
+                return None
+            value = rest[i]
+            i += 1
+        if value.startswith("-"):
+            return None
+        if option.kind == "many":
+            values.setdefault(option.dest, []).append(value)
+        elif option.kind == "int":
+            try:
+                number = int(value)
+            except ValueError:
+                return None
+            if option.minimum is not None and number < option.minimum:
+                return None
+            values[option.dest] = number
+        else:
+            values[option.dest] = value
+    if len(positional) != len(command.arguments):
+        return None
+    values.update(zip(command.arguments, positional, strict=True))
+    return values

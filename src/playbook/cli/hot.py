@@ -1,0 +1,170 @@
+"""The bodies of the commands agents run on every task, `mark` and `recall`, and the
+helpers every command shares, without the command-line framework.
+
+`cli/core.py` declares these commands for typer (their arguments, options and help: the
+one definition of each) and calls the functions here; `playbook.launcher` calls them
+straight from a plain command line that `cli/fast.py` has read against that definition,
+so a one-shot `playbook mark` or `recall` never loads typer.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ..inert import inert
+from .common import CliError, emit, open_store, state
+
+
+def _json(flag: bool) -> None:
+    state.json = flag
+
+
+def _outcome_line(o: dict[str, Any]) -> str:
+    text = f"{o['status']}"
+    if o.get("bullet_id"):  # for a rejected item, whatever the caller sent as an id
+        text += f" {inert(o['bullet_id'], one_line=True)}"
+    if o.get("reason"):
+        text += f": {inert(o['reason'], one_line=True)}"
+    return text
+
+
+def _report_one(result: Any) -> None:
+    data = result.to_dict()
+    human = _outcome_line(data["outcomes"][0])
+    for bid, old, new in result.maturity_changes:
+        human += f"\n{bid}: {old} -> {new}"
+    for old, new in result.inversions:
+        human += f"\n{old} inverted into {new}"
+    emit(data, human)
+
+
+def _not_applied(status: str, reason: str | None) -> CliError:
+    if status == "rejected-invalid":
+        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
+        return CliError(code, reason or "invalid delta")
+    return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
+
+
+def bounded(*fields: tuple[str, Any, str]) -> None:
+    """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
+    before anything is opened, never cut. Each field is (name, value, kind of limit)."""
+    from ..limits import check
+    from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    check(load_policy_option() or DEFAULT_POLICY, fields)
+
+
+def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
+    if session is None and offset is None:
+        return None
+    return {"session_ref": session, "byte_offset": offset}
+
+
+def mark_command(
+    bullet_id: str,
+    kind: str,
+    *,
+    reason: str | None = None,
+    context: str | None = None,
+    session: str | None = None,
+    json_out: bool = False,
+) -> None:
+    """Record that a rule helped or hurt."""
+    _json(json_out)
+    bounded(("ID", bullet_id, "id"), ("--context", context, "text"), ("--session", session, "ref"))
+    from ..review import NotApplied
+    from ..review import mark as mark_bullet
+
+    if kind not in ("helpful", "harmful"):
+        raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
+    if reason and kind != "harmful":
+        raise CliError("invalid_input", "--reason goes with harmful marks")
+    with open_store() as store:
+        try:
+            result = mark_bullet(
+                store,
+                bullet_id,
+                kind,
+                reason=reason,
+                context=context,
+                provenance=_provenance(session, None),
+                actor="agent",
+            )
+        except NotApplied as exc:
+            raise _not_applied(exc.status, exc.reason) from None
+    _report_one(result)
+
+
+def recall_command(
+    query: str,
+    *,
+    limit: int = 10,
+    as_of: str | None = None,
+    semantic: bool = False,
+    scope: list[str] | tuple[str, ...] = (),
+    explain_hidden: bool = False,
+    json_out: bool = False,
+) -> None:
+    """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
+    _json(json_out)
+    from ..retrieval import parse_when
+    from ..retrieval import recall as run_recall
+
+    bounded(("query", query, "query"))
+
+    when = None
+    if as_of:
+        try:
+            when = parse_when(as_of)
+        except ValueError:
+            raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
+    with open_store(read_only=True) as store:
+        vectors = None
+        if semantic:
+            from ..vectors import HashTrigramEmbedder, MemoryVectors
+
+            vectors = MemoryVectors(store, HashTrigramEmbedder())
+        result = run_recall(
+            store, query, vectors=vectors, limit=limit, as_of=when, scope=list(scope) or None
+        )
+        hidden = None
+        if explain_hidden:
+            from ..review import explain_hidden as explain
+
+            hidden = explain(
+                store, query, limit=limit, scope=list(scope) or None, as_of=when, vectors=vectors
+            ).to_dict()
+    for reason in result.degraded:
+        sys.stderr.write(f"playbook: degraded: {reason}\n")
+    data = result.to_dict()
+    human = _render_recall(result)
+    if hidden is not None:
+        from .views import render_hidden
+
+        data["hidden"] = hidden
+        human += "\n\n" + render_hidden(hidden)
+    emit(data, human)
+
+
+def _render_recall(result: Any) -> str:
+    sections = [
+        ("Rules", result.bullets),
+        ("Anti-patterns", result.anti_patterns),
+        ("Deprecated: don't do this any more", result.deprecated_warnings),
+    ]
+    lines: list[str] = []
+    for title, items in sections:
+        if not items:
+            continue
+        lines.append(f"{title}:")
+        for it in items:
+            sim = f" sim {it.similarity:.2f}" if it.similarity is not None else ""
+            content = inert(it.record.content, one_line=True)
+            lines.append(f"  {it.final_score:7.2f}  {it.record.id}  {content}")
+            lines.append(
+                f"           keyword {it.keyword_score:g}{sim}  relevance {it.relevance:.2f}  "
+                f"confidence {it.effective_score:.2f}  ({it.record.maturity})"
+            )
+    return "\n".join(lines) if lines else "nothing in the playbook matches"

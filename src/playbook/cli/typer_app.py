@@ -1,0 +1,81 @@
+"""The typer application: the root options, and every command module registered in the
+order of `playbook --help` (each module declares its commands on `app`)."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from .common import state
+from .running import run_guarded
+
+app = typer.Typer(
+    name="playbook",
+    help="A decaying rule playbook for coding agents, with a curation workbench.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"playbook {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    db: str | None = typer.Option(
+        None,
+        "--db",
+        help="Playbook file, or a postgresql:// URL (a team's shared playbook). Default: "
+        "$PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
+        envvar="PLAYBOOK_DB",
+        show_envvar=False,
+    ),
+    policy: str | None = typer.Option(
+        None,
+        "--policy",
+        help="A playbook.toml whose [policy] table overrides the defaults. "
+        "Default: $PLAYBOOK_POLICY, else none.",
+        envvar="PLAYBOOK_POLICY",
+        show_envvar=False,
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
+    state.db = db
+    state.policy = policy
+
+
+# Each import registers its commands; the order is the order of `playbook --help`.
+# isort: off
+from . import core  # noqa: E402,F401
+from . import learning  # noqa: E402,F401
+from . import review_queue  # noqa: E402,F401
+from . import admin  # noqa: E402,F401
+from . import policy as policy_commands  # noqa: E402,F401
+from . import conflicts  # noqa: E402,F401
+from . import history  # noqa: E402,F401
+from . import interchange  # noqa: E402,F401
+from . import copy as copy_command  # noqa: E402,F401
+from . import index  # noqa: E402,F401
+from . import serve  # noqa: E402,F401
+from . import workbench  # noqa: E402,F401
+from . import doctor  # noqa: E402,F401
+from . import pg  # noqa: E402,F401
+from . import hooks  # noqa: E402,F401
+# isort: on
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every command line, under the contract of `running.run_guarded`."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return run_guarded(args, lambda: app(args=args, prog_name="playbook", standalone_mode=False))

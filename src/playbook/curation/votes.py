@@ -1,0 +1,75 @@
+"""Helpful and harmful deltas read without pydantic: the hot path of `playbook mark`.
+
+A vote given as a plain dict of plain strings, naming only the fields its member of the
+`PlaybookDelta` union has, with text UTF-8 can store and a known harm reason, is exactly
+what the union would accept unchanged: validating it through pydantic would build the same
+values at the cost of loading pydantic (tens of milliseconds for a one-shot command).
+Anything else (an unknown or extra field, a value of another type, a model instance) goes
+through the union, which stays the one contract for what a delta is and how a bad one is
+reported. `Vote.key` and `Vote.as_dict` are what `model_dump_json()` and `delta_dict()`
+give for the same delta, so a vote read either way is deduplicated and logged alike.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..terms import HARM_REASONS
+
+_FIELDS = {
+    "helpful": ("type", "bullet_id", "context"),
+    "harmful": ("type", "bullet_id", "reason", "context"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """A helpful or harmful delta: the fields of `HelpfulDelta` / `HarmfulDelta`."""
+
+    type: str
+    bullet_id: str
+    reason: str | None = None  # harmful only: one of HARM_REASONS
+    context: str | None = None
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _FIELDS[self.type]}
+
+    def key(self) -> str:
+        """The delta as `model_dump_json()` writes it (compact JSON, fields in order)."""
+        return json.dumps(self._fields(), ensure_ascii=False, separators=(",", ":"))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The delta as `delta_dict()` gives it (None fields left out)."""
+        return {k: v for k, v in self._fields().items() if v is not None}
+
+
+def _text(value: object) -> bool:
+    """A plain str that UTF-8 can encode (no lone surrogate)."""
+    if type(value) is not str:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def vote_of(item: object) -> Vote | None:
+    """The vote `item` is, when the union would accept it unchanged; else None (validate
+    it with `playbook.deltas.parse_delta`)."""
+    if type(item) is not dict:
+        return None
+    kind = item.get("type")
+    fields = _FIELDS.get(kind) if type(kind) is str else None
+    if fields is None or not item.keys() <= set(fields):
+        return None
+    bullet_id = item.get("bullet_id")
+    context = item.get("context")
+    reason = item.get("reason")
+    if not _text(bullet_id) or (context is not None and not _text(context)):
+        return None
+    if reason is not None and (type(reason) is not str or reason not in HARM_REASONS):
+        return None
+    return Vote(kind, bullet_id, reason, context)  # type: ignore[arg-type]
