@@ -140,3 +140,10 @@ def install_roles(store: PlaybookStore, agent: str = AGENT, human: str = HUMAN) 
         for statement in statements:
             store.sql.execute(statement)
     return statements
+
+
+def schema_of(store: PlaybookStore) -> str:
+    """The PostgreSQL schema that holds `store`'s playbook."""
+    if store.sql.dialect != "postgresql":
+        raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
+    return str(store.sql.schema)  # type: ignore[attr-defined]
