@@ -85,7 +85,7 @@ async def test_every_tab_label_and_the_selected_rule_show_without_overlap(playbo
         labels = {c.label for c in COLUMNS}
         words = _header(app).replace("▼", " ").replace("▲", " ").split()
         assert set(words) <= labels  # whole labels only: no "h" or "reaso"
-        assert {"content", "score", "maturity", "id"} <= set(words)
+        assert {"content", "score", "maturity", "id", "trend"} <= set(words)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -371,3 +371,4 @@ async def test_end_on_the_blocked_tab_goes_to_the_last_row(playbook, size) -> No
         assert pane.table.cursor_row == pane.table.row_count - 1 == 2
         assert pane.current().pattern == "Retry the job until it passes"
         assert app.query_one(TabbedContent).active == "blocked"
+

@@ -21,7 +21,9 @@ COLUMNS = [
     Column("type", "type", 5, priority=60),
     Column("maturity", "maturity", 13, priority=85),
     Column("effective", "score", 8, "right", priority=90),
-    Column("trend", "trend", TREND_POINTS, priority=42, sortable=False),  # 90 days
+    # 90 days. At 80 columns the trend outranks type (the text says "AVOID:") and pin (the
+    # peek says "pinned"): it is what no other view shows.
+    Column("trend", "trend", TREND_POINTS, priority=62, sortable=False),
     Column("helpful", "help", 6, "right", priority=40),
     Column("harmful", "harm", 6, "right", priority=39),
     Column("pinned", "pin", 3, "center", priority=50),
