@@ -28,6 +28,7 @@ RULES = [
     "Write a failing test that reproduces the bug before fixing it",
 ]
 SIZE = (120, 36)
+SIZES = [(80, 24), (160, 48)]  # issue 14: every action and view at both
 
 
 def build_playbook(path: Path) -> dict[str, Any]:
