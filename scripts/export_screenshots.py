@@ -25,6 +25,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from playbook.demo import build_demo
+from playbook.queue import Proposal
 from playbook.tui.app import Workbench
 from playbook.tui.panes.proposals import ProposalsPane
 from playbook.tui.screens.compare import CompareScreen
@@ -117,14 +118,7 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     await settle(pilot, app)
     save("detail")
 
-    await pilot.press("3")
-    await pilot.pause(0.2)
-    # Put the cursor on a proposed add that resembles existing bullets.
-    pane = app.query_one(ProposalsPane)
-    target = next((p.id for p in pane.proposals.values() if p.similar), None)
-    if target is not None:
-        pane.table.move_to(target)
-    await settle(pilot, app)
+    pane = await on_proposal(app, pilot, lambda p: bool(p.similar))  # resembles a rule
     save("proposals")
 
     await pilot.press("4")
@@ -170,6 +164,20 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     return written
 
 
+async def on_proposal(
+    app: Workbench, pilot: Pilot[None], pick: Callable[[Proposal], bool]
+) -> ProposalsPane:
+    """The Proposals tab, the cursor on the first proposal `pick` accepts."""
+    await pilot.press("3")
+    await pilot.pause(0.2)
+    pane = app.query_one(ProposalsPane)
+    target = next((p.id for p in pane.proposals.values() if pick(p)), None)
+    if target is not None:
+        pane.table.move_to(target)
+    await settle(pilot, app)
+    return pane
+
+
 async def until(pilot: Pilot[None], check: Callable[[], bool], what: str) -> None:
     for _ in range(400):
         await pilot.pause(0.05)
@@ -182,12 +190,7 @@ async def capture_review_and_travel(
     app: Workbench, pilot: Pilot[None], save: Callable[[str], None]
 ) -> None:
     """A rewrite's word diff in the queue, time travel, then-vs-now and what decay hid."""
-    await pilot.press("3")
-    await pilot.pause(0.2)
-    pane = app.query_one(ProposalsPane)
-    rewrite = next(p.id for p in pane.proposals.values() if p.delta.get("type") == "replace")
-    pane.table.move_to(rewrite)
-    await settle(pilot, app)
+    await on_proposal(app, pilot, lambda p: p.delta.get("type") == "replace")
     save("proposals-diff")
 
     await pilot.press("1")
