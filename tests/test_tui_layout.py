@@ -26,6 +26,7 @@ from .tui_helpers import (
     loaded,
     make_app,
     open_store,
+    press_to_quit,
     screen_lines,
     wait_for,
 )
@@ -133,8 +134,7 @@ async def test_q_quits_from_any_table(playbook, size, tab) -> None:
     async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press(tab)
-        await pilot.press("q")
-        await pilot.pause()
+        await press_to_quit(app, "q")
         assert not app.is_running
     assert app.return_code == 0
 
@@ -371,4 +371,3 @@ async def test_end_on_the_blocked_tab_goes_to_the_last_row(playbook, size) -> No
         assert pane.table.cursor_row == pane.table.row_count - 1 == 2
         assert pane.current().pattern == "Retry the job until it passes"
         assert app.query_one(TabbedContent).active == "blocked"
-

@@ -24,6 +24,7 @@ from .tui_helpers import (
     loaded,
     make_app,
     open_store,
+    press_to_quit,
     screen_text,
     wait_for,
 )
@@ -186,8 +187,7 @@ async def test_help_screen_and_quit(tmp_path: Path, size: tuple[int, int]) -> No
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
+        await press_to_quit(app, "ctrl+q")
     assert app.return_code == 0
 
 
