@@ -20,11 +20,13 @@ import pytest
 from playbook.cli import main
 from playbook.mcp_server import PlaybookTools
 from playbook.store import open_store
-from playbook.tui import data
+from playbook.tui import data, reading
+from playbook.tui.app import Workbench
+from playbook.tui.seen import LastLooked
 
 from .cli_support import ENTRY, clean_env
 from .hook_support import context_of
-from .tui_helpers import async_test, loaded, make_app, screen_text, wait_for
+from .tui_helpers import async_test, loaded, screen_text, wait_for
 
 
 def cli(target: str | Path, *args: str, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -102,7 +104,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
     with open_store(db_target) as store:
         bid = store.insert_bullet("Run pytest with -x in CI").id
     source = data.Source(db_target)
-    snap = data.load_snapshot(source)
+    snap = reading.load_snapshot(source)
     assert [r.id for r in snap.rows] == [bid]
     watcher = source.watcher()
     try:
@@ -117,7 +119,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
         assert watcher.version() != before
     finally:
         watcher.close()
-    assert data.load_snapshot(source).rows[0].helpful > 0
+    assert reading.load_snapshot(source).rows[0].helpful > 0
 
 
 @pytest.mark.postgres
@@ -138,14 +140,15 @@ def test_the_postgresql_watcher_asks_the_server_nothing(pg_url: str) -> None:
 
 @async_test
 async def test_the_workbench_app_shows_a_playbook_on_either_backend(
-    db_target: str | Path,
+    db_target: str | Path, tmp_path: Path
 ) -> None:
     with open_store(db_target) as store:
         store.insert_bullet("Read the first error in the CI log")
-    app = make_app(db_target)
+    seen = LastLooked(db_target, tmp_path / "seen.json")  # (make_app puts it beside a file)
+    app = Workbench(db_target, poll_seconds=0.1, seen=seen)
     async with app.run_test(size=(120, 36)) as pilot:
-        await loaded(pilot, app)
-        assert "Read the first error in the CI log" in screen_text(app)
+        await loaded(pilot, app)  # (the table paints just after the snapshot lands)
+        await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))
         with open_store(db_target) as other:
             other.insert_bullet("Write the failing test first")
         await wait_for(pilot, lambda: "Write the failing test first" in screen_text(app))
