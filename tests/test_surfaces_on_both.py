@@ -57,6 +57,37 @@ def test_a_cli_session(db_target: str | Path, capsys: pytest.CaptureFixture[str]
     assert "secret" not in stats["path"]
 
 
+def test_a_review_session_curate_reflect_approve_topics(
+    db_target: str | Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI's batch, the review queue from a diary, and the merge proposals of topics."""
+    batch = tmp_path / "batch.json"
+    batch.write_text(
+        json.dumps(
+            [
+                {"type": "add", "content": "Pin npm to 11 in release jobs"},
+                {"type": "add", "content": "Pin npm version to 11 in the release jobs"},
+            ]
+        )
+    )
+    a, b = cli(db_target, "curate", str(batch), capsys=capsys)["added"]
+    notes = tmp_path / "notes.md"
+    notes.write_text("RULE: Cache docker layers in CI\nAVOID: sudo npm ci\n")
+    rule, avoid = cli(db_target, "reflect", str(notes), "--session", "s1", "--heuristic",
+                      capsys=capsys)["staged"]  # fmt: skip
+    assert cli(db_target, "proposals", capsys=capsys)["pending"] == 2
+    approved = cli(db_target, "approve", rule, capsys=capsys)
+    new_id = approved["result"]["added"][0]
+    rejected = cli(db_target, "reject", avoid, "--reason", "too vague", "--block", capsys=capsys)
+    assert rejected["block_id"].startswith("p-")
+    topics = cli(db_target, "topics", "--stage", capsys=capsys)
+    assert [t["bullet_ids"] for t in topics["topics"]] == [[a, b]]
+    with open_store(db_target) as store:
+        assert store.get_bullet(new_id).content == "Cache docker layers in CI"  # type: ignore[union-attr]
+        assert [p.pattern for p in store.blocked()] == ["AVOID: sudo npm ci"]
+        assert store.watermark("s1") == len(notes.read_bytes())
+
+
 def test_export_and_import_go_through_either_backend(
     db_target: str | Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
