@@ -30,20 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from recall import QUERIES  # the same queries as bench/recall.py
 from report import figure, note
 
 from playbook.curation import curate
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, copy_playbook, open_store
 
-QUERIES = [
-    "flaky pytest fixture in ci",
-    "npm lockfile release job",
-    "docker compose cache",
-    "postgres migrations transaction",
-    "rebase squash branch hooks",
-    "typescript eslint vitest",
-]
 MARK_MS = 5.0
 BATCH_MS = 150.0
 RECALL_RATIO = 2.0
