@@ -27,6 +27,9 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .actions import NotApplied, Restored, deprecate, mark, pin, restore, restore_target, unpin
 from .conflicts import (
     ConflictSide,
@@ -47,20 +50,26 @@ from .detail import (
     filter_relevance,
     stale,
 )
-from .diff import PlaybookDiff, RuleChange, diff_since
-from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
-from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
-from .queue import (
-    Decided,
-    approve_many,
-    closest_rules,
-    proposal_diff,
-    proposal_diffs,
-    reject_many,
-    with_closest,
-)
 from .scores import bullet_score, bullet_scores, score_moment
-from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
+
+# The API's other modules load on first use (PEP 562), so a one-shot `playbook mark`, which
+# needs `actions` only, loads neither pydantic models nor the views it does not show.
+if TYPE_CHECKING:
+    from .diff import PlaybookDiff, RuleChange, diff_since
+    from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
+    from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
+    from .queue import (
+        Decided,
+        approve_many,
+        closest_rules,
+        proposal_diff,
+        proposal_diffs,
+        reject_many,
+        with_closest,
+    )
+    from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
+
+_LAZY = ("diff", "hidden", "history", "queue", "trends")
 
 __all__ = [
     "BulletDetail",
@@ -112,3 +121,13 @@ __all__ = [
     "unpin",
     "with_closest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        for module in _LAZY:
+            value = getattr(import_module(f"{__name__}.{module}"), name, None)
+            if value is not None:
+                globals()[name] = value
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
