@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
-from report import figure, note
+from report import environment, figure, note
 
 ENTRY = "from playbook.launcher import run; run()"  # the installed console script
 
@@ -31,6 +31,7 @@ def importtime(args: list[str]) -> list[tuple[int, int, str]]:
         capture_output=True,
         text=True,
         check=True,
+        env=environment(),
     )
     rows = []
     for line in proc.stderr.splitlines():
@@ -45,7 +46,7 @@ def python_alone(runs: int) -> float:
     walls = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=environment())
         walls.append(time.perf_counter() - t)
     return min(walls)
 
