@@ -15,6 +15,7 @@ the full machinery gives (issue 15: start-up).
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -484,6 +485,28 @@ def test_help_is_typers_text_rendered_once_then_kept(tmp_path: Path) -> None:
     assert len(list((tmp_path / "playbook").glob("help-72-*.json"))) == 1
     assert _launch_help(["--help"], tmp_path) == (typers, False, 0)  # the kept text
     assert _launch_help(["-h"], tmp_path) == (typers, False, 0)
+
+
+def test_kept_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """`playbook --help | head -0`: the contract of every command (exit 1, no traceback),
+    whether the help is rendered or kept."""
+    env = {"PYTHONPATH": str(SRC), "PATH": "", "XDG_CACHE_HOME": str(tmp_path)}
+    for _ in range(2):  # rendered, then kept
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", "from playbook.launcher import run; run()", "--help"],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                env=env,
+            )
+        finally:
+            os.close(write)
+        assert (proc.returncode, proc.stderr) == (1, "")
+    assert list((tmp_path / "playbook").glob("help-*.json"))
 
 
 def test_kept_help_is_used_only_while_what_made_it_is_unchanged(

@@ -24,8 +24,9 @@ def run() -> None:
     args = sys.argv[1:]
     if args in (["--help"], ["-h"]):  # typer's own text, kept while its sources are unchanged
         from playbook.cli.helptext import show_help
+        from playbook.cli.running import run_guarded
 
-        sys.exit(show_help())
+        sys.exit(run_guarded(args, show_help))
     call = read(args)
     if call is None:
         from playbook.cli import run as cli_run

@@ -94,4 +94,5 @@ def show_help() -> int:
             return status
         remember(width, text)
     sys.stdout.write(text)
+    sys.stdout.flush()  # as click's echo does: a closed pipe is an error here, not at exit
     return 0
