@@ -6,6 +6,7 @@
 Prints, per command, the five imports with the largest cumulative time and the five with
 the largest own time (from the least disturbed of several runs), and reports the total
 import time as figures (no target: the whole-process targets are in bench/cli.py).
+`--help` after its first run prints the help typer rendered then (`playbook.cli.helptext`).
 """
 
 from __future__ import annotations
