@@ -171,6 +171,8 @@ def test_eight_writers_and_a_reader_lose_nothing_long(
     reports, db = run_load(tmp_path, batches=300, timeout=900, db=db_target)
     totals = check_file(reports, db, batches=300)
     assert totals["events"] > 4000
+    backend = "SQLite" if isinstance(db, Path) else "PostgreSQL"
+    print(f"\n8 writers x 300 batches on {backend}: {totals}")  # the figure, with -s
 
 
 def test_the_check_notices_a_lost_event(tmp_path: Path) -> None:

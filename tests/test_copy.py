@@ -88,6 +88,24 @@ def test_the_copy_goes_on_as_the_source_would(source: Path, pg_url: str) -> None
             assert counts[0][1] == event
 
 
+def test_the_planner_knows_the_copied_tables_at_once(source: Path, pg_url: str) -> None:
+    """The copy ANALYZEs what it wrote: a table never analyzed has reltuples -1, and the
+    planner guesses its size (it scanned the whole log to fold one new event)."""
+    report = copy_playbook(source, pg_url)
+    with open_store(pg_url, mode="read") as store:
+        known = dict(
+            raw.rows(
+                store,
+                "SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n "
+                "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+                "AND c.relkind = 'r'",
+            )
+        )
+    assert report.counts["feedback"] > 0
+    for table in ("bullets", "feedback", "evidence", "bullet_tokens"):
+        assert known[table] == report.counts[table], table
+
+
 def test_a_destination_that_holds_a_playbook_is_refused_untouched(
     source: Path, db_target: str | Path, clock: Clock
 ) -> None:

@@ -20,11 +20,13 @@ import pytest
 from playbook.cli import main
 from playbook.mcp_server import PlaybookTools
 from playbook.store import open_store
-from playbook.tui import data
+from playbook.tui import data, reading
+from playbook.tui.app import Workbench
+from playbook.tui.seen import LastLooked
 
 from .cli_support import ENTRY, clean_env
 from .hook_support import context_of
-from .tui_helpers import async_test, loaded, make_app, screen_text, wait_for
+from .tui_helpers import async_test, loaded, screen_text, wait_for
 
 
 def cli(target: str | Path, *args: str, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -53,6 +55,37 @@ def test_a_cli_session(db_target: str | Path, capsys: pytest.CaptureFixture[str]
     stats = cli(db_target, "stats", capsys=capsys)
     assert stats["bullets"]["total"] == 2 and stats["bullets"]["pinned"] == 1
     assert "secret" not in stats["path"]
+
+
+def test_a_review_session_curate_reflect_approve_topics(
+    db_target: str | Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI's batch, the review queue from a diary, and the merge proposals of topics."""
+    batch = tmp_path / "batch.json"
+    batch.write_text(
+        json.dumps(
+            [
+                {"type": "add", "content": "Pin npm to 11 in release jobs"},
+                {"type": "add", "content": "Pin npm version to 11 in the release jobs"},
+            ]
+        )
+    )
+    a, b = cli(db_target, "curate", str(batch), capsys=capsys)["added"]
+    notes = tmp_path / "notes.md"
+    notes.write_text("RULE: Cache docker layers in CI\nAVOID: sudo npm ci\n")
+    rule, avoid = cli(db_target, "reflect", str(notes), "--session", "s1", "--heuristic",
+                      capsys=capsys)["staged"]  # fmt: skip
+    assert cli(db_target, "proposals", capsys=capsys)["pending"] == 2
+    approved = cli(db_target, "approve", rule, capsys=capsys)
+    new_id = approved["result"]["added"][0]
+    rejected = cli(db_target, "reject", avoid, "--reason", "too vague", "--block", capsys=capsys)
+    assert rejected["block_id"].startswith("p-")
+    topics = cli(db_target, "topics", "--stage", capsys=capsys)
+    assert [t["bullet_ids"] for t in topics["topics"]] == [[a, b]]
+    with open_store(db_target) as store:
+        assert store.get_bullet(new_id).content == "Cache docker layers in CI"  # type: ignore[union-attr]
+        assert [p.pattern for p in store.blocked()] == ["AVOID: sudo npm ci"]
+        assert store.watermark("s1") == len(notes.read_bytes())
 
 
 def test_export_and_import_go_through_either_backend(
@@ -102,7 +135,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
     with open_store(db_target) as store:
         bid = store.insert_bullet("Run pytest with -x in CI").id
     source = data.Source(db_target)
-    snap = data.load_snapshot(source)
+    snap = reading.load_snapshot(source)
     assert [r.id for r in snap.rows] == [bid]
     watcher = source.watcher()
     try:
@@ -117,7 +150,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
         assert watcher.version() != before
     finally:
         watcher.close()
-    assert data.load_snapshot(source).rows[0].helpful > 0
+    assert reading.load_snapshot(source).rows[0].helpful > 0
 
 
 @pytest.mark.postgres
@@ -138,14 +171,15 @@ def test_the_postgresql_watcher_asks_the_server_nothing(pg_url: str) -> None:
 
 @async_test
 async def test_the_workbench_app_shows_a_playbook_on_either_backend(
-    db_target: str | Path,
+    db_target: str | Path, tmp_path: Path
 ) -> None:
     with open_store(db_target) as store:
         store.insert_bullet("Read the first error in the CI log")
-    app = make_app(db_target)
+    seen = LastLooked(db_target, tmp_path / "seen.json")  # (make_app puts it beside a file)
+    app = Workbench(db_target, poll_seconds=0.1, seen=seen)
     async with app.run_test(size=(120, 36)) as pilot:
-        await loaded(pilot, app)
-        assert "Read the first error in the CI log" in screen_text(app)
+        await loaded(pilot, app)  # (the table paints just after the snapshot lands)
+        await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))
         with open_store(db_target) as other:
             other.insert_bullet("Write the failing test first")
         await wait_for(pilot, lambda: "Write the failing test first" in screen_text(app))

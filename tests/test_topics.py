@@ -140,6 +140,14 @@ def test_an_approved_merge_retires_the_members(store: PlaybookStore) -> None:
     assert topics(store) == []
 
 
+# 10,000 single inserts are 10,000 round trips to a server: on PostgreSQL this scale run
+# takes over a minute, so its variant there is a long one (-m slow); topics' behaviour on
+# PostgreSQL is proved by every other test here.
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow])],
+    indirect=True,
+)
 def test_topics_at_ten_thousand_bullets_finds_the_one_pair(store: PlaybookStore) -> None:
     """Correct at scale (its speed is printed by bench/topics.py, not asserted here)."""
     rng = random.Random(3)

@@ -125,7 +125,7 @@ def copy_between(
     """Every table of `reader`'s playbook into `writer`'s (empty) one."""
     from .interchange import is_empty
 
-    with reader.sql.snapshot(), writer.transaction():
+    with writer.sql.bulk(), reader.sql.snapshot(), writer.transaction():
         if not is_empty(writer):
             raise DatabaseNotEmptyError(
                 f"{report.destination} already holds a playbook; a copy goes into an empty "

@@ -209,8 +209,29 @@ class PostgresExecutor:
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
-        """One bulk import: nothing to change (the server's buffers are its own)."""
+        """One bulk write (an import, a copy): once it is through, the playbook's tables are
+        ANALYZEd, so the planner knows their new sizes at once rather than when autovacuum
+        next passes (until then the evidence fold's `feedback.id > ?` scans the whole log:
+        13 ms instead of 0.1 ms per mark at 10k rules)."""
         yield
+        self.analyze()
+
+    def analyze(self) -> None:
+        """Refresh the planner's statistics of the playbook's tables (a role that does not
+        own them gets a warning from the server, and nothing changes)."""
+        from psycopg import sql
+
+        names = self._conn.execute(
+            "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = %s ORDER BY 1",
+            (self.schema,),
+        ).fetchall()
+        if not names:
+            return
+        tables = sql.SQL(", ").join(sql.Identifier(self.schema, n) for (n,) in names)
+        try:
+            self._conn.execute(sql.SQL("ANALYZE {}").format(tables))
+        except psycopg.Error as exc:
+            raise self._error(exc) from exc
 
     # -------------------------------------------------------------- transactions
     @contextmanager

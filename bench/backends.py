@@ -1,0 +1,191 @@
+"""PostgreSQL beside SQLite: recall, mark and curate on the same synthetic playbook.
+
+    python bench/backends.py [SIZE ...]        # default: 10000 100000
+
+Each size's synthetic playbook (`synth.py`) is measured as a SQLite file and, moved with
+`copy_playbook` (what `playbook copy` runs), as a schema of a PostgreSQL database: the
+server in $PLAYBOOK_TEST_PG when it is set (its bench schemas are dropped at the end), or
+a throwaway local cluster this script starts and stops (`playbook.store.postgres.cluster`:
+the server package's initdb and pg_ctl, run as the postgres user when root). The server is
+on this machine, over loopback TCP: a team's server across a network adds its round trip
+to every statement a command sends.
+
+Figures, in-process, per backend and size: keyword recall (median over repeated queries
+on a warm store), a mark (one helpful vote through `curate`, median of 200), and at 10k a
+batch of 100 adds + 100 helpful (median of 5); the copy's time is shown too. Targets
+(issue 16): PostgreSQL's recall within 2x of SQLite's; a mark ≤ 5 ms; the batch ≤ 150 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth
+from recall import QUERIES  # the same queries as bench/recall.py
+from report import figure, note
+
+from playbook.curation import curate
+from playbook.retrieval import recall
+from playbook.store import PlaybookStore, copy_playbook, open_store
+
+MARK_MS = 5.0
+BATCH_MS = 150.0
+RECALL_RATIO = 2.0
+NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+
+
+def k(n: int) -> str:
+    return f"{n // 1000}k"
+
+
+@contextmanager
+def server() -> Iterator[str]:
+    """The URL of a PostgreSQL database the bench may create schemas in."""
+    given = os.environ.get("PLAYBOOK_TEST_PG")
+    if given:
+        note(f"PostgreSQL: {given} ($PLAYBOOK_TEST_PG)")
+        yield given
+        return
+    from playbook.store.postgres.cluster import Cluster, ClusterError
+
+    folder = Path(tempfile.mkdtemp(prefix="playbook-bench-pg-"))
+    cluster = Cluster(folder)
+    try:
+        url = cluster.start(owner_pid=os.getpid())
+    except ClusterError as exc:
+        cluster.stop()
+        raise SystemExit(f"bench/backends.py: could not start PostgreSQL: {exc}") from None
+    note(f"PostgreSQL: a throwaway cluster at {url}")
+    try:
+        yield url
+    finally:
+        cluster.stop()
+
+
+def in_schema(url: str, schema: str) -> str:
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    query["options"] = (query.get("options", "") + f" -csearch_path={schema}").strip()
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def drop_schemas(url: str, schemas: list[str]) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for schema in schemas:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def opened(target: str | Path) -> PlaybookStore:
+    return open_store(target, clock=lambda: synth.NOW)
+
+
+def recall_ms(target: str | Path, repeats: int = 5) -> float:
+    """Median keyword recall, in-process, after a first one (which loads the rank table)."""
+    with opened(target) as store:
+        recall(store, QUERIES[0])
+        times = []
+        for _ in range(repeats):
+            for q in QUERIES:
+                t = time.perf_counter()
+                recall(store, q)
+                times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def mark_ms(target: str | Path, marks: int = 200) -> float:
+    with opened(target) as store:
+        ids = [b.id for b in store.bullets(state="active")]
+        rng = random.Random(5)
+        curate(store, [{"type": "helpful", "bullet_id": ids[0]}])  # warm up
+        times = []
+        for _ in range(marks):
+            delta = {"type": "helpful", "bullet_id": rng.choice(ids)}
+            t = time.perf_counter()
+            curate(store, [delta])
+            times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def batch_ms(target: str | Path, rounds: int = 5) -> float:
+    with opened(target) as store:
+        ids = [b.id for b in store.bullets(state="active")]
+        rng = random.Random(3)
+        times = []
+        for r in range(rounds):
+            batch = [
+                {"type": "add", "content": f"Batch {r} rule {i}: check config{r}x{i} first",
+                 "tags": ["bench"]}
+                for i in range(100)
+            ] + [{"type": "helpful", "bullet_id": b} for b in rng.sample(ids, 100)]  # fmt: skip
+            t = time.perf_counter()
+            result = curate(store, batch)
+            times.append(time.perf_counter() - t)
+            assert len(result.added) == 100, result.outcomes[:3]
+    return statistics.median(times) * 1000
+
+
+def measure(n: int, targets: dict[str, str | Path]) -> None:
+    recalls: dict[str, float] = {}
+    for backend, target in targets.items():
+        recalls[backend] = recall_ms(target)
+        figure(f"recall keyword in-process at {k(n)}, {NAMES[backend]}", recalls[backend], "ms")
+    ratio = recalls["postgresql"] / recalls["sqlite"]
+    figure(f"recall at {k(n)}, PostgreSQL / SQLite", ratio, "x", RECALL_RATIO)
+    for backend, target in targets.items():
+        figure(f"mark in-process at {k(n)}, {NAMES[backend]}", mark_ms(target), "ms", MARK_MS)
+    if n == 10_000:
+        for backend, target in targets.items():
+            figure(
+                f"curate 100 adds + 100 helpful at 10k, {NAMES[backend]}",
+                batch_ms(target),
+                "ms",
+                BATCH_MS,
+            )
+
+
+def timed(what: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    what()
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000]
+    for n in sizes:
+        synth.playbook(n)
+    note("(one machine shared with other work: figures move by tens of percent between runs)")
+    with tempfile.TemporaryDirectory() as tmp, server() as url:
+        schemas: list[str] = []
+        try:
+            for n in sizes:
+                path = synth.copy_of(n, Path(tmp) / f"pb-{n}.sqlite3")
+                opened(path).close()  # brought to the current schema version, as a user's is
+                schema = f"bench_{n}_{os.getpid()}"
+                schemas.append(schema)
+                pg = in_schema(url, schema)
+                took = timed(lambda p=path, u=pg: copy_playbook(p, u))  # type: ignore[misc]
+                figure(f"playbook copy SQLite to PostgreSQL at {k(n)}", took, "s")
+                measure(n, {"sqlite": path, "postgresql": pg})
+                path.unlink()
+        finally:
+            if os.environ.get("PLAYBOOK_TEST_PG"):
+                drop_schemas(url, schemas)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
