@@ -17,15 +17,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from playbook.demo import build_demo
+from playbook.queue import Proposal
 from playbook.tui.app import Workbench
 from playbook.tui.panes.proposals import ProposalsPane
+from playbook.tui.screens.compare import CompareScreen
+from playbook.tui.screens.hidden import HiddenScreen
 from playbook.tui.screens.modals import FormModal, HarmfulModal
+from playbook.tui.tour import TourWorkbench
 from playbook.tui.widgets.table import RowTable
 
 # What `playbook demo` shows in its top bar, with the temporary folder's name left generic.
@@ -41,10 +47,18 @@ SHOTS = (
     "reject-and-block",
     "palette",
     "help",
+    "proposals-diff",
+    "time-travel",
+    "then-and-now",
+    "hidden",
     "narrow-bullets",
     "narrow-detail",
     "narrow-harmful",
+    "narrow-time-travel",
+    "narrow-hidden",
+    "tour",
 )
+TRAVEL_DAYS = 60  # how far back the time-travel pictures go
 
 
 async def settle(pilot: Pilot[None], app: Workbench, *, loads: int = 1) -> None:
@@ -104,14 +118,7 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     await settle(pilot, app)
     save("detail")
 
-    await pilot.press("3")
-    await pilot.pause(0.2)
-    # Put the cursor on a proposed add that resembles existing bullets.
-    pane = app.query_one(ProposalsPane)
-    target = next((p.id for p in pane.proposals.values() if p.similar), None)
-    if target is not None:
-        pane.table.move_to(target)
-    await settle(pilot, app)
+    pane = await on_proposal(app, pilot, lambda p: bool(p.similar))  # resembles a rule
     save("proposals")
 
     await pilot.press("4")
@@ -138,6 +145,8 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     await pilot.press("escape")
     await pilot.pause(0.2)
 
+    await capture_review_and_travel(app, pilot, save)
+
     await pilot.press("1")
     await pilot.press("ctrl+p")
     await pilot.pause(0.3)
@@ -153,6 +162,73 @@ async def capture(app: Workbench, pilot: Pilot[None], out: Path) -> list[Path]:
     save("help")
     await pilot.press("escape")
     return written
+
+
+async def on_proposal(
+    app: Workbench, pilot: Pilot[None], pick: Callable[[Proposal], bool]
+) -> ProposalsPane:
+    """The Proposals tab, the cursor on the first proposal `pick` accepts."""
+    await pilot.press("3")
+    await pilot.pause(0.2)
+    pane = app.query_one(ProposalsPane)
+    target = next((p.id for p in pane.proposals.values() if pick(p)), None)
+    if target is not None:
+        pane.table.move_to(target)
+    await settle(pilot, app)
+    return pane
+
+
+async def until(pilot: Pilot[None], check: Callable[[], bool], what: str) -> None:
+    for _ in range(400):
+        await pilot.pause(0.05)
+        if check():
+            return
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def capture_review_and_travel(
+    app: Workbench, pilot: Pilot[None], save: Callable[[str], None]
+) -> None:
+    """A rewrite's word diff in the queue, time travel, then-vs-now and what decay hid."""
+    await on_proposal(app, pilot, lambda p: p.delta.get("type") == "replace")
+    save("proposals-diff")
+
+    await pilot.press("1")
+    await travel(app, pilot)
+    save("time-travel")
+    await pilot.press("c")  # while travelling: then (the moment shown) against now
+    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
+    screen = app.screen
+    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
+    await pilot.pause(0.3)
+    save("then-and-now")
+    await pilot.press("escape", "T")
+    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
+
+    await hidden(app, pilot)
+    save("hidden")
+    await pilot.press("escape")
+    app.set_filter("")
+    await pilot.pause(0.3)
+
+
+async def travel(app: Workbench, pilot: Pilot[None]) -> None:
+    """Show the playbook as it stood TRAVEL_DAYS ago (as `t` and a date would)."""
+    app.travel_to(app.now() - timedelta(days=TRAVEL_DAYS))
+    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of, "time travel")
+    await settle(pilot, app)
+
+
+async def hidden(app: Workbench, pilot: Pilot[None]) -> None:
+    """What decay hid for "ci cache", the cursor on its first rule."""
+    app.set_filter("ci cache")
+    await until(pilot, lambda: app.bullets_pane.view.relevance is not None, "the filter")
+    app.bullets_pane.table.focus()
+    await pilot.press("h")
+    await until(pilot, lambda: isinstance(app.screen, HiddenScreen), "what decay hid")
+    screen = app.screen
+    await until(pilot, lambda: screen.report is not None, "the report")  # type: ignore[attr-defined]
+    await pilot.pause(0.3)
 
 
 _LEADING_NBSP = re.compile(
@@ -210,7 +286,27 @@ async def capture_narrow(app: Workbench, pilot: Pilot[None], out: Path) -> list[
     assert isinstance(app.screen, HarmfulModal), "mark harmful did not open its dialog"
     save("narrow-harmful")
     await pilot.press("escape")
+    await pilot.pause(0.3)
+    await travel(app, pilot)
+    save("narrow-time-travel")
+    await pilot.press("T")
+    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
+    await hidden(app, pilot)
+    save("narrow-hidden")
+    await pilot.press("escape")
     return written
+
+
+async def capture_tour(app: TourWorkbench, pilot: Pilot[None], out: Path) -> list[Path]:
+    """`playbook demo --tour` at its third step: a caption over a rewrite's word diff."""
+    await until(pilot, lambda: app.step == 0, "the tour")
+    for step in (1, 2):  # as a presenter would: each step once the last is on screen
+        await pilot.press("right")
+        await until(pilot, lambda step=step: app.step == step, f"the tour's step {step + 1}")
+        await settle(pilot, app)
+    await settle(pilot, app)
+    app.save_screenshot("tour.svg", str(out))
+    return [out / "tour.svg"]
 
 
 async def main_async(out: Path, size: tuple[int, int]) -> list[Path]:
@@ -222,7 +318,10 @@ async def main_async(out: Path, size: tuple[int, int]) -> list[Path]:
             written = await capture(app, pilot, out)
         app = Workbench(info.path, label=LABEL)
         async with app.run_test(size=(80, 24)) as pilot:
-            return written + await capture_narrow(app, pilot, out)
+            written += await capture_narrow(app, pilot, out)
+        tour = TourWorkbench(info.path, prepare=lambda progress: None, label=LABEL)
+        async with tour.run_test(size=size) as pilot:
+            return written + await capture_tour(tour, pilot, out)
 
 
 def main() -> int:

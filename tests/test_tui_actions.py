@@ -1,4 +1,5 @@
-"""The workbench's actions, end to end: keys in the app, then the database checked."""
+"""The workbench's actions, end to end: keys in the app, then the database checked, at
+80x24 and at 160x48 (every dialog must work at the smallest)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from playbook.tui.panes.proposals import ProposalsPane
 from playbook.tui.screens.modals import ConfirmModal, FormModal, HarmfulModal
 
 from .tui_helpers import (
-    SIZE,
+    SIZES,
     after_write,
     async_test,
     build_playbook,
@@ -67,12 +68,13 @@ async def _select_proposal(pilot, app, proposal_id: str) -> None:
     assert pane.current().id == proposal_id
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_approve_curates_with_the_proposals_provenance(playbook) -> None:
+async def test_approve_curates_with_the_proposals_provenance(playbook, size) -> None:
     path, info = playbook
     pid = info["proposals"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         assert "Proposals 2" in str(app.query_one(TabbedContent).get_tab("proposals").label)
         await _select_proposal(pilot, app, pid)
@@ -86,12 +88,13 @@ async def test_approve_curates_with_the_proposals_provenance(playbook) -> None:
     assert queue.get(store, pid).decided_by == "human"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_edit_then_approve_keeps_the_edit(playbook) -> None:
+async def test_edit_then_approve_keeps_the_edit(playbook, size) -> None:
     path, info = playbook
     pid = info["proposals"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_proposal(pilot, app, pid)
         await pilot.press("e")
@@ -104,12 +107,13 @@ async def test_edit_then_approve_keeps_the_edit(playbook) -> None:
     assert queue.get(store, pid).edited_delta["content"] == edited.content
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_reject_with_reason(playbook) -> None:
+async def test_reject_with_reason(playbook, size) -> None:
     path, info = playbook
     pid = info["proposals"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_proposal(pilot, app, pid)
         await pilot.press("x")
@@ -119,12 +123,13 @@ async def test_reject_with_reason(playbook) -> None:
     assert (p.status, p.reason) == ("rejected", "too specific")
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_reject_and_block_refuses_a_later_add(playbook) -> None:
+async def test_reject_and_block_refuses_a_later_add(playbook, size) -> None:
     path, info = playbook
     pid = info["proposals"][1]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_proposal(pilot, app, pid)
         await pilot.press("B")
@@ -138,12 +143,13 @@ async def test_reject_and_block_refuses_a_later_add(playbook) -> None:
     assert later.outcomes[0].status == "refused-blocked"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_pin_stops_maturity_and_unpin_restores_it(playbook) -> None:
+async def test_pin_stops_maturity_and_unpin_restores_it(playbook, size) -> None:
     path, info = playbook
     bid = info["ids"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("p")
@@ -163,12 +169,13 @@ async def test_pin_stops_maturity_and_unpin_restores_it(playbook) -> None:
     assert not open_store(path).get_bullet(bid).pinned
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_block_a_bullets_pattern(playbook) -> None:
+async def test_block_a_bullets_pattern(playbook, size) -> None:
     path, info = playbook
     bid = info["ids"][1]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("b")
@@ -181,12 +188,13 @@ async def test_block_a_bullets_pattern(playbook) -> None:
     assert refused.outcomes[0].status == "refused-blocked"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_deprecate_then_restore(playbook) -> None:
+async def test_deprecate_then_restore(playbook, size) -> None:
     path, info = playbook
     bid = info["ids"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("d")
@@ -206,12 +214,13 @@ async def test_deprecate_then_restore(playbook) -> None:
     assert restore.reason == "the new CI was rolled back"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_mark_helpful_and_harmful(playbook) -> None:
+async def test_mark_helpful_and_harmful(playbook, size) -> None:
     path, info = playbook
     bid = info["ids"][3]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("plus")
@@ -228,11 +237,12 @@ async def test_mark_helpful_and_harmful(playbook) -> None:
     assert events[1].context == "slowed the fix"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_conflict_keep_both(playbook) -> None:
+async def test_conflict_keep_both(playbook, size) -> None:
     path, _ = playbook
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         assert len(app.snapshot.conflicts) == 1
         await pilot.press("4")
@@ -244,11 +254,12 @@ async def test_conflict_keep_both(playbook) -> None:
     assert resolved[0].resolution == "kept both"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_conflict_deprecate_one(playbook) -> None:
+async def test_conflict_deprecate_one(playbook, size) -> None:
     path, _ = playbook
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press("4")
         conflict = app.query_one(ConflictsPane).current().conflict
@@ -261,11 +272,12 @@ async def test_conflict_deprecate_one(playbook) -> None:
     assert store.conflicts(include_resolved=True)[0].resolution == f"deprecated {conflict.b}"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_conflict_merge(playbook) -> None:
+async def test_conflict_merge(playbook, size) -> None:
     path, _ = playbook
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press("4")
         conflict = app.query_one(ConflictsPane).current().conflict
@@ -282,11 +294,12 @@ async def test_conflict_merge(playbook) -> None:
     assert store.conflicts(include_resolved=True)[0].resolution == f"merged into {merged.id}"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_unblock_and_block_new(playbook) -> None:
+async def test_unblock_and_block_new(playbook, size) -> None:
     path, info = playbook
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press("5")
         assert app.query_one(BlockedPane).current().id == info["block_id"]
@@ -302,12 +315,13 @@ async def test_unblock_and_block_new(playbook) -> None:
     assert not old.active
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_cancelled_modal_changes_nothing(playbook) -> None:
+async def test_cancelled_modal_changes_nothing(playbook, size) -> None:
     path, info = playbook
     bid = info["ids"][0]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("d")
@@ -319,15 +333,16 @@ async def test_cancelled_modal_changes_nothing(playbook) -> None:
     assert open_store(path).get_bullet(bid).maturity != "deprecated"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_refused_action_is_reported_not_raised(playbook) -> None:
+async def test_refused_action_is_reported_not_raised(playbook, size) -> None:
     """Restoring a bullet another session already restored: the API refuses, the app says so."""
     path, info = playbook
     bid = info["ids"][0]
     store = open_store(path)
     curate(store, [{"type": "deprecate", "bullet_id": bid, "reason": "x"}], actor="human")
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await _select_bullet(pilot, app, bid)
         await pilot.press("r")

@@ -26,6 +26,7 @@ from .tui_helpers import (
     loaded,
     make_app,
     open_store,
+    press_to_quit,
     screen_lines,
     wait_for,
 )
@@ -85,7 +86,7 @@ async def test_every_tab_label_and_the_selected_rule_show_without_overlap(playbo
         labels = {c.label for c in COLUMNS}
         words = _header(app).replace("▼", " ").replace("▲", " ").split()
         assert set(words) <= labels  # whole labels only: no "h" or "reaso"
-        assert {"content", "score", "maturity", "id"} <= set(words)
+        assert {"content", "score", "maturity", "id", "trend"} <= set(words)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -133,8 +134,7 @@ async def test_q_quits_from_any_table(playbook, size, tab) -> None:
     async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press(tab)
-        await pilot.press("q")
-        await pilot.pause()
+        await press_to_quit(app, "q")
         assert not app.is_running
     assert app.return_code == 0
 

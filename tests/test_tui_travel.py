@@ -150,6 +150,16 @@ async def test_the_angle_keys_step_a_week_and_never_past_now(story, size) -> Non
         await pilot.press("greater_than_sign", "greater_than_sign")
         await wait_for(pilot, lambda: app.as_of is None and app.snapshot.as_of is None)
         assert info["new"] in app.bullets_pane.rows
+        # { and } step a calendar month: back a month, then on again to now.
+        await pilot.press("left_curly_bracket")
+        await wait_for(pilot, lambda: app.as_of is not None and app.snapshot.as_of == app.as_of)
+        now = app.now()
+        month_back = now.month - 1 or 12
+        assert app.as_of.month == month_back and app.as_of.day <= now.day
+        assert 27 * DAY < now - app.as_of < 32 * DAY
+        assert info["new"] not in app.bullets_pane.rows  # added 10 days ago
+        await pilot.press("right_curly_bracket")
+        await wait_for(pilot, lambda: app.as_of is None and app.snapshot.as_of is None)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -166,6 +176,9 @@ async def test_an_unreadable_moment_is_said_under_the_box(story, size) -> None:
         await pilot.pause()
         assert isinstance(app.screen, MomentModal)  # still asking
         assert str(app.screen.query_one("#error-line", Static).content)
+        await pilot.press("x")  # typing again: the error was about the old text
+        await pilot.pause()
+        assert not str(app.screen.query_one("#error-line", Static).content)
         await pilot.press("escape")
         await pilot.pause()
         assert app.as_of is None
@@ -221,6 +234,8 @@ async def test_what_decay_hid_explains_and_restores_from_there(story, size) -> N
         await pilot.pause()
         why = str(screen.query_one("#hidden-text", Static).content)
         assert item.why() in why and "restore" in why
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "brings it back" in shown  # the numbers and the remedy fit, even at 80x24
         await pilot.press("r")  # restore, from here
         await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
         await pilot.press("ctrl+s")

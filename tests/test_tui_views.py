@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
@@ -17,11 +18,13 @@ from playbook.tui.screens.modals import FormModal
 
 from .tui_helpers import (
     SIZE,
+    SIZES,
     async_test,
     build_playbook,
     loaded,
     make_app,
     open_store,
+    press_to_quit,
     screen_text,
     wait_for,
 )
@@ -133,12 +136,13 @@ async def test_filter_ranks_like_recall_and_is_words_narrow(tmp_path: Path) -> N
         await wait_for(pilot, lambda: len(pane.table.order) == 5)
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_sort_by_header_click_and_key(tmp_path: Path) -> None:
+async def test_sort_by_header_click_and_key(tmp_path: Path, size: tuple[int, int]) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         pane = app.bullets_pane
         assert pane.table.order[0] == info["ids"][0]  # the only one with help: best score
@@ -151,13 +155,14 @@ async def test_sort_by_header_click_and_key(tmp_path: Path) -> None:
         assert list(pane.table.order) == sorted(pane.table.order)
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_palette_jumps_to_a_bullet_by_id(tmp_path: Path) -> None:
+async def test_palette_jumps_to_a_bullet_by_id(tmp_path: Path, size: tuple[int, int]) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
     target = info["ids"][2]
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
@@ -170,24 +175,27 @@ async def test_palette_jumps_to_a_bullet_by_id(tmp_path: Path) -> None:
         assert app.query_one("#tabs").active == "detail"
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_help_screen_and_quit(tmp_path: Path) -> None:
+async def test_help_screen_and_quit(tmp_path: Path, size: tuple[int, int]) -> None:
     path = tmp_path / "state.sqlite3"
     build_playbook(path)
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
+        await press_to_quit(app, "ctrl+q")
     assert app.return_code == 0
 
 
+@pytest.mark.parametrize("size", SIZES)
 @async_test
-async def test_detail_shows_history_lineage_and_the_diary_passage(tmp_path: Path) -> None:
+async def test_detail_shows_history_lineage_and_the_diary_passage(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
     path = tmp_path / "state.sqlite3"
     diary = tmp_path / "session.md"
     diary.write_text("# Session\n\nIntro.\n\nRULE: Keep one source of truth for config\n")
@@ -210,7 +218,7 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(tmp_path: Path
     )
     successor = new.outcomes[0].bullet_id
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
         app.open_bullet(successor)
         await wait_for(pilot, lambda: app.query_one(DetailPane).detail is not None)

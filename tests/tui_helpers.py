@@ -28,6 +28,7 @@ RULES = [
     "Write a failing test that reproduces the bug before fixing it",
 ]
 SIZE = (120, 36)
+SIZES = [(80, 24), (160, 48)]  # issue 14: every action and view at both
 
 
 def build_playbook(path: Path) -> dict[str, Any]:
@@ -132,6 +133,22 @@ async def after_write(pilot: Pilot[None], app: Workbench, check: Any) -> None:
     """Wait for a write worker to finish and the refreshed snapshot to satisfy `check`."""
     await workers_done(app)
     await wait_for(pilot, check)
+
+
+async def press_to_quit(app: Workbench, key: str, timeout: float = 20.0) -> None:
+    """Press a key that should end the app, and wait until it has ended. The key goes the
+    way `Pilot.press` sends it (the driver, then the bindings); what Pilot awaits after a
+    key (every widget answering, the animator finishing) can wait forever once the app has
+    closed under it, which hung the test under load after the app had quit. So the press
+    runs as a task and the wait is on the app."""
+    press = asyncio.ensure_future(app._press_keys([key]))
+    deadline = time.monotonic() + timeout
+    while app.is_running and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    if not press.done():
+        press.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await press
 
 
 def async_test(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import Horizontal
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from .. import queue
 from ..policy import DEFAULT_POLICY, Policy
@@ -30,9 +30,9 @@ from . import data, reading
 from . import format as fmt
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands
+from .detailing import DetailingApp
 from .filtering import INDEX_FROM
 from .messages import (
-    DetailLoaded,
     IndexReady,
     LoadFailed,
     SnapshotLoaded,
@@ -46,13 +46,11 @@ from .panes.conflicts import ConflictsPane
 from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
 from .queue_view import newer_than
-from .screens.compare import CompareScreen
 from .screens.help import HelpScreen
 from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
-from .travel import TravellingApp
 from .widgets.footer import WorkbenchFooter
 
 # Tab id -> (title, the widget that takes the focus there).
@@ -68,7 +66,7 @@ NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
 
 
-class Workbench(TravellingApp):
+class Workbench(DetailingApp):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -290,42 +288,6 @@ class Workbench(TravellingApp):
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
         self.notify(message.text, severity="error", title="Read failed")
-
-    # ---------------------------------------------------------------- detail
-    @on(BulletsPane.Opened)
-    def _opened(self, message: BulletsPane.Opened) -> None:
-        self.open_bullet(message.bullet_id)
-
-    @on(CompareScreen.OpenBullet)
-    def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
-        self.open_bullet(message.bullet_id)
-
-    @on(DetailPane.BackRequested)
-    def _back(self) -> None:
-        self.show_tab("bullets")
-
-    def open_bullet(self, bullet_id: str) -> None:
-        """Show a bullet in Detail: what the snapshot knows at once, its history when read."""
-        self.detail_id = bullet_id
-        self.query_one(DetailPane).loading(bullet_id, self.row(bullet_id))
-        if self.snapshot is not None:
-            self._update_labels(self.snapshot)
-        self.show_tab("detail")
-        self.load_detail(bullet_id)
-
-    def load_detail(self, bullet_id: str) -> None:
-        self._detail_worker(bullet_id)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def _detail_worker(self, bullet_id: str) -> None:
-        detail = reading.load_detail(self.source, bullet_id)
-        if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(bullet_id, detail))
-
-    @on(DetailLoaded)
-    def _detail_loaded(self, message: DetailLoaded) -> None:
-        if message.bullet_id == self.detail_id and not self.closing:
-            self.query_one(DetailPane).show(message.detail)
 
     # ---------------------------------------------------------------- navigation
     def show_tab(self, tab: str) -> None:

@@ -17,8 +17,9 @@ from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from . import format as fmt
+from .actions.cards import subject_id
 from .actions.rule import why_not
-from .actions.table import ACTIONS, subject_id
+from .actions.table import ACTIONS
 from .screens.help import live_bindings
 
 if TYPE_CHECKING:

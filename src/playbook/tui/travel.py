@@ -11,6 +11,7 @@ results (`review.explain_hidden`), with pin, restore and a fresh mark at hand.
 
 from __future__ import annotations
 
+import calendar
 from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
@@ -24,13 +25,22 @@ from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
 
-TRAVEL_ACTIONS = ("time_travel", "step", "now", "compare", "hidden")
+TRAVEL_ACTIONS = ("time_travel", "step", "step_months", "now", "compare", "hidden")
 
 
 def parse_moment(text: str, now: datetime) -> datetime:
     from ..review import parse_moment
 
     return parse_moment(text, now)
+
+
+def months_on(when: datetime, months: int) -> datetime:
+    """`when` moved by whole calendar months (back when negative), the day clamped to the
+    month's last (the same calendar months as the API's "3m")."""
+    total = when.year * 12 + when.month - 1 + months
+    year, month = divmod(total, 12)
+    day = min(when.day, calendar.monthrange(year, month + 1)[1])
+    return when.replace(year=year, month=month + 1, day=day)
 
 
 class TravellingApp(FilteringApp):
@@ -42,6 +52,8 @@ class TravellingApp(FilteringApp):
         ),
         Binding("less_than_sign", "step(-7)", "Week back", show=False, id="week-back"),
         Binding("greater_than_sign", "step(7)", "Week on", show=False, id="week-on"),
+        Binding("left_curly_bracket", "step_months(-1)", "Month back", show=False, id="month-back"),
+        Binding("right_curly_bracket", "step_months(1)", "Month on", show=False, id="month-on"),
         Binding("T", "now", "Now", tooltip="Back to the playbook as it is now", id="now"),
         Binding("c", "compare", "Then/now", tooltip="What changed since a moment", id="compare"),
         Binding("h", "hidden", "Hidden", tooltip="What decay hid from the filter", id="hidden"),
@@ -90,7 +102,7 @@ class TravellingApp(FilteringApp):
                 "Time travel",
                 "The whole workbench shows the playbook as it stood then: states, maturities, "
                 "scores, conflicts and the queue, from the feedback log. Read-only; T comes "
-                "back to now, < and > step a week.",
+                "back to now, < and > step a week, { and } a month.",
                 lambda text: parse_moment(text, self.now()),
                 value=start,
                 confirm="Travel",
@@ -101,6 +113,9 @@ class TravellingApp(FilteringApp):
     def action_step(self, days: int) -> None:
         base = self.as_of or self.now()
         self.travel_to(base + timedelta(days=days))
+
+    def action_step_months(self, months: int) -> None:
+        self.travel_to(months_on(self.as_of or self.now(), months))
 
     def action_now(self) -> None:
         self.travel_to(None)

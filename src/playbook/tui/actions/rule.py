@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from textual.binding import Binding
 
 from .. import format as fmt
+from .cards import side
 from .spec import ActionSpec, Context, Marked, Refusal, Subject
-from .table import ACTIONS, side
+from .table import ACTIONS
 
 if TYPE_CHECKING:
     from ...queue import Proposal

@@ -1,106 +1,28 @@
 """Every workbench action in one table: its key, what it applies to, the dialog it asks
-first, and the write it makes (a function of `tui.writes`, through the public API)."""
+first, and the write it makes (a function of `tui.writes`, through the public API). What a
+dialog shows about its subject is in `cards.py`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.text import Text
-
-from ... import review
 from .. import format as fmt
 from .. import writes
 from ..screens.modals import Field
-from .spec import ActionSpec, Ask, Context, Marked
+from .cards import (
+    bullet_card,
+    marked_list,
+    merge_explain,
+    merge_fields,
+    proposal_text,
+    restore_explain,
+    side,
+)
+from .spec import ActionSpec, Ask
 
 if TYPE_CHECKING:
-    from ...model import Bullet
-    from ...queue import Proposal
-    from ...review import ConflictView
     from ...store.views import BulletRow
     from ..data import Source
-
-
-# ------------------------------------------------------------------------------ subjects
-
-
-def subject_id(subject: Any) -> str:
-    if subject is None:
-        return ""
-    conflict = getattr(subject, "conflict", None)
-    if conflict is not None:
-        return f"conflict {conflict.id}"
-    return str(subject.id)
-
-
-def bullet_card(row: BulletRow | Bullet | None, bullet_id: str = "") -> Text:
-    """A bullet as a dialog shows it: id, rung, and its text (inert)."""
-    text = Text()
-    text.append(row.id if row else bullet_id, style="bold #7aa2f7")
-    if row is not None:
-        text.append("  ")
-        text.append_text(fmt.maturity(row.maturity))
-        text.append("\n")
-        text.append_text(fmt.untrusted(row.content))
-    return text
-
-
-def side(view: ConflictView, which: str) -> Bullet | None:
-    """The left ("a") or right ("b") bullet of a conflict (None: it no longer exists)."""
-    return (view.a if which == "a" else view.b).bullet
-
-
-def _pinned_sides(view: ConflictView) -> list[Bullet]:
-    return [b for b in (side(view, "a"), side(view, "b")) if b is not None and b.pinned]
-
-
-def _merge_fields(view: ConflictView) -> list[Field]:
-    a = side(view, "a")
-    fields = [Field("content", "Merged rule", value=a.content if a else "", multiline=True)]
-    pinned = _pinned_sides(view)
-    if pinned:
-        ids = " and ".join(b.id for b in pinned)
-        fields.append(Field("keep_pin", f"Keep the pin of {ids} on the merged rule", check=True))
-    return fields
-
-
-def _merge_explain(view: ConflictView, ctx: Context) -> str:
-    text = (
-        "Both retire and the rule you write replaces them. It inherits the evidence of the "
-        "side whose polarity it shares; the other side's evidence is not carried over "
-        "(its meaning flips)."
-    )
-    if _pinned_sides(view):
-        text += " A pin carries over only if you tick the box below."
-    return text
-
-
-def _proposal_text(p: Proposal, ctx: Context) -> Text:
-    return fmt.untrusted(fmt.short_delta(p.delta))
-
-
-def _marked_list(m: Marked) -> Text:
-    text = Text()
-    for p in m.proposals:
-        kind = str(p.delta.get("type", "?"))
-        text.append(f"{p.id}  ", style=fmt.MUTED)
-        text.append(f"{kind:<9} ")
-        text.append_text(fmt.untrusted(fmt.short_delta(p.delta), one_line=True))
-        text.append("\n")
-    text.rstrip()
-    return text
-
-
-def _restore_explain(row: BulletRow, ctx: Context) -> str:
-    target = review.restore_target(row.helpful, row.harmful, ctx.policy)
-    return (
-        f"It goes back to {target} (what its evidence earns now, at least candidate). If "
-        "the evidence still condemns it, the next curation deprecates it again: pin it to "
-        "make the restore stick."
-    )
-
-
-# ------------------------------------------------------------------------------ the table
 
 
 def _harmful(source: Source, row: BulletRow, v: dict[str, str]) -> str:
@@ -257,7 +179,7 @@ ACTIONS: dict[str, ActionSpec] = {
             Ask(
                 "form",
                 lambda r: f"Restore {r.id}",
-                _restore_explain,
+                restore_explain,
                 "Restore",
                 "primary",
                 lambda r: [Field("reason", "Why", required=False)],
@@ -311,7 +233,7 @@ ACTIONS: dict[str, ActionSpec] = {
                 "Reject",
                 "warning",
                 lambda p: [Field("reason", "Why", placeholder="e.g. too specific to one repo")],
-                _proposal_text,
+                proposal_text,
             ),
         ),
         ActionSpec(
@@ -334,7 +256,7 @@ ACTIONS: dict[str, ActionSpec] = {
                 lambda p: [
                     Field("reason", "Why", placeholder="what goes wrong when agents do this")
                 ],
-                _proposal_text,
+                proposal_text,
             ),
         ),
         # ---- the marked proposals (space marks; a and x then act on all of them)
@@ -355,7 +277,7 @@ ACTIONS: dict[str, ActionSpec] = {
                 ),
                 "Approve all",
                 "success",
-                subject=lambda m, h: _marked_list(m),
+                subject=lambda m, h: marked_list(m),
             ),
         ),
         ActionSpec(
@@ -373,7 +295,7 @@ ACTIONS: dict[str, ActionSpec] = {
                 "Reject all",
                 "warning",
                 lambda m: [Field("reason", "Why", placeholder="e.g. one session's noise")],
-                lambda m, h: _marked_list(m),
+                lambda m, h: marked_list(m),
             ),
         ),
         # ---- a conflict
@@ -401,10 +323,10 @@ ACTIONS: dict[str, ActionSpec] = {
             Ask(
                 "form",
                 lambda v: f"Merge {v.a.bullet_id} and {v.b.bullet_id}",
-                _merge_explain,
+                merge_explain,
                 "Merge",
                 "warning",
-                _merge_fields,
+                merge_fields,
             ),
         ),
         # ---- the blocked patterns

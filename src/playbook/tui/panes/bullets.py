@@ -23,55 +23,14 @@ from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..filterspec import FLAGS, parse_filter
 from ..ordering import RowIndex, View, view_order
-from ..trends import TREND_POINTS, sparkline
-from ..widgets.table import Column, Diff, RowTable
+from ..trends import sparkline
+from ..widgets.table import Diff, RowTable
 from .base import ActionPane
+from .bullet_cells import COLUMNS, NARROW, SORT_CYCLE, SORT_LABEL, peek_text, render_cell
 
 if TYPE_CHECKING:
     from ...policy import Policy
     from ...store.views import BulletRow
-
-# Narrow terminals keep the content and drop columns of the lowest priority first.
-COLUMNS = [
-    Column("id", "id", 10, priority=80),
-    Column("content", "content", None, min_width=24),
-    Column("type", "type", 5, priority=60),
-    Column("maturity", "maturity", 13, priority=85),
-    Column("effective", "score", 8, "right", priority=90),
-    Column("trend", "trend", TREND_POINTS, priority=42, sortable=False),  # 90 days
-    Column("helpful", "help", 6, "right", priority=40),
-    Column("harmful", "harm", 6, "right", priority=39),
-    Column("pinned", "pin", 3, "center", priority=50),
-    Column("stale", "stale", 5, priority=45),
-]
-NARROW = 110  # columns below which the filter's info line is abridged
-SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
-SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
-
-
-def render_cell(row: BulletRow, column: str) -> Text:
-    retired = row.state == "retired"
-    if column == "id":
-        return Text(row.id, style=fmt.MUTED if retired else "#7aa2f7")
-    if column == "content":
-        return fmt.untrusted(row.content, one_line=True, style="strike dim" if retired else "")
-    if column == "type":
-        return fmt.bullet_type(row.type)
-    if column == "maturity":
-        if retired:
-            return Text("- retired", style=fmt.MUTED)
-        return fmt.maturity(row.maturity)
-    if column == "effective":
-        return fmt.score(row.effective)
-    if column == "helpful":
-        return fmt.amount(row.helpful, fmt.GOOD)
-    if column == "harmful":
-        return fmt.amount(row.harmful, fmt.BAD)
-    if column == "pinned":
-        return Text("pin", style=f"bold {fmt.ACCENT}") if row.pinned else Text("")
-    if column == "stale":
-        return Text("stale", style="#ff9e64") if row.stale else Text("")
-    return Text("")
 
 
 @dataclass(frozen=True)
@@ -316,34 +275,7 @@ class BulletsPane(ActionPane, Vertical):
         if row is None:
             peek.update(Text("No bullet selected.", style=fmt.MUTED))
             return
-        text = Text()
-        text.append(row.id, style="bold #7aa2f7")
-        text.append("  ")
-        text.append_text(fmt.bullet_type(row.type))
-        text.append("  ")
-        text.append_text(fmt.maturity(row.maturity))
-        if row.pinned:
-            text.append("  pinned", style=f"bold {fmt.ACCENT}")
-        if row.stale:
-            text.append("  stale", style="#ff9e64")
-        if row.state == "retired":
-            text.append("  retired", style=fmt.MUTED)
-        text.append("  ")
-        text.append(fmt.tags(row.tags), style="#bb9af7")
-        text.append(f"  {row.category} · {row.scope} · {row.source}", style=fmt.MUTED)
-        text.append("\n")
-        text.append("score ", style=fmt.MUTED)
-        text.append_text(fmt.score(row.effective))
-        text.append("  help ", style=fmt.MUTED)
-        text.append(f"{row.helpful:.2f}", style=fmt.GOOD)
-        text.append("  harm ", style=fmt.MUTED)
-        text.append(f"{row.harmful:.2f}", style=fmt.BAD)
-        text.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
-        if self.size.width >= NARROW:
-            text.append("   enter: detail and history", style=fmt.MUTED)
-        text.append("\n")
-        text.append_text(fmt.untrusted(row.content))
-        peek.update(text)
+        peek.update(peek_text(row, self.size.width >= NARROW))
 
     # ---------------------------------------------------------------- filter & sort
     def action_focus_filter(self) -> None:

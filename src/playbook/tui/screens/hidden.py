@@ -136,10 +136,10 @@ def why_text(item: HiddenItem) -> Text:
         text.append(f"  stale ({item.days_silent:.0f} days silent)", style="#ff9e64")
     text.append("\n")
     text.append_text(fmt.untrusted(item.bullet.content, style="bold"))
-    text.append("\n\n")
+    text.append("\n")  # no blank lines: at 80x24 the numbers and the first remedy fit
     text.append_text(fmt.untrusted(item.why()))  # the reason, in numbers (the API's words)
     if item.remedies:
-        text.append("\n\nbrings it back:\n", style=f"bold {fmt.MUTED}")
+        text.append("\nbrings it back:\n", style=f"bold {fmt.MUTED}")
         for r in item.remedies:
             text.append(f"  {remedy_short(r)}", style=fmt.GOOD)
             if r.rank_after is not None:

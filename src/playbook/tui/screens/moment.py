@@ -51,6 +51,10 @@ class MomentModal(ModalScreen[datetime | None]):
         box.focus()
         box.action_end()
 
+    @on(Input.Changed)
+    def _typed(self) -> None:
+        self.query_one("#error-line", Static).update("")  # the error was about the old text
+
     @on(Input.Submitted)
     @on(Button.Pressed, "#confirm")
     def action_submit(self) -> None:

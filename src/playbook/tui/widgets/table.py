@@ -305,8 +305,9 @@ class RowTable(ScrollView, can_focus=True):
         if not self.order:
             if y == 2:
                 style = self.get_component_rich_style("row-table--empty")
-                text = Text(self.empty_text, style=style, justify="center")
+                text = Text(self.empty_text, justify="center")
                 text.truncate(width, pad=True)
+                text.stylize(style)  # a span: render() leaves a Text's own style out
                 return Strip(list(text.render(self.app.console)), width)
             return Strip.blank(width, base)
         index = int(self.scroll_offset.y) + y - 1
@@ -353,6 +354,9 @@ class RowTable(ScrollView, can_focus=True):
             if not w:
                 continue
             cell = cell.copy()
+            if cell.style:  # a cell's own style (Text("pin", style=...)): render() drops it
+                cell.stylize(cell.style, 0, len(cell))
+                cell.style = ""
             cell.no_wrap = True
             cell.truncate(w, overflow="ellipsis")
             pad = w - cell.cell_len

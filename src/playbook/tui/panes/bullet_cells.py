@@ -1,0 +1,91 @@
+"""What the Bullets table draws: its columns (which give way first when narrow), one cell
+of a row, and the peek under the table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from .. import format as fmt
+from ..trends import TREND_POINTS
+from ..widgets.table import Column
+
+if TYPE_CHECKING:
+    from ...store.views import BulletRow
+
+# Narrow terminals keep the content and drop columns of the lowest priority first.
+COLUMNS = [
+    Column("id", "id", 10, priority=80),
+    Column("content", "content", None, min_width=24),
+    Column("type", "type", 5, priority=60),
+    Column("maturity", "maturity", 13, priority=85),
+    Column("effective", "score", 8, "right", priority=90),
+    # 90 days. At 80 columns the trend outranks type (the text says "AVOID:") and pin (the
+    # peek says "pinned"): it is what no other view shows.
+    Column("trend", "trend", TREND_POINTS, priority=62, sortable=False),
+    Column("helpful", "help", 6, "right", priority=40),
+    Column("harmful", "harm", 6, "right", priority=39),
+    Column("pinned", "pin", 3, "center", priority=50),
+    Column("stale", "stale", 5, priority=45),
+]
+NARROW = 110  # columns below which the filter's info line is abridged
+SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
+SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
+
+
+def render_cell(row: BulletRow, column: str) -> Text:
+    retired = row.state == "retired"
+    if column == "id":
+        return Text(row.id, style=fmt.MUTED if retired else "#7aa2f7")
+    if column == "content":
+        return fmt.untrusted(row.content, one_line=True, style="strike dim" if retired else "")
+    if column == "type":
+        return fmt.bullet_type(row.type)
+    if column == "maturity":
+        if retired:
+            return Text("- retired", style=fmt.MUTED)
+        return fmt.maturity(row.maturity)
+    if column == "effective":
+        return fmt.score(row.effective)
+    if column == "helpful":
+        return fmt.amount(row.helpful, fmt.GOOD)
+    if column == "harmful":
+        return fmt.amount(row.harmful, fmt.BAD)
+    if column == "pinned":
+        return Text("pin", style=f"bold {fmt.ACCENT}") if row.pinned else Text("")
+    if column == "stale":
+        return Text("stale", style="#ff9e64") if row.stale else Text("")
+    return Text("")
+
+
+def peek_text(row: BulletRow, wide: bool) -> Text:
+    """The selected rule under the table: its facts on two lines, then its whole text."""
+    text = Text()
+    text.append(row.id, style="bold #7aa2f7")
+    text.append("  ")
+    text.append_text(fmt.bullet_type(row.type))
+    text.append("  ")
+    text.append_text(fmt.maturity(row.maturity))
+    if row.pinned:
+        text.append("  pinned", style=f"bold {fmt.ACCENT}")
+    if row.stale:
+        text.append("  stale", style="#ff9e64")
+    if row.state == "retired":
+        text.append("  retired", style=fmt.MUTED)
+    text.append("  ")
+    text.append(fmt.tags(row.tags), style="#bb9af7")
+    text.append(f"  {row.category} · {row.scope} · {row.source}", style=fmt.MUTED)
+    text.append("\n")
+    text.append("score ", style=fmt.MUTED)
+    text.append_text(fmt.score(row.effective))
+    text.append("  help ", style=fmt.MUTED)
+    text.append(f"{row.helpful:.2f}", style=fmt.GOOD)
+    text.append("  harm ", style=fmt.MUTED)
+    text.append(f"{row.harmful:.2f}", style=fmt.BAD)
+    text.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
+    if wide:
+        text.append("   enter: detail and history", style=fmt.MUTED)
+    text.append("\n")
+    text.append_text(fmt.untrusted(row.content))
+    return text
