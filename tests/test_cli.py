@@ -443,7 +443,7 @@ def test_progress_bar_draws_on_a_terminal_only(capsys: pytest.CaptureFixture[str
 def test_hot_commands_do_not_import_heavy_modules(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
     bid = seed(db)
-    # recall ranks with numpy (retrieval._rank_now), so numpy is allowed there only.
+    # recall ranks with numpy (retrieval_rank.rank_now), so numpy is allowed there only.
     heavy = ("numpy", "textual", "yaml", "mcp", "rich", "rapidfuzz")
     for args, allowed in (
         (["--help"], ()),
