@@ -28,6 +28,20 @@ class Clock:
         return self.t
 
 
+def feedback_from_ahead(
+    store: PlaybookStore, clock: Clock, bullet_id: str, kind: str, at: datetime, **kw: object
+) -> int:
+    """An event logged by a writer whose clock runs ahead of ours (clock skew between the
+    processes sharing a playbook): the way a future-dated event still reaches the log, now
+    that `add_feedback` refuses an `at` later than its own clock."""
+    ours = clock.t
+    clock.t = at
+    try:
+        return store.add_feedback(bullet_id, kind, **kw)  # type: ignore[arg-type]
+    finally:
+        clock.t = ours
+
+
 @pytest.fixture
 def clock() -> Clock:
     return Clock()

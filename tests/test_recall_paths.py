@@ -13,7 +13,7 @@ from playbook.curation import curate
 from playbook.store import PlaybookStore
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
-from .conftest import Clock
+from .conftest import Clock, feedback_from_ahead
 
 WORDS = "npm pytest docker release cache lockfile ci flaky migration rebase hooks lint".split()
 
@@ -42,7 +42,9 @@ def _random_history(store: PlaybookStore, clock: Clock, rng: random.Random) -> N
             curate(store, [{"type": kind, "bullet_id": bid, **extra}])
         elif op < 0.8:
             # an event observed ahead of now (clock skew): the fast path must defer it
-            store.add_feedback(rng.choice(live), "helpful", at=clock.t + timedelta(days=2))
+            feedback_from_ahead(
+                store, clock, rng.choice(live), "helpful", at=clock.t + timedelta(days=2)
+            )
         elif op < 0.88:
             bid = rng.choice(live)
             curate(store, [{"type": "replace", "bullet_id": bid, "content": f"replaced {n} npm"}])
