@@ -42,6 +42,27 @@ def feedback_from_ahead(
         clock.t = ours
 
 
+def log_mark_dated_ahead(
+    store: PlaybookStore,
+    bullet_id: str,
+    kind: str,
+    at: datetime,
+    *,
+    weight: float = 1.0,
+    context: str | None = None,
+) -> None:
+    """A mark observed after it was recorded (`at` later than the store's clock), as older
+    logs hold them: the store refuses to write one now, so it goes in as raw SQL."""
+    from playbook.store import iso
+
+    raw.run(
+        store,
+        "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight, context) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (bullet_id, kind, iso(at), iso(store.now()), weight, context),
+    )
+
+
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
