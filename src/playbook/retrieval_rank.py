@@ -21,7 +21,6 @@ from . import scoring
 from .store import PlaybookStore, iso
 from .store.ranking import (
     LISTS,
-    MATURITIES,
     first_rows,
     ids_of,
     keyword_array,
@@ -29,6 +28,7 @@ from .store.ranking import (
     keyword_points,
     rank_table,
 )
+from .terms import MATURITIES
 
 if TYPE_CHECKING:
     from .vectors import MemoryVectors
