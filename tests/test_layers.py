@@ -188,3 +188,37 @@ def test_the_harm_reasons_are_listed_once() -> None:
         "playbook.tui.screens.modals",
     }
     assert owners - others == {"playbook.terms"}
+
+
+def test_nothing_below_the_surfaces_imports_a_surface() -> None:
+    """The flow is one way: the API, the store and the pure modules never call up into the
+    CLI, the MCP server, the hooks or the workbench."""
+    bad = violations(
+        allowed=lambda name: surface_of(name) is not None or name == "playbook.launcher",
+        forbidden=lambda target: surface_of(target) is not None,
+    )
+    assert bad == [], "a module below the surfaces imports one:\n" + "\n".join(bad)
+
+
+# What the store may import from the rest of the package: the pure layer beneath it.
+BELOW_THE_STORE = {
+    "playbook.errors",
+    "playbook.terms",
+    "playbook.model",
+    "playbook.scoring",
+    "playbook.policy",
+    "playbook.text",
+    "playbook.authority",
+}
+
+
+def test_the_store_imports_only_the_pure_layer_beneath_it() -> None:
+    bad = violations(
+        allowed=lambda name: not name.startswith("playbook.store"),
+        forbidden=lambda target: (
+            target.startswith("playbook.")
+            and not any(target == m or target.startswith(m + ".") for m in BELOW_THE_STORE)
+            and not target.startswith("playbook.store")
+        ),
+    )
+    assert bad == [], "the store imports from above it:\n" + "\n".join(bad)
