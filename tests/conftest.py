@@ -1,66 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from playbook.store import PlaybookStore, open_store
-from playbook.store import testing as raw
 
-from . import pg_support
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A pinned clock that tests move by hand."""
-
-    def __init__(self, t: datetime = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, **kw: float) -> datetime:
-        self.t += timedelta(**kw)
-        return self.t
-
-
-def feedback_from_ahead(
-    store: PlaybookStore, clock: Clock, bullet_id: str, kind: str, at: datetime, **kw: object
-) -> int:
-    """An event logged by a writer whose clock runs ahead of ours (clock skew between the
-    processes sharing a playbook): the way a future-dated event still reaches the log, now
-    that `add_feedback` refuses an `at` later than its own clock."""
-    ours = clock.t
-    clock.t = at
-    try:
-        return store.add_feedback(bullet_id, kind, **kw)  # type: ignore[arg-type]
-    finally:
-        clock.t = ours
-
-
-def log_mark_dated_ahead(
-    store: PlaybookStore,
-    bullet_id: str,
-    kind: str,
-    at: datetime,
-    *,
-    weight: float = 1.0,
-    context: str | None = None,
-) -> None:
-    """A mark observed after it was recorded (`at` later than the store's clock), as older
-    logs hold them: the store refuses to write one now, so it goes in as raw SQL."""
-    from playbook.store import iso
-
-    raw.run(
-        store,
-        "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight, context) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (bullet_id, kind, iso(at), iso(store.now()), weight, context),
-    )
+from .helpers import Clock
+from .helpers import pg as pg_support
 
 
 @pytest.fixture
@@ -93,18 +41,13 @@ def store(db_target: str | Path, clock: Clock) -> Iterator[PlaybookStore]:
         yield opened
 
 
-def dump(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every table, for 'nothing changed' assertions."""
-    return raw.dump(store)
-
-
 # ---------------------------------------------------------------- parallel workers (xdist)
 # The suite runs on parallel workers (`-n auto` in pyproject.toml). A test may share nothing
 # with another worker: every file lives under its own `tmp_path`, no fixed port or global
 # path is used, and the processes a test starts are its own. Module-scoped fixtures (the
 # demo playbook, for instance) are built once per worker that runs their module.
 #
-# PostgreSQL: ONE server per run (tests/pg_support.py), started by the controller process
+# PostgreSQL: ONE server per run (tests/helpers/pg.py), started by the controller process
 # (or given by `.ci/run` / a developer in $PLAYBOOK_TEST_PG), shared by every worker; each
 # test that asks for `pg_url` gets a schema of its own on it, named after the worker
 # ("gw0", "gw1", ... or "master") and a counter, so no two tests see each other's rows.

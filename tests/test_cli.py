@@ -17,7 +17,7 @@ from playbook.curation import curate
 from playbook.policy import Policy
 from playbook.store import PlaybookStore, connect
 
-from .cli_support import Result, assert_user_error, clean_env, run_cli
+from .helpers.cli import Result, assert_user_error, clean_env, run_cli
 
 
 def make_store(path: Path) -> PlaybookStore:
@@ -340,8 +340,8 @@ def test_bugs_exit_4_with_a_traceback(tmp_path: Path) -> None:
 
 
 def test_export_import_round_trip_through_the_cli(tmp_path: Path) -> None:
-    from .conftest import Clock
-    from .varied import SPAN_DAYS, build_varied
+    from .helpers import Clock
+    from .helpers.varied import SPAN_DAYS, build_varied
 
     src = tmp_path / "src.sqlite3"
     clock = Clock(datetime.now(UTC) - timedelta(days=SPAN_DAYS))

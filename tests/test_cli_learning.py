@@ -9,24 +9,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from playbook.queue import count_pending, list_proposals, pending, reject, stage
-from playbook.store import PlaybookStore, connect
 
-
-@contextmanager
-def store_at(path: Path) -> Iterator[PlaybookStore]:
-    conn = connect(path)
-    try:
-        yield PlaybookStore(conn)
-    finally:
-        conn.close()
+from .helpers import store_at
 
 
 def add_bullets(path: Path, *contents: str) -> list[str]:

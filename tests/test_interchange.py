@@ -19,8 +19,8 @@ from playbook.interop.snapshot import SECTIONS, export_snapshot, to_json, to_yam
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, connect
 
-from .conftest import Clock, dump
-from .varied import build_varied
+from .helpers import Clock, dump
+from .helpers.varied import build_varied
 
 START = datetime(2025, 6, 1, 9, 30, tzinfo=UTC)
 

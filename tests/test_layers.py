@@ -222,3 +222,31 @@ def test_the_store_imports_only_the_pure_layer_beneath_it() -> None:
         ),
     )
     assert bad == [], "the store imports from above it:\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------ the tests
+TESTS = SRC.parent / "tests"
+
+
+def test_a_test_module_imports_only_helpers_never_conftest_or_another_test() -> None:
+    """Shared helpers live in `tests/helpers/`; conftest.py holds fixtures and hooks, which
+    pytest hands to the tests; a test module imported by another is a helper in disguise."""
+    bad = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if ".venv" in path.parts:
+            continue
+        name = ".".join(path.relative_to(TESTS.parent).with_suffix("").parts)
+        for target, line in imports(name, path):
+            last = target.split(".")[-1]
+            if target.startswith("tests.") and (
+                last == "conftest" or (last.startswith("test_") and target != name)
+            ):
+                bad.append(f"{path.relative_to(TESTS.parent)} (line {line}) imports {target}")
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_test_import_rule_sees_a_test_importing_another(tmp_path: Path) -> None:
+    source = tmp_path / "test_x.py"
+    source.write_text("from .conftest import Clock\nfrom .test_hostile import HOSTILE\n")
+    found = [t for t, _ in imports("tests.test_x", source)]
+    assert "tests.conftest" in found and "tests.test_hostile" in found

@@ -13,7 +13,7 @@ import pytest
 from playbook import queue
 from playbook.store import PlaybookStore, connect
 
-from .cli_support import ENTRY, clean_env
+from .helpers.cli import ENTRY, clean_env
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402

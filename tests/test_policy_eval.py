@@ -12,8 +12,8 @@ from playbook.policy_eval import evaluate
 from playbook.policy_eval.evaluate import MIN_HELDOUT_EVENTS
 from playbook.store import PlaybookStore, connect, parse_iso
 
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world, noise_world
+from .helpers import Clock
+from .helpers.policy_eval_worlds import flipping_world, noise_world
 
 
 def _world(path: Path, build, **kw) -> PlaybookStore:  # type: ignore[no-untyped-def]

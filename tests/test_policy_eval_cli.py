@@ -8,9 +8,9 @@ import pytest
 
 from playbook.store import PlaybookStore, connect
 
-from .cli_support import assert_user_error, run_cli
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world, noise_world
+from .helpers import Clock
+from .helpers.cli import assert_user_error, run_cli
+from .helpers.policy_eval_worlds import flipping_world, noise_world
 
 
 def _world(path: Path, build, **kw) -> Path:  # type: ignore[no-untyped-def]

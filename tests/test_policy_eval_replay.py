@@ -20,7 +20,7 @@ from playbook.store import PlaybookStore, parse_iso
 from playbook.store import testing as raw
 from playbook.store.log_replay import read_history, token_matches
 
-from .conftest import Clock, log_mark_dated_ahead
+from .helpers import Clock, log_mark_dated_ahead
 
 WORDS = ["npm", "cache", "docker", "pytest", "lockfile", "release", "ci", "deploy", "yarn"]
 OTHER = Policy(

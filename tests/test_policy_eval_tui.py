@@ -14,9 +14,9 @@ from playbook.tui.app import Workbench
 from playbook.tui.screens.policy import PolicyScreen, open_policy_screen
 from playbook.tui.screens.policy_plot import ForestPlot
 
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world
-from .tui_helpers import SIZE, async_test, loaded, make_app, wait_for
+from .helpers import Clock
+from .helpers.policy_eval_worlds import flipping_world
+from .helpers.tui import SIZE, async_test, loaded, make_app, wait_for
 
 
 def _world(path: Path) -> None:

@@ -19,7 +19,7 @@ from playbook.curation import curate
 from playbook.demo import DemoPlaybook, build_demo
 from playbook.store import open_store
 
-from .cli_support import run_cli
+from .helpers.cli import run_cli
 
 READ_COMMANDS: list[list[str]] = [
     ["recall", "release npm"],

@@ -11,7 +11,7 @@ from playbook.curation import curate, run_maturity_pass
 from playbook.model import Maturity
 from playbook.policy import DEFAULT_POLICY, Policy
 
-from .conftest import Clock, feedback_from_ahead
+from .helpers import Clock, feedback_from_ahead
 
 
 def add(store, content="Run the linter before committing", **kw) -> str:

@@ -25,7 +25,7 @@ from playbook.store import (
 )
 from playbook.store import testing as raw
 
-from .conftest import Clock, dump
+from .helpers import Clock, dump
 
 
 def test_open_database_configures_wal_timeout_and_foreign_keys(db_path: Path) -> None:

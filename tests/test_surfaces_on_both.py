@@ -22,9 +22,9 @@ from playbook.mcp_server import PlaybookTools
 from playbook.store import open_store
 from playbook.tui import data
 
-from .cli_support import ENTRY, clean_env
-from .hook_support import context_of
-from .tui_helpers import async_test, loaded, make_app, screen_text, wait_for
+from .helpers.cli import ENTRY, clean_env
+from .helpers.hooks import context_of
+from .helpers.tui import async_test, loaded, make_app, screen_text, wait_for
 
 
 def cli(target: str | Path, *args: str, capsys: pytest.CaptureFixture[str]) -> Any:

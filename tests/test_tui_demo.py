@@ -32,8 +32,8 @@ from playbook.demo_content import HOOK_SESSION_NAME
 from playbook.store import PlaybookStore, connect
 from playbook.tui.demo_app import DemoWorkbench
 
-from .cli_support import SRC
-from .tui_helpers import async_test, screen_lines, wait_for
+from .helpers.cli import SRC
+from .helpers.tui import async_test, screen_lines, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,15 +18,8 @@ from playbook.tui.screens.hidden import HiddenPane, HiddenScreen
 from playbook.tui.screens.modals import FormModal
 from playbook.tui.screens.moment import MomentModal
 
-from .tui_helpers import (
-    after_write,
-    async_test,
-    loaded,
-    make_app,
-    open_store,
-    screen_lines,
-    wait_for,
-)
+from .helpers import store_at
+from .helpers.tui import after_write, async_test, loaded, make_app, screen_lines, wait_for
 
 SIZES = [(80, 24), (160, 48)]
 DAY = timedelta(days=1)
@@ -96,7 +89,7 @@ async def _travel(pilot, app, text: str) -> None:
 async def test_time_travel_shows_the_playbook_as_it_was_read_only(story, size) -> None:
     path, info = story
     when = info["now"] - 30 * DAY
-    with open_store(path) as store:  # what the API says the playbook was then
+    with store_at(path) as store:  # what the API says the playbook was then
         then = {r.id: r for r in review.rows_as_of(store, when)}
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
@@ -130,7 +123,7 @@ async def test_time_travel_shows_the_playbook_as_it_was_read_only(story, size) -
         await pilot.press("T")
         await wait_for(pilot, lambda: app.snapshot.as_of is None)
         assert "Bullets 4" in _label(app, "bullets") and "as of" not in screen_lines(app)[0]
-    store = open_store(path)
+    store = store_at(path)
     assert queue.get(store, info["early"]).status == "pending"
     assert not store.get_bullet(info["old"]).pinned
 
@@ -231,4 +224,4 @@ async def test_what_decay_hid_explains_and_restores_from_there(story, size) -> N
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HiddenScreen)
-    assert open_store(path).get_bullet(pip).maturity != "deprecated"
+    assert store_at(path).get_bullet(pip).maturity != "deprecated"

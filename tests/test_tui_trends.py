@@ -14,7 +14,7 @@ from playbook.tui.panes.detail import DetailPane
 from playbook.tui.trends import BARS
 from playbook.tui.widgets.chart import ScoreChart
 
-from .tui_helpers import async_test, loaded, make_app, screen_lines, wait_for
+from .helpers.tui import async_test, loaded, make_app, screen_lines, wait_for
 
 SIZES = [(80, 24), (160, 48)]
 

@@ -22,15 +22,11 @@ from playbook.store.views import bullet_rows
 from playbook.tui import data, filterspec, ordering, reading
 from playbook.tui.format import reflow
 
-from .conftest import Clock
-
-
-def _store(path: Path, clock: Clock) -> PlaybookStore:
-    return PlaybookStore(connect(path), clock=clock)
+from .helpers import Clock, store_at
 
 
 def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
-    store = _store(db_path, clock)
+    store = store_at(db_path, clock=clock)
     a = curate(store, [{"type": "add", "content": "Run the tests before pushing"}]).added[0]
     b = curate(store, [{"type": "add", "content": "Read the first error of the log"}]).added[0]
     curate(store, [{"type": "harmful", "bullet_id": b}])
@@ -68,7 +64,7 @@ def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
     assert spec.words == "flaky ci"  # an is: word is never searched for as a word
     assert spec.flags == {"pinned", "stale"}
     assert spec.unknown == ("bogus",)  # is:ret is still being typed: not an error yet
-    store = _store(db_path, clock)
+    store = store_at(db_path, clock=clock)
     bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
     row = {r.id: r for r in bullet_rows(store)}[bid]
     assert filterspec.row_passes(row, frozenset({"anti"}))
@@ -85,7 +81,7 @@ def test_reflow_joins_prose_keeps_structure() -> None:
 
 
 def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
-    from .tui_helpers import build_playbook
+    from .helpers.tui import build_playbook
 
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)

@@ -17,9 +17,10 @@ from textual.worker import WorkerCancelled
 
 from playbook import curate, queue
 from playbook.model import Provenance
-from playbook.store import PlaybookStore, connect
 from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
+
+from . import store_at
 
 RULES = [
     "Run the full test suite before saying a change is done",
@@ -32,8 +33,7 @@ SIZE = (120, 36)
 
 def build_playbook(path: Path) -> dict[str, Any]:
     """A few rules with feedback, a conflict, a blocked pattern and two proposals."""
-    conn = connect(path)
-    store = PlaybookStore(conn)
+    store = store_at(path)
     try:
         ids = [
             curate(store, [{"type": "add", "content": c, "tags": ["testing"]}]).added[0]
@@ -57,7 +57,7 @@ def build_playbook(path: Path) -> dict[str, Any]:
             ],
         )
     finally:
-        conn.close()
+        store.close()
     return {
         "ids": ids,
         "conflict_new": conflict.added[0],
@@ -94,10 +94,6 @@ def screen_lines(app: Workbench) -> list[str]:
         width = max(cells) + 1 if cells else 0
         lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
     return lines
-
-
-def open_store(path: Path) -> PlaybookStore:
-    return PlaybookStore(connect(path))
 
 
 def make_app(path: Path) -> Workbench:
