@@ -15,13 +15,14 @@ import pytest
 
 from playbook.curation import curate
 from playbook.policy import Policy
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore
 
+from .helpers import store_at
 from .helpers.cli import Result, assert_user_error, clean_env, run_cli
 
 
 def make_store(path: Path) -> PlaybookStore:
-    return PlaybookStore(connect(path))
+    return store_at(path)
 
 
 def add(db: Path, content: str, *args: str) -> str:
@@ -345,7 +346,7 @@ def test_export_import_round_trip_through_the_cli(tmp_path: Path) -> None:
 
     src = tmp_path / "src.sqlite3"
     clock = Clock(datetime.now(UTC) - timedelta(days=SPAN_DAYS))
-    store = PlaybookStore(connect(src), clock=clock)
+    store = store_at(src, clock=clock)
     build_varied(store, clock)
     first = tmp_path / "first.json"
     r = run_cli("export", "-o", first, "--json", db=src)

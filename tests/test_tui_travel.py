@@ -11,7 +11,6 @@ from textual.widgets import Input, Static, TabbedContent
 
 from playbook import curate, queue, review
 from playbook.model import Provenance
-from playbook.store import PlaybookStore, connect
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenPane, HiddenScreen
@@ -33,7 +32,7 @@ def story(tmp_path: Path) -> tuple[Path, dict]:
     path = tmp_path / "state.sqlite3"
     now = datetime.now(UTC).replace(microsecond=0)
     at = [now - 100 * DAY]
-    store = PlaybookStore(connect(path), clock=lambda: at[0])
+    store = store_at(path, clock=lambda: at[0])
     old = curate(store, [{"type": "add", "content": "Pin the Node version in CI images"}])
     old_id = old.added[0]
     for k in range(12):

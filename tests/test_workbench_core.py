@@ -16,7 +16,7 @@ from playbook import curate, queue, review
 from playbook.demo import DemoPlaybook, build_demo
 from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
-from playbook.store import PlaybookStore, connect, parse_iso
+from playbook.store import parse_iso
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
 from playbook.tui import data, filterspec, ordering, reading
@@ -103,7 +103,7 @@ def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None
     info, _ = demo  # how fast: bench/tui.py (a timed assertion fails on a busy machine)
     assert info.bullets > 350 and info.events > 3000
     assert info.conflicts >= 6 and info.blocked >= 6 and info.proposals >= 10
-    store = PlaybookStore(connect(info.path))
+    store = store_at(info.path)
     maturities = {b.maturity for b in store.bullets()}
     assert maturities == {"candidate", "established", "proven", "deprecated"}
     actions = {d.action for d in store.decisions(limit=100_000)}
@@ -135,7 +135,7 @@ def test_writer_adds_feedback_and_proposals(
 ) -> None:
     path = tmp_path / "copy.sqlite3"
     shutil.copy(demo[0].path, path)
-    store = PlaybookStore(connect(path))
+    store = store_at(path)
     before = (store.event_count(), queue.count_pending(store), store.count_bullets())
     assert run_writer(path, interval=(0, 0), iterations=30, seed=3) == 30
     after = (store.event_count(), queue.count_pending(store), store.count_bullets())

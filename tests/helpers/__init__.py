@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -80,7 +81,10 @@ def dump(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
 
 
 def store_at(
-    path: str | Path, *, clock: Clock | None = None, policy: Policy | None = None
+    path: str | Path,
+    *,
+    clock: Callable[[], datetime] | None = None,
+    policy: Policy | None = None,
 ) -> PlaybookStore:
     """The playbook at `path` (created if needed), opened the one way every surface opens
     it; use it in a `with` block, or leave it to be closed when collected."""
