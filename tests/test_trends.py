@@ -36,7 +36,7 @@ def _replaced(store: PlaybookStore, clock: Clock) -> tuple[str, str]:
 
 
 def test_a_retired_bullets_score_is_frozen_at_its_retirement_on_every_surface(
-    store: PlaybookStore, clock: Clock, db_path: Path
+    store: PlaybookStore, clock: Clock, db_target: str | Path
 ) -> None:
     old, new = _replaced(store, clock)
     frozen = 3 * decayed(10)  # established: multiplier 1
@@ -51,7 +51,7 @@ def test_a_retired_bullets_score_is_frozen_at_its_retirement_on_every_surface(
     live = review.bullet_detail(store, new)
     assert live.score_at is None
     assert live.score.helpful == pytest.approx(3 * decayed(110))
-    shown = PlaybookTools(db_path).show_bullet(old)
+    shown = PlaybookTools(db_target).show_bullet(old)
     assert shown["score"]["effective"] == pytest.approx(frozen)
     assert shown["score_at"] == detail.to_dict()["score_at"]
 

@@ -27,7 +27,10 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 
 from __future__ import annotations
 
-from .actions import NotApplied, Restored, deprecate, mark, pin, restore, restore_target, unpin
+from typing import TYPE_CHECKING, Any
+
+# Eager: `conflicts` is both a submodule and a function; importing the function here keeps
+# the name the function whichever of the two is imported first.
 from .conflicts import (
     ConflictSide,
     ConflictView,
@@ -37,30 +40,91 @@ from .conflicts import (
     keep_both,
     merge,
 )
-from .detail import (
-    BulletDetail,
-    NotFound,
-    StaleItem,
-    StaleList,
-    bullet_detail,
-    filter_postings,
-    filter_relevance,
-    stale,
-)
-from .diff import PlaybookDiff, RuleChange, diff_since
-from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
-from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
-from .queue import (
-    Decided,
-    approve_many,
-    closest_rules,
-    proposal_diff,
-    proposal_diffs,
-    reject_many,
-    with_closest,
-)
-from .scores import bullet_score, bullet_scores, score_moment
-from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
+
+if TYPE_CHECKING:
+    from .actions import NotApplied, Restored, deprecate, mark, pin, restore, restore_target, unpin
+    from .detail import (
+        BulletDetail,
+        NotFound,
+        StaleItem,
+        StaleList,
+        bullet_detail,
+        filter_postings,
+        filter_relevance,
+        stale,
+    )
+    from .diff import PlaybookDiff, RuleChange, diff_since
+    from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
+    from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
+    from .queue import (
+        Decided,
+        approve_many,
+        closest_rules,
+        proposal_diff,
+        proposal_diffs,
+        reject_many,
+        with_closest,
+    )
+    from .scores import bullet_score, bullet_scores, score_moment
+    from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
+
+# Each name loads its module on first use: `playbook mark` needs `actions` only, and must
+# not pay for the models and numpy that time travel and the diff read.
+_LAZY = {
+    "NotApplied": "actions",
+    "Restored": "actions",
+    "deprecate": "actions",
+    "mark": "actions",
+    "pin": "actions",
+    "restore": "actions",
+    "restore_target": "actions",
+    "unpin": "actions",
+    "BulletDetail": "detail",
+    "NotFound": "detail",
+    "StaleItem": "detail",
+    "StaleList": "detail",
+    "bullet_detail": "detail",
+    "filter_postings": "detail",
+    "filter_relevance": "detail",
+    "stale": "detail",
+    "PlaybookDiff": "diff",
+    "RuleChange": "diff",
+    "diff_since": "diff",
+    "HiddenItem": "hidden",
+    "HiddenReport": "hidden",
+    "Remedy": "hidden",
+    "explain_hidden": "hidden",
+    "conflicts_as_of": "history",
+    "parse_moment": "history",
+    "proposals_as_of": "history",
+    "rows_as_of": "history",
+    "Decided": "queue",
+    "approve_many": "queue",
+    "closest_rules": "queue",
+    "proposal_diff": "queue",
+    "proposal_diffs": "queue",
+    "reject_many": "queue",
+    "with_closest": "queue",
+    "bullet_score": "scores",
+    "bullet_scores": "scores",
+    "score_moment": "scores",
+    "ScoreSeries": "trends",
+    "SeriesEvent": "trends",
+    "score_series": "trends",
+    "score_trends": "trends",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BulletDetail",

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .. import scoring
-from ..model import Bullet, Score
 from ..store import PlaybookStore
+
+if TYPE_CHECKING:
+    from ..model import Bullet, Score
 
 
 def score_moment(bullet: Bullet) -> datetime | None:
