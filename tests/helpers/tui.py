@@ -7,6 +7,7 @@ import contextlib
 import functools
 import html
 import re
+import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -96,9 +97,11 @@ def screen_lines(app: Workbench) -> list[str]:
     return lines
 
 
-def make_app(path: Path) -> Workbench:
-    """The workbench on `path`, remembering "last looked" beside it (never in $HOME)."""
-    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, path.parent / "seen.json"))
+def make_app(path: str | Path) -> Workbench:
+    """The workbench on `path`, remembering "last looked" beside the file (for a
+    postgresql:// URL, in a folder of its own), never in $HOME."""
+    folder = path.parent if isinstance(path, Path) else Path(tempfile.mkdtemp(prefix="pb-seen-"))
+    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, folder / "seen.json"))
 
 
 async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:
