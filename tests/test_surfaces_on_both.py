@@ -20,7 +20,7 @@ import pytest
 from playbook.cli import main
 from playbook.mcp_server import PlaybookTools
 from playbook.store import open_store
-from playbook.tui import data
+from playbook.tui import data, reading
 
 from .helpers.cli import ENTRY, clean_env
 from .helpers.hooks import context_of
@@ -102,7 +102,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
     with open_store(db_target) as store:
         bid = store.insert_bullet("Run pytest with -x in CI").id
     source = data.Source(db_target)
-    snap = data.load_snapshot(source)
+    snap = reading.load_snapshot(source)
     assert [r.id for r in snap.rows] == [bid]
     watcher = source.watcher()
     try:
@@ -117,7 +117,7 @@ def test_the_workbench_reads_writes_and_hears_other_writers(db_target: str | Pat
         assert watcher.version() != before
     finally:
         watcher.close()
-    assert data.load_snapshot(source).rows[0].helpful > 0
+    assert reading.load_snapshot(source).rows[0].helpful > 0
 
 
 @pytest.mark.postgres
