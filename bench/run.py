@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from report import environment  # noqa: E402
+
 LIMIT_S = 3600  # per script
 
 
@@ -52,7 +55,7 @@ def scripts(names: list[str]) -> list[Path]:
 def run_one(path: Path) -> tuple[list[list[str]], str | None, float]:
     """(figure rows, failure or None, seconds) of one script; its other output is shown."""
     started = time.monotonic()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = environment(PYTHONUNBUFFERED="1")  # with the bytecode cache, as installed
     src = str(HERE.parent / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     proc = subprocess.Popen(

@@ -6,6 +6,7 @@
 Prints, per command, the five imports with the largest cumulative time and the five with
 the largest own time (from the least disturbed of several runs), and reports the total
 import time as figures (no target: the whole-process targets are in bench/cli.py).
+`--help` after its first run prints the help typer rendered then (`playbook.cli.helptext`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
-from report import figure, note
+from report import environment, figure, note
 
 ENTRY = "from playbook.launcher import run; run()"  # the installed console script
 
@@ -31,6 +32,7 @@ def importtime(args: list[str]) -> list[tuple[int, int, str]]:
         capture_output=True,
         text=True,
         check=True,
+        env=environment(),
     )
     rows = []
     for line in proc.stderr.splitlines():
@@ -45,7 +47,7 @@ def python_alone(runs: int) -> float:
     walls = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, env=environment())
         walls.append(time.perf_counter() - t)
     return min(walls)
 

@@ -241,11 +241,23 @@ def build(path: Path, n: int, events_per_bullet: int = 10, seed: int = 1) -> Pat
     return path
 
 
+def _code_version() -> str:
+    """What a cached playbook was built by: the schema's version and the maturity pass's
+    rules and policy. A file built by older code would be upgraded, or re-rated whole, by
+    the first command that writes to it, and that command's time would not be its own."""
+    from playbook import scoring
+    from playbook.policy import DEFAULT_POLICY
+    from playbook.store.schema import MEMORY_LATEST
+
+    rules = repr(sorted(DEFAULT_POLICY.values().items())) + scoring.PASS_RULES
+    return f"s{MEMORY_LATEST}-{content_hash(rules)[:8]}"
+
+
 def playbook(n: int, events_per_bullet: int = 10) -> Path:
-    """A cached synthetic playbook of n bullets (built once per machine)."""
+    """A cached synthetic playbook of n bullets (built once per machine by this code)."""
     folder = Path(tempfile.gettempdir()) / "playbook-bench"
     folder.mkdir(exist_ok=True)
-    path = folder / f"synthetic-{n}-{events_per_bullet}.sqlite3"
+    path = folder / f"synthetic-{n}-{events_per_bullet}-{_code_version()}.sqlite3"
     if not path.exists():
         t = time.perf_counter()
         tmp = path.with_suffix(f".building-{os.getpid()}")  # another bench may build too

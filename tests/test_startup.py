@@ -5,6 +5,8 @@ the full machinery gives (issue 15: start-up).
   numpy, rapidfuzz, sqlite-utils, PyYAML or Textual (checked in a fresh interpreter);
 - a plain vote read without pydantic (`curation.votes`) is what the delta union reads;
 - a bullet printed from its row (`records.bullet_json`) is what its model dumps;
+- `playbook --help` printed from the kept text (`cli.helptext`) is typer's, and the kept
+  text is used only while every module that made it is unchanged;
 - a store's first keyword recall (plain Python) ranks as the numpy path does: the same
   items in the same order with the same scores (to the last bit or so: numpy's power and
   libm's pow may round differently).
@@ -13,6 +15,7 @@ the full machinery gives (issue 15: start-up).
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -439,6 +442,96 @@ def test_a_recall_runs_the_same_either_way(
     first, _, _ = two_copies
     full, fast = _both_ways(["--db", str(first), *argv], capsys)
     assert fast == full
+
+
+# ------------------------------------------------------------------ --help from typer's kept text
+
+_HELP = """
+import sys
+from playbook.launcher import run
+sys.argv = ["playbook", *sys.argv[1:]]
+try:
+    run()
+except SystemExit as done:
+    print(repr(("typer" in sys.modules, done.code)), file=sys.stderr)
+"""
+
+
+def _launch_help(argv: list[str], cache: Path) -> tuple[str, bool, int]:
+    """(stdout, whether typer was loaded, exit code) of a fresh `playbook ARGV`."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _HELP, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "", "XDG_CACHE_HOME": str(cache), "COLUMNS": "72"},
+    )
+    loaded, code = eval(proc.stderr.strip().splitlines()[-1])
+    return proc.stdout, loaded, code
+
+
+def test_help_is_typers_text_rendered_once_then_kept(tmp_path: Path) -> None:
+    # typer's own help, in a fresh interpreter (in this one, the order of the commands
+    # depends on which command module a test imported first)
+    typers = subprocess.run(
+        [sys.executable, "-c", "from playbook.cli import main; main(['--help'])"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "", "COLUMNS": "72"},
+    ).stdout
+    assert "Usage: playbook" in typers and "recall" in typers
+    first = _launch_help(["--help"], tmp_path)
+    assert first == (typers, True, 0)  # rendered by typer, and kept
+    assert len(list((tmp_path / "playbook").glob("help-72-*.json"))) == 1
+    assert _launch_help(["--help"], tmp_path) == (typers, False, 0)  # the kept text
+    assert _launch_help(["-h"], tmp_path) == (typers, False, 0)
+
+
+def test_kept_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """`playbook --help | head -0`: the contract of every command (exit 1, no traceback),
+    whether the help is rendered or kept."""
+    env = {"PYTHONPATH": str(SRC), "PATH": "", "XDG_CACHE_HOME": str(tmp_path)}
+    for _ in range(2):  # rendered, then kept
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", "from playbook.launcher import run; run()", "--help"],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                env=env,
+            )
+        finally:
+            os.close(write)
+        assert (proc.returncode, proc.stderr) == (1, "")
+    assert list((tmp_path / "playbook").glob("help-*.json"))
+
+
+def test_kept_help_is_used_only_while_what_made_it_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playbook.cli import helptext
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "some_module.py"
+    source.write_text("X = 1\n")
+    monkeypatch.setitem(sys.modules, "some_module", type(sys)("some_module"))
+    sys.modules["some_module"].__file__ = str(source)
+    assert helptext.cached(72) is None
+    helptext.remember(72, "the kept text\n")
+    assert helptext.cached(72) == "the kept text\n"
+    assert helptext.cached(73) is None  # another width is rendered again
+    source.write_text("X = 22\n")  # a module it was made from changed
+    assert helptext.cached(72) is None
+    helptext.remember(72, "rendered again\n")
+    assert helptext.cached(72) == "rendered again\n"
+    source.unlink()  # or went away
+    assert helptext.cached(72) is None
+    helptext.cache_file(72).write_text("{not json")
+    assert helptext.cached(72) is None
 
 
 # ------------------------------------------------------------------ a table's first page

@@ -5,7 +5,9 @@ Agents run `playbook hook prompt` before every prompt they send, and `playbook m
 form (`playbook.cli.fast`), run without loading the command-line framework (typer and
 every command module, tens of milliseconds): the same command functions
 (`playbook.cli.hot`, `playbook.hooks.run`) under the same error contract
-(`playbook.cli.running`). Every other command line goes to `playbook.cli` unchanged.
+(`playbook.cli.running`). `playbook --help` prints the text typer printed for it last
+time while nothing it was made from has changed (`playbook.cli.helptext`). Every other
+command line goes to `playbook.cli` unchanged.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ def run() -> None:
     from playbook.cli.fast import read
 
     args = sys.argv[1:]
+    if args in (["--help"], ["-h"]):  # typer's own text, kept while its sources are unchanged
+        from playbook.cli.helptext import show_help
+        from playbook.cli.running import run_guarded
+
+        sys.exit(run_guarded(args, show_help))
     call = read(args)
     if call is None:
         from playbook.cli import run as cli_run
