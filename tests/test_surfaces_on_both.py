@@ -144,8 +144,8 @@ async def test_the_workbench_app_shows_a_playbook_on_either_backend(
         store.insert_bullet("Read the first error in the CI log")
     app = make_app(db_target)
     async with app.run_test(size=(120, 36)) as pilot:
-        await loaded(pilot, app)
-        assert "Read the first error in the CI log" in screen_text(app)
+        await loaded(pilot, app)  # then the table paints it (later on a busy machine)
+        await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))
         with open_store(db_target) as other:
             other.insert_bullet("Write the failing test first")
         await wait_for(pilot, lambda: "Write the failing test first" in screen_text(app))
