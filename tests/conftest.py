@@ -1,31 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from playbook.store import PlaybookStore, open_store
-from playbook.store import testing as raw
 
-from . import pg_support
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    """A pinned clock that tests move by hand."""
-
-    def __init__(self, t: datetime = T0) -> None:
-        self.t = t
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, **kw: float) -> datetime:
-        self.t += timedelta(**kw)
-        return self.t
+from .helpers import Clock
+from .helpers import pg as pg_support
 
 
 @pytest.fixture
@@ -58,18 +41,13 @@ def store(db_target: str | Path, clock: Clock) -> Iterator[PlaybookStore]:
         yield opened
 
 
-def dump(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every table, for 'nothing changed' assertions."""
-    return raw.dump(store)
-
-
 # ---------------------------------------------------------------- parallel workers (xdist)
 # The suite runs on parallel workers (`-n auto` in pyproject.toml). A test may share nothing
 # with another worker: every file lives under its own `tmp_path`, no fixed port or global
 # path is used, and the processes a test starts are its own. Module-scoped fixtures (the
 # demo playbook, for instance) are built once per worker that runs their module.
 #
-# PostgreSQL: ONE server per run (tests/pg_support.py), started by the controller process
+# PostgreSQL: ONE server per run (tests/helpers/pg.py), started by the controller process
 # (or given by `.ci/run` / a developer in $PLAYBOOK_TEST_PG), shared by every worker; each
 # test that asks for `pg_url` gets a schema of its own on it, named after the worker
 # ("gw0", "gw1", ... or "master") and a counter, so no two tests see each other's rows.

@@ -23,8 +23,8 @@ from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
 
-from .conftest import Clock
-from .varied import build_with_outcomes as history
+from .helpers import Clock
+from .helpers.varied import build_with_outcomes as history
 
 pytestmark = pytest.mark.postgres
 

@@ -15,8 +15,8 @@ from playbook.policy import Policy
 from playbook.queue import stage
 from playbook.store import PlaybookStore, open_store
 
-from .cli_support import assert_user_error, run_cli
-from .conftest import dump
+from .helpers import dump
+from .helpers.cli import assert_user_error, run_cli
 
 HUGE_ID = "b-" + "9" * 5_000_000
 

@@ -14,7 +14,7 @@ from playbook.interop.importing import ImportReport, import_data
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore
 
-from .conftest import T0, dump
+from .helpers import T0, dump
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cass_playbook.yaml"
 

@@ -15,13 +15,14 @@ import pytest
 
 from playbook.curation import curate
 from playbook.policy import Policy
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore
 
-from .cli_support import Result, assert_user_error, clean_env, run_cli
+from .helpers import store_at
+from .helpers.cli import Result, assert_user_error, clean_env, run_cli
 
 
 def make_store(path: Path) -> PlaybookStore:
-    return PlaybookStore(connect(path))
+    return store_at(path)
 
 
 def add(db: Path, content: str, *args: str) -> str:
@@ -340,12 +341,12 @@ def test_bugs_exit_4_with_a_traceback(tmp_path: Path) -> None:
 
 
 def test_export_import_round_trip_through_the_cli(tmp_path: Path) -> None:
-    from .conftest import Clock
-    from .varied import SPAN_DAYS, build_varied
+    from .helpers import Clock
+    from .helpers.varied import SPAN_DAYS, build_varied
 
     src = tmp_path / "src.sqlite3"
     clock = Clock(datetime.now(UTC) - timedelta(days=SPAN_DAYS))
-    store = PlaybookStore(connect(src), clock=clock)
+    store = store_at(src, clock=clock)
     build_varied(store, clock)
     first = tmp_path / "first.json"
     r = run_cli("export", "-o", first, "--json", db=src)
@@ -443,7 +444,7 @@ def test_progress_bar_draws_on_a_terminal_only(capsys: pytest.CaptureFixture[str
 def test_hot_commands_do_not_import_heavy_modules(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
     bid = seed(db)
-    # recall ranks with numpy (retrieval._rank_now), so numpy is allowed there only.
+    # recall ranks with numpy (retrieval_rank.rank_now), so numpy is allowed there only.
     heavy = ("numpy", "textual", "yaml", "mcp", "rich", "rapidfuzz")
     for args, allowed in (
         (["--help"], ()),

@@ -12,15 +12,16 @@ from typing import Any
 
 import pytest
 
-
-def run(db: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None):
-    cmd = [sys.executable, "-c", "from playbook.cli import run; run()", "--db", str(db), *args]
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, timeout=60)
+from .helpers.cli import Result, run_cli
 
 
-def data(proc: subprocess.CompletedProcess[str]) -> Any:
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+def run(db: Path, *args: str, stdin: str | None = None) -> Result:
+    return run_cli(*args, db=db, stdin=None if stdin is None else stdin.encode())
+
+
+def data(proc: Result) -> Any:
+    assert proc.rc == 0, proc.err
+    doc = json.loads(proc.out)
     assert doc["ok"] is True
     return doc["data"]
 
@@ -54,7 +55,7 @@ def test_init_add_mark_show_recall_round(tmp_path: Path) -> None:
     assert [i["bullet"]["id"] for i in found["bullets"]] == [bid]
     assert found["bullets"][0]["keyword_score"] == 6  # npm 3 + release 3; tag ci not asked
     human = run(db, "recall", "npm release")
-    assert human.returncode == 0 and bid in human.stdout and "Rules:" in human.stdout
+    assert human.rc == 0 and bid in human.out and "Rules:" in human.out
 
 
 def test_curate_from_stdin_reports_each_delta(tmp_path: Path) -> None:
@@ -84,23 +85,23 @@ def test_user_errors_are_one_plain_line(
     db = tmp_path / "pb.sqlite3"
     run(db, "init")
     proc = run(db, *args, stdin=stdin)
-    assert proc.returncode == code
-    assert needle in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.rc == code
+    assert needle in proc.err
+    assert "Traceback" not in proc.err
 
 
 def test_json_errors_have_a_stable_code(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
     run(db, "init")
     proc = run(db, "mark", "b-00000000", "helpful", "--json")
-    assert proc.returncode == 1
-    doc = json.loads(proc.stdout)
+    assert proc.rc == 1
+    doc = json.loads(proc.out)
     assert doc["ok"] is False and doc["error"]["code"] == "not_found"
 
 
 def test_reading_a_missing_database_is_a_user_error(tmp_path: Path) -> None:
     proc = run(tmp_path / "absent.sqlite3", "show", "b-1")
-    assert proc.returncode == 1 and "no playbook at" in proc.stderr
+    assert proc.rc == 1 and "no playbook at" in proc.err
     assert not (tmp_path / "absent.sqlite3").exists()
 
 
@@ -108,8 +109,8 @@ def test_not_a_database_exits_3(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.sqlite3"
     bogus.write_bytes(b"\x00garbage" * 512)
     proc = run(bogus, "show", "b-1")
-    assert proc.returncode == 3 and "not a usable SQLite database" in proc.stderr
-    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.rc == 3 and "not a usable SQLite database" in proc.err
+    assert proc.err.count("\n") == 1 and "Traceback" not in proc.err
 
 
 def test_database_location_falls_back_to_env_then_xdg(tmp_path: Path) -> None:
@@ -127,6 +128,6 @@ def test_hostile_content_is_printed_inert(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
     bid = data(run(db, "add", "Run \x1b[31mred\x1b[0m tests \u202eevil", "--json"))["added"][0]
     for args in (("show", bid), ("recall", "tests")):
-        out = run(db, *args).stdout
+        out = run(db, *args).out
         assert "\x1b" not in out and "\u202e" not in out
         assert "\\x1b[31mred" in out and "\\u202e" in out

@@ -16,7 +16,7 @@ import pytest
 from playbook.store import open_store
 from playbook.store import testing as raw
 
-from .cli_support import assert_user_error, run_cli
+from .helpers.cli import assert_user_error, run_cli
 
 
 def table_hashes(db: Path) -> dict[str, str]:

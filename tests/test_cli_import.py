@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .cli_support import assert_user_error, run_cli
+from .helpers.cli import assert_user_error, run_cli
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cass_playbook.yaml"
 BLOCKED_LOG = Path(__file__).parent / "fixtures" / "cass_blocked.log"

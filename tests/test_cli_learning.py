@@ -6,27 +6,16 @@ under test runs as a subprocess (each costs a fresh interpreter).
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from playbook.queue import count_pending, list_proposals, pending, reject, stage
-from playbook.store import PlaybookStore, connect
 
-
-@contextmanager
-def store_at(path: Path) -> Iterator[PlaybookStore]:
-    conn = connect(path)
-    try:
-        yield PlaybookStore(conn)
-    finally:
-        conn.close()
+from .helpers import store_at
+from .helpers.cli import Result, run_cli
 
 
 def add_bullets(path: Path, *contents: str) -> list[str]:
@@ -40,23 +29,6 @@ FAKE_MODEL = FIXTURES / "fake_model.py"
 NOTES = b"Fixed the release job.\n\nRULE: Pin npm to 11 in release jobs #ci\n\nAVOID: sudo npm ci\n"
 
 
-class Run:
-    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
-        self.code = proc.returncode
-        self.out = proc.stdout
-        self.err = proc.stderr
-
-    @property
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-    @property
-    def data(self) -> Any:
-        doc = self.json
-        assert doc["ok"] is True, doc
-        return doc["data"]
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "state.sqlite3"
@@ -67,16 +39,10 @@ def db(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def cli(db: Path) -> Any:
-    def run(*args: str, stdin: str | None = None) -> Run:
-        proc = subprocess.run(
-            [sys.executable, "-c", "from playbook.cli import run; run()", "--db", str(db), *args],
-            capture_output=True,
-            text=True,
-            input=stdin,
-            timeout=60,
-        )
-        assert "Traceback" not in proc.stderr, proc.stderr
-        return Run(proc)
+    def run(*args: str, stdin: str | None = None) -> Result:
+        r = run_cli(*args, db=db, stdin=None if stdin is None else stdin.encode())
+        assert "Traceback" not in r.err, r.err
+        return r
 
     return run
 
@@ -91,7 +57,7 @@ def notes(tmp_path: Path) -> Path:
 def test_reflect_stage_review_approve_and_reject(cli: Any, db: Path, notes: Path) -> None:
     (existing,) = add_bullets(db, "Pin the npm version in release jobs")
     r = cli("reflect", str(notes), "--session", "s1", "--json")
-    assert r.code == 0 and r.err == ""
+    assert r.rc == 0 and r.err == ""
     data = r.data
     assert data["stopped"] == "nothing-new"
     assert (data["watermark_before"], data["watermark_after"]) == (0, len(NOTES))
@@ -109,17 +75,17 @@ def test_reflect_stage_review_approve_and_reject(cli: Any, db: Path, notes: Path
         (existing, round(5 / 9, 4))
     ]
     human = cli("proposals")
-    assert human.code == 0
+    assert human.rc == 0
     assert f"{rule}  add  (reflection)  from s1 @ byte {NOTES.index(b'RULE:')}" in human.out
     assert f"similar 0.56  {existing} [active/candidate] Pin the npm version" in human.out
     assert human.out.rstrip().endswith("2 pending")
 
     approved = cli("approve", rule, "--edit", "Pin npm to 11 in every release job", "--json")
-    assert approved.code == 0
+    assert approved.rc == 0
     new_id = approved.data["result"]["added"][0]
 
     rejected = cli("reject", avoid, "--reason", "too vague", "--block", "--json")
-    assert rejected.code == 0 and rejected.data["block_id"].startswith("p-")
+    assert rejected.rc == 0 and rejected.data["block_id"].startswith("p-")
 
     with store_at(db) as store:
         bullet = store.get_bullet(new_id)
@@ -138,7 +104,7 @@ def test_reflect_stage_review_approve_and_reject(cli: Any, db: Path, notes: Path
 def test_reflect_apply_with_a_command_reflector(cli: Any, db: Path, notes: Path) -> None:
     cmd = f"{sys.executable} {FAKE_MODEL} echo"
     r = cli("reflect", str(notes), "--session", "s2", "--reflector", cmd, "--apply")
-    assert r.code == 0, r.err
+    assert r.rc == 0, r.err
     assert "stopped: nothing-new" in r.out
     assert "added b-" in r.out  # "Quantum marmalade…" curated at once
     assert "rejected (iteration 1): offset: unknown field" in r.out
@@ -153,18 +119,18 @@ def test_user_errors_are_one_plain_line_and_exit_1(
     cli: Any, db: Path, notes: Path, tmp_path: Path
 ) -> None:
     missing = cli("reflect", str(tmp_path / "nope.md"), "--session", "s")
-    assert missing.code == 1 and missing.out == ""
+    assert missing.rc == 1 and missing.out == ""
     assert missing.err == f"playbook: error: no such diary file: {tmp_path / 'nope.md'}\n"
 
     failing = cli("reflect", str(notes), "--session", "s", "--reflector", "false", "--json")
-    assert failing.code == 1
+    assert failing.rc == 1
     assert failing.json["error"]["code"] == "reflector_failed"
     assert failing.err.count("\n") == 1 and "false exited with status 1" in failing.err
     with store_at(db) as store:
         assert store.watermark("s") == 0 and count_pending(store) == 0
 
     unknown = cli("approve", "d-nothere", "--json")
-    assert unknown.code == 1
+    assert unknown.rc == 1
     assert unknown.json == {
         "ok": False,
         "error": {
@@ -178,9 +144,9 @@ def test_user_errors_are_one_plain_line_and_exit_1(
     )
 
     both = cli("reflect", str(notes), "--session", "t", "--heuristic", "--reflector", "x")
-    assert both.code == 2 and "choose one of" in both.err
+    assert both.rc == 2 and "choose one of" in both.err
     blank = cli("reflect", str(notes), "--session", " ")
-    assert blank.code == 2 and blank.err == "playbook: error: --session needs a session ref\n"
+    assert blank.rc == 2 and blank.err == "playbook: error: --session needs a session ref\n"
 
 
 def test_approve_of_a_decided_proposal_fails(cli: Any, db: Path) -> None:
@@ -188,7 +154,7 @@ def test_approve_of_a_decided_proposal_fails(cli: Any, db: Path) -> None:
         (pid,) = stage(store, [{"type": "add", "content": "Pin npm"}]).staged
         reject(store, pid, "no")
     again = cli("approve", pid)
-    assert again.code == 1 and again.out == ""
+    assert again.rc == 1 and again.out == ""
     assert again.err == (
         f"playbook: error: proposal {pid} is already rejected (see 'playbook proposals')\n"
     )
@@ -197,16 +163,16 @@ def test_approve_of_a_decided_proposal_fails(cli: Any, db: Path) -> None:
 def test_outcome_command(cli: Any, db: Path) -> None:
     (a,) = add_bullets(db, "Pin npm to 11")
     r = cli("outcome", "partial", a, a, "b-missing", "--receipt", "t1", "--json")
-    assert r.code == 0
+    assert r.rc == 0
     assert r.data["applied"] == [a]
     assert (r.data["skipped"], r.data["duplicate_citations"]) == (["b-missing"], 1)
     with store_at(db) as store:
         (event,) = store.timeline(a)
         assert (event.kind, event.weight, event.receipt) == ("helpful", pytest.approx(1 / 3), "t1")
     replay = cli("outcome", "partial", a, "--receipt", "t1")
-    assert replay.code == 0 and "already recorded: nothing applied" in replay.out
+    assert replay.rc == 0 and "already recorded: nothing applied" in replay.out
     bad = cli("outcome", "maybe", a)
-    assert bad.code == 1
+    assert bad.rc == 1
     assert bad.err == "playbook: error: expected success, failure or partial, not 'maybe'\n"
 
 
@@ -218,7 +184,7 @@ def test_topics_command(cli: Any, db: Path) -> None:
     assert [t["bullet_ids"] for t in found["topics"]] == [[a, b]]
     assert "staged" not in found
     human = cli("topics", "--stage")
-    assert human.code == 0
+    assert human.rc == 0
     assert human.out.splitlines() == [
         "topic 1: 2 bullets, similarity 0.78",
         f"   {a} Pin npm to 11 in release jobs",
@@ -243,6 +209,6 @@ def test_a_stale_proposal_is_shown_as_stale_and_cannot_be_approved(cli: Any, db:
     (p,) = cli("proposals", "--json").data["proposals"]
     assert p["stale"] == f"its target {old} was retired" and p["targets"][0]["state"] == "retired"
     r = cli("approve", pid, "--json")
-    assert r.code == 1 and r.json["error"]["code"] == "stale_proposal"
+    assert r.rc == 1 and r.json["error"]["code"] == "stale_proposal"
     assert r.err.startswith(f"playbook: error: proposal {pid} is stale: its target {old}")
     assert r.err.count("\n") == 1

@@ -13,7 +13,7 @@ from playbook.curation import curate
 from playbook.queue import stage
 from playbook.store import open_store
 
-from .cli_support import run_cli
+from .helpers.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / "src" / "playbook" / "cli"

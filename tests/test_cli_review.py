@@ -9,7 +9,7 @@ import pytest
 from playbook.curation import curate
 from playbook.store import open_store
 
-from .cli_support import assert_user_error, run_cli
+from .helpers.cli import assert_user_error, run_cli
 
 
 @pytest.fixture

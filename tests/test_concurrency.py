@@ -26,7 +26,7 @@ from playbook import scoring
 from playbook.store import open_store
 from playbook.store import testing as raw
 
-from . import pg_support
+from .helpers import pg as pg_support
 from .workers.load import UNKNOWN_ID, open_together, run_reader, run_writer
 from .workers.processes import context
 

@@ -20,9 +20,9 @@ from playbook.store import testing as raw
 from playbook.store.copying import TABLES
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
-from .cli_support import run_cli
-from .conftest import Clock
-from .varied import build_with_outcomes as history
+from .helpers import Clock
+from .helpers.cli import run_cli
+from .helpers.varied import build_with_outcomes as history
 
 
 def tables(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:

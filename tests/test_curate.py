@@ -7,15 +7,9 @@ import pytest
 from playbook.curation import STATUSES, curate
 from playbook.store import PlaybookStore
 
-from .conftest import Clock, dump
+from .helpers import Clock, add, dump
 
 PROV = {"session_ref": "session:abc", "byte_offset": 4096}
-
-
-def add(store: PlaybookStore, content: str, **kw) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status == "added", r.outcomes
-    return r.added[0]
 
 
 def statuses(result) -> list[str]:

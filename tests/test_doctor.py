@@ -15,7 +15,7 @@ from playbook.curation import curate
 from playbook.store import MEMORY_LATEST, diagnose, open_store
 from playbook.store import testing as raw
 
-from .conftest import Clock
+from .helpers import Clock
 
 # SQLite only, on purpose: damaged pages of a file.
 pytestmark = pytest.mark.sqlite_only

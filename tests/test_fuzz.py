@@ -38,7 +38,7 @@ from playbook.reflectors import HeuristicReflector
 from playbook.store import DatabaseOpenError, PlaybookStore, connect
 from playbook.store import testing as raw
 
-from .conftest import Clock
+from .helpers import Clock
 
 CI = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 LONG = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))

@@ -11,26 +11,14 @@ from pathlib import Path
 import pytest
 
 from playbook import review
-from playbook.curation import curate
 from playbook.mcp_server import PlaybookTools
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, open_store
 
-from .cli_support import run_cli
-from .conftest import T0, Clock
+from .helpers import T0, Clock, add, mark
+from .helpers.cli import run_cli
 
 H90 = 0.5  # one half-life
-
-
-def add(store: PlaybookStore, content: str, **kw: object) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status == "added", r.outcomes
-    return r.added[0]
-
-
-def mark(store: PlaybookStore, bid: str, kind: str = "helpful", n: int = 1) -> None:
-    for _ in range(n):
-        review.mark(store, bid, kind, actor="agent")
 
 
 def build(store: PlaybookStore, clock: Clock) -> dict[str, str]:

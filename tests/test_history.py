@@ -21,21 +21,10 @@ from playbook.retrieval import recall
 from playbook.store import PlaybookStore, open_store
 from playbook.store.views import bullet_rows
 
-from .cli_support import assert_user_error, run_cli
-from .conftest import T0, Clock
+from .helpers import T0, Clock, add, mark
+from .helpers.cli import assert_user_error, run_cli
 
 WORDS = "npm pytest ruff docker cache lockfile release migrations rebase squash lint ci".split()
-
-
-def add(store: PlaybookStore, content: str, **kw: object) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status in ("added", "conflict"), r.outcomes
-    return r.added[0]
-
-
-def mark(store: PlaybookStore, bid: str, kind: str = "helpful", n: int = 1) -> None:
-    for _ in range(n):
-        review.mark(store, bid, kind, actor="agent")
 
 
 def _play(store: PlaybookStore, clock: Clock, seed: int, steps: int = 70) -> list[tuple]:

@@ -13,7 +13,8 @@ import pytest
 
 from playbook.curation import curate
 
-from .hook_support import Agent, context_of, fixture, store_at
+from .helpers import store_at
+from .helpers.hooks import Agent, context_of, fixture
 
 HEAD = (
     "Playbook rules for this prompt. Cite the ones you use: [playbook: helpful b-…], or "

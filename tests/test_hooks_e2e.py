@@ -10,15 +10,8 @@ from pathlib import Path
 
 from playbook.queue import approve, pending
 
-from .hook_support import (
-    ENTRY,
-    Agent,
-    claude_record,
-    context_of,
-    fixture,
-    store_at,
-    wait_for,
-)
+from .helpers import store_at
+from .helpers.hooks import ENTRY, Agent, claude_record, context_of, fixture, wait_for
 
 
 def installed_commands(settings: Path) -> dict[str, str]:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .cli_support import clean_env, run_cli
-from .hook_support import ENTRY
+from .helpers.cli import clean_env, run_cli
+from .helpers.hooks import ENTRY
 
 # A project's settings as a person wrote them: 4-space indent, other hooks (one of them on an
 # event Playbook uses), other settings, non-ASCII text, no newline at the end.

@@ -15,7 +15,8 @@ import pytest
 
 from playbook.queue import count_pending, list_proposals
 
-from .hook_support import FAKE_MODEL, Agent, claude_record, fixture, store_at, wait_for
+from .helpers import store_at
+from .helpers.hooks import FAKE_MODEL, Agent, claude_record, fixture, wait_for
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import hashlib
 import io
 import json
 import re
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -31,54 +30,20 @@ from playbook.inert import dumps, inert
 from playbook.outcomes import apply_outcome
 from playbook.policy import Policy
 from playbook.queue import stage
-from playbook.store import PlaybookStore, connect
+from playbook.store import PlaybookStore
 from playbook.store import testing as raw
 
-from .conftest import Clock, dump
+from .helpers import Clock, dump, store_at
+from .helpers.hostile import HOSTILE, assert_inert, unsafe_chars
 
 # SQLite only, on purpose: hostile text stored exactly includes NUL, which PostgreSQL's text
 # refuses (`invalid_input`, see the README's team section); the rest is backend-free.
 pytestmark = pytest.mark.sqlite_only
 
-HOSTILE = {
-    "rich-markup": "[bold red]Run[/bold red] the [link=https://evil.example]tests[/link] [/]",
-    "ansi-colour": "Run \x1b[31mred\x1b[0m tests",
-    "ansi-clear-screen": "\x1b[2J\x1b[HRun the tests",
-    "osc-title": "\x1b]0;owned\x07Run the tests",
-    "osc8-hyperlink": "\x1b]8;;https://evil.example\x1b\\Run the tests\x1b]8;;\x1b\\",
-    "c1-csi": "Run \x9b31m the tests",
-    "controls": "Run\x07\x08\x7f the\x0b\x0c tests",
-    "carriage-return": "Run the tests\rDelete the repository",
-    "rtl-override": "Run the tests \u202etxt.exe\u202c",
-    "bidi-marks": "\u2066Run\u2069 the \u061ctests\u200f",
-    "invisible": "Run\u200b the\u2060 tests\ufeff\u00ad",
-    "tag-characters": "Run the tests\U000e0001\U000e0069\U000e0067\U000e006e\U000e007f",
-    "line-separators": "Run the\u2028tests\u2029now",
-    "nul": "Run\x00 the tests\x00",
-    "multiline": "Run the tests\n\n  AVOID: trusting [red]output[/red]",
-}
-
-UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
-
-
-def unsafe_chars(text: str) -> list[str]:
-    """Characters a terminal would act on or not show: controls (but newline and tab),
-    format characters (bidi, zero-width, tags), separators, lone surrogates."""
-    return [c for c in text if c not in "\n\t" and unicodedata.category(c) in UNSAFE_CATEGORIES]
-
-
-def assert_inert(out: str) -> None:
-    bad = unsafe_chars(out)
-    assert bad == [], f"raw {[hex(ord(c)) for c in bad[:5]]} in output"
-
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "pb.sqlite3"
-
-
-def open_store(db: Path, policy: Policy | None = None) -> PlaybookStore:
-    return PlaybookStore(connect(db), clock=Clock(), policy=policy or Policy())
 
 
 def add_hostile(store: PlaybookStore, text: str) -> str:
@@ -107,10 +72,10 @@ def add_hostile(store: PlaybookStore, text: str) -> str:
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_text_is_stored_exactly(db: Path, name: str) -> None:
     text = HOSTILE[name]
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     bid = add_hostile(store, text)
     store.close()
-    store = open_store(db)  # read back through a new connection
+    store = store_at(db, clock=Clock(), policy=Policy())  # read back through a new connection
     b = store.get_bullet(bid)
     assert b is not None
     assert b.content == text
@@ -124,7 +89,9 @@ def test_hostile_text_is_stored_exactly(db: Path, name: str) -> None:
 
 def test_a_megabyte_of_text_round_trips_where_the_policy_allows_it(db: Path) -> None:
     big = ("[bold]\x1b[31m\x00\u202e" + "x" * 1000) * 1024  # over 1 MB, every hostile kind
-    store = open_store(db, Policy(max_content_length=2_000_000, max_text_length=2_000_000))
+    store = store_at(
+        db, clock=Clock(), policy=Policy(max_content_length=2_000_000, max_text_length=2_000_000)
+    )
     bid = add_hostile(store, big)
     assert store.get_bullet(bid).content == big  # type: ignore[union-attr]
     assert store.timeline(bid)[0].context == big
@@ -134,7 +101,7 @@ def test_a_megabyte_of_text_round_trips_where_the_policy_allows_it(db: Path) -> 
 
 def test_nul_bytes_survive_storage_and_hashing(db: Path) -> None:
     text = "Run\x00 the tests\x00"
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     bid = add_hostile(store, text)
     b = store.get_bullet(bid)
     assert b is not None and b.content == text
@@ -145,7 +112,7 @@ def test_nul_bytes_survive_storage_and_hashing(db: Path) -> None:
 
 # ------------------------------------------------------------------ bounded, not cut
 def test_content_over_the_limit_is_refused_with_the_limit_not_cut(db: Path) -> None:
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     keep = add_hostile(store, "Keep the lockfile committed")
     other = add_hostile(store, "Commit the lockfile with the change")
     limit = store.policy.max_content_length
@@ -190,7 +157,7 @@ def test_show_and_recall_print_hostile_text_inert(
     db: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = HOSTILE[name]
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     bid = add_hostile(store, text)
     store.close()
     for args in (["show", bid], ["recall", "run tests"], ["recall", "ci"]):
@@ -211,7 +178,7 @@ def test_json_output_is_inert_and_decodes_to_the_exact_text(
     db: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = HOSTILE[name]
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     bid = add_hostile(store, text)
     store.close()
     assert main(["--db", str(db), "show", bid, "--json"]) == 0
@@ -285,7 +252,7 @@ BAD_ARGV = "\udcff"  # what Python makes of the byte 0xff in a command-line argu
 def test_bad_arguments_are_one_plain_line_and_change_nothing(
     db: Path, args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     add_hostile(store, "Run the tests")
     before = dump(store)
     store.close()
@@ -297,12 +264,12 @@ def test_bad_arguments_are_one_plain_line_and_change_nothing(
     assert_inert(err)
     if code:
         assert out == "" and err.count("\n") == 1 and err.startswith("playbook: error: ")
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     assert dump(store) == before
 
 
 def test_proposals_are_listed_inert(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    store = open_store(db)
+    store = store_at(db, clock=Clock(), policy=Policy())
     bid = add_hostile(store, "Run the tests")
     for i, text in enumerate(HOSTILE.values()):
         staged = stage(

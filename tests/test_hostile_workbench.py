@@ -20,7 +20,7 @@ from playbook.curation import curate
 from playbook.inert import inert
 from playbook.store import PlaybookStore, connect
 
-from .test_hostile import HOSTILE, assert_inert
+from .helpers.hostile import HOSTILE, assert_inert
 
 pytest.importorskip("textual")
 tui = pytest.importorskip("playbook.tui.app")

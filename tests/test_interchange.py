@@ -19,8 +19,8 @@ from playbook.interop.snapshot import SECTIONS, export_snapshot, to_json, to_yam
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, connect
 
-from .conftest import Clock, dump
-from .varied import build_varied
+from .helpers import Clock, dump, store_at
+from .helpers.varied import build_varied
 
 START = datetime(2025, 6, 1, 9, 30, tzinfo=UTC)
 
@@ -36,7 +36,7 @@ def source(tmp_path: Path) -> Iterator[tuple[PlaybookStore, Clock, dict[str, str
 
 
 def empty_store(path: Path, clock: Clock) -> PlaybookStore:
-    return PlaybookStore(connect(path), clock=clock)
+    return store_at(path, clock=clock)
 
 
 def restored(source: PlaybookStore, clock: Clock, path: Path, fmt: str = "json") -> PlaybookStore:

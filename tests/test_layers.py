@@ -188,3 +188,65 @@ def test_the_harm_reasons_are_listed_once() -> None:
         "playbook.tui.screens.modals",
     }
     assert owners - others == {"playbook.terms"}
+
+
+def test_nothing_below_the_surfaces_imports_a_surface() -> None:
+    """The flow is one way: the API, the store and the pure modules never call up into the
+    CLI, the MCP server, the hooks or the workbench."""
+    bad = violations(
+        allowed=lambda name: surface_of(name) is not None or name == "playbook.launcher",
+        forbidden=lambda target: surface_of(target) is not None,
+    )
+    assert bad == [], "a module below the surfaces imports one:\n" + "\n".join(bad)
+
+
+# What the store may import from the rest of the package: the pure layer beneath it.
+BELOW_THE_STORE = {
+    "playbook.errors",
+    "playbook.terms",
+    "playbook.model",
+    "playbook.scoring",
+    "playbook.policy",
+    "playbook.text",
+    "playbook.authority",
+}
+
+
+def test_the_store_imports_only_the_pure_layer_beneath_it() -> None:
+    bad = violations(
+        allowed=lambda name: not name.startswith("playbook.store"),
+        forbidden=lambda target: (
+            target.startswith("playbook.")
+            and not any(target == m or target.startswith(m + ".") for m in BELOW_THE_STORE)
+            and not target.startswith("playbook.store")
+        ),
+    )
+    assert bad == [], "the store imports from above it:\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------ the tests
+TESTS = SRC.parent / "tests"
+
+
+def test_a_test_module_imports_only_helpers_never_conftest_or_another_test() -> None:
+    """Shared helpers live in `tests/helpers/`; conftest.py holds fixtures and hooks, which
+    pytest hands to the tests; a test module imported by another is a helper in disguise."""
+    bad = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if ".venv" in path.parts:
+            continue
+        name = ".".join(path.relative_to(TESTS.parent).with_suffix("").parts)
+        for target, line in imports(name, path):
+            last = target.split(".")[-1]
+            if target.startswith("tests.") and (
+                last == "conftest" or (last.startswith("test_") and target != name)
+            ):
+                bad.append(f"{path.relative_to(TESTS.parent)} (line {line}) imports {target}")
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_test_import_rule_sees_a_test_importing_another(tmp_path: Path) -> None:
+    source = tmp_path / "test_x.py"
+    source.write_text("from .conftest import Clock\nfrom .test_hostile import HOSTILE\n")
+    found = [t for t, _ in imports("tests.test_x", source)]
+    assert "tests.conftest" in found and "tests.test_hostile" in found

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from playbook import queue
-from playbook.store import PlaybookStore, connect
 
-from .cli_support import ENTRY, clean_env
+from .helpers import store_at
+from .helpers.cli import ENTRY, clean_env
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -97,7 +97,7 @@ async def session_run(db: Path) -> dict[str, Any]:
 
 def test_mcp_server_over_stdio(tmp_path: Path) -> None:
     db = tmp_path / "pb.sqlite3"
-    store = PlaybookStore(connect(db))
+    store = store_at(db)
     bid = store.insert_bullet(
         "Pin npm to 11 in release jobs", category="ci", tags=["npm"], maturity="proven"
     ).id

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli_support import ENTRY, clean_env
+from .helpers.cli import ENTRY, clean_env
 
 pytest.importorskip("mcp")
 

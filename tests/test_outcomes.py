@@ -9,7 +9,8 @@ import pytest
 from playbook.curation import curate
 from playbook.outcomes import InvalidOutcome, apply_outcome, project_outcome_confidence
 from playbook.store import PlaybookStore
-from tests.conftest import Clock, dump
+
+from .helpers import Clock, dump
 
 
 def test_success_is_one_helpful_event_per_cited_bullet(store: PlaybookStore) -> None:

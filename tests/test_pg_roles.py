@@ -26,7 +26,7 @@ from playbook.store.copying import TABLES
 from playbook.store.postgres.roles import install_roles
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
-from .conftest import Clock
+from .helpers import Clock
 
 pytestmark = pytest.mark.postgres
 

@@ -10,15 +10,15 @@ import pytest
 
 from playbook.policy_eval import evaluate
 from playbook.policy_eval.evaluate import MIN_HELDOUT_EVENTS
-from playbook.store import PlaybookStore, connect, parse_iso
+from playbook.store import PlaybookStore, parse_iso
 
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world, noise_world
+from .helpers import Clock, store_at
+from .helpers.policy_eval_worlds import flipping_world, noise_world
 
 
 def _world(path: Path, build, **kw) -> PlaybookStore:  # type: ignore[no-untyped-def]
     clock = Clock()
-    store = PlaybookStore(connect(path), clock=clock)
+    store = store_at(path, clock=clock)
     build(store, clock, **kw)
     clock.advance(days=1)
     return store

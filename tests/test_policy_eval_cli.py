@@ -6,16 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from playbook.store import PlaybookStore, connect
-
-from .cli_support import assert_user_error, run_cli
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world, noise_world
+from .helpers import Clock, store_at
+from .helpers.cli import assert_user_error, run_cli
+from .helpers.policy_eval_worlds import flipping_world, noise_world
 
 
 def _world(path: Path, build, **kw) -> Path:  # type: ignore[no-untyped-def]
     clock = Clock()
-    store = PlaybookStore(connect(path), clock=clock)
+    store = store_at(path, clock=clock)
     build(store, clock, **kw)
     store.close()
     return path

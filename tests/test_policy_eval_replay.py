@@ -20,7 +20,7 @@ from playbook.store import PlaybookStore, parse_iso
 from playbook.store import testing as raw
 from playbook.store.log_replay import read_history, token_matches
 
-from .conftest import Clock
+from .helpers import Clock, log_mark_dated_ahead
 
 WORDS = ["npm", "cache", "docker", "pytest", "lockfile", "release", "ci", "deploy", "yarn"]
 OTHER = Policy(
@@ -61,13 +61,12 @@ def random_history(store: PlaybookStore, clock: Clock, seed: int, steps: int = 4
             curate(store, [delta], provenance=session)
         elif r < 0.8:
             shift = timedelta(days=rng.uniform(-40, 10))
-            store.add_feedback(
-                rng.choice(ids),
-                rng.choice(["helpful", "harmful"]),
-                at=clock.t + shift,
-                context=rng.choice(WORDS),
-                weight=rng.choice([1.0, 0.5, 1 / 3]),
-            )
+            bid, kind = rng.choice(ids), rng.choice(["helpful", "harmful"])
+            mark = {"context": rng.choice(WORDS), "weight": rng.choice([1.0, 0.5, 1 / 3])}
+            if shift > timedelta(0):  # observed after it was recorded: an older log's mark
+                log_mark_dated_ahead(store, bid, kind, clock.t + shift, **mark)
+            else:
+                store.add_feedback(bid, kind, at=clock.t + shift, **mark)
         elif r < 0.86:
             text = " ".join(rng.sample(WORDS, 3)) + f" replaced{step}"
             curate(store, [{"type": "replace", "bullet_id": rng.choice(ids), "content": text}])
@@ -147,7 +146,7 @@ def test_future_dated_mark_counts_at_full_weight_until_its_time(
     """A mark dated after it was recorded counts at age 0 until its date (SPEC §4)."""
     a = store.insert_bullet("pin npm in release jobs")
     start = clock.t
-    store.add_feedback(a.id, "helpful", at=start + timedelta(days=10))
+    log_mark_dated_ahead(store, a.id, "helpful", start + timedelta(days=10))
     clock.t = start + timedelta(days=3)
     store.add_feedback(a.id, "harmful")
     clock.t = start + timedelta(days=40)

@@ -9,19 +9,18 @@ from textual.command import CommandPalette
 from textual.widgets import DataTable, Static
 
 from playbook.policy import Policy
-from playbook.store import PlaybookStore, connect
 from playbook.tui.app import Workbench
 from playbook.tui.screens.policy import PolicyScreen, open_policy_screen
 from playbook.tui.screens.policy_plot import ForestPlot
 
-from .conftest import Clock
-from .policy_eval_worlds import flipping_world
-from .tui_helpers import SIZE, async_test, loaded, make_app, wait_for
+from .helpers import Clock, store_at
+from .helpers.policy_eval_worlds import flipping_world
+from .helpers.tui import SIZE, async_test, loaded, make_app, wait_for
 
 
 def _world(path: Path) -> None:
     clock = Clock()
-    store = PlaybookStore(connect(path), clock=clock)
+    store = store_at(path, clock=clock)
     flipping_world(store, clock, period=60, rules=20, marks_per_day=16)
     store.close()
 

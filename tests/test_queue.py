@@ -20,7 +20,8 @@ from playbook.queue import (
     stage,
 )
 from playbook.store import PlaybookStore
-from tests.conftest import Clock, dump
+
+from .helpers import Clock, dump
 
 PROV = {"session_ref": "session:abc", "byte_offset": 4096}
 

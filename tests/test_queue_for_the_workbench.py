@@ -10,7 +10,7 @@ from playbook.queue import HOOK_ORIGIN, count_pending, list_proposals, reject, s
 from playbook.store import PlaybookStore
 
 if TYPE_CHECKING:
-    from .conftest import Clock
+    from .helpers import Clock
 
 
 def add(content: str) -> dict[str, str]:

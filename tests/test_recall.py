@@ -13,13 +13,7 @@ from playbook.retrieval import parse_when
 from playbook.store import PlaybookStore
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
-from .conftest import Clock
-
-
-def add(store: PlaybookStore, content: str, **kw) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status in ("added", "conflict"), r.outcomes
-    return r.added[0]
+from .helpers import Clock, add
 
 
 def vote(store: PlaybookStore, bid: str, kind: str = "helpful", n: int = 1) -> None:

@@ -14,7 +14,8 @@ from playbook.queue import count_pending, get, pending, stage
 from playbook.reflect import ReflectionResult, reflect_session
 from playbook.reflectors import CommandReflector, HeuristicReflector, ProposedItem, ReflectorError
 from playbook.store import PlaybookStore
-from tests.conftest import dump
+
+from .helpers import dump
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAKE_MODEL = str(FIXTURES / "fake_model.py")

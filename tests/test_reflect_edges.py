@@ -22,8 +22,8 @@ from playbook.reflect import reflect_session
 from playbook.reflectors import HeuristicReflector
 from playbook.store import PlaybookStore
 
-from .cli_support import clean_env, run_cli
-from .hook_support import store_at
+from .helpers import store_at
+from .helpers.cli import clean_env, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_MODEL = Path(__file__).parent / "fixtures" / "fake_model.py"

@@ -13,28 +13,14 @@ from playbook.policy import DEFAULT_POLICY
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, StoreError
 
-from .conftest import Clock, dump
-
-
-def add(store: PlaybookStore, content: str, **kw) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status in ("added", "conflict"), r.outcomes
-    return r.added[0]
-
-
-def vote(store: PlaybookStore, bid: str, kind: str = "helpful", n: int = 1) -> None:
-    for _ in range(n):
-        review.mark(store, bid, kind, actor="agent")
-
-
-# ------------------------------------------------------------------------------ detail
+from .helpers import Clock, add, dump, mark
 
 
 def test_bullet_detail_is_one_shape_with_everything_behind_a_bullet(
     store: PlaybookStore, clock: Clock
 ) -> None:
     old = add(store, "Run pytest -x", tags=["testing"])
-    vote(store, old, n=3)
+    mark(store, old, n=3)
     r = curate(store, [{"type": "replace", "bullet_id": old, "content": "Run pytest -x --lf"}])
     new = r.outcomes[0].bullet_id
     d = review.bullet_detail(store, new)
@@ -62,7 +48,7 @@ def test_score_series_follows_feedback_and_decay(store: PlaybookStore, clock: Cl
     bid = add(store, "Pin npm in release jobs")
     for _ in range(3):
         clock.advance(days=1)
-        vote(store, bid)
+        mark(store, bid)
     peak_time = clock.t
     clock.advance(days=180)
     series = review.score_series(store, store.get_bullet(bid), points=50)
@@ -110,7 +96,7 @@ def test_filter_relevance_is_recalls_keyword_score(store: PlaybookStore) -> None
 
 def test_restore_returns_a_deprecated_bullet_to_its_earned_rung(store: PlaybookStore) -> None:
     bid = add(store, "Use the ci cache")
-    vote(store, bid, n=4)
+    mark(store, bid, n=4)
     review.deprecate(store, bid, "superseded by the new CI")
     assert store.get_bullet(bid).maturity == "deprecated"
     done = review.restore(store, bid, "the new CI was rolled back")
@@ -163,7 +149,7 @@ def test_mark_reports_what_it_did_not_apply(store: PlaybookStore) -> None:
 @pytest.fixture
 def conflict(store: PlaybookStore) -> tuple[int, str, str]:
     always = add(store, "Always run database migrations in CI jobs")
-    never = add(store, "Never run database migrations in CI jobs")
+    never = add(store, "Never run database migrations in CI jobs", conflict_ok=True)
     for _ in range(3):
         store.add_feedback(always, "harmful", reason="caused_bug")
     store.add_feedback(never, "helpful")

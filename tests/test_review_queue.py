@@ -10,20 +10,10 @@ from pathlib import Path
 import pytest
 
 from playbook import queue, review
-from playbook.curation import curate
 from playbook.store import PlaybookStore, open_store
 
-from .cli_support import assert_user_error, run_cli
-from .conftest import Clock, dump
-
-
-def add(store: PlaybookStore, content: str, **kw: object) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status == "added", r.outcomes
-    return r.added[0]
-
-
-# ------------------------------------------------------------------ word diff
+from .helpers import Clock, add, dump
+from .helpers.cli import assert_user_error, run_cli
 
 
 def test_proposal_diff_is_word_level_and_keeps_whitespace() -> None:

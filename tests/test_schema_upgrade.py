@@ -36,7 +36,7 @@ from playbook.store import (
 from playbook.store.schema import MEMORY_STEPS, Migration
 from playbook.store.testing import damage_table
 
-from .conftest import Clock
+from .helpers import Clock
 
 # SQLite only, on purpose: upgrades and damage of files; the PostgreSQL steps run in every
 # PostgreSQL test (each opens a fresh schema) and are frozen with the SQLite ones.

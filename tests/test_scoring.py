@@ -11,7 +11,7 @@ from playbook.curation import curate, run_maturity_pass
 from playbook.model import Maturity
 from playbook.policy import DEFAULT_POLICY, Policy
 
-from .conftest import Clock
+from .helpers import Clock, feedback_from_ahead
 
 
 def add(store, content="Run the linter before committing", **kw) -> str:
@@ -45,7 +45,9 @@ def test_per_bullet_half_life_is_used(store, clock: Clock) -> None:
 
 def test_future_events_count_at_age_zero(store, clock: Clock) -> None:
     b = store.insert_bullet("Tag releases from CI only")
-    store.add_feedback(b.id, "helpful", at=clock.t.replace(year=2026, month=3, day=11))
+    feedback_from_ahead(
+        store, clock, b.id, "helpful", at=clock.t.replace(year=2026, month=3, day=11)
+    )
     assert store.score(b.id).helpful == pytest.approx(1.0)  # ten days ahead: not decayed
     clock.advance(days=20)  # now ten days past the event
     assert store.score(b.id).helpful == pytest.approx(0.5 ** (10 / 90))
@@ -258,7 +260,10 @@ def test_store_scores_equal_a_naive_recomputation(store, clock: Clock) -> None:
         offset = rng.uniform(-20, 5)  # events observed in the past and a few ahead
         at = clock.t + __import__("datetime").timedelta(days=offset)
         weight = rng.choice([1.0, 0.5])
-        store.add_feedback(bid, kind, at=at, weight=weight)
+        if at > clock.t:  # from a writer whose clock runs ahead: the store refuses it from us
+            feedback_from_ahead(store, clock, bid, kind, at=at, weight=weight)
+        else:
+            store.add_feedback(bid, kind, at=at, weight=weight)
         log[bid].append((kind, scoring.days(at), weight))
         clock.advance(hours=rng.uniform(0, 48))
     now = scoring.days(clock.t)

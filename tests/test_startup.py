@@ -33,8 +33,9 @@ from playbook.deltas import InvalidDelta, delta_dict, parse_delta
 from playbook.store import PlaybookStore, connect, open_store
 from playbook.store.records import bullet_json, bullet_of, iso
 
-from .conftest import Clock
-from .test_recall_paths import WORDS, _random_history
+from .helpers import Clock
+from .helpers.histories import WORDS
+from .helpers.histories import random_history as _random_history
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("pydantic", "numpy", "rapidfuzz", "sqlite_utils", "yaml", "textual")

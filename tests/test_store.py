@@ -25,7 +25,7 @@ from playbook.store import (
 )
 from playbook.store import testing as raw
 
-from .conftest import Clock
+from .helpers import Clock, dump
 
 
 def test_open_database_configures_wal_timeout_and_foreign_keys(db_path: Path) -> None:
@@ -176,6 +176,27 @@ def test_timeline_is_oldest_first_by_observation_time(store: PlaybookStore, cloc
     events = store.timeline(b.id)
     assert [e.kind for e in events] == ["harmful", "helpful"]
     assert events[0].recorded_at == clock.t and events[0].reason == "outdated"
+
+
+def test_the_store_refuses_a_feedback_event_dated_in_the_future(
+    store: PlaybookStore, clock: Clock
+) -> None:
+    """Issue 12: no event may be later than the store's clock, whoever calls the store (the
+    API refused it; the store's own `add_feedback` wrote it, and its evidence never decayed)."""
+    from playbook.model import FutureTimestamp
+
+    b = store.insert_bullet("Use uv")
+    before = dump(store)
+    ahead = clock.t + timedelta(seconds=1)
+    with pytest.raises(FutureTimestamp) as refused:
+        store.add_feedback(b.id, "helpful", at=ahead)
+    assert str(refused.value) == (
+        "a feedback event cannot be dated in the future: 2026-03-01T12:00:01Z is later than "
+        "the playbook's clock (2026-03-01T12:00:00Z)"
+    )
+    assert dump(store) == before
+    store.add_feedback(b.id, "helpful", at=clock.t)  # the clock's own instant is not future
+    assert [e.at for e in store.timeline(b.id)] == [clock.t]
 
 
 def test_evidence_cache_catches_up_with_events_written_elsewhere(

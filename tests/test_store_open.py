@@ -26,7 +26,7 @@ from playbook.interop.snapshot import export_snapshot, to_json
 from playbook.store import open_store
 from playbook.store import testing as raw
 
-from .cli_support import ENTRY, assert_user_error, clean_env, run_cli
+from .helpers.cli import ENTRY, assert_user_error, clean_env, run_cli
 
 READ_COMMANDS = [
     ["recall", "linter"],

@@ -24,9 +24,9 @@ from playbook.tui import data, reading
 from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
 
-from .cli_support import ENTRY, clean_env
-from .hook_support import context_of
-from .tui_helpers import async_test, loaded, screen_text, wait_for
+from .helpers.cli import ENTRY, clean_env
+from .helpers.hooks import context_of
+from .helpers.tui import async_test, loaded, screen_text, wait_for
 
 
 def cli(target: str | Path, *args: str, capsys: pytest.CaptureFixture[str]) -> Any:

@@ -15,27 +15,13 @@ from playbook.mcp_server import PlaybookTools
 from playbook.store import PlaybookStore
 from playbook.store.views import bullet_rows
 
-from .conftest import T0, Clock
+from .helpers import T0, Clock, add, mark
 
 HL = 90.0  # the default half-life
 
 
 def decayed(age_days: float) -> float:
     return 0.5 ** (age_days / HL)
-
-
-def add(store: PlaybookStore, content: str, **kw: object) -> str:
-    r = curate(store, [{"type": "add", "content": content, **kw}])
-    assert r.outcomes[0].status == "added", r.outcomes
-    return r.added[0]
-
-
-def mark(store: PlaybookStore, bid: str, kind: str = "helpful", n: int = 1) -> None:
-    for _ in range(n):
-        review.mark(store, bid, kind, actor="agent")
-
-
-# ------------------------------------------------------------------ retired: frozen score
 
 
 def _replaced(store: PlaybookStore, clock: Clock) -> tuple[str, str]:

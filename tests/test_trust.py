@@ -32,7 +32,7 @@ from playbook.reflectors import ProposedItem
 from playbook.store import PlaybookStore, StoreError
 from playbook.store import testing as raw
 
-from .conftest import Clock, dump
+from .helpers import Clock, dump
 
 NOT_HUMAN = ["agent", "Human", "HUMAN", "human ", "humans", "", "model", "mcp"]
 

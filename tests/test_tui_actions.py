@@ -14,14 +14,14 @@ from playbook.tui.panes.conflicts import ConflictsPane
 from playbook.tui.panes.proposals import ProposalsPane
 from playbook.tui.screens.modals import ConfirmModal, FormModal, HarmfulModal
 
-from .tui_helpers import (
+from .helpers import store_at
+from .helpers.tui import (
     SIZES,
     after_write,
     async_test,
     build_playbook,
     loaded,
     make_app,
-    open_store,
     wait_for,
     workers_done,
 )
@@ -80,7 +80,7 @@ async def test_approve_curates_with_the_proposals_provenance(playbook, size) -> 
         await _select_proposal(pilot, app, pid)
         await pilot.press("a")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
-    store = open_store(path)
+    store = store_at(path)
     bullet = next(b for b in store.bullets() if b.content.startswith("Give each pytest-xdist"))
     assert bullet.provenance.session_ref == "session:test"
     assert bullet.provenance.byte_offset == 100
@@ -100,7 +100,7 @@ async def test_edit_then_approve_keeps_the_edit(playbook, size) -> None:
         await pilot.press("e")
         await _fill(pilot, app, content="Give each xdist worker its own SQLite file in tmp_path")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
-    store = open_store(path)
+    store = store_at(path)
     contents = {b.content: b for b in store.bullets()}
     edited = contents["Give each xdist worker its own SQLite file in tmp_path"]
     assert edited.provenance.byte_offset == 100
@@ -119,7 +119,7 @@ async def test_reject_with_reason(playbook, size) -> None:
         await pilot.press("x")
         await _fill(pilot, app, reason="too specific")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
-    p = queue.get(open_store(path), pid)
+    p = queue.get(store_at(path), pid)
     assert (p.status, p.reason) == ("rejected", "too specific")
 
 
@@ -136,7 +136,7 @@ async def test_reject_and_block_refuses_a_later_add(playbook, size) -> None:
         await _fill(pilot, app, reason="the hooks run the secret scan")
         await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 2)
         assert "Blocked 2" in str(app.query_one(TabbedContent).get_tab("blocked").label)
-    store = open_store(path)
+    store = store_at(path)
     assert queue.get(store, pid).status == "rejected"
     assert any(b.pattern == "Use --no-verify to skip the slow hooks" for b in store.blocked())
     later = curate(store, [{"type": "add", "content": "Use --no-verify to skip the slow hooks"}])
@@ -155,7 +155,7 @@ async def test_pin_stops_maturity_and_unpin_restores_it(playbook, size) -> None:
         await pilot.press("p")
         await _fill(pilot, app, reason="team policy")
         await after_write(pilot, app, lambda: app.row(bid).pinned)
-        store = open_store(path)
+        store = store_at(path)
         before = store.get_bullet(bid).maturity
         for _ in range(6):  # enough harm to deprecate (or invert) an unpinned rule
             curate(store, [{"type": "harmful", "bullet_id": bid, "reason": "caused_bug"}])
@@ -166,7 +166,7 @@ async def test_pin_stops_maturity_and_unpin_restores_it(playbook, size) -> None:
         await pilot.press("p")  # now unpin, confirmed in a modal
         await _confirm(pilot, app)
         await after_write(pilot, app, lambda: not app.row(bid).pinned)
-    assert not open_store(path).get_bullet(bid).pinned
+    assert not store_at(path).get_bullet(bid).pinned
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -181,7 +181,7 @@ async def test_block_a_bullets_pattern(playbook, size) -> None:
         await pilot.press("b")
         await _fill(pilot, app, reason="we read logs differently now")
         await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 2)
-    store = open_store(path)
+    store = store_at(path)
     content = store.get_bullet(bid).content
     assert any(b.pattern == content and b.actor == "human" for b in store.blocked())
     refused = curate(store, [{"type": "add", "content": content + "!"}])
@@ -204,7 +204,7 @@ async def test_deprecate_then_restore(playbook, size) -> None:
         await pilot.press("r")
         await _fill(pilot, app, reason="the new CI was rolled back")
         await after_write(pilot, app, lambda: app.row(bid).maturity != "deprecated")
-    store = open_store(path)
+    store = store_at(path)
     assert store.get_bullet(bid).maturity == "established"  # what 4 helpful votes earn
     actions = [(d.action, d.actor) for d in store.decisions(bullet_id=bid)]
     assert ("deprecate", "human") in actions
@@ -231,7 +231,7 @@ async def test_mark_helpful_and_harmful(playbook, size) -> None:
         app.screen.query_one("#context", Input).value = "slowed the fix"
         await pilot.press("ctrl+s")
         await after_write(pilot, app, lambda: app.row(bid).harmful > 0.9)
-    events = open_store(path).timeline(bid)
+    events = store_at(path).timeline(bid)
     assert [(e.kind, e.actor) for e in events] == [("helpful", "human"), ("harmful", "human")]
     assert events[1].reason == "wasted_time"
     assert events[1].context == "slowed the fix"
@@ -249,7 +249,7 @@ async def test_conflict_keep_both(playbook, size) -> None:
         await pilot.press("k")
         await after_write(pilot, app, lambda: not app.snapshot.conflicts)
         assert "Conflicts 0" in str(app.query_one(TabbedContent).get_tab("conflicts").label)
-    resolved = open_store(path).conflicts(include_resolved=True)
+    resolved = store_at(path).conflicts(include_resolved=True)
     assert resolved[0].status == "resolved"
     assert resolved[0].resolution == "kept both"
 
@@ -266,7 +266,7 @@ async def test_conflict_deprecate_one(playbook, size) -> None:
         await pilot.press("right_square_bracket")
         await _fill(pilot, app, reason="we pin base images")
         await after_write(pilot, app, lambda: not app.snapshot.conflicts)
-    store = open_store(path)
+    store = store_at(path)
     assert store.get_bullet(conflict.b).maturity == "deprecated"
     assert store.get_bullet(conflict.a).maturity != "deprecated"
     assert store.conflicts(include_resolved=True)[0].resolution == f"deprecated {conflict.b}"
@@ -284,7 +284,7 @@ async def test_conflict_merge(playbook, size) -> None:
         await pilot.press("m")
         await _fill(pilot, app, content="Pin base images by digest in production images")
         await after_write(pilot, app, lambda: not app.snapshot.conflicts)
-    store = open_store(path)
+    store = store_at(path)
     merged = next(b for b in store.bullets() if b.content.startswith("Pin base images by digest"))
     assert merged.source == "merged"
     assert sorted(b for _, b in store.lineage(merged.id).predecessors) == sorted(
@@ -309,7 +309,7 @@ async def test_unblock_and_block_new(playbook, size) -> None:
         await pilot.press("n")
         await _fill(pilot, app, pattern="Force push to main", reason="main is shared")
         await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 1)
-    store = open_store(path)
+    store = store_at(path)
     assert [b.pattern for b in store.blocked()] == ["Force push to main"]
     old = next(b for b in store.blocked(include_inactive=True) if b.id == info["block_id"])
     assert not old.active
@@ -330,7 +330,7 @@ async def test_cancelled_modal_changes_nothing(playbook, size) -> None:
         await pilot.pause()
         assert not isinstance(app.screen, FormModal)
         await workers_done(app)
-    assert open_store(path).get_bullet(bid).maturity != "deprecated"
+    assert store_at(path).get_bullet(bid).maturity != "deprecated"
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -339,7 +339,7 @@ async def test_refused_action_is_reported_not_raised(playbook, size) -> None:
     """Restoring a bullet another session already restored: the API refuses, the app says so."""
     path, info = playbook
     bid = info["ids"][0]
-    store = open_store(path)
+    store = store_at(path)
     curate(store, [{"type": "deprecate", "bullet_id": bid, "reason": "x"}], actor="human")
     app = make_app(path)
     async with app.run_test(size=size) as pilot:

@@ -29,11 +29,11 @@ from playbook.demo_cache import (
     demo_folder,
 )
 from playbook.demo_content import HOOK_SESSION_NAME
-from playbook.store import PlaybookStore, connect
 from playbook.tui.demo_app import DemoWorkbench
 
-from .cli_support import SRC
-from .tui_helpers import async_test, screen_lines, wait_for
+from .helpers import store_at
+from .helpers.cli import SRC
+from .helpers.tui import async_test, screen_lines, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +58,7 @@ def test_the_demo_is_built_once_into_the_cache_and_found_again(cache) -> None:
     assert cached_demo(root) == path
     assert cached_demo(root, now=path.stat().st_mtime + MAX_AGE_SECONDS + 1) is None
     assert len(seen) > 20 and seen == sorted(seen) and seen[0] >= 0 and seen[-1] <= 1
-    store = PlaybookStore(connect(path))
+    store = store_at(path)
     diary = path.parent / "session-release-flake.md"
     hook_session = path.parent / HOOK_SESSION_NAME
     refs = {p.provenance.session_ref for p in queue.pending(store)}
@@ -74,7 +74,7 @@ def test_cache_root_follows_xdg(tmp_path: Path) -> None:
 def test_no_demo_event_is_later_than_the_stores_clock(cache) -> None:
     _, path, _ = cache
     built = datetime.fromtimestamp(path.stat().st_mtime, UTC)  # the build's "now" is before
-    store = PlaybookStore(connect(path))
+    store = store_at(path)
     latest = max(e.at for b in store.bullets() for e in store.timeline(b.id))
     assert latest <= built
     assert latest <= max(p.created_at for p in queue.pending(store))  # before the reflection
@@ -218,7 +218,7 @@ def test_readme_numbers_about_the_demo_are_true(cache) -> None:
     _, path, _ = cache
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## The workbench", 1)[1].split("\n## ", 1)[0]
-    store = PlaybookStore(connect(path))
+    store = store_at(path)
     facts = {
         "rules": sum(1 for b in store.bullets() if b.state != "retired"),
         "bullets": sum(1 for b in store.bullets() if b.state != "retired"),

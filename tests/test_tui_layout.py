@@ -19,13 +19,13 @@ from playbook.tui.panes.bullets import COLUMNS
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.modals import FormModal, HarmfulModal
 
-from .tui_helpers import (
+from .helpers import store_at
+from .helpers.tui import (
     after_write,
     async_test,
     build_playbook,
     loaded,
     make_app,
-    open_store,
     press_to_quit,
     screen_lines,
     wait_for,
@@ -44,7 +44,7 @@ def playbook(tmp_path: Path) -> tuple[Path, dict]:
     retired bullet (replaced) and two more blocked patterns."""
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
-    store = open_store(path)
+    store = store_at(path)
     long_id = curate(store, [{"type": "add", "content": LONG}]).added[0]
     for _ in range(6):
         curate(store, [{"type": "helpful", "bullet_id": long_id}])
@@ -274,7 +274,7 @@ async def test_mark_harmful_by_keyboard_buttons_shown_enter_on_a_reason(playbook
         assert confirm.region.bottom <= size[1]
         await pilot.press("down", "enter")  # "wasted time", then Enter submits
         await after_write(pilot, app, lambda: app.row(bid).harmful > 0.9)
-    events = open_store(path).timeline(bid)
+    events = store_at(path).timeline(bid)
     assert (events[-1].kind, events[-1].reason, events[-1].actor) == (
         "harmful",
         "wasted_time",
@@ -304,7 +304,7 @@ async def test_a_done_toast_never_covers_the_block_or_restore_buttons(playbook, 
             for toast in app.screen.query(Toast):
                 assert not _overlaps(button.region, toast.region)
         await pilot.press("escape")
-        curate(open_store(path), [{"type": "deprecate", "bullet_id": bid, "reason": "x"}])
+        curate(store_at(path), [{"type": "deprecate", "bullet_id": bid, "reason": "x"}])
         await wait_for(pilot, lambda: app.row(bid).maturity == "deprecated")
         app.notify("Done: something else", title="Done", timeout=10)
         await pilot.press("r")
@@ -334,7 +334,7 @@ async def test_enter_moves_to_the_next_field_and_submits_from_the_last(playbook,
         assert isinstance(app.screen, FormModal)  # not submitted with an empty reason
         await pilot.press(*"main is shared", "enter")
         await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 4)
-    assert "Force push to main" in [b.pattern for b in open_store(path).blocked()]
+    assert "Force push to main" in [b.pattern for b in store_at(path).blocked()]
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -353,7 +353,7 @@ async def test_edit_then_approve_starts_at_the_end_of_the_text(playbook, size) -
         assert area.cursor_location == area.document.end
         await pilot.press(*" in tmp_path", "ctrl+s")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 1)
-    contents = {b.content for b in open_store(path).bullets()}
+    contents = {b.content for b in store_at(path).bullets()}
     assert "Give each pytest-xdist worker its own SQLite file in tmp_path" in contents
 
 

@@ -19,7 +19,7 @@ from playbook.store import open_store
 from playbook.tui.app import POLL_SECONDS, Workbench
 from playbook.tui.seen import LastLooked
 
-from .tui_helpers import async_test, loaded, screen_text, wait_for
+from .helpers.tui import async_test, loaded, screen_text, wait_for
 
 WITHIN = 1.0  # seconds from another connection's commit to the new rule on screen (issue 16)
 

@@ -11,8 +11,9 @@ from playbook.policy import DEFAULT_POLICY, load_policy
 from playbook.tui.app import Workbench
 from playbook.tui.panes.detail import DetailPane
 
-from .cli_support import clean_env, run_cli
-from .tui_helpers import SIZE, async_test, loaded, make_app, open_store, screen_text, wait_for
+from .helpers import store_at
+from .helpers.cli import clean_env, run_cli
+from .helpers.tui import SIZE, async_test, loaded, make_app, screen_text, wait_for
 
 POLICY = """\
 [policy]
@@ -24,7 +25,7 @@ half_life_days = 20
 
 def _playbook(tmp_path: Path) -> tuple[Path, Path, str]:
     path = tmp_path / "state.sqlite3"
-    store = open_store(path)
+    store = store_at(path)
     bid = curate(store, [{"type": "add", "content": "Read the first CI error first"}]).added[0]
     for _ in range(4):
         curate(store, [{"type": "helpful", "bullet_id": bid}])

@@ -17,15 +17,8 @@ from playbook.tui.panes.proposals import MARK, ProposalsPane
 from playbook.tui.screens.modals import ConfirmModal, FormModal
 from playbook.tui.seen import LastLooked
 
-from .tui_helpers import (
-    after_write,
-    async_test,
-    loaded,
-    make_app,
-    open_store,
-    screen_lines,
-    wait_for,
-)
+from .helpers import store_at
+from .helpers.tui import after_write, async_test, loaded, make_app, screen_lines, wait_for
 
 SIZES = [(80, 24), (160, 48)]
 HOOK_SESSION = "/home/dev/.claude/projects/app/3f2a-session.jsonl"
@@ -35,7 +28,7 @@ HOOK_SESSION = "/home/dev/.claude/projects/app/3f2a-session.jsonl"
 def queue_playbook(tmp_path: Path) -> tuple[Path, dict]:
     """Two rules; three proposals from a reflected diary, then two from a hook session."""
     path = tmp_path / "state.sqlite3"
-    store = open_store(path)
+    store = store_at(path)
     ids = [
         curate(store, [{"type": "add", "content": c}]).added[0]
         for c in ("Run the tests before pushing", "Read the first error of the CI log")
@@ -103,7 +96,7 @@ async def test_marked_proposals_are_approved_together_after_one_confirmation(
         await pilot.press("enter")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 3)
         assert not pane.marked  # decided proposals leave the marks
-    store = open_store(path)
+    store = store_at(path)
     assert {queue.get(store, p).status for p in (first, second)} == {"approved"}
     assert queue.get(store, info["diary"][2]).status == "pending"
     contents = {b.content for b in store.bullets()}
@@ -127,7 +120,7 @@ async def test_marked_proposals_are_rejected_with_one_reason(queue_playbook, siz
         app.screen.query_one("#field-reason").value = "one noisy session"
         await pilot.press("ctrl+s")
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 3)
-    store = open_store(path)
+    store = store_at(path)
     for pid in chosen:
         p = queue.get(store, pid)
         assert (p.status, p.reason, p.decided_by) == ("rejected", "one noisy session", "human")
@@ -161,7 +154,7 @@ async def test_a_stale_marked_proposal_is_named_and_the_others_go_through(
 ) -> None:
     path, info = queue_playbook
     helpful_on_first = info["diary"][2]
-    store = open_store(path)
+    store = store_at(path)
     curate(
         store,
         [{"type": "replace", "bullet_id": info["ids"][0], "content": "Run the whole suite first"}],
@@ -182,7 +175,7 @@ async def test_a_stale_marked_proposal_is_named_and_the_others_go_through(
         await after_write(pilot, app, lambda: len(app.snapshot.proposals) == 4)
         said = " ".join(str(n.message) for n in app._notifications)
         assert "Approved 1 of 2" in said and helpful_on_first in said and "retired" in said
-    store = open_store(path)
+    store = store_at(path)
     assert queue.get(store, info["diary"][0]).status == "approved"
     assert queue.get(store, helpful_on_first).status == "pending"
 
@@ -250,7 +243,7 @@ async def test_the_tab_counts_what_is_new_since_you_last_looked(queue_playbook, 
     remembered = json.loads((path.parent / "seen.json").read_text())
     assert list(remembered) == [str(path.resolve())]
 
-    store = open_store(path)
+    store = store_at(path)
     later = queue.stage(
         store,
         [{"type": "add", "content": "Print the seed of every randomized test"}],
@@ -279,7 +272,7 @@ async def test_a_stale_proposal_shows_its_target_now_and_approve_says_why_not(
 ) -> None:
     path, info = queue_playbook
     stale = info["diary"][2]  # helpful on ids[0], which is replaced below
-    store = open_store(path)
+    store = store_at(path)
     new = (
         curate(
             store,
@@ -312,7 +305,7 @@ async def test_a_stale_proposal_shows_its_target_now_and_approve_says_why_not(
         said = [str(n.message) for n in app._notifications]
         assert said and f"its target {info['ids'][0]} was retired (succeeded by {new})" in said[-1]
         assert not isinstance(app.screen, ConfirmModal | FormModal)
-    assert queue.get(open_store(path), stale).status == "pending"
+    assert queue.get(store_at(path), stale).status == "pending"
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -327,7 +320,7 @@ async def test_a_proposal_gone_stale_after_the_read_is_refused_with_the_queues_m
         await loaded(pilot, app)
         pane = await _proposals(pilot, app)
         pane.table.move_to(stale)
-        store = open_store(path)  # another reviewer replaces the target meanwhile
+        store = store_at(path)  # another reviewer replaces the target meanwhile
         curate(
             store,
             [{"type": "replace", "bullet_id": info["ids"][0], "content": "Run it all first"}],
@@ -336,7 +329,7 @@ async def test_a_proposal_gone_stale_after_the_read_is_refused_with_the_queues_m
         store.close()
         await pilot.press("a")
         await wait_for(pilot, lambda: any("is stale" in str(n.message) for n in app._notifications))
-    assert queue.get(open_store(path), stale).status == "pending"
+    assert queue.get(store_at(path), stale).status == "pending"
 
 
 # ------------------------------------------------------------------------------ merge
@@ -346,7 +339,7 @@ async def test_a_proposal_gone_stale_after_the_read_is_refused_with_the_queues_m
 def pinned_conflict(tmp_path: Path) -> tuple[Path, dict]:
     """'Always …' pinned, with help; 'Never …' added against it (a conflict), with harm."""
     path = tmp_path / "state.sqlite3"
-    store = open_store(path)
+    store = store_at(path)
     always = curate(store, [{"type": "add", "content": "Always pin base images to a tag"}])
     a = always.added[0]
     for _ in range(4):
@@ -378,7 +371,7 @@ async def test_a_conflict_merge_keeps_the_pin_only_when_ticked(pinned_conflict, 
             box.value = True
         await pilot.press("ctrl+s")
         await after_write(pilot, app, lambda: not app.snapshot.conflicts)
-    store = open_store(path)
+    store = store_at(path)
     merged = next(b for b in store.bullets() if b.content == "Pin base images to a digest")
     assert merged.pinned is keep
     if keep:
@@ -395,7 +388,7 @@ async def test_a_conflict_merge_keeps_the_pin_only_when_ticked(pinned_conflict, 
 def rewrite_playbook(tmp_path: Path) -> tuple[Path, dict]:
     """A rule, a proposal rewriting it, and an add that nearly duplicates it."""
     path = tmp_path / "state.sqlite3"
-    store = open_store(path)
+    store = store_at(path)
     rule = curate(store, [{"type": "add", "content": "Pin npm to 11 in release jobs"}]).added[0]
     staged = queue.stage(
         store,

@@ -15,7 +15,8 @@ from playbook.tui.screens.hidden import HiddenScreen
 from playbook.tui.seen import LastLooked
 from playbook.tui.tour import BLOCK_PATTERN, STEPS, TourCaption, TourWorkbench
 
-from .tui_helpers import async_test, open_store, screen_lines, wait_for, workers_done
+from .helpers import store_at
+from .helpers.tui import async_test, screen_lines, wait_for, workers_done
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -43,7 +44,7 @@ async def test_the_tour_walks_every_step_and_acts_through_the_api(
         poll_seconds=0.1,
         seen=LastLooked(path, tmp_path / "seen.json"),
     )
-    with open_store(demo.path) as store:
+    with store_at(demo.path) as store:
         pending = queue.count_pending(store)
     seen_screens = set()
     async with app.run_test(size=size) as pilot:
@@ -64,7 +65,7 @@ async def test_the_tour_walks_every_step_and_acts_through_the_api(
         await wait_for(pilot, lambda: f"Tour {len(STEPS) - 1}/" in _caption(app))
         await workers_done(app)
     assert {CompareScreen, HiddenScreen} <= seen_screens
-    store = open_store(path)
+    store = store_at(path)
     assert queue.count_pending(store) == pending - 1  # the tour approved one proposal
     approved = [p for p in queue.list_proposals(store, status="approved")]
     assert approved[0].delta["type"] == "replace" and approved[0].decided_by == "human"

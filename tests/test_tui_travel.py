@@ -11,22 +11,14 @@ from textual.widgets import Input, Static, TabbedContent
 
 from playbook import curate, queue, review
 from playbook.model import Provenance
-from playbook.store import PlaybookStore, connect
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenPane, HiddenScreen
 from playbook.tui.screens.modals import FormModal
 from playbook.tui.screens.moment import MomentModal
 
-from .tui_helpers import (
-    after_write,
-    async_test,
-    loaded,
-    make_app,
-    open_store,
-    screen_lines,
-    wait_for,
-)
+from .helpers import store_at
+from .helpers.tui import after_write, async_test, loaded, make_app, screen_lines, wait_for
 
 SIZES = [(80, 24), (160, 48)]
 DAY = timedelta(days=1)
@@ -40,7 +32,7 @@ def story(tmp_path: Path) -> tuple[Path, dict]:
     path = tmp_path / "state.sqlite3"
     now = datetime.now(UTC).replace(microsecond=0)
     at = [now - 100 * DAY]
-    store = PlaybookStore(connect(path), clock=lambda: at[0])
+    store = store_at(path, clock=lambda: at[0])
     old = curate(store, [{"type": "add", "content": "Pin the Node version in CI images"}])
     old_id = old.added[0]
     for k in range(12):
@@ -96,7 +88,7 @@ async def _travel(pilot, app, text: str) -> None:
 async def test_time_travel_shows_the_playbook_as_it_was_read_only(story, size) -> None:
     path, info = story
     when = info["now"] - 30 * DAY
-    with open_store(path) as store:  # what the API says the playbook was then
+    with store_at(path) as store:  # what the API says the playbook was then
         then = {r.id: r for r in review.rows_as_of(store, when)}
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
@@ -130,7 +122,7 @@ async def test_time_travel_shows_the_playbook_as_it_was_read_only(story, size) -
         await pilot.press("T")
         await wait_for(pilot, lambda: app.snapshot.as_of is None)
         assert "Bullets 4" in _label(app, "bullets") and "as of" not in screen_lines(app)[0]
-    store = open_store(path)
+    store = store_at(path)
     assert queue.get(store, info["early"]).status == "pending"
     assert not store.get_bullet(info["old"]).pinned
 
@@ -246,4 +238,4 @@ async def test_what_decay_hid_explains_and_restores_from_there(story, size) -> N
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HiddenScreen)
-    assert open_store(path).get_bullet(pip).maturity != "deprecated"
+    assert store_at(path).get_bullet(pip).maturity != "deprecated"

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from playbook import curate
-from playbook.store import PlaybookStore, connect
 from playbook.tui import format as fmt
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.trends import BARS
 from playbook.tui.widgets.chart import ScoreChart
 
-from .tui_helpers import async_test, loaded, make_app, screen_lines, wait_for
+from .helpers import store_at
+from .helpers.tui import async_test, loaded, make_app, screen_lines, wait_for
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -27,7 +27,7 @@ def history(tmp_path: Path) -> tuple[Path, dict]:
     path = tmp_path / "state.sqlite3"
     now = datetime.now(UTC)
     at = [now - timedelta(days=120)]
-    store = PlaybookStore(connect(path), clock=lambda: at[0])
+    store = store_at(path, clock=lambda: at[0])
     bid = curate(store, [{"type": "add", "content": "Pin the Node version in CI images"}])
     rule = bid.added[0]
     words = [f"topic{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(60)]

@@ -16,14 +16,14 @@ from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.help import HelpScreen
 from playbook.tui.screens.modals import FormModal
 
-from .tui_helpers import (
+from .helpers import store_at
+from .helpers.tui import (
     SIZE,
     SIZES,
     async_test,
     build_playbook,
     loaded,
     make_app,
-    open_store,
     press_to_quit,
     screen_text,
     wait_for,
@@ -43,8 +43,8 @@ async def test_rows_written_by_another_process_appear(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         from playbook import curate
-        from playbook.store import PlaybookStore, connect
-        store = PlaybookStore(connect({str(path)!r}))
+        from playbook.store import open_store
+        store = open_store({str(path)!r})
         r = curate(store, [{{"type": "add", "content": "Written by another process entirely"}}])
         print(r.added[0])
         """
@@ -69,7 +69,7 @@ async def test_rows_written_by_another_process_appear(tmp_path: Path) -> None:
 async def test_markup_and_escapes_in_content_are_shown_as_text(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
-    store = open_store(path)
+    store = store_at(path)
     bid = curate(store, [{"type": "add", "content": HOSTILE, "tags": ["[b]tag[/b]"]}]).added[0]
     curate(store, [{"type": "helpful", "bullet_id": bid, "context": "[red]ctx[/] \x1b[2J"}])
     store.block("[blink]pattern[/blink] \x1b]8;;x\x07", "[i]why[/i]")
@@ -114,7 +114,7 @@ async def test_markup_and_escapes_in_content_are_shown_as_text(tmp_path: Path) -
 async def test_filter_ranks_like_recall_and_is_words_narrow(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
-    store = open_store(path)
+    store = store_at(path)
     store.pin(info["ids"][1], "policy")
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
@@ -199,7 +199,7 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(
     path = tmp_path / "state.sqlite3"
     diary = tmp_path / "session.md"
     diary.write_text("# Session\n\nIntro.\n\nRULE: Keep one source of truth for config\n")
-    store = open_store(path)
+    store = store_at(path)
     offset = diary.read_bytes().index(b"RULE")
     prov = {"session_ref": str(diary), "byte_offset": offset}
     bid = curate(
@@ -242,7 +242,7 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(
 async def test_footer_offers_what_applies_to_the_row(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
-    open_store(path).pin(info["ids"][1], "policy")
+    store_at(path).pin(info["ids"][1], "policy")
     app = make_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
@@ -270,7 +270,7 @@ async def test_idle_polls_reload_nothing_and_a_write_reloads_once(tmp_path: Path
         await loaded(pilot, app)
         await pilot.pause(1.0)
         assert app.loads == 1  # ten idle polls: data_version unchanged, nothing read
-        curate(open_store(path), [{"type": "helpful", "bullet_id": info["ids"][2]}])
+        curate(store_at(path), [{"type": "helpful", "bullet_id": info["ids"][2]}])
         await wait_for(pilot, lambda: app.loads == 2)
         await pilot.pause(0.5)
         assert app.loads == 2

@@ -16,13 +16,8 @@ from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
-from .cli_support import run_cli
-
-
-def add(store: PlaybookStore, content: str) -> str:
-    r = curate(store, [{"type": "add", "content": content}])
-    assert r.outcomes[0].status in ("added", "conflict"), r.outcomes
-    return r.added[0]
+from .helpers import add
+from .helpers.cli import run_cli
 
 
 def cosine(a: list[float], b: list[float]) -> float:

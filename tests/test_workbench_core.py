@@ -16,21 +16,17 @@ from playbook import curate, queue, review
 from playbook.demo import DemoPlaybook, build_demo
 from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
-from playbook.store import PlaybookStore, connect, parse_iso
+from playbook.store import parse_iso
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
 from playbook.tui import data, filterspec, ordering, reading
 from playbook.tui.format import reflow
 
-from .conftest import Clock
-
-
-def _store(path: Path, clock: Clock) -> PlaybookStore:
-    return PlaybookStore(connect(path), clock=clock)
+from .helpers import Clock, store_at
 
 
 def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
-    store = _store(db_path, clock)
+    store = store_at(db_path, clock=clock)
     a = curate(store, [{"type": "add", "content": "Run the tests before pushing"}]).added[0]
     b = curate(store, [{"type": "add", "content": "Read the first error of the log"}]).added[0]
     curate(store, [{"type": "harmful", "bullet_id": b}])
@@ -68,7 +64,7 @@ def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
     assert spec.words == "flaky ci"  # an is: word is never searched for as a word
     assert spec.flags == {"pinned", "stale"}
     assert spec.unknown == ("bogus",)  # is:ret is still being typed: not an error yet
-    store = _store(db_path, clock)
+    store = store_at(db_path, clock=clock)
     bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
     row = {r.id: r for r in bullet_rows(store)}[bid]
     assert filterspec.row_passes(row, frozenset({"anti"}))
@@ -85,7 +81,7 @@ def test_reflow_joins_prose_keeps_structure() -> None:
 
 
 def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
-    from .tui_helpers import build_playbook
+    from .helpers.tui import build_playbook
 
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)
@@ -107,7 +103,7 @@ def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None
     info, _ = demo  # how fast: bench/tui.py (a timed assertion fails on a busy machine)
     assert info.bullets > 350 and info.events > 3000
     assert info.conflicts >= 6 and info.blocked >= 6 and info.proposals >= 10
-    store = PlaybookStore(connect(info.path))
+    store = store_at(info.path)
     maturities = {b.maturity for b in store.bullets()}
     assert maturities == {"candidate", "established", "proven", "deprecated"}
     actions = {d.action for d in store.decisions(limit=100_000)}
@@ -139,7 +135,7 @@ def test_writer_adds_feedback_and_proposals(
 ) -> None:
     path = tmp_path / "copy.sqlite3"
     shutil.copy(demo[0].path, path)
-    store = PlaybookStore(connect(path))
+    store = store_at(path)
     before = (store.event_count(), queue.count_pending(store), store.count_bullets())
     assert run_writer(path, interval=(0, 0), iterations=30, seed=3) == 30
     after = (store.event_count(), queue.count_pending(store), store.count_bullets())

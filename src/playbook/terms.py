@@ -10,68 +10,43 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from .errors import InvalidInput
 
-
-class BulletType(StrEnum):
-    RULE = "rule"
-    ANTI_PATTERN = "anti-pattern"
-
-
-class Scope(StrEnum):
-    GLOBAL = "global"
-    WORKSPACE = "workspace"
-    LANGUAGE = "language"
-    FRAMEWORK = "framework"
-    TASK = "task"
-
-
-class Source(StrEnum):
-    LEARNED = "learned"
-    MANUAL = "manual"
-    IMPORTED = "imported"
-    INVERTED = "inverted"
-    MERGED = "merged"
-
-
-class State(StrEnum):
-    DRAFT = "draft"
-    ACTIVE = "active"
-    RETIRED = "retired"
-
-
-class Maturity(StrEnum):
-    CANDIDATE = "candidate"
-    ESTABLISHED = "established"
-    PROVEN = "proven"
-    DEPRECATED = "deprecated"
-
-
-class FeedbackKind(StrEnum):
-    HELPFUL = "helpful"
-    HARMFUL = "harmful"
-
-
-class Actor(StrEnum):
-    AGENT = "agent"
-    HUMAN = "human"
-
-
+# Each vocabulary is written once, as the Literal that pydantic validates; its enum (and,
+# where code iterates over it, its tuple) derives from it.
 BulletTypeName = Literal["rule", "anti-pattern"]
 ScopeName = Literal["global", "workspace", "language", "framework", "task"]
 SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
 StateName = Literal["draft", "active", "retired"]
+# The rungs, lowest first, then deprecated (the order of the rank table's maturity codes).
 MaturityName = Literal["candidate", "established", "proven", "deprecated"]
 FeedbackKindName = Literal["helpful", "harmful"]
 # The one list of harm reasons (SPEC §3); everything else derives from it.
 HarmReasonName = Literal[
     "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
 ]
-HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
-HarmReason = StrEnum("HarmReason", {r.upper(): r for r in HARM_REASONS})  # type: ignore[misc]
 ActorName = Literal["agent", "human"]
+
+MATURITIES: tuple[str, ...] = get_args(MaturityName)
+HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
+
+
+def _vocabulary(name: str, names: Any) -> Any:
+    """The StrEnum of a Literal's values: `ANTI_PATTERN = "anti-pattern"`, ..."""
+    members = {v.upper().replace("-", "_"): v for v in get_args(names)}
+    return StrEnum(name, members, module=__name__, qualname=name)  # type: ignore[misc]
+
+
+BulletType = _vocabulary("BulletType", BulletTypeName)
+Scope = _vocabulary("Scope", ScopeName)
+Source = _vocabulary("Source", SourceName)
+State = _vocabulary("State", StateName)
+Maturity = _vocabulary("Maturity", MaturityName)
+FeedbackKind = _vocabulary("FeedbackKind", FeedbackKindName)
+HarmReason = _vocabulary("HarmReason", HarmReasonName)
+Actor = _vocabulary("Actor", ActorName)
 
 
 def utcnow() -> datetime:

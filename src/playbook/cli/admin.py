@@ -6,11 +6,12 @@ reach Playbook over MCP, which has no tool for either.)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import typer
 
 from ..inert import inert
+from ..terms import MATURITIES, BulletTypeName
 from ..text import plural
 from . import app
 from .common import CliError, emit, json_option, open_store, set_json, target
@@ -26,8 +27,7 @@ SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
     (">= 10", 10.0, None),
 )
 STATES = ("active", "draft", "retired")
-MATURITIES = ("candidate", "established", "proven", "deprecated")
-TYPES = ("rule", "anti-pattern")
+TYPES = get_args(BulletTypeName)
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:

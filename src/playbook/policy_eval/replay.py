@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import scoring
 from ..store import parse_iso
+from ..terms import MATURITIES
 from ..text import query_tokens
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from ..policy import Policy
     from ..store.log_replay import History, LogEvent
 
-MATURITIES = ("candidate", "established", "proven", "deprecated")
 DEPRECATED = 3
 REBASE_HALF_LIVES = 400.0  # 2**400 is far from float overflow (2**1024)
 ONE_US = timedelta(microseconds=1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..terms import refuse_future
 from .bullets import _where
 from .evidence import EvidenceMixin
 from .records import EVENT_COLUMNS, event_of, iso
@@ -33,9 +34,15 @@ class FeedbackMixin(EvidenceMixin):
         at: datetime | None = None,
         batch_id: str | None = None,
     ) -> int:
-        """Append one event (stamped with the store's clock) and fold it into the cache."""
+        """Append one event (stamped with the store's clock) and fold it into the cache.
+
+        `at` (when the event was observed) may be earlier than the clock, never later: a
+        future event would never decay, so it is refused (`FutureTimestamp`, the message
+        every surface shows) before anything is written."""
         session_ref, byte_offset = _where(provenance)
         recorded = self.now()
+        if at is not None:
+            refuse_future(at, recorded, "a feedback event")
         with self.transaction():
             event_id = self.sql.insert(
                 "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight, reason, "

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..terms import MATURITIES
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -65,7 +67,6 @@ _COLUMNS = (
 # (MATURITIES index), its scope and key when not global, its half-life when set, whether
 # its cached evidence cannot answer as it is (another half-life, or it inherits evidence
 # through supersedes), and the cache's reference time and sums.
-MATURITIES = ("candidate", "established", "proven", "deprecated")
 _FIRST = (
     "SELECT b.seq, "
     "CASE WHEN b.maturity = 'deprecated' THEN 2 WHEN b.type = 'anti-pattern' THEN 1 ELSE 0 END, "

@@ -71,6 +71,8 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
     try:
         if memory:
             conn = _raw(label, uri=label.startswith("file:"))
+        elif read_only:
+            conn = _reader(p)
         else:
             conn = _raw(_uri(p, mode=_URI_MODE[mode]), uri=True)
         try:
@@ -101,6 +103,26 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
             err = errors.DatabaseOpenError(f"{label}: not a usable SQLite database ({exc})")
         raise err from None
     return SqliteExecutor(conn, label=label, read_only=read_only)
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection that reads `path` and leaves nothing behind.
+
+    A `mode=ro` reader of a WAL file makes the `-wal` and `-shm` files and cannot remove
+    them when it closes, so a read command would leave two files beside the playbook. When
+    there is no `-wal` (nobody is writing), a read-write connection with `query_only`
+    writes nothing and, as the last one to close, removes the two files it made. When
+    there is one (a writer is at work, or died leaving its log), `mode=ro` adds nothing to
+    the files that are there and never checkpoints the log into the playbook; so it is
+    too where the file cannot be written."""
+    if not path.with_name(path.name + "-wal").exists():
+        try:
+            conn = _raw(_uri(path, mode="rw"), uri=True)
+            conn.execute("PRAGMA query_only=ON")
+            return conn
+        except sqlite3.Error:
+            pass
+    return _raw(_uri(path, mode="ro"), uri=True)
 
 
 def _switch_to_wal(conn: sqlite3.Connection) -> str:

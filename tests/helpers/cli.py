@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")  # this tree, not an installed copy
+SRC = str(Path(__file__).resolve().parents[2] / "src")  # this tree, not an installed copy
 ENTRY = "from playbook.cli import run; run()"
 
 

@@ -6,17 +6,14 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playbook.store import PlaybookStore, connect
+from .cli import clean_env
 
-from .cli_support import clean_env
-
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 HOOK_FIXTURES = FIXTURES / "hooks"
 FAKE_MODEL = FIXTURES / "fake_model.py"
 ENTRY = "from playbook.launcher import run; run()"  # what the `playbook` script runs
@@ -77,15 +74,6 @@ class Agent:
     def reflect_log(self) -> list[str]:
         path = self.state / "playbook" / "reflect.log"
         return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
-@contextmanager
-def store_at(path: Path) -> Iterator[PlaybookStore]:
-    conn = connect(path)
-    try:
-        yield PlaybookStore(conn)
-    finally:
-        conn.close()
 
 
 def context_of(out: str, event: str = "UserPromptSubmit") -> str:

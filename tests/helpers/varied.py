@@ -11,7 +11,7 @@ from playbook.model import Provenance
 from playbook.outcomes import apply_outcome
 from playbook.store import PlaybookStore
 
-from .conftest import Clock
+from . import Clock
 
 SPAN_DAYS = 300  # the builder moves the clock forward exactly this much
 

@@ -18,7 +18,7 @@ from datetime import timedelta
 from playbook.model import Provenance
 from playbook.store import PlaybookStore
 
-from .conftest import Clock
+from . import Clock
 
 TOPICS = ["npm", "pytest", "docker", "postgres", "git", "ruff", "cargo", "helm", "vite", "uv"]
 

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import html
 import re
+import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -17,9 +18,10 @@ from textual.worker import WorkerCancelled
 
 from playbook import curate, queue
 from playbook.model import Provenance
-from playbook.store import PlaybookStore, connect
 from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
+
+from . import store_at
 
 RULES = [
     "Run the full test suite before saying a change is done",
@@ -33,8 +35,7 @@ SIZES = [(80, 24), (160, 48)]  # issue 14: every action and view at both
 
 def build_playbook(path: Path) -> dict[str, Any]:
     """A few rules with feedback, a conflict, a blocked pattern and two proposals."""
-    conn = connect(path)
-    store = PlaybookStore(conn)
+    store = store_at(path)
     try:
         ids = [
             curate(store, [{"type": "add", "content": c, "tags": ["testing"]}]).added[0]
@@ -58,7 +59,7 @@ def build_playbook(path: Path) -> dict[str, Any]:
             ],
         )
     finally:
-        conn.close()
+        store.close()
     return {
         "ids": ids,
         "conflict_new": conflict.added[0],
@@ -97,13 +98,11 @@ def screen_lines(app: Workbench) -> list[str]:
     return lines
 
 
-def open_store(path: Path) -> PlaybookStore:
-    return PlaybookStore(connect(path))
-
-
-def make_app(path: Path) -> Workbench:
-    """The workbench on `path`, remembering "last looked" beside it (never in $HOME)."""
-    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, path.parent / "seen.json"))
+def make_app(path: str | Path) -> Workbench:
+    """The workbench on `path`, remembering "last looked" beside the file (for a
+    postgresql:// URL, in a folder of its own), never in $HOME."""
+    folder = path.parent if isinstance(path, Path) else Path(tempfile.mkdtemp(prefix="pb-seen-"))
+    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, folder / "seen.json"))
 
 
 async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:
