@@ -21,6 +21,7 @@ from playbook.tui.screens.modals import FormModal, HarmfulModal
 
 from .helpers import store_at
 from .helpers.tui import (
+    SIZES,
     after_write,
     async_test,
     build_playbook,
@@ -31,7 +32,6 @@ from .helpers.tui import (
     wait_for,
 )
 
-SIZES = [(80, 24), (160, 48)]
 LONG = (
     "Read the whole CI log from the first failing step before retrying a job, "
     "and quote the first error in the pull request"

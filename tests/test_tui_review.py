@@ -18,9 +18,8 @@ from playbook.tui.screens.modals import ConfirmModal, FormModal
 from playbook.tui.seen import LastLooked
 
 from .helpers import store_at
-from .helpers.tui import after_write, async_test, loaded, make_app, screen_lines, wait_for
+from .helpers.tui import SIZES, after_write, async_test, loaded, make_app, screen_lines, wait_for
 
-SIZES = [(80, 24), (160, 48)]
 HOOK_SESSION = "/home/dev/.claude/projects/app/3f2a-session.jsonl"
 
 

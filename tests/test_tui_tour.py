@@ -16,9 +16,7 @@ from playbook.tui.seen import LastLooked
 from playbook.tui.tour import BLOCK_PATTERN, STEPS, TourCaption, TourWorkbench
 
 from .helpers import store_at
-from .helpers.tui import async_test, screen_lines, wait_for, workers_done
-
-SIZES = [(80, 24), (160, 48)]
+from .helpers.tui import SIZES, async_test, screen_lines, wait_for, workers_done
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,8 @@ from playbook.tui.screens.modals import FormModal
 from playbook.tui.screens.moment import MomentModal
 
 from .helpers import store_at
-from .helpers.tui import after_write, async_test, loaded, make_app, screen_lines, wait_for
+from .helpers.tui import SIZES, after_write, async_test, loaded, make_app, screen_lines, wait_for
 
-SIZES = [(80, 24), (160, 48)]
 DAY = timedelta(days=1)
 
 

@@ -15,9 +15,7 @@ from playbook.tui.trends import BARS
 from playbook.tui.widgets.chart import ScoreChart
 
 from .helpers import store_at
-from .helpers.tui import async_test, loaded, make_app, screen_lines, wait_for
-
-SIZES = [(80, 24), (160, 48)]
+from .helpers.tui import SIZES, async_test, loaded, make_app, screen_lines, wait_for
 
 
 @pytest.fixture

@@ -10,8 +10,11 @@ footer goes compact (no padding around keys).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -37,7 +40,27 @@ class WorkbenchFooter(Footer):
     }
     """
 
+    _composed: Hashable = None  # what the footer shows now (`_signature`)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """Textual recomposes the footer (every key a new widget) whenever any binding
+        may have changed: on every cursor move, every snapshot, every focus change. Most
+        of those change nothing the footer shows; recompose only when something does."""
+        if self._bindings_ready and self._signature(screen) == self._composed:
+            return
+        super().bindings_changed(screen)
+
+    def _signature(self, screen: Screen) -> Hashable:
+        """Everything the footer's keys are drawn from: the width, and each shown key."""
+        keys = tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip, binding.show)
+            for _, binding, enabled, tooltip in screen.active_bindings.values()
+        )
+        return (self.app.size.width, keys)
+
     def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self._composed = self._signature(self.screen)
         # The footer spans the screen; the app's width is known even before the first
         # layout. (It recomposes whenever the bindings change, and the app refreshes the
         # bindings when the terminal is resized.)
