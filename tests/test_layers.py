@@ -209,6 +209,7 @@ BELOW_THE_STORE = {
     "playbook.policy",
     "playbook.text",
     "playbook.authority",
+    "playbook.lazy",
 }
 
 

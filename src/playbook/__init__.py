@@ -6,8 +6,9 @@ The public API of SPEC §2. Names are imported lazily so that `import playbook` 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -59,13 +60,7 @@ if TYPE_CHECKING:
     from .vectors import HashTrigramEmbedder, MemoryVectors
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'playbook' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

@@ -27,7 +27,9 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 # Eager: `conflicts` is both a submodule and a function; importing the function here keeps
 # the name the function whichever of the two is imported first.
@@ -70,60 +72,52 @@ if TYPE_CHECKING:
 
 # Each name loads its module on first use: `playbook mark` needs `actions` only, and must
 # not pay for the models and numpy that time travel and the diff read.
-_LAZY = {
-    "NotApplied": "actions",
-    "Restored": "actions",
-    "deprecate": "actions",
-    "mark": "actions",
-    "pin": "actions",
-    "restore": "actions",
-    "restore_target": "actions",
-    "unpin": "actions",
-    "BulletDetail": "detail",
-    "NotFound": "detail",
-    "StaleItem": "detail",
-    "StaleList": "detail",
-    "bullet_detail": "detail",
-    "filter_postings": "detail",
-    "filter_relevance": "detail",
-    "stale": "detail",
-    "PlaybookDiff": "diff",
-    "RuleChange": "diff",
-    "diff_since": "diff",
-    "HiddenItem": "hidden",
-    "HiddenReport": "hidden",
-    "Remedy": "hidden",
-    "explain_hidden": "hidden",
-    "conflicts_as_of": "history",
-    "parse_moment": "history",
-    "proposals_as_of": "history",
-    "rows_as_of": "history",
-    "Decided": "queue",
-    "approve_many": "queue",
-    "closest_rules": "queue",
-    "proposal_diff": "queue",
-    "proposal_diffs": "queue",
-    "reject_many": "queue",
-    "with_closest": "queue",
-    "bullet_score": "scores",
-    "bullet_scores": "scores",
-    "score_moment": "scores",
-    "ScoreSeries": "trends",
-    "SeriesEvent": "trends",
-    "score_series": "trends",
-    "score_trends": "trends",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "NotApplied": ".actions",
+        "Restored": ".actions",
+        "deprecate": ".actions",
+        "mark": ".actions",
+        "pin": ".actions",
+        "restore": ".actions",
+        "restore_target": ".actions",
+        "unpin": ".actions",
+        "BulletDetail": ".detail",
+        "NotFound": ".detail",
+        "StaleItem": ".detail",
+        "StaleList": ".detail",
+        "bullet_detail": ".detail",
+        "filter_postings": ".detail",
+        "filter_relevance": ".detail",
+        "stale": ".detail",
+        "PlaybookDiff": ".diff",
+        "RuleChange": ".diff",
+        "diff_since": ".diff",
+        "HiddenItem": ".hidden",
+        "HiddenReport": ".hidden",
+        "Remedy": ".hidden",
+        "explain_hidden": ".hidden",
+        "conflicts_as_of": ".history",
+        "parse_moment": ".history",
+        "proposals_as_of": ".history",
+        "rows_as_of": ".history",
+        "Decided": ".queue",
+        "approve_many": ".queue",
+        "closest_rules": ".queue",
+        "proposal_diff": ".queue",
+        "proposal_diffs": ".queue",
+        "reject_many": ".queue",
+        "with_closest": ".queue",
+        "bullet_score": ".scores",
+        "bullet_scores": ".scores",
+        "score_moment": ".scores",
+        "ScoreSeries": ".trends",
+        "SeriesEvent": ".trends",
+        "score_series": ".trends",
+        "score_trends": ".trends",
+    },
+)
 
 
 __all__ = [

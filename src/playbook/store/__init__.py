@@ -9,7 +9,7 @@ SPEC §2 API; `open_store(target, policy, clock, mode=...)` is what every surfac
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import (
     DatabaseOpenError,
@@ -19,6 +19,7 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
+from ..lazy import lazy_exports
 from .schema import (
     MEMORY_LATEST,
     Migration,
@@ -56,23 +57,15 @@ if TYPE_CHECKING:
 
 # `playbook doctor` and `playbook copy` only: loaded on first use, so opening a store does
 # not pay for them.
-_LAZY = {
-    "Diagnosis": "doctor",
-    "diagnose": "doctor",
-    "CopyReport": "copying",
-    "copy_playbook": "copying",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "Diagnosis": ".doctor",
+        "diagnose": ".doctor",
+        "CopyReport": ".copying",
+        "copy_playbook": ".copying",
+    },
+)
 
 
 def driver_error(exc: BaseException) -> PlaybookError | None:
