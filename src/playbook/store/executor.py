@@ -91,3 +91,22 @@ def executor_of(db: Any) -> Executor:
     from .sqlite import executor_of as sqlite_executor_of
 
     return sqlite_executor_of(db)
+
+
+class DerivedQueries:
+    """What every executor derives the same way from its own `one` and `all`."""
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        raise NotImplementedError
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def scalar(self, sql: str, params: Sequence[Any] = (), default: Any = None) -> Any:
+        """The first column of the first row (`default` when there is no row or it is NULL)."""
+        row = self.one(sql, params)
+        return default if row is None or row[0] is None else row[0]
+
+    def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The first column of every row."""
+        return [r[0] for r in self.all(sql, params)]

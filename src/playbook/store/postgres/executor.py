@@ -29,6 +29,7 @@ import psycopg
 
 from ... import errors
 from ..dialect import POSTGRESQL
+from ..executor import DerivedQueries
 from .dialect import translate
 
 LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
@@ -105,7 +106,7 @@ def channel_of(schema: str) -> str:
     return f"playbook:{schema}"[:63]
 
 
-class PostgresExecutor:
+class PostgresExecutor(DerivedQueries):
     """See the module's docstring. `schema` is the playbook's schema (its tables)."""
 
     dialect = POSTGRESQL
@@ -185,15 +186,6 @@ class PostgresExecutor:
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.execute(sql, params).fetchall()
-
-    def scalar(self, sql: str, params: Sequence[Any] = (), default: Any = None) -> Any:
-        """The first column of the first row (`default` when there is no row or it is NULL)."""
-        row = self.one(sql, params)
-        return default if row is None or row[0] is None else row[0]
-
-    def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """The first column of every row."""
-        return [r[0] for r in self.all(sql, params)]
 
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an integer key `id`; return the new row's key."""

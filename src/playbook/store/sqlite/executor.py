@@ -9,6 +9,7 @@ from typing import Any
 
 from ... import errors
 from ..dialect import SQLITE
+from ..executor import DerivedQueries
 from .dialect import translate
 
 
@@ -57,7 +58,7 @@ def _translated(exc: sqlite3.Error, label: str) -> BaseException:
     return translate(exc, label) or exc
 
 
-class SqliteExecutor:
+class SqliteExecutor(DerivedQueries):
     """The store's only handle on a SQLite connection (which it keeps private).
 
     `execute` / `executemany` / `one` / `all` / `scalar` / `column` / `insert` run SQL with
@@ -100,15 +101,6 @@ class SqliteExecutor:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
-
-    def scalar(self, sql: str, params: Sequence[Any] = (), default: Any = None) -> Any:
-        """The first column of the first row (`default` when there is no row or it is NULL)."""
-        row = self.one(sql, params)
-        return default if row is None or row[0] is None else row[0]
-
-    def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """The first column of every row."""
-        return [r[0] for r in self.all(sql, params)]
 
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an integer key; return the new row's key."""
