@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Button, Input, Static, TabbedContent, TextArea
@@ -18,6 +19,7 @@ from playbook.tui.panes.blocked import BlockedPane
 from playbook.tui.panes.bullets import COLUMNS
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.modals import FormModal, HarmfulModal
+from playbook.tui.widgets.footer import WorkbenchFooter
 
 from .helpers import store_at
 from .helpers.tui import (
@@ -195,6 +197,38 @@ async def test_footer_shows_only_what_works_where_the_focus_is(playbook, size) -
         footer = screen_lines(app)[-1]
         assert "? Help" in footer and "q Quit" in footer  # never cut off, at any width
         assert "Helpful" in footer
+
+
+@async_test
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(
+    playbook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual rebuilds the footer (every key a new widget) whenever bindings may have
+    changed: on each cursor move. Moving between rules that take the same keys must not."""
+    path, _ = playbook
+    built: list[int] = []
+    compose = WorkbenchFooter.compose
+
+    def counting(self: WorkbenchFooter) -> Any:
+        built.append(1)
+        return compose(self)
+
+    monkeypatch.setattr(WorkbenchFooter, "compose", counting)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        await pilot.pause(0.3)
+        before = len(built)
+        rows = [app.bullets_pane.current_bullet_id()]
+        for _ in range(3):  # active, unpinned rules: the same keys apply to each
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            rows.append(app.bullets_pane.current_bullet_id())
+        assert len(set(rows)) == 4 and not any(app.row(r).pinned for r in rows)  # type: ignore[union-attr]
+        assert len(built) == before
+        await pilot.press("slash")  # the filter box takes other keys: rebuilt
+        await wait_for(pilot, lambda: len(built) > before)
+        assert "Helpful" not in screen_lines(app)[-1]
 
 
 @pytest.mark.parametrize("size", SIZES)
