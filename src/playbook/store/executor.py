@@ -17,8 +17,10 @@ writer between their read and their write. `change_token()` moves whenever anyon
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .. import errors
 
 if TYPE_CHECKING:
     from .dialect import Dialect
@@ -93,13 +95,28 @@ def executor_of(db: Any) -> Executor:
     return sqlite_executor_of(db)
 
 
-class DerivedQueries:
-    """What every executor derives the same way from its own `one` and `all`."""
+class ExecutorBase:
+    """What every executor does the same way: `scalar` and `column` from its own `one` and
+    `all`, and the shape of a write transaction (re-entrant, refused on a read-only store,
+    rolled back on any exception) around its own `_begin_write`, `_commit`, `_rollback`."""
+
+    label: str
+    read_only: bool
+    _depth: int
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         raise NotImplementedError
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def _begin_write(self) -> None:
+        raise NotImplementedError
+
+    def _commit(self) -> None:
+        raise NotImplementedError
+
+    def _rollback(self) -> None:
         raise NotImplementedError
 
     def scalar(self, sql: str, params: Sequence[Any] = (), default: Any = None) -> Any:
@@ -110,3 +127,29 @@ class DerivedQueries:
     def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """The first column of every row."""
         return [r[0] for r in self.all(sql, params)]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction, holding the playbook's write lock (re-entrant: an inner
+        block joins the outer one)."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        if self.read_only:
+            raise errors.ReadOnlyPlaybook(
+                f"the playbook at {self.label or 'the database'} was opened read-only"
+            )
+        self._begin_write()
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._rollback()
+            raise
+        self._depth = 0
+        self._commit()

@@ -27,9 +27,8 @@ from typing import Any
 
 import psycopg
 
-from ... import errors
 from ..dialect import POSTGRESQL
-from ..executor import DerivedQueries
+from ..executor import ExecutorBase
 from .dialect import translate
 
 LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
@@ -106,7 +105,7 @@ def channel_of(schema: str) -> str:
     return f"playbook:{schema}"[:63]
 
 
-class PostgresExecutor(DerivedQueries):
+class PostgresExecutor(ExecutorBase):
     """See the module's docstring. `schema` is the playbook's schema (its tables)."""
 
     dialect = POSTGRESQL
@@ -226,36 +225,14 @@ class PostgresExecutor(DerivedQueries):
             raise self._error(exc) from exc
 
     # -------------------------------------------------------------- transactions
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction, holding this playbook's write lock (re-entrant: an inner
-        block joins the outer one)."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        if self.read_only:
-            raise errors.ReadOnlyPlaybook(
-                f"the playbook at {self.label or 'the database'} was opened read-only"
-            )
+    def _begin_write(self) -> None:
+        """BEGIN and this playbook's write lock, in one round trip."""
         try:
             self._conn.execute(self._begin)
         except psycopg.Error as exc:
             self._rollback()
             raise self._error(exc) from exc
-        self._depth = 1
         self._wrote = False
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            self._rollback()
-            raise
-        self._depth = 0
-        self._commit()
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import errors
 from ..dialect import SQLITE
-from ..executor import DerivedQueries
+from ..executor import ExecutorBase
 from .dialect import translate
 
 
@@ -58,7 +58,7 @@ def _translated(exc: sqlite3.Error, label: str) -> BaseException:
     return translate(exc, label) or exc
 
 
-class SqliteExecutor(DerivedQueries):
+class SqliteExecutor(ExecutorBase):
     """The store's only handle on a SQLite connection (which it keeps private).
 
     `execute` / `executemany` / `one` / `all` / `scalar` / `column` / `insert` run SQL with
@@ -123,29 +123,10 @@ class SqliteExecutor(DerivedQueries):
             self.execute(f"PRAGMA cache_size = {int(before)}")
 
     # -------------------------------------------------------------- transactions
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction (re-entrant: an inner block joins the outer one)."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        if self.read_only:
-            raise errors.ReadOnlyPlaybook(
-                f"the playbook at {self.label or 'the database'} was opened read-only"
-            )
+    def _begin_write(self) -> None:
         self.execute("BEGIN IMMEDIATE")
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            self._rollback()
-            raise
-        self._depth = 0
+
+    def _commit(self) -> None:
         self.execute("COMMIT")
 
     @contextmanager
