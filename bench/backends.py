@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
+from curate import batch_median  # the same batch as bench/curate.py
 from recall import QUERIES  # the same queries as bench/recall.py
 from report import figure, note
 
@@ -122,20 +123,7 @@ def mark_ms(target: str | Path, marks: int = 200) -> float:
 
 def batch_ms(target: str | Path, rounds: int = 5) -> float:
     with opened(target) as store:
-        ids = [b.id for b in store.bullets(state="active")]
-        rng = random.Random(3)
-        times = []
-        for r in range(rounds):
-            batch = [
-                {"type": "add", "content": f"Batch {r} rule {i}: check config{r}x{i} first",
-                 "tags": ["bench"]}
-                for i in range(100)
-            ] + [{"type": "helpful", "bullet_id": b} for b in rng.sample(ids, 100)]  # fmt: skip
-            t = time.perf_counter()
-            result = curate(store, batch)
-            times.append(time.perf_counter() - t)
-            assert len(result.added) == 100, result.outcomes[:3]
-    return statistics.median(times) * 1000
+        return batch_median(store, rounds) * 1000
 
 
 def measure(n: int, targets: dict[str, str | Path]) -> None:

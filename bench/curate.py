@@ -25,25 +25,33 @@ from playbook.curation import curate
 from playbook.store import PlaybookStore, connect
 
 
-def batch_time(n: int, rounds: int = 5) -> float:
+def batch_median(store: PlaybookStore, rounds: int = 5) -> float:
+    """Median seconds of `rounds` batches of 100 new rules + 100 helpful marks on `store`
+    (bench/backends.py times the same batch on each backend)."""
+    ids = [b.id for b in store.bullets(state="active")]
+    rng = random.Random(3)
     times = []
+    for r in range(rounds):
+        batch = [
+            {"type": "add", "content": f"Batch {r} rule {i}: check config{r}x{i} first",
+             "tags": ["bench"]}
+            for i in range(100)
+        ] + [{"type": "helpful", "bullet_id": b} for b in rng.sample(ids, 100)]  # fmt: skip
+        t = time.perf_counter()
+        result = curate(store, batch)
+        times.append(time.perf_counter() - t)
+        assert len(result.added) == 100, result.outcomes[:3]
+    return statistics.median(times)
+
+
+def batch_time(n: int, rounds: int = 5) -> float:
     with tempfile.TemporaryDirectory() as d:
         path = synth.copy_of(n, Path(d) / "pb.sqlite3")
         store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
-        ids = [b.id for b in store.bullets(state="active")]
-        rng = random.Random(3)
-        for r in range(rounds):
-            batch = [
-                {"type": "add", "content": f"Batch {r} rule {i}: check config{r}x{i} first",
-                 "tags": ["bench"]}
-                for i in range(100)
-            ] + [{"type": "helpful", "bullet_id": b} for b in rng.sample(ids, 100)]  # fmt: skip
-            t = time.perf_counter()
-            result = curate(store, batch)
-            times.append(time.perf_counter() - t)
-            assert len(result.added) == 100, result.outcomes[:3]
-        store.close()
-    return statistics.median(times)
+        try:
+            return batch_median(store, rounds)
+        finally:
+            store.close()
 
 
 def mark_time(n: int, marks: int = 200) -> float:
