@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..store.views import BulletRow
+from ..terms import MATURITIES
 
 
 @dataclass(frozen=True)
@@ -29,10 +30,7 @@ FLAGS = (
     "all",
     "rule",
     "anti",
-    "candidate",
-    "established",
-    "proven",
-    "deprecated",
+    *MATURITIES,  # is:proven and the other rungs
 )
 
 
@@ -66,5 +64,5 @@ def row_passes(row: BulletRow, flags: frozenset[str]) -> bool:
         return False
     if "anti" in flags and row.type != "anti-pattern":
         return False
-    rungs = flags & {"candidate", "established", "proven", "deprecated"}
+    rungs = flags.intersection(MATURITIES)
     return not rungs or row.maturity in rungs
