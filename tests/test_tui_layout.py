@@ -360,7 +360,10 @@ async def test_enter_moves_to_the_next_field_and_submits_from_the_last(playbook,
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
         await loaded(pilot, app)
-        await pilot.press("5", "n")
+        await pilot.press("5")  # the Blocked tab; its table takes the focus, then n
+        blocked = app.query_one(BlockedPane)
+        await wait_for(pilot, lambda: blocked in app.screen.focused.ancestors_with_self)
+        await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
         await wait_for(pilot, lambda: app.screen.focused.id == "field-pattern")
         await pilot.press(*"Force push to main", "enter")
