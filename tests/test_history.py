@@ -91,6 +91,31 @@ def test_rows_as_of_are_the_table_as_it_stood_then(
                 assert getattr(row, f) == pytest.approx(getattr(was, f), abs=1e-9), (bid, f)
 
 
+@pytest.mark.parametrize("seed", [1, 6])
+def test_one_history_cache_answers_every_moment_as_the_log_does(
+    store: PlaybookStore, clock: Clock, seed: int
+) -> None:
+    """The workbench reads the log once and steps through moments with it: each moment's
+    table must be the one read from the store for that moment (and before anything, none)."""
+    snapshots = _play(store, clock, seed)
+    cache = review.HistoryCache.read(store)
+    moments = [m for m, _ in snapshots] + [T0 - timedelta(seconds=1), T0, clock()]
+    moments += [m - timedelta(microseconds=1) for m, _ in snapshots]
+    scores = ("helpful", "harmful", "effective")
+    for moment in moments:
+        cached, read = (
+            review.rows_as_of(store, moment, cache=cache),
+            review.rows_as_of(store, moment),
+        )
+        assert [r._replace(helpful=0, harmful=0, effective=0) for r in cached] == [
+            r._replace(helpful=0, harmful=0, effective=0) for r in read
+        ]
+        for a, b in zip(cached, read, strict=True):
+            for f in scores:  # the same events summed, perhaps in another order (PostgreSQL)
+                assert getattr(a, f) == pytest.approx(getattr(b, f), abs=1e-12), (a.id, f)
+    assert review.rows_as_of(store, T0 - timedelta(seconds=1), cache=cache) == []
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_rows_as_of_agree_with_store_score_and_recall_as_of(
     store: PlaybookStore, clock: Clock, seed: int

@@ -11,7 +11,8 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 - `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
   one: `bullet_score`, `score_moment`);
 - `history`: time travel, the playbook as it stood at a moment (`rows_as_of`,
-  `conflicts_as_of`, `proposals_as_of`); `diff`: then against now (`diff_since`);
+  `conflicts_as_of`, `proposals_as_of`; `HistoryCache` for many moments); `diff`: then
+  against now (`diff_since`);
 - `hidden`: what decay hid, the rules a query matched that recall does not show, with
   the numbers and what would bring each back (`explain_hidden`);
 - `queue`: review that scales, a proposal's word diff (`proposal_diff`, `proposal_diffs`),
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from .diff import PlaybookDiff, RuleChange, diff_since
     from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
     from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
+    from .history_cache import HistoryCache
     from .queue import (
         Decided,
         approve_many,
@@ -102,6 +104,7 @@ __getattr__ = lazy_exports(
         "parse_moment": ".history",
         "proposals_as_of": ".history",
         "rows_as_of": ".history",
+        "HistoryCache": ".history_cache",
         "Decided": ".queue",
         "approve_many": ".queue",
         "closest_rules": ".queue",
@@ -127,6 +130,7 @@ __all__ = [
     "Decided",
     "HiddenItem",
     "HiddenReport",
+    "HistoryCache",
     "NotApplied",
     "NotFound",
     "PlaybookDiff",

@@ -13,10 +13,10 @@ bullet retired by then shows its score frozen at its retirement (`review.scores`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import scoring
 from ..model import Bullet, Score
@@ -25,6 +25,7 @@ from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store import history as past
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
+from .history_cache import Events, HistoryCache, epoch_days
 
 if TYPE_CHECKING:
     import numpy as np
@@ -77,7 +78,9 @@ _ID, _CONTENT, _TYPE, _MATURITY, _STATE, _PINNED, _CATEGORY, _TAGS = range(8)
 _SCOPE, _SOURCE, _CREATED, _HALF_LIFE, _VALID_TO, _SEQ = range(8, 14)
 
 
-def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
+def rows_as_of(
+    store: PlaybookStore, when: datetime, *, cache: HistoryCache | None = None
+) -> list[BulletRow]:
     """The bullets table (`store.views.bullet_rows`' shape) as the playbook stood at `when`.
 
     Every bullet created by then, retired ones included: `state` "retired" if it was
@@ -86,11 +89,20 @@ def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
     (lineage as of then), decayed to `when`; `stale` at `when`; `pinned` from the decision
     log's pin/unpin entries (a bullet without any keeps its pin now: a pin carried at its
     creation). A bullet retired by then shows the score it had when it was retired.
+
+    `cache`: the bullets and the feedback log read once (`HistoryCache.read`), for a
+    caller that asks for several moments of an unchanged playbook (the workbench's time
+    travel); without it both are read for this moment.
     """
-    return _rows_as_of(store, when, None)
+    return _rows_as_of(store, when, None, cache)
 
 
-def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> list[BulletRow]:
+def _rows_as_of(
+    store: PlaybookStore,
+    when: datetime,
+    ids: list[str] | None,
+    cache: HistoryCache | None = None,
+) -> list[BulletRow]:
     import numpy as np
 
     policy = store.policy
@@ -98,20 +110,25 @@ def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> 
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
         lineage = past.ancestors_many(store, ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
-    rows = past.bullets_created_by(store, when, wanted)
+    if cache is not None and wanted is None:
+        rows, events, created = cache.at(when)
+    else:
+        rows = past.bullets_created_by(store, when, wanted)
+        events, created = None, epoch_days([r[_CREATED] for r in rows])
     n = len(rows)
     if not n:
         return []
     when_iso = iso(when)
     pos = {r[_ID]: i for i, r in enumerate(rows)}
+    if events is None:
+        events = _events_recorded_by(store, when, pos, wanted)
     retired = np.array([r[_VALID_TO] is not None and r[_VALID_TO] <= when_iso for r in rows])
     end = np.full(n, scoring.days(when))
     for i in np.flatnonzero(retired):
         end[i] = scoring.days(parse_iso(rows[i][_VALID_TO]))
     default_hl = policy.half_life_days
     half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
-    created = _epoch_days([r[_CREATED] for r in rows])
-    helpful, harmful, last = _evidence(store, when, pos, end, half_life, created, wanted)
+    helpful, harmful, last = _evidence(store, when, pos, end, half_life, created, events)
     stale = (end - last) >= policy.stale_after_days
     maturity_then = past.maturities_as_of(store, when)
     maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
@@ -133,6 +150,26 @@ def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> 
     ]  # fmt: skip
 
 
+def _events_recorded_by(
+    store: PlaybookStore, when: datetime, pos: dict[str, int], ids: list[str] | None
+) -> Events:
+    """The feedback recorded by `when` (of `ids`' bullets, or all), owned by row positions;
+    an event of a bullet created after `when` (an import) is left out."""
+    import numpy as np
+
+    found = past.events_recorded_by(store, when, ids)
+    bids, kinds, stamps, weights = zip(*found, strict=True) if found else ((), (), (), ())
+    owner = np.fromiter((pos.get(b, -1) for b in bids), dtype=np.int64, count=len(bids))
+    known = owner >= 0
+    helpful = np.array(kinds, dtype=str) == "helpful" if kinds else np.zeros(0, dtype=bool)
+    return Events(
+        owner[known],
+        epoch_days(stamps)[known],
+        np.array(weights, dtype=np.float64)[known],
+        helpful[known],
+    )
+
+
 def _evidence(
     store: PlaybookStore,
     when: datetime,
@@ -140,25 +177,15 @@ def _evidence(
     end: np.ndarray,
     half_life: np.ndarray,
     created: np.ndarray,
-    ids: list[str] | None,
+    events: Events,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(H, X, last activity) per row: the events recorded by `when`, each counted for its
-    own bullet and for every successor that supersedes it by then (SPEC §4 lineage), decayed
-    to the owner's end (`when`, or its retirement) with the owner's half-life."""
+    """(H, X, last activity) per row: the `events` (recorded by `when`), each counted for
+    its own bullet and for every successor that supersedes it by then (SPEC §4 lineage),
+    decayed to the owner's end (`when`, or its retirement) with the owner's half-life."""
     import numpy as np
 
     n = len(pos)
-    events = past.events_recorded_by(store, when, ids)
-    if events:
-        bids, kinds, stamps, weights = zip(*events, strict=True)
-    else:
-        bids, kinds, stamps, weights = (), (), (), ()
-    owner = np.fromiter((pos.get(b, -1) for b in bids), dtype=np.int64, count=len(bids))
-    known = owner >= 0  # an event of a bullet created after `when` (an import) is left out
-    owner = owner[known]
-    at = _epoch_days(stamps)[known]
-    weight = np.array(weights, dtype=np.float64)[known]
-    helpful = (np.array(kinds, dtype=str) == "helpful")[known] if len(kinds) else known
+    owner, at, weight, helpful = events
     # lineage: a successor also owns its ancestors' events (as of then)
     smap = store.supersedes_map(as_of=when)
     if smap:
@@ -189,23 +216,6 @@ def _evidence(
     seen = age >= 0  # an event after the owner's moment is pending, not activity
     np.maximum.at(last, owner[seen], at[seen])
     return h.astype(np.float64), x.astype(np.float64), last
-
-
-def _epoch_days(values: Sequence[Any]) -> np.ndarray:
-    """Timestamps as epoch days: ISO text as the store writes it, parsed by numpy at once;
-    anything else (another ISO form, a datetime from a driver) one by one."""
-    import numpy as np
-
-    if not len(values):
-        return np.zeros(0, dtype=np.float64)
-    text = np.array(values, dtype=str)  # a datetime becomes "2026-...+00:00": one by one
-    if (np.char.str_len(text) == 27).all() and np.char.endswith(text, "Z").all():
-        micros = text.astype("U26").astype("datetime64[us]").astype(np.int64)
-        return micros / (scoring.DAY * 1e6)
-    return np.array(
-        [scoring.days(v if isinstance(v, datetime) else parse_iso(v)) for v in values],
-        dtype=np.float64,
-    )
 
 
 def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> dict[str, bool]:

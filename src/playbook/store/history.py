@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # interval and half-life the past needs). Positions are named in `review.history`.
 ROW_COLUMNS = (
     "id, content, type, maturity, state, pinned, category, tags, scope, source, created_at, "
-    "half_life_days, valid_to, seq"
+    "half_life_days, valid_to, seq, valid_from"
 )
 
 
@@ -54,6 +54,16 @@ def events_recorded_by(
         f"{sql} AND {d.in_list('bullet_id')}",
         (iso(when), d.list_param(ids)),
     )
+
+
+def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
+    """ROW_COLUMNS of every bullet ever created, in seq order (`review.HistoryCache`)."""
+    return store.sql.all(f"SELECT {ROW_COLUMNS} FROM bullets ORDER BY seq")
+
+
+def every_event(store: PlaybookStore) -> list[tuple[str, str, Any, float, Any]]:
+    """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
+    return store.sql.all("SELECT bullet_id, kind, at, weight, recorded_at FROM feedback")
 
 
 def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:
