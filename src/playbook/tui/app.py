@@ -178,7 +178,11 @@ class Workbench(DetailingApp):
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
-        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at, as_of=self.as_of)
+        as_of = self.as_of
+        history = None if as_of is None else self.history_at(version)
+        snapshot = reading.load_snapshot(
+            self.source, last_looked=self.seen_at, as_of=as_of, history=history
+        )
         rows = snapshot.rows_by_id
         prepared = self.bullets_pane.prepare(rows)
         if worker.is_cancelled:
@@ -222,6 +226,7 @@ class Workbench(DetailingApp):
         self.loads += 1
         if self.first_paint is None:
             self.first_paint = self.elapsed()
+            self.read_ahead(len(snap.rows_by_id))
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
         if isinstance(self.screen, HiddenScreen):

@@ -21,7 +21,7 @@ from ..store import BlockedPattern
 from ..store.views import BulletRow, bullet_rows
 
 if TYPE_CHECKING:
-    from ..review import BulletDetail, ConflictView, ScoreSeries
+    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
     from ..review.queue import DiffOps
     from .data import Source
 
@@ -68,13 +68,17 @@ def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[q
 
 
 def load_snapshot(
-    source: Source, *, last_looked: datetime | None = None, as_of: datetime | None = None
+    source: Source,
+    *,
+    last_looked: datetime | None = None,
+    as_of: datetime | None = None,
+    history: HistoryCache | None = None,
 ) -> Snapshot:
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
-    (time travel). `last_looked`: when the reviewer last saw the Proposals tab (for its
-    "new" count)."""
+    (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
+    Proposals tab (for its "new" count)."""
     if as_of is not None:
-        return load_snapshot_as_of(source, as_of)
+        return load_snapshot_as_of(source, as_of, history)
     started = time.perf_counter()
     with source.open() as store:
         rows = bullet_rows(store)
@@ -118,14 +122,25 @@ def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | Non
     }
 
 
-def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
+def load_history(source: Source) -> HistoryCache:
+    """The bullets and the feedback log read once, for stepping through moments."""
+    from ..review import HistoryCache
+
+    with source.open(migrate=False) as store:
+        return HistoryCache.read(store)
+
+
+def load_snapshot_as_of(
+    source: Source, when: datetime, history: HistoryCache | None = None
+) -> Snapshot:
     """The playbook as it stood at `when`, from the log (no copy of the data): rows,
-    conflicts and the queue as of then (`review.history`); blocked patterns made by then."""
+    conflicts and the queue as of then (`review.history`); blocked patterns made by then.
+    `history`: the log read before (`load_history`), if the playbook has not changed since."""
     from ..review import conflicts_as_of, proposals_as_of, rows_as_of
 
     started = time.perf_counter()
     with source.open(migrate=False) as store:
-        rows = rows_as_of(store, when)
+        rows = rows_as_of(store, when, cache=history)
         found = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
         proposals = [review.with_closest(store, p) for p in found[:PROPOSALS_WITH_SIMILAR]]
         proposals += found[PROPOSALS_WITH_SIMILAR:]

@@ -12,20 +12,31 @@ results (`review.explain_hidden`), with pin, restore and a fresh mark at hand.
 from __future__ import annotations
 
 import calendar
+import threading
+from collections.abc import Hashable
 from datetime import UTC, datetime, timedelta
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, TextArea
 
 from . import format as fmt
+from . import reading
 from .filtering import FilteringApp
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
 
+if TYPE_CHECKING:
+    from ..review import HistoryCache
+
 TRAVEL_ACTIONS = ("time_travel", "step", "step_months", "now", "compare", "hidden")
+# Up to this many rules, the log is read for time travel in the background once the first
+# table is on screen (a third of a second at 10k), so the first step back is as quick as
+# the next; a larger playbook reads it at its first step back, once per change.
+READ_AHEAD_UP_TO = 30_000
 
 
 def parse_moment(text: str, now: datetime) -> datetime:
@@ -61,6 +72,11 @@ class TravellingApp(FilteringApp):
 
     as_of: datetime | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._history: tuple[Hashable, HistoryCache] | None = None
+        self._history_lock = threading.Lock()
+
     def now(self) -> datetime:
         return datetime.now(UTC)
 
@@ -77,13 +93,32 @@ class TravellingApp(FilteringApp):
             return
         self.as_of = when
         self.travel_started = self.elapsed()
-        self.set_class(when is not None, "-travelling")
+        self.query_one("#topbar").set_class(when is not None, "-travelling")
         self.show_moment()
         self.read_now()
         self.refresh_bindings()
 
     def elapsed(self) -> float:
         raise NotImplementedError
+
+    def history_at(self, version: Hashable) -> HistoryCache:
+        """The bullets and the feedback log as of change token `version`, read once (in a
+        worker): every moment after the first is then numpy work, not a read of the log."""
+        with self._history_lock:
+            kept = self._history
+            if kept is None or kept[0] != version:
+                kept = self._history = (version, reading.load_history(self.source))
+            return kept[1]
+
+    def read_ahead(self, rules: int) -> None:
+        """Once the first table is on screen: read the log for time travel before anyone
+        asks (`READ_AHEAD_UP_TO`)."""
+        if rules <= READ_AHEAD_UP_TO and self._history is None and self.version is not None:
+            self._read_ahead(self.version)
+
+    @work(thread=True, exit_on_error=False, group="history")
+    def _read_ahead(self, version: Hashable) -> None:
+        self.history_at(version)  # a failure here is met again, and reported, on travel
 
     def show_moment(self) -> None:
         """The top bar says, unmistakably, which moment the workbench shows."""
