@@ -7,11 +7,13 @@ screen as a terminal would show it (the SVG export as text lines).
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Button, Input, Static, TabbedContent, TextArea
+from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
 from playbook import curate
@@ -229,6 +231,65 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(
         await pilot.press("slash")  # the filter box takes other keys: rebuilt
         await wait_for(pilot, lambda: len(built) > before)
         assert "Helpful" not in screen_lines(app)[-1]
+
+
+@async_test
+async def test_keys_that_stop_applying_are_dimmed_in_place_and_one_rebuild_per_change(
+    playbook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a live rule to a retired one the same keys show, some dimmed: the footer
+    restyles them rather than rebuild (a tenth of a second at 160 columns). Into time
+    travel the keys change (T appears): one rebuild, however many times Textual says the
+    bindings changed before it runs."""
+    path, info = playbook
+    built: list[int] = []
+    compose = WorkbenchFooter.compose
+
+    def counting(self: WorkbenchFooter) -> Any:
+        built.append(1)
+        return compose(self)
+
+    def pin_key(app: Any) -> Any:
+        return next(k for k in app.query(FooterKey) if k.action == "pin")
+
+    monkeypatch.setattr(WorkbenchFooter, "compose", counting)
+    app = make_app(path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, app)
+        app.set_filter("is:all")
+        await wait_for(pilot, lambda: app.bullets_pane.table.row_count == len(app.rows_by_id))
+        table = app.bullets_pane.table
+        rows = [app.row(k) for k in table.order]
+        live = next(r.id for r in rows if r.state != "retired" and r.maturity != "deprecated"
+                    and not r.pinned)  # fmt: skip
+        table.focus()
+        table.move_to(live)
+        await wait_for(pilot, lambda: not pin_key(app).has_class("-disabled"))
+        await pilot.pause(0.3)
+        before = len(built)
+        table.move_to(info["retired"])
+        await wait_for(pilot, lambda: pin_key(app).has_class("-disabled"))
+        assert pin_key(app)._disabled and len(built) == before
+        table.move_to(live)
+        await wait_for(pilot, lambda: not pin_key(app).has_class("-disabled"))
+        assert len(built) == before
+        real_now = app.now()
+        app.now = lambda: real_now + timedelta(days=30)  # a week back: every rule exists
+        await pilot.press("less_than_sign")
+        await wait_for(pilot, lambda: app.snapshot.as_of is not None)
+        await pilot.pause(0.5)
+        assert app.bullets_pane.current_bullet_id() == live
+        assert len(built) == before + 1
+        assert "T Now" in screen_lines(app)[-1] and pin_key(app).has_class("-disabled")
+        # Textual says "bindings changed" at every idle moment before the rebuild runs:
+        # the keys asked for are rebuilt once.
+        footer = app.query_one(WorkbenchFooter)
+        asked: list[Any] = []
+        monkeypatch.setattr(footer, "call_after_refresh", lambda *a, **k: asked.append(a))
+        app.set_focus(app.query_one("#filter"))
+        for _ in range(3):
+            footer.bindings_changed(app.screen)
+        assert len(asked) == 1
 
 
 @pytest.mark.parametrize("size", SIZES)

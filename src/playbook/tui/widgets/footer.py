@@ -40,27 +40,54 @@ class WorkbenchFooter(Footer):
     }
     """
 
-    _composed: Hashable = None  # what the footer shows now (`_signature`)
+    _composed: Hashable = None  # the keys the footer shows now (`_signature`)
+    _states: Hashable = None  # whether each is enabled, and its tooltip (`_signature`)
+    _queued: Hashable = None  # the keys of a recompose asked for and not yet run
 
     def bindings_changed(self, screen: Screen) -> None:
         """Textual recomposes the footer (every key a new widget) whenever any binding
         may have changed: on every cursor move, every snapshot, every focus change. Most
-        of those change nothing the footer shows; recompose only when something does."""
-        if self._bindings_ready and self._signature(screen) == self._composed:
-            return
+        of those change nothing the footer shows; recompose only when its keys change, and
+        when only which of them apply changed (time travel dims every write), restyle the
+        keys in place (a recompose costs a tenth of a second at 160 columns)."""
+        if self._bindings_ready and self._composed is not None:
+            keys, states = self._signature(screen)
+            if keys == self._queued:
+                return  # the recompose asked for reads the bindings as they are then
+            if keys == self._composed:
+                if states != self._states and self.is_attached and screen is self.screen:
+                    self._restate(screen)
+                    self._states = states
+                return
+            self._queued = keys
         super().bindings_changed(screen)
 
-    def _signature(self, screen: Screen) -> Hashable:
-        """Everything the footer's keys are drawn from: the width, and each shown key."""
-        keys = tuple(
-            (binding.key, binding.action, binding.description, enabled, tooltip, binding.show)
-            for _, binding, enabled, tooltip in screen.active_bindings.values()
-        )
-        return (self.app.size.width, keys)
+    def _signature(self, screen: Screen) -> tuple[Hashable, Hashable]:
+        """What the footer's keys are drawn from: the width and each shown key; and apart,
+        whether each applies here and its tooltip."""
+        found = list(screen.active_bindings.values())
+        keys = tuple((b.key, b.action, b.description, b.show) for _, b, _, _ in found)
+        states = tuple((enabled, tooltip) for _, _, enabled, tooltip in found)
+        return (self.app.size.width, keys), states
+
+    def _restate(self, screen: Screen) -> None:
+        """Dim or light each key as `Footer.compose` would have built it."""
+        first: dict[str, tuple[bool, str]] = {}
+        for _, binding, enabled, tooltip in screen.active_bindings.values():
+            if binding.show:
+                first.setdefault(binding.action, (enabled, tooltip))
+        for key in self.query(FooterKey):
+            if key.has_class("-command-palette") or key.action not in first:
+                continue
+            enabled, tooltip = first[key.action]
+            key._disabled = not enabled  # what Textual's FooterKey reads when clicked
+            key.set_class(not enabled, "-disabled")
+            key.tooltip = tooltip or None
 
     def compose(self) -> ComposeResult:
         if self._bindings_ready:
-            self._composed = self._signature(self.screen)
+            self._composed, self._states = self._signature(self.screen)
+            self._queued = None
         # The footer spans the screen; the app's width is known even before the first
         # layout. (It recomposes whenever the bindings change, and the app refreshes the
         # bindings when the terminal is resized.)
