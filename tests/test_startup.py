@@ -104,6 +104,20 @@ def test_recall_and_help_load_nothing_heavy(playbook_file: tuple[Path, str]) -> 
     assert _loaded(["--help"]) == []
 
 
+def test_the_workbench_paints_before_the_core_loads() -> None:
+    """The workbench's first frame waits for every module imported before it: the delta
+    models (pydantic), numpy and rapidfuzz load with the first read, in a worker, after it.
+    (Before: `playbook.tui.app` imported the queue, and with it pydantic, ~130 ms.)"""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys, playbook.tui.demo_app, playbook.tui.app; "
+         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"],
+        capture_output=True, text=True, timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert eval(proc.stdout) == ["textual"]
+
+
 def test_the_prompt_hook_loads_nothing_heavy(
     playbook_file: tuple[Path, str], tmp_path: Path
 ) -> None:

@@ -32,8 +32,7 @@ from .proposals import (  # noqa: F401  (part of this module's API)
 from .store import PlaybookStore, StoreError, iso
 from .store import proposals as proposals_sql
 from .store.store import new_id
-
-HOOK_ORIGIN = "hook"  # staged by an agent session's end (playbook.hooks), not by a person
+from .terms import HOOK_ORIGIN  # noqa: F401  (part of this module's API)
 
 
 class QueueError(StoreError):

@@ -29,6 +29,9 @@ HarmReasonName = Literal[
 ]
 ActorName = Literal["agent", "human"]
 
+HUMAN = "human"  # the actor of every human decision (the workbench, `playbook approve`)
+HOOK_ORIGIN = "hook"  # a proposal staged by an agent session's end (playbook.hooks)
+
 MATURITIES: tuple[str, ...] = get_args(MaturityName)
 HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
 

@@ -13,10 +13,8 @@ from .. import scoring
 from ..curation import CurateResult, curate
 from ..policy import Policy
 from ..store import PlaybookStore, StoreError, new_batch_id
-from ..terms import Actor, Maturity
+from ..terms import HUMAN, Actor, Maturity
 from .detail import NotFound, require
-
-HUMAN = "human"
 
 
 class NotApplied(StoreError):

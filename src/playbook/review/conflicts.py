@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..curation import CurateResult
 from ..errors import NotFound
 from ..store import Conflict, PlaybookStore, StoreError, iso
-from .actions import HUMAN, curate_one, deprecate
+from ..terms import HUMAN
 from .scores import bullet_scores
 
 if TYPE_CHECKING:
+    from ..curation import CurateResult
     from ..model import Bullet, FeedbackEvent, Score
 
 CONFLICT_EVENTS = 6  # latest feedback events shown under each side
@@ -110,6 +110,8 @@ def deprecate_one(
     store: PlaybookStore, conflict_id: int, bullet_id: str, reason: str, *, actor: str = HUMAN
 ) -> Resolution:
     """Deprecate one side of the conflict (`bullet_id`, which must be one of the pair)."""
+    from .actions import deprecate  # (curation loads when a conflict is resolved)
+
     if not reason.strip():
         raise StoreError("deprecating needs a reason")
     with store.transaction():
@@ -137,6 +139,8 @@ def merge(
     lends none (the harm an "Always X" earned is not harm of "Never X"). A pin carries over
     only with `keep_pin=True`, and then the new rule is pinned with the pinned side's reason.
     """
+    from .actions import curate_one
+
     with store.transaction():
         c = _open(store, conflict_id)
         pinned = [b for b in store.get_bullets([c.a, c.b]).values() if b.pinned]

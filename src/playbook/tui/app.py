@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on
@@ -23,7 +23,6 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker
 
-from .. import queue
 from ..policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
 from . import data, reading
@@ -52,6 +51,9 @@ from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
 from .widgets.footer import WorkbenchFooter
+
+if TYPE_CHECKING:
+    from .. import queue
 
 # Tab id -> (title, the widget that takes the focus there).
 TABS = {
@@ -148,7 +150,9 @@ class Workbench(DetailingApp):
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
         self.query_one("#bullets-table").focus()
-        self.start()
+        # After the first frame: the read (or the demo's build) imports the core in a
+        # thread, and under the GIL that would hold back the frame itself.
+        self.call_after_refresh(self.start)
 
     def start(self) -> None:
         """Begin showing the playbook (the demo builds it first)."""

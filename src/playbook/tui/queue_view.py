@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ..queue import HOOK_ORIGIN, Proposal
+from ..terms import HOOK_ORIGIN
+
+if TYPE_CHECKING:
+    from ..queue import Proposal
 
 TYPES = ("add", "helpful", "harmful", "replace", "merge", "deprecate")
 QUALIFIERS = ("type", "session", "from")

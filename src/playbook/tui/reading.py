@@ -15,12 +15,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import queue, review
-from ..proposals import with_similar, with_targets
+from .. import review
 from ..store import BlockedPattern
 from ..store.views import BulletRow, bullet_rows
+from ..terms import HOOK_ORIGIN
 
 if TYPE_CHECKING:
+    from .. import queue
     from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
     from ..review.queue import DiffOps
     from .data import Source
@@ -62,6 +63,9 @@ class Snapshot:
 def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[queue.Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
+    from .. import queue
+    from ..proposals import with_similar, with_targets
+
     found = queue.list_proposals(store, status="pending", newest_first=True)
     out = [with_targets(store, p) for p in found]
     return [with_similar(store, p) if i < limit else p for i, p in enumerate(out)]
@@ -77,6 +81,8 @@ def load_snapshot(
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
     (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
     Proposals tab (for its "new" count)."""
+    from .. import queue
+
     if as_of is not None:
         return load_snapshot_as_of(source, as_of, history)
     started = time.perf_counter()
@@ -147,7 +153,7 @@ def load_snapshot_as_of(
         diffs = diffs_of(store, proposals)
         conflicts = conflicts_as_of(store, when)
         blocked = [b for b in store.blocked() if b.created_at <= when]
-    hooks = sum(1 for p in proposals if p.origin == queue.HOOK_ORIGIN)
+    hooks = sum(1 for p in proposals if p.origin == HOOK_ORIGIN)
     return Snapshot(
         rows,
         proposals,

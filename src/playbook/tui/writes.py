@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import queue, review
-from ..curation import CurateResult
+from .. import review
+from ..terms import HUMAN
 
 if TYPE_CHECKING:
+    from ..curation import CurateResult
     from .data import Source
-
-HUMAN = "human"
 
 
 def outcome_text(result: CurateResult) -> str:
@@ -83,6 +82,8 @@ def unblock(source: Source, block_id: str) -> str:
 
 
 def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
+    from .. import queue  # (the queue loads the delta models: not before the first frame)
+
     with source.open() as store:
         result = queue.approve(store, proposal_id, actor=HUMAN, edited=edited)
     verb = "Edited and approved" if edited is not None else "Approved"
@@ -90,6 +91,8 @@ def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
 
 
 def reject(source: Source, proposal_id: str, reason: str, block: bool = False) -> str:
+    from .. import queue
+
     with source.open() as store:
         block_id = queue.reject(store, proposal_id, reason, block=block, actor=HUMAN)
     if block_id:

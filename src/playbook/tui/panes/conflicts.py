@@ -10,7 +10,7 @@ and a pin carries over only when the person merging ticks it). Sides come from
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -19,13 +19,15 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ...review import ConflictSide, ConflictView
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
 from ..widgets.table import Column, RowTable
 from .base import ActionPane
+
+if TYPE_CHECKING:
+    from ...review import ConflictSide, ConflictView
 
 COLUMNS = [
     Column("id", "#", 3, priority=20, sortable=False),

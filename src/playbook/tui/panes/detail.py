@@ -19,7 +19,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from ...model import FeedbackEvent
 from ...store.views import BulletRow
 from .. import format as fmt
 from ..actions.rule import bindings_for
@@ -27,6 +26,7 @@ from ..format import format_age
 from ..reading import DetailRead
 
 if TYPE_CHECKING:
+    from ...model import FeedbackEvent
     from ...review import BulletDetail
 from ..widgets.chart import ScoreChart
 from ..widgets.table import Column, RowTable

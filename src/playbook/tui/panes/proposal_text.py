@@ -11,10 +11,10 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from ...proposals import Proposal, Target
 from .. import format as fmt
 
 if TYPE_CHECKING:
+    from ...proposals import Proposal, Target
     from ...review.queue import DiffOps
 
 FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")

@@ -22,7 +22,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ... import queue
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Marked, Subject
@@ -33,6 +32,7 @@ from ..widgets.table import Column, RowTable
 from .base import ActionPane
 
 if TYPE_CHECKING:
+    from ... import queue
     from ...review.queue import DiffOps
 from .proposal_text import delta_grid, near_text
 
