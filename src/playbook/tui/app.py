@@ -150,9 +150,7 @@ class Workbench(DetailingApp):
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
         self.query_one("#bullets-table").focus()
-        # After the first frame: the read (or the demo's build) imports the core in a
-        # thread, and under the GIL that would hold back the frame itself.
-        self.call_after_refresh(self.start)
+        self.start()
 
     def start(self) -> None:
         """Begin showing the playbook (the demo builds it first)."""

@@ -49,7 +49,9 @@ class DemoWorkbench(Workbench):
 
     def start(self) -> None:
         self.bullets_pane.table.empty_text = "Building the demo playbook…"
-        self._prepare_worker()
+        # After the first frame: the build imports the whole core in a thread, and under
+        # the GIL that would hold back the frame itself.
+        self.call_after_refresh(self._prepare_worker)
 
     @work(thread=True, exit_on_error=False, group="prepare")
     def _prepare_worker(self) -> None:
