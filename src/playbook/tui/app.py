@@ -50,6 +50,7 @@ from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
+from .travel import READ_AHEAD_UP_TO
 from .widgets.footer import WorkbenchFooter
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class Workbench(DetailingApp):
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
         as_of = self.as_of
-        history = None if as_of is None else self.history_at(version)
+        history = None if as_of is None else self.history_at(version, len(self.rows_by_id))
         snapshot = reading.load_snapshot(
             self.source, last_looked=self.seen_at, as_of=as_of, history=history
         )
@@ -228,7 +229,10 @@ class Workbench(DetailingApp):
         self.loads += 1
         if self.first_paint is None:
             self.first_paint = self.elapsed()
-            self.read_ahead(len(snap.rows_by_id))
+            if len(snap.rows_by_id) <= READ_AHEAD_UP_TO:
+                self.read_ahead()
+        if snap.as_of is not None:
+            self.read_ahead()  # the next moment from the log read once
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
         if isinstance(self.screen, HiddenScreen):

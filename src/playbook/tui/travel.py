@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 TRAVEL_ACTIONS = ("time_travel", "step", "step_months", "now", "compare", "hidden")
 # Up to this many rules, the log is read for time travel in the background once the first
 # table is on screen (a third of a second at 10k), so the first step back is as quick as
-# the next; a larger playbook reads it at its first step back, once per change.
+# the next. A larger playbook's first step back reads that moment alone (the log read
+# whole takes longer: 5 s at 100k), and the log is read in the background after it.
 READ_AHEAD_UP_TO = 30_000
 
 
@@ -101,20 +102,31 @@ class TravellingApp(FilteringApp):
     def elapsed(self) -> float:
         raise NotImplementedError
 
-    def history_at(self, version: Hashable) -> HistoryCache:
+    def history_at(self, version: Hashable, rules: int = 0) -> HistoryCache | None:
         """The bullets and the feedback log as of change token `version`, read once (in a
-        worker): every moment after the first is then numpy work, not a read of the log."""
+        worker): every moment after the first is then numpy work, not a read of the log.
+        None for a playbook of more than `READ_AHEAD_UP_TO` `rules` whose log is not read
+        (nor being read) yet: that moment is read alone."""
+        kept = self._history
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        if rules > READ_AHEAD_UP_TO and not self._history_lock.locked():
+            return None
         with self._history_lock:
             kept = self._history
             if kept is None or kept[0] != version:
                 kept = self._history = (version, reading.load_history(self.source))
             return kept[1]
 
-    def read_ahead(self, rules: int) -> None:
-        """Once the first table is on screen: read the log for time travel before anyone
-        asks (`READ_AHEAD_UP_TO`)."""
-        if rules <= READ_AHEAD_UP_TO and self._history is None and self.version is not None:
-            self._read_ahead(self.version)
+    def read_ahead(self) -> None:
+        """Read the log for time travel in the background, unless it is read (or being
+        read) for the playbook as it is now: once the first table is on screen
+        (`READ_AHEAD_UP_TO`), and after each moment shown."""
+        kept, version = self._history, self.version
+        if version is None or self._history_lock.locked():
+            return
+        if kept is None or kept[0] != version:
+            self._read_ahead(version)
 
     @work(thread=True, exit_on_error=False, group="history")
     def _read_ahead(self, version: Hashable) -> None:
