@@ -233,6 +233,12 @@ async def test_then_and_now_lists_what_changed_and_opens_a_rule(story, size) -> 
         text = "\n".join(screen_lines(app))
         assert "appeared" in text and "Run database migrations" in text
         table = screen.query_one("#compare-table")
+        groups = list(dict.fromkeys(k.split(":")[0] for k in screen.changes))
+        assert len(groups) >= 2 and table.cursor_key.startswith(f"{groups[0]}:")
+        for group in [*groups[1:], groups[0]]:  # n: the first rule of each group, around
+            await pilot.press("n")
+            first = next(k for k in screen.changes if k.startswith(f"{group}:"))
+            await wait_for(pilot, lambda f=first: table.cursor_key == f)
         assert table.move_to(f"appeared:{info['new']}")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.query_one(DetailPane).detail is not None)

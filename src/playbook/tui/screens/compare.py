@@ -1,6 +1,8 @@
 """Then and now: which rules appeared since a moment, which were retired, which changed
 rung, and which moved most in score (`review.diff_since`, the same answer as
-`playbook diff --since DATE`). Enter opens a rule in Detail; escape goes back."""
+`playbook diff --since DATE`). `n` jumps to the next group (a month of a busy playbook
+lists dozens of new rules before the first mover); Enter opens a rule in Detail; escape
+goes back."""
 
 from __future__ import annotations
 
@@ -51,6 +53,13 @@ class CompareScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back", tooltip="Back to the workbench", id="close"),
         Binding("enter", "open", "Open", tooltip="Open the rule in Detail", id="open"),
+        Binding(
+            "n",
+            "next_group",
+            "Next group",
+            tooltip="Jump to the first rule of the next group: appeared, retired, rung, moved",
+            id="next-group",
+        ),
     ]
 
     class Loaded(Message):
@@ -165,6 +174,21 @@ class CompareScreen(Screen[None]):
         if item is not None:
             self.dismiss()
             self.app.post_message(self.OpenBullet(item[1].id))
+
+    def action_next_group(self) -> None:
+        """The cursor to the first rule of the next group that has any (after the last,
+        the first again)."""
+        table = self.query_one(RowTable)
+        keys = list(self.changes)
+        if not keys:
+            return
+        here = str(table.cursor_key or keys[0]).split(":")[0]
+        firsts = {}
+        for key in keys:
+            firsts.setdefault(key.split(":")[0], key)
+        groups = list(firsts)
+        after = groups[(groups.index(here) + 1) % len(groups)] if here in groups else groups[0]
+        table.move_to(firsts[after], at_top=True)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -194,11 +194,15 @@ class RowTable(ScrollView, can_focus=True):
             self._index = {k: i for i, k in enumerate(self.order)}
         return self._index.get(key)
 
-    def move_to(self, key: Hashable) -> bool:
+    def move_to(self, key: Hashable, *, at_top: bool = False) -> bool:
+        """The cursor to `key`'s row, scrolled into view (centred; `at_top`: the first
+        line, as a group's first row is shown with the rest of its group below it)."""
         index = self._index_of(key)
         if index is None:
             return False
-        self._set_cursor(index, scroll=True, center=True)
+        self._set_cursor(index, scroll=not at_top, center=True)
+        if at_top:
+            self.scroll_to(y=index, animate=False, immediate=True)
         return True
 
     def refresh_rows(self) -> None:
