@@ -201,13 +201,8 @@ async def test_footer_shows_only_what_works_where_the_focus_is(playbook, size) -
         assert "Helpful" in footer
 
 
-@async_test
-async def test_the_footer_is_rebuilt_only_when_its_keys_change(
-    playbook, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Textual rebuilds the footer (every key a new widget) whenever bindings may have
-    changed: on each cursor move. Moving between rules that take the same keys must not."""
-    path, _ = playbook
+def _count_footer_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time the footer is built."""
     built: list[int] = []
     compose = WorkbenchFooter.compose
 
@@ -216,6 +211,17 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(
         return compose(self)
 
     monkeypatch.setattr(WorkbenchFooter, "compose", counting)
+    return built
+
+
+@async_test
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(
+    playbook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual rebuilds the footer (every key a new widget) whenever bindings may have
+    changed: on each cursor move. Moving between rules that take the same keys must not."""
+    path, _ = playbook
+    built = _count_footer_builds(monkeypatch)
     app = make_app(path)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot, app)
@@ -242,17 +248,11 @@ async def test_keys_that_stop_applying_are_dimmed_in_place_and_one_rebuild_per_c
     travel the keys change (T appears): one rebuild, however many times Textual says the
     bindings changed before it runs."""
     path, info = playbook
-    built: list[int] = []
-    compose = WorkbenchFooter.compose
-
-    def counting(self: WorkbenchFooter) -> Any:
-        built.append(1)
-        return compose(self)
+    built = _count_footer_builds(monkeypatch)
 
     def pin_key(app: Any) -> Any:
         return next(k for k in app.query(FooterKey) if k.action == "pin")
 
-    monkeypatch.setattr(WorkbenchFooter, "compose", counting)
     app = make_app(path)
     async with app.run_test(size=(160, 48)) as pilot:
         await loaded(pilot, app)
