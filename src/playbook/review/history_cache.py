@@ -79,8 +79,8 @@ class HistoryCache:
         import numpy as np
 
         made = self.valid_from <= iso(when)
-        if not len(made):
-            return [], self.events, self.created
+        if not made.any():
+            return [], Events(*(a[:0] for a in self.events)), self.created[:0]
         position = np.cumsum(made) - 1  # a row's position among the rows made by then
         owner, at, weight, helpful = self.events
         keep = (self.recorded <= _micros(when)) & made[owner]

@@ -50,6 +50,7 @@ class WorkbenchFooter(Footer):
         of those change nothing the footer shows; recompose only when its keys change, and
         when only which of them apply changed (time travel dims every write), restyle the
         keys in place (a recompose costs a tenth of a second at 160 columns)."""
+        keys = None
         if self._bindings_ready and self._composed is not None:
             keys, states = self._signature(screen)
             if keys == self._queued:
@@ -59,8 +60,9 @@ class WorkbenchFooter(Footer):
                     self._restate(screen)
                     self._states = states
                 return
-            self._queued = keys
         super().bindings_changed(screen)
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self._queued = keys  # what Textual asked for just now (its own conditions)
 
     def _signature(self, screen: Screen) -> tuple[Hashable, Hashable]:
         """What the footer's keys are drawn from: the width and each shown key; and apart,
