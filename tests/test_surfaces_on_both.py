@@ -21,12 +21,10 @@ from playbook.cli import main
 from playbook.mcp_server import PlaybookTools
 from playbook.store import open_store
 from playbook.tui import data, reading
-from playbook.tui.app import Workbench
-from playbook.tui.seen import LastLooked
 
 from .helpers.cli import ENTRY, clean_env
 from .helpers.hooks import context_of
-from .helpers.tui import async_test, loaded, screen_text, wait_for
+from .helpers.tui import async_test, loaded, make_app, screen_text, wait_for
 
 
 def cli(target: str | Path, *args: str, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -175,8 +173,7 @@ async def test_the_workbench_app_shows_a_playbook_on_either_backend(
 ) -> None:
     with open_store(db_target) as store:
         store.insert_bullet("Read the first error in the CI log")
-    seen = LastLooked(db_target, tmp_path / "seen.json")  # (make_app puts it beside a file)
-    app = Workbench(db_target, poll_seconds=0.1, seen=seen)
+    app = make_app(db_target, folder=tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await loaded(pilot, app)  # (the table paints just after the snapshot lands)
         await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))

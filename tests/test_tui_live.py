@@ -17,16 +17,15 @@ import pytest
 
 from playbook.store import open_store
 from playbook.tui.app import POLL_SECONDS, Workbench
-from playbook.tui.seen import LastLooked
 
-from .helpers.tui import async_test, loaded, screen_text, wait_for
+from .helpers.tui import async_test, loaded, make_app, screen_text, wait_for
 
 WITHIN = 1.0  # seconds from another connection's commit to the new rule on screen (issue 16)
 
 
 def workbench_on(target: str | Path, folder: Path) -> Workbench:
-    """The workbench as `playbook tui` runs it, remembering "last looked" in `folder`."""
-    return Workbench(target, seen=LastLooked(target, folder / "seen.json"))
+    """The workbench as `playbook tui` runs it (its own poll interval)."""
+    return make_app(target, poll_seconds=POLL_SECONDS, folder=folder)
 
 
 def listening_backends(url: str) -> list[tuple[int, str]]:

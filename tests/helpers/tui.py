@@ -105,11 +105,14 @@ def screen_lines(app: Workbench) -> list[str]:
     return lines
 
 
-def make_app(path: str | Path) -> Workbench:
-    """The workbench on `path`, remembering "last looked" beside the file (for a
-    postgresql:// URL, in a folder of its own), never in $HOME."""
-    folder = path.parent if isinstance(path, Path) else Path(tempfile.mkdtemp(prefix="pb-seen-"))
-    return Workbench(path, poll_seconds=0.1, seen=LastLooked(path, folder / "seen.json"))
+def make_app(
+    path: str | Path, *, poll_seconds: float = 0.1, folder: Path | None = None
+) -> Workbench:
+    """The workbench on `path`, remembering "last looked" in `folder`, else beside the file
+    (for a postgresql:// URL, in a folder of its own), never in $HOME."""
+    if folder is None:
+        folder = path.parent if isinstance(path, Path) else Path(tempfile.mkdtemp(prefix="pb-"))
+    return Workbench(path, poll_seconds=poll_seconds, seen=LastLooked(path, folder / "seen.json"))
 
 
 async def wait_for(pilot: Pilot[None], predicate: Any, timeout: float = 20.0) -> None:
