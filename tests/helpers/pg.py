@@ -16,7 +16,6 @@ import atexit
 import itertools
 import os
 import secrets
-import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -51,7 +50,6 @@ def configure(config: pytest.Config) -> None:
         url = cluster.start(owner_pid=os.getpid())
     except ClusterError as exc:
         cluster.stop()
-        shutil.rmtree(folder, ignore_errors=True)
         os.environ[ENV_SKIP] = str(exc).splitlines()[0]
         return
     _cluster = cluster
