@@ -25,7 +25,7 @@ from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store import history as past
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
-from .history_cache import Events, HistoryCache, epoch_days
+from .history_cache import Events, HistoryCache, epoch_days, events_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -155,19 +155,7 @@ def _events_recorded_by(
 ) -> Events:
     """The feedback recorded by `when` (of `ids`' bullets, or all), owned by row positions;
     an event of a bullet created after `when` (an import) is left out."""
-    import numpy as np
-
-    found = past.events_recorded_by(store, when, ids)
-    bids, kinds, stamps, weights = zip(*found, strict=True) if found else ((), (), (), ())
-    owner = np.fromiter((pos.get(b, -1) for b in bids), dtype=np.int64, count=len(bids))
-    known = owner >= 0
-    helpful = np.array(kinds, dtype=str) == "helpful" if kinds else np.zeros(0, dtype=bool)
-    return Events(
-        owner[known],
-        epoch_days(stamps)[known],
-        np.array(weights, dtype=np.float64)[known],
-        helpful[known],
-    )
+    return events_of(past.events_recorded_by(store, when, ids), pos)[0]
 
 
 def _evidence(

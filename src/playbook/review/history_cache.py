@@ -52,25 +52,13 @@ class HistoryCache:
         import numpy as np
 
         rows = past.every_bullet(store)
-        pos = {r[0]: i for i, r in enumerate(rows)}
-        found = past.every_event(store)
-        bids, kinds, stamps, weights, recorded = (
-            zip(*found, strict=True) if found else ((), (), (), (), ())
-        )
-        owner = np.fromiter((pos.get(b, -1) for b in bids), dtype=np.int64, count=len(bids))
-        known = owner >= 0  # an event whose bullet is gone from the table cannot count
-        helpful = np.array(kinds, dtype=str) == "helpful" if kinds else np.zeros(0, dtype=bool)
+        events, known = events_of(past.every_event(store), {r[0]: i for i, r in enumerate(rows)})
         return cls(
             rows,
             np.array([r[_VALID_FROM] for r in rows], dtype=str),
             epoch_days([r[_CREATED] for r in rows]),
-            Events(
-                owner[known],
-                epoch_days(stamps)[known],
-                np.array(weights, dtype=np.float64)[known],
-                helpful[known],
-            ),
-            epoch_micros(recorded)[known],
+            events,
+            epoch_micros([r[4] for r in known]),
         )
 
     def at(self, when: datetime) -> tuple[list[tuple[Any, ...]], Events, np.ndarray]:
@@ -87,6 +75,23 @@ class HistoryCache:
         rows = [r for r, m in zip(self.rows, made.tolist(), strict=True) if m]
         events = Events(position[owner[keep]], at[keep], weight[keep], helpful[keep])
         return rows, events, self.created[made]
+
+
+def events_of(
+    found: Sequence[tuple[Any, ...]], pos: dict[str, int]
+) -> tuple[Events, list[tuple[Any, ...]]]:
+    """Feedback rows (bullet_id, kind, at, weight, ...) as `Events` owned by the rows'
+    positions in `pos`, and the rows kept: an event whose bullet is not among them (created
+    after the moment asked) is left out."""
+    import numpy as np
+
+    kept = [r for r in found if r[0] in pos]
+    return Events(
+        np.fromiter((pos[r[0]] for r in kept), dtype=np.int64, count=len(kept)),
+        epoch_days([r[2] for r in kept]),
+        np.fromiter((r[3] for r in kept), dtype=np.float64, count=len(kept)),
+        np.fromiter((r[1] == "helpful" for r in kept), dtype=bool, count=len(kept)),
+    ), kept
 
 
 def epoch_days(values: Sequence[Any]) -> np.ndarray:
