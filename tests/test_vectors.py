@@ -194,10 +194,10 @@ def test_index_embeds_every_live_rule_once(store: PlaybookStore) -> None:
     seen: list[tuple[int, int]] = []
     counts = MemoryVectors(store, emb).index(batch=2, progress=lambda d, t: seen.append((d, t)))
     assert sorted(emb.embedded) == sorted(RULES[:5])  # each once; not the retired one
-    assert counts == {"embedded": 5, "cached": 5}
+    assert counts == {"embedded": 5, "compacted": 0, "cached": 5}
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
     emb2 = RawEmbedder(table)
-    assert MemoryVectors(store, emb2).index() == {"embedded": 0, "cached": 5}
+    assert MemoryVectors(store, emb2).index() == {"embedded": 0, "compacted": 0, "cached": 5}
     r = recall(store, "deploy", vectors=MemoryVectors(store, emb2))
     assert emb2.embedded == ["deploy"]  # the recall only read
     assert {i.bullet.id for i in r.bullets} == set(live)

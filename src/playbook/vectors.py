@@ -2,9 +2,17 @@
 embedder, and MemoryVectors, which keeps vectors in `cache_blob` keyed by embedder identity
 and content hash and embeds only what is missing.
 
-Similarity is a true cosine whatever an embedder returns: every vector is scaled to unit
-length before it is stored or compared (a zero or non-finite vector stays zero and has
-similarity 0 with everything).
+Similarity is a true cosine whatever an embedder returns: every vector is compared by its
+direction only (a zero or non-finite vector has similarity 0 with everything).
+
+How a vector is kept in `cache_blob` (the row's length tells which, so caches written by
+older versions read as they are):
+
+- `dims` bytes: the int8 counts of a `CountingEmbedder` (the hashed-trigram embedder sums
+  ±1 per trigram: its raw vectors are small integers). Exact, and a quarter of the size,
+  which is what a first semantic recall over a whole playbook spends its time reading.
+- `4 × dims` bytes: float32, scaled to unit length: any other embedder, and the rare row
+  of counts that does not fit in int8.
 """
 
 from __future__ import annotations
@@ -38,6 +46,14 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+@runtime_checkable
+class CountingEmbedder(Embedder, Protocol):
+    """An embedder whose vectors are integer counts: `embed` gives the same rows scaled to
+    unit length, and `counts` the integers themselves, which the cache keeps compact."""
+
+    def counts(self, texts: list[str]) -> np.ndarray: ...  # an integer array (texts × dims)
+
+
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(29)
@@ -54,11 +70,23 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return vectors
 
 
+def encode_counts(counts: np.ndarray) -> list[bytes]:
+    """The cache form of each row of integer counts: its int8 bytes (`dims` bytes) when
+    every count of the row fits, else its float32 unit vector (`4 × dims` bytes)."""
+    fits = ((counts >= -128) & (counts <= 127)).all(axis=1)
+    small = counts.astype(np.int8)  # wrapped where a count does not fit: those rows are wide
+    rows = [row.tobytes() for row in small]
+    for i in np.flatnonzero(~fits):
+        rows[i] = unit_rows(counts[i : i + 1].astype(np.float32))[0].tobytes()
+    return rows
+
+
 class HashTrigramEmbedder:
     """Hashed, signed character trigrams of the lower-cased text, L2-normalised.
 
     Deterministic across processes and machines (no Python `hash()`), offline, no download.
     A batch is hashed in one pass over all its characters (about 100k rules a second).
+    A `CountingEmbedder`: `counts` gives the signed trigram counts, `embed` their unit rows.
     """
 
     VERSION = 1
@@ -78,10 +106,17 @@ class HashTrigramEmbedder:
         return self._dims
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self._dims), dtype=np.float32)
+        return unit_rows(self._sums(texts, np.float32))
+
+    def counts(self, texts: list[str]) -> np.ndarray:
+        """The signed trigram counts of each text (int32, texts × dims)."""
+        return self._sums(texts, np.int32)
+
+    def _sums(self, texts: list[str], dtype: type) -> np.ndarray:
+        out = np.zeros((len(texts), self._dims), dtype=dtype)
         for start in range(0, len(texts), self.CHUNK):
             self._embed_into(texts[start : start + self.CHUNK], out[start : start + self.CHUNK])
-        return unit_rows(out)
+        return out
 
     def _embed_into(self, texts: list[str], out: np.ndarray) -> None:
         """Sum ±1 per trigram of each padded text into its row of `out` (unnormalised)."""
@@ -104,7 +139,7 @@ class HashTrigramEmbedder:
         idx = (h % np.uint64(self._dims)).astype(np.intp)
         sign = np.where((h >> np.uint64(63)) & np.uint64(1), -1.0, 1.0)
         sums = np.bincount(row * self._dims + idx, weights=sign, minlength=out.size)
-        out[:] = sums.reshape(out.shape)  # sums of ±1: exact in float32
+        out[:] = sums.reshape(out.shape)  # sums of ±1: exact in float32 and int32
 
 
 @dataclass
@@ -130,12 +165,13 @@ class Similarities:
 class MemoryVectors:
     """A semantic index over the playbook, backed by `cache_blob`.
 
-    Vectors are stored per (embedder id, content hash), already unit length: a bullet
-    whose content was seen before (even under another id) costs nothing, and vectors of
-    another embedder are never ranked against this one. They are kept in one matrix
-    between queries; a first query over many bullets reads the embedder's whole cache in
-    one pass. Vectors are computed when first needed, or ahead of time by `index()`
-    (`playbook index`), so that a first semantic recall only reads.
+    Vectors are stored per (embedder id, content hash), as int8 counts or unit float32
+    rows (see the module's docstring): a bullet whose content was seen before (even under
+    another id) costs nothing, and vectors of another embedder are never ranked against
+    this one. They are kept in memory between queries, as they were read; a first query
+    over many bullets reads the embedder's whole cache in one pass. Vectors are computed
+    when first needed, or ahead of time by `index()` (`playbook index`), so that a first
+    semantic recall only reads.
     """
 
     SCAN = 512  # from this many unknown hashes on, read the embedder's cache in one pass
@@ -149,7 +185,7 @@ class MemoryVectors:
         self._row: dict[str, int] = {}  # content hash -> row (counted across the blocks)
         # The vectors, in blocks of a few thousand rows (no single huge allocation, and
         # rows read from the cache are used where they were read, never copied again),
-        # each with 1/|row| per row (0 for a zero row).
+        # each with 1/|row| per row (0 for a zero row). A block is float32, or int8 counts.
         self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
         self._size = 0
         self._scanned = False
@@ -160,8 +196,10 @@ class MemoryVectors:
         """Add a block of vectors under their content hashes (a hash added again only
         costs a row: the later one is used). The cosine divides by each row's length, so
         a cache written by an older Playbook, which kept an embedder's raw output, still
-        compares right; a row holding a NaN or an infinity counts as a zero row."""
-        squares = np.einsum("ij,ij->i", block, block)
+        compares right, and so do int8 counts; a row holding a NaN or an infinity counts as
+        a zero row."""
+        # float32 sums: exact for int8 counts (at most 127² × dims, far below 2**24)
+        squares = np.einsum("ij,ij->i", block, block, dtype=np.float32)
         bad = ~np.isfinite(squares)
         if bad.any():
             block = block.copy()
@@ -175,19 +213,21 @@ class MemoryVectors:
         self._size += len(digests)
 
     def _add_blobs(self, pairs: Sequence[tuple[str, bytes]]) -> None:
-        """Add vectors read from the cache (a chunk of rows at a time)."""
+        """Add vectors in their cache form (a chunk of rows at a time): `dims` bytes are
+        int8 counts, `4 × dims` bytes float32; a row of any other length is left out."""
         if not pairs:
             return
-        width = self.embedder.dims * 4
+        dims = self.embedder.dims
         digests, blobs = zip(*pairs, strict=True)
-        joined = b"".join(blobs)
-        if len(joined) != width * len(blobs):  # a vector of another width: leave it out
-            kept = [(h, v) for h, v in pairs if len(v) == width]
-            if not kept:
-                return
-            digests, blobs = zip(*kept, strict=True)
-            joined = b"".join(blobs)
-        self._append(digests, np.frombuffer(joined, np.float32).reshape(len(digests), -1))
+        widths = set(map(len, blobs))
+        if len(widths) > 1:  # rows of both codecs (or a foreign one): each on its own
+            for width in widths:
+                self._add_blobs([(h, v) for h, v in pairs if len(v) == width])
+            return
+        dtype = {dims: np.int8, 4 * dims: np.float32}.get(widths.pop())
+        if dtype is not None:
+            block = np.frombuffer(b"".join(blobs), dtype).reshape(len(blobs), dims)
+            self._append(digests, block)
 
     def _rows(self, hashes: list[str]) -> np.ndarray:
         """The matrix row of each content hash, -1 where there is none."""
@@ -205,20 +245,31 @@ class MemoryVectors:
             return
         self._add_blobs(list(self.store.cache_get(self.embedder.id, hashes).items()))
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = np.array(self.embedder.embed(texts), dtype=np.float32)
-        if vectors.shape != (len(texts), self.embedder.dims):
+    def _checked(self, vectors: np.ndarray, n: int) -> np.ndarray:
+        if vectors.shape != (n, self.embedder.dims):
             raise ValueError(
                 f"embedder {self.embedder.id} returned shape {vectors.shape}, "
-                f"expected {(len(texts), self.embedder.dims)}"
+                f"expected {(n, self.embedder.dims)}"
             )
-        return unit_rows(vectors)
+        return vectors
 
-    def _save(self, digests: list[str], vectors: np.ndarray) -> None:
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.array(self.embedder.embed(texts), dtype=np.float32)
+        return unit_rows(self._checked(vectors, len(texts)))
+
+    def _encode(self, texts: list[str]) -> list[bytes]:
+        """The cache form of each text's vector: int8 counts where the embedder gives
+        counts that fit, else its unit float32 row."""
+        if isinstance(self.embedder, CountingEmbedder):
+            counts = np.asarray(self.embedder.counts(texts))
+            if not np.issubdtype(counts.dtype, np.integer):
+                raise ValueError(f"embedder {self.embedder.id} returned non-integer counts")
+            return encode_counts(self._checked(counts, len(texts)))
+        return [row.tobytes() for row in self._embed(texts)]
+
+    def _save(self, digests: Sequence[str], blobs: Sequence[bytes]) -> None:
         self.store.cache_put(
-            self.embedder.id,
-            self.embedder.dims,
-            {h: v.tobytes() for h, v in zip(digests, vectors, strict=True)},
+            self.embedder.id, self.embedder.dims, dict(zip(digests, blobs, strict=True))
         )
 
     # ------------------------------------------------------------ filling
@@ -250,10 +301,10 @@ class MemoryVectors:
         if missing_ids and self.embed_missing:
             text = contents(list(missing_ids.values()))
             todo = [h for h, i in missing_ids.items() if i in text]
-            vectors = self._embed([text[missing_ids[h]] for h in todo])
-            self._append(todo, vectors)
+            blobs = self._encode([text[missing_ids[h]] for h in todo])
+            self._add_blobs(list(zip(todo, blobs, strict=True)))
             try:
-                self._save(todo, vectors)
+                self._save(todo, blobs)
                 self.save_error = None
             except Exception as exc:  # the cache is an optimisation: never fail a recall on it
                 self.save_error = f"{type(exc).__name__}: {exc}"
@@ -262,24 +313,41 @@ class MemoryVectors:
 
     def index(self, *, batch: int = 2048, progress: Progress | None = None) -> dict[str, int]:
         """Embed and store the vector of every recallable bullet that has none yet
-        (`playbook index`); each batch is committed on its own, so an interrupted run
-        keeps what it did. Returns {"embedded": n, "cached": vectors now cached}."""
-        from .store.vectors import unembedded
+        (`playbook index`), and, for a `CountingEmbedder`, rewrite as int8 counts the
+        vectors an older version cached as float32 (the same vectors, a quarter of the
+        size). Each batch is committed on its own, so an interrupted run keeps what it did.
+        Returns {"embedded": n, "compacted": m, "cached": vectors now cached}."""
+        from .store.vectors import rewrite_vectors, unembedded, wide_vectors
 
         todo = unembedded(self.store, self.embedder.id)
-        total = len(todo)
+        wide: list[tuple[str, str]] = []
+        if isinstance(self.embedder, CountingEmbedder):
+            wide = wide_vectors(self.store, self.embedder.id, self.embedder.dims)
+        total = len(todo) + len(wide)
         if progress is not None:
             progress(0, total)
-        for start in range(0, total, batch):
-            chunk = todo[start : start + batch]
-            digests = [h for h, _ in chunk]
-            vectors = self._embed([c for _, c in chunk])
-            self._save(digests, vectors)
-            self._append(digests, vectors)
-            if progress is not None:
-                progress(start + len(chunk), total)
+        compacted = 0
+        done = 0
+        for rows, compact in ((todo, False), (wide, True)):
+            for start in range(0, len(rows), batch):
+                chunk = rows[start : start + batch]
+                texts = [c for _, c in chunk]
+                pairs = list(zip([h for h, _ in chunk], self._encode(texts), strict=True))
+                if compact:  # counts that do not fit int8 stay as they were stored
+                    pairs = [(h, v) for h, v in pairs if len(v) == self.embedder.dims]
+                    if pairs:
+                        rewrite_vectors(
+                            self.store, self.embedder.id, self.embedder.dims, dict(pairs)
+                        )
+                    compacted += len(pairs)
+                else:
+                    self._save(*zip(*pairs, strict=True))
+                self._add_blobs(pairs)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
         cached = self.store.cache_embedders().get(self.embedder.id, 0)
-        return {"embedded": total, "cached": cached}
+        return {"embedded": len(todo), "compacted": compacted, "cached": cached}
 
     # ------------------------------------------------------------ querying
     def similarities(

@@ -19,6 +19,8 @@ def index(
 
     Vectors are kept in the playbook by content and embedder, so each rule is embedded
     once; run this after an import or a large batch so the next semantic recall only reads.
+    Vectors an older version kept as float32 are rewritten in the compact form (int8
+    counts, a quarter of the size: the same ranking, read faster).
     """
     set_json(json_out)
     from ..vectors import HashTrigramEmbedder, MemoryVectors
@@ -33,9 +35,10 @@ def index(
         finally:
             bar.close()
     seconds = time.monotonic() - started
-    n = counts["embedded"]
+    n, compacted = counts["embedded"], counts["compacted"]
+    rewritten = f"; {compacted} rewritten as int8 counts" if compacted else ""
     emit(
         {"embedder": embedder.id, **counts, "seconds": round(seconds, 3)},
         f"embedded {n} {'rule' if n == 1 else 'rules'} with {embedder.id} in {seconds:.1f} s "
-        f"({counts['cached']} vectors kept)",
+        f"({counts['cached']} vectors kept{rewritten})",
     )

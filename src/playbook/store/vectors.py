@@ -40,3 +40,31 @@ def unembedded(store: PlaybookStore, embedder_id: str) -> list[tuple[str, str]]:
         (embedder_id,),
     )
     return [(r[0], r[1]) for r in rows]
+
+
+def wide_vectors(store: PlaybookStore, embedder_id: str, dims: int) -> list[tuple[str, str]]:
+    """(content hash, content) of every vector cached for `embedder_id` at `dims` as float32
+    (`4 × dims` bytes) whose content some bullet still holds: what `playbook index` can
+    rewrite as int8 counts."""
+    rows = store.sql.all(
+        "SELECT c.content_hash, MIN(b.content) FROM cache_blob c "
+        "JOIN bullets b ON b.content_hash = c.content_hash "
+        "WHERE c.embedder_id = ? AND c.dims = ? AND length(c.value) = ? "
+        "GROUP BY c.content_hash ORDER BY c.content_hash",
+        (embedder_id, dims, 4 * dims),
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def rewrite_vectors(
+    store: PlaybookStore, embedder_id: str, dims: int, items: dict[str, bytes]
+) -> None:
+    """Replace cached vectors by another form of the same vectors, in one transaction. The
+    old rows are deleted and new ones appended rather than updated in place: SQLite keeps
+    an updated row where it was, so rows that shrink from 2 KB to 512 bytes would each keep
+    a page to themselves and a scan would read as many pages as before."""
+    keys = [f"{embedder_id}:{h}" for h in items]
+    d = store.sql.dialect
+    with store.transaction():
+        store.sql.execute(f"DELETE FROM cache_blob WHERE {d.in_list('key')}", (d.list_param(keys),))
+        store.cache_put(embedder_id, dims, items)
