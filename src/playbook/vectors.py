@@ -189,6 +189,7 @@ class MemoryVectors:
         self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
         self._size = 0
         self._scanned = False
+        self._scratch: np.ndarray | None = None  # int8 rows cast to float32, a block at a time
         self.save_error: str | None = None  # why the last vectors could not be cached
 
     # ------------------------------------------------------------ the matrix
@@ -198,8 +199,10 @@ class MemoryVectors:
         a cache written by an older Playbook, which kept an embedder's raw output, still
         compares right, and so do int8 counts; a row holding a NaN or an infinity counts as
         a zero row."""
-        # float32 sums: exact for int8 counts (at most 127² × dims, far below 2**24)
-        squares = np.einsum("ij,ij->i", block, block, dtype=np.float32)
+        if block.dtype == np.int8:  # exact squares, summed in integers: no float copy
+            squares = np.square(block, dtype=np.int16).sum(axis=1, dtype=np.int32)
+        else:
+            squares = np.einsum("ij,ij->i", block, block)
         bad = ~np.isfinite(squares)
         if bad.any():
             block = block.copy()
@@ -228,6 +231,18 @@ class MemoryVectors:
         if dtype is not None:
             block = np.frombuffer(b"".join(blobs), dtype).reshape(len(blobs), dims)
             self._append(digests, block)
+
+    def _dot(self, block: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """block @ q in float32. An int8 block is cast into a buffer kept for the purpose
+        (no new memory to fault in, block after block); einsum rather than `@`, since BLAS
+        splits the product over threads, which on a busy machine wait more than compute."""
+        if block.dtype == np.int8:
+            if self._scratch is None or len(self._scratch) < len(block):
+                self._scratch = np.empty((len(block), block.shape[1]), dtype=np.float32)
+            cast = self._scratch[: len(block)]
+            np.copyto(cast, block)
+            block = cast
+        return np.einsum("ij,j->i", block, q)
 
     def _rows(self, hashes: list[str]) -> np.ndarray:
         """The matrix row of each content hash, -1 where there is none."""
@@ -291,13 +306,19 @@ class MemoryVectors:
     ) -> tuple[np.ndarray, set[str]]:
         """(the row of each item, -1 for none; the hashes still without a vector)."""
         hashes = list(map(itemgetter(1), items))
-        rows = self._rows(hashes)
-        absent = np.flatnonzero(rows < 0)
-        if not absent.size:
-            return rows, set()
-        wanted = [hashes[i] for i in absent]
+        if self._row:
+            rows = self._rows(hashes)
+            absent = np.flatnonzero(rows < 0)
+            if not absent.size:
+                return rows, set()
+            wanted = [hashes[i] for i in absent]
+        else:  # nothing loaded yet (a first query): every item is absent
+            rows = np.full(len(hashes), -1, dtype=np.intp)
+            absent = np.arange(len(hashes))
+            wanted = hashes
         self._load(wanted)
-        missing_ids = {items[j][1]: items[j][0] for j in absent[self._rows(wanted) < 0]}
+        found = self._rows(wanted)
+        missing_ids = {items[j][1]: items[j][0] for j in absent[found < 0]}
         if missing_ids and self.embed_missing:
             text = contents(list(missing_ids.values()))
             todo = [h for h, i in missing_ids.items() if i in text]
@@ -308,7 +329,9 @@ class MemoryVectors:
                 self.save_error = None
             except Exception as exc:  # the cache is an optimisation: never fail a recall on it
                 self.save_error = f"{type(exc).__name__}: {exc}"
-        rows[absent] = self._rows(wanted)
+            gaps = np.flatnonzero(found < 0)
+            found[gaps] = self._rows([wanted[k] for k in gaps])
+        rows[absent] = found
         return rows, {h for h in missing_ids if h not in self._row}
 
     def index(self, *, batch: int = 2048, progress: Progress | None = None) -> dict[str, int]:
@@ -390,7 +413,7 @@ class MemoryVectors:
         have = rows >= 0
         sims = np.full(len(items), np.nan)
         if have.any():
-            cos = np.concatenate([(m @ q) * inverse for m, inverse in self._blocks])
+            cos = np.concatenate([self._dot(m, q) * inv for m, inv in self._blocks])
             sims[have] = np.maximum(cos[rows[have]], 0.0).astype(np.float64) * scale
         result.items = items
         result.array = sims

@@ -2,9 +2,12 @@
 
 One scan of `bullets ⋈ evidence` gives, per non-retired bullet, its list (rule,
 anti-pattern, deprecated), maturity multiplier, scope and evidence-cache row, as numpy
-columns. A query then scores its candidates in a few vector operations. The table is
-reloaded when the database changes (`store.change_token()` moves on any commit, by this
-connection or another), so it is never stale. It is kept in `store.rank_cache`.
+columns. The scan brings as few values into Python as it can (at 100k rows, each column
+costs tens of milliseconds): the list, maturity, scope and whether the cached evidence
+answers as it is come packed in one small integer. A query then scores its candidates in a
+few vector operations. The table is reloaded when the database changes
+(`store.change_token()` moves on any commit, by this connection or another), so it is never
+stale. It is kept in `store.rank_cache`.
 
 Keyword points come from the token index, whose postings hold each bullet's integer `seq`:
 exact postings for each query token, postings of the vocabulary tokens that contain it, and
@@ -14,9 +17,9 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from ..terms import MATURITIES
+from ..terms import MATURITIES, ScopeName
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from .store import PlaybookStore
 
 LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
+SCOPES: tuple[str, ...] = get_args(ScopeName)  # "global" first: code 0
 
 
 @dataclass(frozen=True)
@@ -33,13 +37,13 @@ class RankTable:
     ids: list[str]
     position: np.ndarray  # intp, indexed by bullet seq: its row here, or -1
     kind: np.ndarray  # int8: index into LISTS
-    maturity: list[str]
+    maturity: np.ndarray  # int8: index into MATURITIES
     multiplier: np.ndarray  # by maturity, from the policy
     half_life: np.ndarray
     ref: np.ndarray  # evidence reference time (epoch days); nan without events
     helpful: np.ndarray  # decayed sums at `ref`
     harmful: np.ndarray
-    exact: np.ndarray  # bool; False: lineage or a cache row that does not fit
+    exact: np.ndarray  # bool; False: lineage, a cache row that does not fit, a lagging cache
     scoped: list[tuple[int, str, str | None]]  # (position, scope, scope_key), non-global only
     content_hash: list[str]
 
@@ -55,9 +59,28 @@ class RankTable:
         return at[at >= 0] if at.size else np.empty(0, dtype=np.intp)
 
 
+def _codes(column: str, names: tuple[str, ...]) -> str:
+    """SQL: the index of `column`'s value in `names` (0, the first, for anything else)."""
+    whens = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(names) if i)
+    return f"CASE {column} {whens} ELSE 0 END"
+
+
+# Whether a bullet's cached evidence cannot answer as it is: another half-life, or it
+# inherits evidence through supersedes. One parameter: the policy's default half-life.
+_INEXACT = (
+    "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END"
+)
+# The list (LISTS index, bits 0-1), maturity (MATURITIES index, bits 2-3), inexact (bit 4)
+# and scope (SCOPES index, from bit 5) of a bullet, in one integer.
+_PACKED = (
+    "CASE WHEN b.maturity = 'deprecated' THEN 2 WHEN b.type = 'anti-pattern' THEN 1 ELSE 0 END"
+    f" + 4 * ({_codes('b.maturity', MATURITIES)}) + 16 * ({_INEXACT})"
+    f" + 32 * ({_codes('b.scope', SCOPES)})"
+)
 _COLUMNS = (
-    "SELECT b.seq, b.id, b.type, b.maturity, b.scope, b.scope_key, b.content_hash, "
-    "b.half_life_days, e.half_life, e.ref, e.helpful, e.harmful "
+    f"SELECT b.seq, b.id, {_PACKED}, b.scope_key, b.content_hash, b.half_life_days, "
+    "e.ref, e.helpful, e.harmful "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
 )
 
@@ -94,12 +117,15 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     cache = store.rank_cache
     if cache.table is not None and cache.table.key == key:
         return cache.table
+    default_hl = store.policy.half_life_days
     if seqs is not None and not cache.wanted:
         cache.wanted = True
         d = store.sql.dialect
-        rows = store.sql.all(_COLUMNS + f" AND {d.in_list('b.seq')}", (d.list_param(seqs),))
+        rows = store.sql.all(
+            _COLUMNS + f" AND {d.in_list('b.seq')}", (default_hl, d.list_param(seqs))
+        )
         return _build(store, key, rows)
-    cache.table = _build(store, key, store.sql.all(_COLUMNS))
+    cache.table = _build(store, key, store.sql.all(_COLUMNS, (default_hl,)))
     return cache.table
 
 
@@ -128,31 +154,20 @@ def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
     return {seq: bid for seq, bid in rows}
 
 
-def inexact(store: PlaybookStore) -> tuple[set[str], bool]:
-    """What makes a cached evidence row unusable as it is: the bullets that inherit
-    evidence (supersedes sources), and whether the whole cache lags the log (a read-only
-    store behind its writers)."""
-    lineage = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
-    return lineage, store.read_only and store.evidence_behind()
-
-
 def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
     import numpy as np
 
     policy = store.policy
-    lineage, lagging = inexact(store)
+    lagging = store.read_only and store.evidence_behind()
     n = len(rows)
-    cols = list(zip(*rows, strict=True)) if rows else [()] * 12
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 9
     seq = np.array(cols[0], dtype=np.intp)
     position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
     position[seq] = np.arange(n, dtype=np.intp)
-    ids = list(cols[1])
-    maturity = list(cols[3])
-    mult = {m: policy.multiplier(m) for m in MATURITIES}
-    kinds = (
-        2 if m == "deprecated" else 1 if t == "anti-pattern" else 0
-        for t, m in zip(cols[2], maturity, strict=True)
-    )
+    packed = np.array(cols[2], dtype=np.int64)
+    maturity = ((packed >> 2) & 3).astype(np.int8)
+    scope = packed >> 5
+    mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
 
     # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
     def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
@@ -161,28 +176,21 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
             out[np.isnan(out)] = fill
         return out
 
-    half_life = floats(cols[7], policy.half_life_days)  # a bullet's own, else the default
-    cache_hl = floats(cols[8])
+    keys = cols[3]
     return RankTable(
         key=key,
-        ids=ids,
+        ids=list(cols[1]),
         position=position,
-        kind=np.fromiter(kinds, dtype=np.int8, count=n),
+        kind=(packed & 3).astype(np.int8),
         maturity=maturity,
-        multiplier=np.array([mult[m] for m in maturity], dtype=np.float64),
-        half_life=half_life,
-        ref=floats(cols[9]),
-        helpful=floats(cols[10], 0.0),
-        harmful=floats(cols[11], 0.0),
-        exact=(np.isnan(cache_hl) | (cache_hl == half_life))
-        & np.fromiter((bid not in lineage for bid in ids), dtype=bool, count=n)
-        & (not lagging),
-        scoped=[
-            (i, s, k)
-            for i, (s, k) in enumerate(zip(cols[4], cols[5], strict=True))
-            if s != "global"
-        ],
-        content_hash=list(cols[6]),
+        multiplier=mult[maturity],
+        half_life=floats(cols[5], policy.half_life_days),  # a bullet's own, else the default
+        ref=floats(cols[6]),
+        helpful=floats(cols[7], 0.0),
+        harmful=floats(cols[8], 0.0),
+        exact=(packed & 16 == 0) & (not lagging),
+        scoped=[(int(i), SCOPES[scope[i]], keys[i]) for i in np.flatnonzero(scope)],
+        content_hash=list(cols[4]),
     )
 
 
