@@ -24,6 +24,7 @@ from . import scoring
 from .store import PlaybookStore, iso
 from .store.ranking import (
     LISTS,
+    contents_of,
     first_rows,
     ids_of,
     keyword_array,
@@ -115,9 +116,9 @@ def rank_now(
         if vectors is not None:
             sims = vectors.similarities(
                 query,
-                list(zip(table.ids, table.content_hash, strict=True)),
+                list(zip(table.seq.tolist(), table.content_hash, strict=True)),
                 scale=policy.similarity_scale,
-                contents=lambda ids: {b.id: b.content for b in store.get_bullets(ids).values()},
+                contents=lambda seqs: contents_of(store, seqs),
             )
     keyword = keyword_array(table, hits)
     relevance = keyword.copy()
@@ -125,7 +126,7 @@ def rank_now(
     if vectors is not None:
         degraded.extend(sims.degraded)
         if sims.ok and sims.array is not None and not np.isnan(sims.array).all():
-            sim = sims.array  # aligned with table.ids, NaN where a bullet has no vector
+            sim = sims.array  # aligned with the table, NaN where a bullet has no vector
             w = policy.semantic_weight
             relevance = np.where(np.isnan(sim), keyword, keyword * (1 - w) + sim * w)
     mask = relevance >= policy.min_relevance
@@ -147,26 +148,30 @@ def rank_now(
     )
     slow = ~table.exact[cand] | (has & (ref > now))
     if slow.any():
-        slow_ids = [table.ids[i] for i in cand[slow]]
-        evidence = store.evidence_many(slow_ids, at=now_t)
+        slow_ids = ids_of(store, table.seq[cand[slow]].tolist())
+        evidence = store.evidence_many(list(slow_ids.values()), at=now_t)
         for j in np.flatnonzero(slow):
             i = cand[j]
-            ev = evidence[table.ids[i]]
+            ev = evidence[slow_ids[int(table.seq[i])]]
             maturity = MATURITIES[table.maturity[i]]
             eff[j] = scoring.effective_score(ev.helpful, ev.harmful, maturity, policy)
     rel = relevance[cand]
     final = scoring.final_score(rel, eff, policy)
     kinds = table.kind[cand]
-    out: list[list[Ranked]] = []
+    sels = []
     for k in range(len(LISTS)):
         sel = np.flatnonzero(kinds == k)
         if sel.size > limit > 0:
             # keep every row tied with the limit-th best; the exact order is settled below
             cut = np.partition(final[sel], sel.size - limit)[sel.size - limit]
             sel = sel[final[sel] >= cut]
+        sels.append(sel)
+    ids = ids_of(store, table.seq[cand[np.concatenate(sels)]].tolist())
+    out: list[list[Ranked]] = []
+    for sel in sels:
         rows = [
             Ranked(
-                table.ids[cand[j]],
+                ids[int(table.seq[cand[j]])],
                 MATURITIES[table.maturity[cand[j]]],
                 float(keyword[cand[j]]),
                 None if sim is None or np.isnan(sim[cand[j]]) else float(sim[cand[j]]),

@@ -22,7 +22,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from .store import PlaybookStore
 
 Progress = Callable[[int, int], None]  # (done, total)
+# (key, content hash) of each bullet asked about: the key is the caller's name for the bullet
+# (its id, or its seq), and `Contents` gives the text of bullets by key.
+Items = Sequence[tuple[Any, str]]
+Contents = Callable[[list[Any]], dict[Any, str]]
 
 
 @runtime_checkable
@@ -147,15 +151,15 @@ class Similarities:
     """Similarity (max(0, cos) × scale) per bullet, and why it may be incomplete.
 
     `array` holds the figures in the order of the items asked about (NaN where an item
-    has no vector); `values` maps each bullet id with a vector to its figure."""
+    has no vector); `values` maps the key of each bullet with a vector to its figure."""
 
-    items: Sequence[tuple[str, str]] = ()  # the (bullet id, content hash) pairs asked about
+    items: Items = ()  # the (key, content hash) pairs asked about
     array: np.ndarray | None = None
     degraded: list[str] = field(default_factory=list)
     ok: bool = True  # False when the embedder failed: rank by keywords only
 
     @functools.cached_property
-    def values(self) -> dict[str, float]:
+    def values(self) -> dict[Any, float]:
         if self.array is None:
             return {}
         have = np.flatnonzero(~np.isnan(self.array))
@@ -290,10 +294,10 @@ class MemoryVectors:
     # ------------------------------------------------------------ filling
     def ensure(
         self,
-        items: Sequence[tuple[str, str]],
-        contents: Callable[[list[str]], dict[str, str]],
+        items: Items,
+        contents: Contents,
     ) -> set[str]:
-        """Load (and, if allowed, embed and store) the vectors of (id, content hash) pairs;
+        """Load (and, if allowed, embed and store) the vectors of (key, content hash) pairs;
         return the hashes still without a vector.
 
         Storing is best effort here: a playbook that cannot be written (read-only, or
@@ -301,9 +305,7 @@ class MemoryVectors:
         nothing was cached."""
         return self._fill(items, contents)[1]
 
-    def _fill(
-        self, items: Sequence[tuple[str, str]], contents: Callable[[list[str]], dict[str, str]]
-    ) -> tuple[np.ndarray, set[str]]:
+    def _fill(self, items: Items, contents: Contents) -> tuple[np.ndarray, set[str]]:
         """(the row of each item, -1 for none; the hashes still without a vector)."""
         hashes = list(map(itemgetter(1), items))
         if self._row:
@@ -376,14 +378,15 @@ class MemoryVectors:
     def similarities(
         self,
         query: str,
-        items: Sequence[tuple[str, str]],
+        items: Items,
         *,
         scale: float = 10.0,
-        contents: Callable[[list[str]], dict[str, str]] | None = None,
+        contents: Contents | None = None,
     ) -> Similarities:
-        """max(0, cosine) × scale between the query and each (id, content hash) with a vector.
+        """max(0, cosine) × scale between the query and each (key, content hash) with a
+        vector.
 
-        `contents(ids)` supplies the text of bullets that still need embedding.
+        `contents(keys)` supplies the text of bullets that still need embedding.
         """
         result = Similarities()
         others = {

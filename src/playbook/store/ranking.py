@@ -34,7 +34,7 @@ SCOPES: tuple[str, ...] = get_args(ScopeName)  # "global" first: code 0
 @dataclass(frozen=True)
 class RankTable:
     key: tuple[Any, ...]
-    ids: list[str]
+    seq: np.ndarray  # intp: the bullet of each row (its id is read only when it is shown)
     position: np.ndarray  # intp, indexed by bullet seq: its row here, or -1
     kind: np.ndarray  # int8: index into LISTS
     maturity: np.ndarray  # int8: index into MATURITIES
@@ -48,7 +48,7 @@ class RankTable:
     content_hash: list[str]
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.seq)
 
     def positions(self, seqs: np.ndarray) -> np.ndarray:
         """Rows of the bullets with these seqs (those not in the table dropped)."""
@@ -79,7 +79,7 @@ _PACKED = (
     f" + 32 * ({_codes('b.scope', SCOPES)})"
 )
 _COLUMNS = (
-    f"SELECT b.seq, b.id, {_PACKED}, b.scope_key, b.content_hash, b.half_life_days, "
+    f"SELECT b.seq, {_PACKED}, b.scope_key, b.content_hash, b.half_life_days, "
     "e.ref, e.helpful, e.harmful "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
 )
@@ -154,17 +154,26 @@ def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
     return {seq: bid for seq, bid in rows}
 
 
+def contents_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
+    """The contents of the bullets with these seqs (what semantic recall embeds)."""
+    d = store.sql.dialect
+    rows = store.sql.all(
+        f"SELECT seq, content FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
+    )
+    return {seq: content for seq, content in rows}
+
+
 def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
     import numpy as np
 
     policy = store.policy
     lagging = store.read_only and store.evidence_behind()
     n = len(rows)
-    cols = list(zip(*rows, strict=True)) if rows else [()] * 9
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 8
     seq = np.array(cols[0], dtype=np.intp)
     position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
     position[seq] = np.arange(n, dtype=np.intp)
-    packed = np.array(cols[2], dtype=np.int64)
+    packed = np.array(cols[1], dtype=np.int64)
     maturity = ((packed >> 2) & 3).astype(np.int8)
     scope = packed >> 5
     mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
@@ -176,21 +185,21 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
             out[np.isnan(out)] = fill
         return out
 
-    keys = cols[3]
+    keys = cols[2]
     return RankTable(
         key=key,
-        ids=list(cols[1]),
+        seq=seq,
         position=position,
         kind=(packed & 3).astype(np.int8),
         maturity=maturity,
         multiplier=mult[maturity],
-        half_life=floats(cols[5], policy.half_life_days),  # a bullet's own, else the default
-        ref=floats(cols[6]),
-        helpful=floats(cols[7], 0.0),
-        harmful=floats(cols[8], 0.0),
+        half_life=floats(cols[4], policy.half_life_days),  # a bullet's own, else the default
+        ref=floats(cols[5]),
+        helpful=floats(cols[6], 0.0),
+        harmful=floats(cols[7], 0.0),
         exact=(packed & 16 == 0) & (not lagging),
         scoped=[(int(i), SCOPES[scope[i]], keys[i]) for i in np.flatnonzero(scope)],
-        content_hash=list(cols[4]),
+        content_hash=list(cols[3]),
     )
 
 
