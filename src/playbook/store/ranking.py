@@ -71,18 +71,21 @@ _INEXACT = (
     "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
     "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END"
 )
-# The list (LISTS index, bits 0-1), maturity (MATURITIES index, bits 2-3), inexact (bit 4)
-# and scope (SCOPES index, from bit 5) of a bullet, in one integer.
+# The list (LISTS index, bits 0-1), maturity (MATURITIES index, bits 2-3), inexact (bit 4),
+# scope (SCOPES index, bits 5-7) and whether it has a half-life of its own (bit 8) of a
+# bullet, in one integer. The scope key and half-life themselves, which few bullets have,
+# are read afterwards for those bullets only (`_RARE`).
 _PACKED = (
     "CASE WHEN b.maturity = 'deprecated' THEN 2 WHEN b.type = 'anti-pattern' THEN 1 ELSE 0 END"
     f" + 4 * ({_codes('b.maturity', MATURITIES)}) + 16 * ({_INEXACT})"
     f" + 32 * ({_codes('b.scope', SCOPES)})"
+    " + 256 * (CASE WHEN b.half_life_days IS NULL THEN 0 ELSE 1 END)"
 )
 _COLUMNS = (
-    f"SELECT b.seq, {_PACKED}, b.scope_key, b.content_hash, b.half_life_days, "
-    "e.ref, e.helpful, e.harmful "
+    f"SELECT b.seq, {_PACKED}, b.content_hash, e.ref, e.helpful, e.harmful "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
 )
+_RARE = "SELECT seq, scope_key, half_life_days FROM bullets WHERE "
 
 
 # What a keyword-only first query reads of each candidate, shaped so that most values are
@@ -117,16 +120,20 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     cache = store.rank_cache
     if cache.table is not None and cache.table.key == key:
         return cache.table
-    default_hl = store.policy.half_life_days
-    if seqs is not None and not cache.wanted:
+    partial = seqs is not None and not cache.wanted
+    with store.sql.snapshot():  # the rows and their rare columns as of one moment
+        default_hl = store.policy.half_life_days
+        if partial:
+            d = store.sql.dialect
+            sql, params = _COLUMNS + f" AND {d.in_list('b.seq')}", (default_hl, d.list_param(seqs))
+        else:
+            sql, params = _COLUMNS, (default_hl,)
+        table = _build(store, key, store.sql.all(sql, params))
+    if partial:
         cache.wanted = True
-        d = store.sql.dialect
-        rows = store.sql.all(
-            _COLUMNS + f" AND {d.in_list('b.seq')}", (default_hl, d.list_param(seqs))
-        )
-        return _build(store, key, rows)
-    cache.table = _build(store, key, store.sql.all(_COLUMNS, (default_hl,)))
-    return cache.table
+    else:
+        cache.table = table
+    return table
 
 
 def first_rows(store: PlaybookStore, seqs: list[int]) -> list[tuple[Any, ...]] | None:
@@ -169,14 +176,31 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     policy = store.policy
     lagging = store.read_only and store.evidence_behind()
     n = len(rows)
-    cols = list(zip(*rows, strict=True)) if rows else [()] * 8
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 6
     seq = np.array(cols[0], dtype=np.intp)
     position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
     position[seq] = np.arange(n, dtype=np.intp)
     packed = np.array(cols[1], dtype=np.int64)
     maturity = ((packed >> 2) & 3).astype(np.int8)
-    scope = packed >> 5
+    scope = (packed >> 5) & 7
     mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
+    half_life = np.full(n, float(policy.half_life_days))  # a bullet's own where it has one
+    scoped: list[tuple[int, str, str | None]] = []
+    rare = np.flatnonzero(scope | (packed & 256))
+    if rare.size:
+        d = store.sql.dialect
+        extra = {
+            s: (k, hl)
+            for s, k, hl in store.sql.all(
+                _RARE + d.in_list("seq"), (d.list_param(seq[rare].tolist()),)
+            )
+        }
+        for i in rare.tolist():
+            scope_key, own = extra[int(seq[i])]
+            if own is not None:
+                half_life[i] = own
+            if scope[i]:
+                scoped.append((i, SCOPES[scope[i]], scope_key))
 
     # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
     def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
@@ -185,7 +209,6 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
             out[np.isnan(out)] = fill
         return out
 
-    keys = cols[2]
     return RankTable(
         key=key,
         seq=seq,
@@ -193,13 +216,13 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         kind=(packed & 3).astype(np.int8),
         maturity=maturity,
         multiplier=mult[maturity],
-        half_life=floats(cols[4], policy.half_life_days),  # a bullet's own, else the default
-        ref=floats(cols[5]),
-        helpful=floats(cols[6], 0.0),
-        harmful=floats(cols[7], 0.0),
-        exact=(packed & 16 == 0) & (not lagging),
-        scoped=[(int(i), SCOPES[scope[i]], keys[i]) for i in np.flatnonzero(scope)],
-        content_hash=list(cols[3]),
+        half_life=half_life,
+        ref=floats(cols[3]),
+        helpful=floats(cols[4], 0.0),
+        harmful=floats(cols[5], 0.0),
+        exact=((packed & 16) == 0) & (not lagging),
+        scoped=scoped,
+        content_hash=list(cols[2]),
     )
 
 
