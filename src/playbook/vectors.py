@@ -85,6 +85,13 @@ def encode_counts(counts: np.ndarray) -> list[bytes]:
     return rows
 
 
+def _inverse(squares: np.ndarray) -> np.ndarray:
+    """1 / sqrt of each sum of squares, 0 for a zero row (float32)."""
+    inverse = np.zeros(len(squares), dtype=np.float32)
+    np.divide(1.0, np.sqrt(squares), out=inverse, where=squares > 0)
+    return inverse
+
+
 class HashTrigramEmbedder:
     """Hashed, signed character trigrams of the lower-cased text, L2-normalised.
 
@@ -189,8 +196,9 @@ class MemoryVectors:
         self._row: dict[str, int] = {}  # content hash -> row (counted across the blocks)
         # The vectors, in blocks of a few thousand rows (no single huge allocation, and
         # rows read from the cache are used where they were read, never copied again),
-        # each with 1/|row| per row (0 for a zero row). A block is float32, or int8 counts.
-        self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        # each with 1/|row| per row (0 for a zero row). A block is float32, or int8 counts
+        # (whose lengths are taken when the block is first multiplied: see `_cosines`).
+        self._blocks: list[list[Any]] = []  # [block, inverse lengths or None]
         self._size = 0
         self._scanned = False
         self._scratch: np.ndarray | None = None  # int8 rows cast to float32, a block at a time
@@ -203,19 +211,17 @@ class MemoryVectors:
         a cache written by an older Playbook, which kept an embedder's raw output, still
         compares right, and so do int8 counts; a row holding a NaN or an infinity counts as
         a zero row."""
-        if block.dtype == np.int8:  # exact squares, summed in integers: no float copy
-            squares = np.square(block, dtype=np.int16).sum(axis=1, dtype=np.int32)
-        else:
+        inverse = None
+        if block.dtype != np.int8:
             squares = np.einsum("ij,ij->i", block, block)
-        bad = ~np.isfinite(squares)
-        if bad.any():
-            block = block.copy()
-            block[bad] = 0.0
-            squares[bad] = 0.0
-        inverse = np.zeros(len(block), dtype=np.float32)
-        np.divide(1.0, np.sqrt(squares), out=inverse, where=squares > 0)
+            bad = ~np.isfinite(squares)
+            if bad.any():
+                block = block.copy()
+                block[bad] = 0.0
+                squares[bad] = 0.0
+            inverse = _inverse(squares)
         start = self._size
-        self._blocks.append((block, inverse))
+        self._blocks.append([block, inverse])
         self._row.update(zip(digests, range(start, start + len(digests)), strict=True))
         self._size += len(digests)
 
@@ -236,17 +242,25 @@ class MemoryVectors:
             block = np.frombuffer(b"".join(blobs), dtype).reshape(len(blobs), dims)
             self._append(digests, block)
 
-    def _dot(self, block: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """block @ q in float32. An int8 block is cast into a buffer kept for the purpose
-        (no new memory to fault in, block after block); einsum rather than `@`, since BLAS
-        splits the product over threads, which on a busy machine wait more than compute."""
-        if block.dtype == np.int8:
-            if self._scratch is None or len(self._scratch) < len(block):
-                self._scratch = np.empty((len(block), block.shape[1]), dtype=np.float32)
-            cast = self._scratch[: len(block)]
-            np.copyto(cast, block)
-            block = cast
-        return np.einsum("ij,j->i", block, q)
+    def _cosines(self, q: np.ndarray) -> np.ndarray:
+        """cos(q, row) of every row, in row order (q of length 1; 0 for a zero row). An int8
+        block is cast into a float32 buffer kept for the purpose (no new memory to fault
+        in, block after block), and its lengths are taken from that cast the first time.
+        einsum rather than `@`: BLAS splits a product over threads, which on a busy machine
+        wait more than they compute."""
+        out = []
+        for entry in self._blocks:
+            block, inverse = entry
+            if block.dtype == np.int8:
+                if self._scratch is None or len(self._scratch) < len(block):
+                    self._scratch = np.empty((len(block), block.shape[1]), dtype=np.float32)
+                cast = self._scratch[: len(block)]
+                np.copyto(cast, block)
+                block = cast
+                if inverse is None:  # float32 sums of int8 squares: exact (< 2**24)
+                    inverse = entry[1] = _inverse(np.einsum("ij,ij->i", block, block))
+            out.append(np.einsum("ij,j->i", block, q) * inverse)
+        return np.concatenate(out)
 
     def _rows(self, hashes: list[str]) -> np.ndarray:
         """The matrix row of each content hash, -1 where there is none."""
@@ -416,7 +430,7 @@ class MemoryVectors:
         have = rows >= 0
         sims = np.full(len(items), np.nan)
         if have.any():
-            cos = np.concatenate([self._dot(m, q) * inv for m, inv in self._blocks])
+            cos = self._cosines(q)
             sims[have] = np.maximum(cos[rows[have]], 0.0).astype(np.float64) * scale
         result.items = items
         result.array = sims
