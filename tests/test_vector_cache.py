@@ -200,3 +200,13 @@ def test_playbook_index_stores_counts_and_compacts_an_old_cache(tmp_path: Path) 
     assert again.out.strip().endswith("(3 vectors kept; 3 rewritten as int8 counts)")
     with open_store(db) as store:
         assert raw.rows(store, "SELECT length(value) FROM cache_blob") == [(512,)] * 3
+
+
+def test_vectors_of_every_other_embedder_are_reported(store: PlaybookStore) -> None:
+    add(store, RULES[0])
+    for dims in (32, 128):  # identities that sort before and after hash-trigram-64-v1
+        recall(store, QUERY, vectors=MemoryVectors(store, HashTrigramEmbedder(dims)))
+    r = recall(store, QUERY, vectors=MemoryVectors(store, HashTrigramEmbedder(DIMS)))
+    reported = sorted(d.split(" vectors from embedder ")[1].split(" ")[0] for d in r.degraded)
+    assert reported == ["hash-trigram-128-v1", "hash-trigram-32-v1"]
+    assert r.bullets[0].similarity == pytest.approx(expected_similarity(RULES[0]), abs=1e-5)

@@ -402,11 +402,10 @@ class MemoryVectors:
 
         `contents(keys)` supplies the text of bullets that still need embedding.
         """
+        from .store.vectors import other_embedders
+
         result = Similarities()
-        others = {
-            eid: n for eid, n in self.store.cache_embedders().items() if eid != self.embedder.id
-        }
-        for eid, n in sorted(others.items()):
+        for eid, n in sorted(other_embedders(self.store, self.embedder.id).items()):
             result.degraded.append(
                 f"{n} cached vectors from embedder {eid} were not used: they do not compare "
                 f"with {self.embedder.id} (re-embed to use them)"

@@ -68,3 +68,15 @@ def rewrite_vectors(
     with store.transaction():
         store.sql.execute(f"DELETE FROM cache_blob WHERE {d.in_list('key')}", (d.list_param(keys),))
         store.cache_put(embedder_id, dims, items)
+
+
+def other_embedders(store: PlaybookStore, embedder_id: str) -> dict[str, int]:
+    """Embedder identities other than `embedder_id` present in the cache, with how many
+    vectors each. Two ranges of the embedder index, so that the many vectors of
+    `embedder_id` itself are not counted one by one on every first recall."""
+    rows = store.sql.execute(
+        "SELECT embedder_id, COUNT(*) FROM cache_blob WHERE embedder_id < ? GROUP BY 1 "
+        "UNION ALL SELECT embedder_id, COUNT(*) FROM cache_blob WHERE embedder_id > ? GROUP BY 1",
+        (embedder_id, embedder_id),
+    )
+    return {r[0]: r[1] for r in rows}
