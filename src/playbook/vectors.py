@@ -1,6 +1,7 @@
-"""Vectors for semantic recall (SPEC §6): the Embedder protocol, the offline hashed-trigram
-embedder, and MemoryVectors, which keeps vectors in `cache_blob` keyed by embedder identity
-and content hash and embeds only what is missing.
+"""Vectors for semantic recall (SPEC §6): MemoryVectors, which keeps vectors in `cache_blob`
+keyed by embedder identity and content hash and embeds only what is missing. The embedders
+themselves (the protocol, the offline hashed-trigram one) are in `playbook.embedders`, and
+re-exported here.
 
 Similarity is a true cosine whatever an embedder returns: every vector is compared by its
 direction only (a zero or non-finite vector has similarity 0 with everything).
@@ -22,9 +23,21 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .embedders import CountingEmbedder, Embedder, HashTrigramEmbedder, unit_rows
+
+__all__ = [
+    "CountingEmbedder",
+    "Embedder",
+    "HashTrigramEmbedder",
+    "MemoryVectors",
+    "Similarities",
+    "encode_counts",
+    "unit_rows",
+]
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -34,44 +47,6 @@ Progress = Callable[[int, int], None]  # (done, total)
 # (its id, or its seq), and `Contents` gives the text of bullets by key.
 Items = Sequence[tuple[Any, str]]
 Contents = Callable[[list[Any]], dict[Any, str]]
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Anything that turns texts into vectors of a fixed width (any length: they are
-    normalised here)."""
-
-    @property
-    def id(self) -> str: ...  # model and dimension identity, e.g. "hash-trigram-512-v1"
-
-    @property
-    def dims(self) -> int: ...
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-@runtime_checkable
-class CountingEmbedder(Embedder, Protocol):
-    """An embedder whose vectors are integer counts: `embed` gives the same rows scaled to
-    unit length, and `counts` the integers themselves, which the cache keeps compact."""
-
-    def counts(self, texts: list[str]) -> np.ndarray: ...  # an integer array (texts × dims)
-
-
-_M1 = np.uint64(0x9E3779B97F4A7C15)
-_M2 = np.uint64(0xBF58476D1CE4E5B9)
-_SHIFT = np.uint64(29)
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """`vectors` (2-D, float32) with every row scaled to length 1, in place; rows that are
-    zero or hold a NaN or an infinity become zero rows."""
-    bad = ~np.isfinite(vectors).all(axis=1)
-    if bad.any():
-        vectors[bad] = 0.0
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    np.divide(vectors, norms, out=vectors, where=norms > 0)
-    return vectors
 
 
 def encode_counts(counts: np.ndarray) -> list[bytes]:
@@ -90,67 +65,6 @@ def _inverse(squares: np.ndarray) -> np.ndarray:
     inverse = np.zeros(len(squares), dtype=np.float32)
     np.divide(1.0, np.sqrt(squares), out=inverse, where=squares > 0)
     return inverse
-
-
-class HashTrigramEmbedder:
-    """Hashed, signed character trigrams of the lower-cased text, L2-normalised.
-
-    Deterministic across processes and machines (no Python `hash()`), offline, no download.
-    A batch is hashed in one pass over all its characters (about 100k rules a second).
-    A `CountingEmbedder`: `counts` gives the signed trigram counts, `embed` their unit rows.
-    """
-
-    VERSION = 1
-    CHUNK = 2048  # texts hashed together (bounds the temporary arrays)
-
-    def __init__(self, dims: int = 512) -> None:
-        if dims < 8:
-            raise ValueError("dims must be at least 8")
-        self._dims = dims
-
-    @property
-    def id(self) -> str:
-        return f"hash-trigram-{self._dims}-v{self.VERSION}"
-
-    @property
-    def dims(self) -> int:
-        return self._dims
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return unit_rows(self._sums(texts, np.float32))
-
-    def counts(self, texts: list[str]) -> np.ndarray:
-        """The signed trigram counts of each text (int32, texts × dims)."""
-        return self._sums(texts, np.int32)
-
-    def _sums(self, texts: list[str], dtype: type) -> np.ndarray:
-        out = np.zeros((len(texts), self._dims), dtype=dtype)
-        for start in range(0, len(texts), self.CHUNK):
-            self._embed_into(texts[start : start + self.CHUNK], out[start : start + self.CHUNK])
-        return out
-
-    def _embed_into(self, texts: list[str], out: np.ndarray) -> None:
-        """Sum ±1 per trigram of each padded text into its row of `out` (unnormalised)."""
-        if not texts:
-            return
-        padded = [f"  {t.lower()}  " for t in texts]  # at least 4 characters: 2+ trigrams
-        lengths = np.fromiter(map(len, padded), dtype=np.intp, count=len(padded))
-        joined = "".join(padded).encode("utf-32-le", "surrogatepass")
-        codes = np.frombuffer(joined, dtype=np.uint32).astype(np.uint64)
-        per_text = lengths - 2  # trigrams of each text, none across a boundary
-        first = np.cumsum(lengths) - lengths  # where each text starts in `codes`
-        before = np.cumsum(per_text) - per_text
-        row = np.repeat(np.arange(len(texts), dtype=np.intp), per_text)
-        pos = np.arange(int(per_text.sum()), dtype=np.intp) + np.repeat(first - before, per_text)
-        key = (codes[pos] << np.uint64(42)) ^ (codes[pos + 1] << np.uint64(21)) ^ codes[pos + 2]
-        with np.errstate(over="ignore"):
-            h = key * _M1
-            h ^= h >> _SHIFT
-            h *= _M2
-        idx = (h % np.uint64(self._dims)).astype(np.intp)
-        sign = np.where((h >> np.uint64(63)) & np.uint64(1), -1.0, 1.0)
-        sums = np.bincount(row * self._dims + idx, weights=sign, minlength=out.size)
-        out[:] = sums.reshape(out.shape)  # sums of ±1: exact in float32 and int32
 
 
 @dataclass
