@@ -6,7 +6,9 @@
 - semantic recall with the hashed-trigram embedder: `playbook index` (whole process), the
   first recall after it (in-process on a fresh store, and `playbook recall --semantic
   --json` as a whole process, with its peak memory), warm recalls (in-process), and for
-  comparison the first recall on a playbook never indexed (every vector computed then).
+  comparison the first recall on a playbook never indexed (every vector computed then);
+- the upgrade of a cache an older Playbook wrote (float32 rows, four times the size):
+  `playbook index` rewriting it as int8 counts, and the first recall after that.
 
 Targets: keyword in-process ≤ 10 ms at 10k and ≤ 50 ms at 100k (issue 3); first semantic
 recall after indexing ≤ 1 s at 100k (issue 15).
@@ -65,6 +67,26 @@ def in_process(path: Path, semantic: bool, repeats: int = 5) -> tuple[float, flo
     return first, statistics.median(times)
 
 
+def write_float32_cache(path: Path) -> None:
+    """Every live rule's vector as Playbook kept it before int8 counts: float32 unit rows."""
+    store = PlaybookStore(connect(path), clock=lambda: synth.NOW)
+    embedder = HashTrigramEmbedder()
+    rows = store.sql.all(
+        "SELECT content_hash, MIN(content) FROM bullets WHERE state != 'retired' "
+        "GROUP BY content_hash"
+    )
+    with store.transaction():
+        for start in range(0, len(rows), 4096):
+            chunk = rows[start : start + 4096]
+            vectors = embedder.embed([c for _, c in chunk])
+            store.cache_put(
+                embedder.id,
+                embedder.dims,
+                {h: v.tobytes() for (h, _), v in zip(chunk, vectors, strict=True)},
+            )
+    store.close()
+
+
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1_000, 10_000, 100_000]
     for n in sizes:
@@ -98,6 +120,16 @@ def main() -> None:
             figure(f"recall --semantic peak memory at {k(n)}", max(r[1] for r in runs), "MB")
             figure(f"semantic recall warm in-process at {k(n)}", warm * 1000, "ms")
             db.unlink()
+
+            old = synth.copy_of(n, Path(tmp) / "float32.sqlite3")
+            write_float32_cache(old)
+            wall, _, _ = run_measured(playbook_cmd(old, "index"))
+            figure(
+                f"playbook index compacting a float32 cache at {k(n)} (whole process)", wall, "s"
+            )
+            first, _ = in_process(old, semantic=True, repeats=1)
+            figure(f"first semantic recall at {k(n)}, compacted (in-process)", first, "s", target)
+            old.unlink()
     note("(the whole-process semantic figure includes start-up: see bench/cli.py for it alone)")
 
 
