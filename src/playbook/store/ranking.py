@@ -60,8 +60,9 @@ class RankTable:
 
 
 def _codes(column: str, names: tuple[str, ...]) -> str:
-    """SQL: the index of `column`'s value in `names` (0, the first, for anything else)."""
-    whens = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(names) if i)
+    """SQL: the index of `column`'s value in `names` (0 for anything else). The first name,
+    the most common value (a candidate, a global rule), is tested first."""
+    whens = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(names))
     return f"CASE {column} {whens} ELSE 0 END"
 
 
