@@ -17,6 +17,7 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..terms import MATURITIES, ScopeName
@@ -83,7 +84,8 @@ _PACKED = (
     " + 256 * (CASE WHEN b.half_life_days IS NULL THEN 0 ELSE 1 END)"
 )
 _COLUMNS = (
-    f"SELECT b.seq, {_PACKED}, b.content_hash, e.ref, e.helpful, e.harmful "
+    f"SELECT b.seq, {_PACKED}, b.content_hash, e.ref, "
+    "COALESCE(e.helpful, 0), COALESCE(e.harmful, 0) "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
 )
 _RARE = "SELECT seq, scope_key, half_life_days FROM bullets WHERE "
@@ -177,11 +179,14 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     policy = store.policy
     lagging = store.read_only and store.evidence_behind()
     n = len(rows)
-    cols = list(zip(*rows, strict=True)) if rows else [()] * 6
-    seq = np.array(cols[0], dtype=np.intp)
+
+    def column(k: int, dtype: type) -> np.ndarray:  # no NULLs: straight from the rows
+        return np.fromiter(map(itemgetter(k), rows), dtype=dtype, count=n)
+
+    seq = column(0, np.intp)
     position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
     position[seq] = np.arange(n, dtype=np.intp)
-    packed = np.array(cols[1], dtype=np.int64)
+    packed = column(1, np.int64)
     maturity = ((packed >> 2) & 3).astype(np.int8)
     scope = (packed >> 5) & 7
     mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
@@ -203,13 +208,6 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
             if scope[i]:
                 scoped.append((i, SCOPES[scope[i]], scope_key))
 
-    # NULL (None) becomes NaN in a float64 array; the helpers below fill the NaNs.
-    def floats(values: tuple[Any, ...], fill: float | None = None) -> np.ndarray:
-        out = np.array(values, dtype=np.float64)
-        if fill is not None:
-            out[np.isnan(out)] = fill
-        return out
-
     return RankTable(
         key=key,
         seq=seq,
@@ -218,12 +216,13 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
         maturity=maturity,
         multiplier=mult[maturity],
         half_life=half_life,
-        ref=floats(cols[3]),
-        helpful=floats(cols[4], 0.0),
-        harmful=floats(cols[5], 0.0),
+        # NULL (no evidence yet) becomes NaN
+        ref=np.array(list(map(itemgetter(3), rows)), dtype=np.float64),
+        helpful=column(4, np.float64),
+        harmful=column(5, np.float64),
         exact=((packed & 16) == 0) & (not lagging),
         scoped=scoped,
-        content_hash=list(cols[2]),
+        content_hash=list(map(itemgetter(2), rows)),
     )
 
 
