@@ -18,6 +18,7 @@ from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import add
 from .helpers.cli import run_cli
+from .test_vectors import reference_counts as trigram_counts
 
 DIMS = 64
 ID = f"hash-trigram-{DIMS}-v1"
@@ -32,17 +33,7 @@ LONG = "x" * 300  # the trigram "xxx" 298 times: a count that does not fit in in
 
 
 def reference_counts(text: str, dims: int = DIMS) -> list[int]:
-    """SPEC §6's signed trigram sums, one trigram at a time, in plain Python integers."""
-    mask = (1 << 64) - 1
-    m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
-    codes = [ord(c) for c in f"  {text.lower()}  "]
-    out = [0] * dims
-    for a, b, c in zip(codes, codes[1:], codes[2:], strict=False):
-        key = (a << 42) ^ (b << 21) ^ c
-        h = (key * m1) & mask
-        h = ((h ^ (h >> 29)) * m2) & mask
-        out[h % dims] += -1 if h >> 63 else 1
-    return out
+    return trigram_counts(text, dims)
 
 
 def cosine(a: list[int], b: list[int]) -> float:
