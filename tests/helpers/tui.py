@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual._wait
+import textual.constants
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -23,6 +25,16 @@ from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
 
 from . import store_at
+
+# How Pilot drives the workbench here. After each key it waits until the app is idle, by
+# sleeping in steps of SLEEP_GRANULARITY (20 ms) until one passes with almost no CPU used;
+# 5 ms steps see the same idle moment sooner (the suite presses thousands of keys, and the
+# 20 ms steps left a worker idle for about half of each workbench test). Animations are
+# off, as with TEXTUAL_ANIMATIONS=none: Pilot waits for each to finish, and every test looks
+# at where things end, not at how they move. Every app made after this import uses both.
+textual._wait.SLEEP_GRANULARITY = 0.005
+textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+textual.constants.TEXTUAL_ANIMATIONS = "none"
 
 RULES = [
     "Run the full test suite before saying a change is done",
