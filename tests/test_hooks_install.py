@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -64,15 +62,8 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
 def hooks(tmp_path: Path, cwd: Path, *args: str, **env: str) -> tuple[int, str, str]:
     """`playbook --db … hooks ARGS…` run in `cwd`, as a person would."""
     db = str(tmp_path / "pb.sqlite3")
-    proc = subprocess.run(
-        [sys.executable, "-c", ENTRY, "--db", db, "hooks", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env_for(tmp_path, **env),
-        timeout=60,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
+    r = run_cli("--db", db, "hooks", *args, env=env_for(tmp_path, **env), entry=ENTRY, cwd=cwd)
+    return r.rc, r.out, r.err
 
 
 def commands(settings: dict[str, object], event: str) -> list[str]:

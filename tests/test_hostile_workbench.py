@@ -8,9 +8,6 @@ control, escape, bidi or invisible character, and the app keeps running.
 from __future__ import annotations
 
 import asyncio
-import html
-import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,28 +18,12 @@ from playbook.inert import inert
 from playbook.store import PlaybookStore, connect
 
 from .helpers.hostile import HOSTILE, assert_inert
+from .helpers.tui import screen_text, wait_for
 
 pytest.importorskip("textual")
 tui = pytest.importorskip("playbook.tui.app")
 
 MEGABYTE = ("[bold]\x1b[31m\u202e" + "y" * 1000 + "\n") * 1024
-
-
-def screen_text(app: Any) -> str:
-    """What the terminal would show, as plain text (the SVG export, tags stripped)."""
-    svg = app.export_screenshot()
-    return html.unescape("".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))).replace(
-        "\xa0", " "
-    )
-
-
-async def until(pilot: Any, predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        await pilot.pause(0.02)
-        if predicate():
-            return
-    raise AssertionError(f"timed out waiting for {predicate}")
 
 
 def hostile_playbook(path: Path) -> dict[str, str]:
@@ -75,7 +56,7 @@ def test_the_workbench_shows_hostile_content_inert(tmp_path: Path) -> None:
     async def run() -> None:
         app = tui.Workbench(path, poll_seconds=0.1)
         async with app.run_test(size=(220, 50)) as pilot:
-            await until(pilot, lambda: app.loads >= 1)
+            await wait_for(pilot, lambda: app.loads >= 1)
             table = app.bullets_pane.table
             assert set(ids.values()) <= set(table.rows)
             for name, bid in ids.items():
@@ -83,7 +64,7 @@ def test_the_workbench_shows_hostile_content_inert(tmp_path: Path) -> None:
                 await pilot.pause()
                 assert_inert(screen_text(app))
                 app.open_bullet(bid)
-                await until(pilot, lambda b=bid: showing(app, b))
+                await wait_for(pilot, lambda b=bid: showing(app, b))
                 await pilot.pause()
                 content = str(app.query_one("#d-content", Static).content)
                 text = MEGABYTE if name == "megabyte" else f"{HOSTILE[name]} {name}"

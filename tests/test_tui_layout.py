@@ -240,6 +240,38 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(
 
 
 @async_test
+async def test_a_form_over_the_workbench_leaves_its_footer_alone_and_a_write_rebuilds_once(
+    playbook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a form, the workbench's own keys do not apply (the form has the focus), but
+    its footer stays as it was until the form is gone: rebuilding it there is work nobody
+    sees. Blocking a pattern through the form then changes no key, so nothing is rebuilt,
+    even though the bindings flicker while the write is in flight."""
+    path, _ = playbook
+    built = _count_footer_builds(monkeypatch)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("5")  # the Blocked tab; its table takes the focus
+        blocked = app.query_one(BlockedPane)
+        await wait_for(pilot, lambda: blocked in app.screen.focused.ancestors_with_self)
+        await pilot.pause(0.3)
+        before, footer = len(built), screen_lines(app)[-1]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
+        await pilot.press(*"Force push", "tab", *"shared", "escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, FormModal))
+        await pilot.pause(0.3)
+        assert len(built) == before and screen_lines(app)[-1] == footer
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormModal))
+        await pilot.press(*"Force push to main", "tab", *"main is shared", "enter")
+        await after_write(pilot, app, lambda: len(app.snapshot.blocked) == 4)
+        await pilot.pause(0.3)
+        assert len(built) == before and screen_lines(app)[-1] == footer
+
+
+@async_test
 async def test_keys_that_stop_applying_are_dimmed_in_place_and_one_rebuild_per_change(
     playbook, monkeypatch: pytest.MonkeyPatch
 ) -> None:

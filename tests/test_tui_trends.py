@@ -107,3 +107,21 @@ async def test_the_detail_plot_marks_each_event_on_the_curve(history, size) -> N
         assert any("+" in line for line in plot), "helpful marks sit on the curve"
         assert any("x" in line for line in plot), "the harmful mark sits on the curve"
         assert lines[-2].strip().startswith("events")
+
+
+@async_test
+async def test_trends_that_arrive_while_the_pane_is_taken_down_are_kept_not_raised(
+    history,
+) -> None:
+    """The trends worker may answer while the app closes: the table may already be gone
+    from the pane (a test saw NoMatches from Textual's teardown). The answer is kept and
+    nothing raises."""
+    path, info = history
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        pane = app.bullets_pane
+        await pane.table.remove()
+        pane.set_trends({info["rule"]: [1.0, 2.0]}, pane.epoch)
+        assert pane.trends[info["rule"]] == (pane.epoch, [1.0, 2.0])
+        assert app.is_running

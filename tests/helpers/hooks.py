@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cli import clean_env
+from .cli import clean_env, run_cli
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 HOOK_FIXTURES = FIXTURES / "hooks"
@@ -56,14 +54,11 @@ class Agent:
         """Run `playbook --db DB ARGS… hook EVENT [ARGUMENT]` with `payload` on stdin."""
         data = payload if isinstance(payload, bytes | None) else json.dumps(payload).encode()
         tail = [argument] if argument is not None else []
-        proc = subprocess.run(
-            [sys.executable, "-c", ENTRY, "--db", str(db or self.db), *args, "hook", event, *tail],
-            input=data,
-            capture_output=True,
-            env=env or self.env(),
-            timeout=60,
-        )
-        return Hooked(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+        r = run_cli(
+            "--db", db or self.db, *args, "hook", event, *tail,
+            stdin=data, env=env or self.env(), entry=ENTRY,
+        )  # fmt: skip
+        return Hooked(r.rc, r.out, r.err)
 
     @property
     def log(self) -> list[str]:

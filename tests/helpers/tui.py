@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import html
-import re
+import io
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
@@ -14,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual._wait
+import textual.constants
+from rich.console import Console
+from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -23,6 +26,16 @@ from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
 
 from . import store_at
+
+# How Pilot drives the workbench here. After each key it waits until the app is idle, by
+# sleeping in steps of SLEEP_GRANULARITY (20 ms) until one passes with almost no CPU used;
+# 5 ms steps see the same idle moment sooner (the suite presses thousands of keys, and the
+# 20 ms steps left a worker idle for about half of each workbench test). Animations are
+# off, as with TEXTUAL_ANIMATIONS=none: Pilot waits for each to finish, and every test looks
+# at where things end, not at how they move. Every app made after this import uses both.
+textual._wait.SLEEP_GRANULARITY = 0.005
+textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+textual.constants.TEXTUAL_ANIMATIONS = "none"
 
 RULES = [
     "Run the full test suite before saying a change is done",
@@ -75,34 +88,30 @@ def build_playbook(path: Path) -> dict[str, Any]:
     }
 
 
-def screen_text(app: Workbench) -> str:
-    """What the terminal would show, as plain text (the SVG export, tags stripped)."""
-    svg = app.export_screenshot()
-    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
-    return html.unescape("".join(texts)).replace("\xa0", " ")
+def screen_lines(app: App[Any]) -> list[str]:
+    """What the terminal shows, one line of text per row: the frame Textual's own
+    `export_screenshot` renders, as text instead of SVG (a quarter of the time, and far
+    less on a full screen; the suite looks at the screen a few hundred times)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system=None,
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return [line.rstrip() for line in console.export_text().splitlines()]
 
 
-def screen_lines(app: Workbench) -> list[str]:
-    """The screen as lines of text, one per terminal row, each character in its column
-    (the export leaves blank cells out, so they are put back from the x positions)."""
-    svg = app.export_screenshot()
-    cell = 12.2  # Textual's export draws one cell 12.2 units wide
-    rows: dict[float, dict[int, str]] = {}
-    for attrs, raw in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
-        x = re.search(r'\bx="([\d.]+)"', attrs)
-        y = re.search(r'\by="([\d.]+)"', attrs)
-        if x is None or y is None or "clip-path" not in attrs:
-            continue
-        text = html.unescape(raw).replace("\xa0", " ").replace("\n", "")
-        row = rows.setdefault(float(y.group(1)), {})
-        start = round(float(x.group(1)) / cell)
-        for i, ch in enumerate(text):
-            row[start + i] = ch
-    lines = []
-    for _, cells in sorted(rows.items()):
-        width = max(cells) + 1 if cells else 0
-        lines.append("".join(cells.get(i, " ") for i in range(width)).rstrip())
-    return lines
+def screen_text(app: App[Any]) -> str:
+    """The screen's rows, joined."""
+    return "".join(screen_lines(app))
 
 
 def make_app(

@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import Horizontal
+from textual.geometry import Size
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker
 
@@ -117,6 +118,9 @@ class Workbench(DetailingApp):
         self.first_paint: float | None = None
         self.detail_id: str | None = None
         self._started = time.perf_counter()
+        # The theme before the first style pass: set on mount, it restyled every widget.
+        self.register_theme(PLAYBOOK_THEME)
+        self.theme = "playbook"
         # "New since you last looked" at the Proposals tab (a per-user file, see seen.py).
         self.seen = seen or LastLooked(path)
         self.seen_at = self.seen.get()
@@ -125,6 +129,7 @@ class Workbench(DetailingApp):
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
+        self._fit_classes(self.size)  # before the first style pass (each change restyles all)
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
             yield Static(fmt.untrusted(self.label, one_line=True), id="dbpath")
@@ -145,8 +150,6 @@ class Workbench(DetailingApp):
 
     def on_mount(self) -> None:
         self._bullets_pane = self.query_one(BulletsPane)
-        self.register_theme(PLAYBOOK_THEME)
-        self.theme = "playbook"
         for pane in self.action_panes():
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
@@ -157,9 +160,15 @@ class Workbench(DetailingApp):
         """Begin showing the playbook (the demo builds it first)."""
         self.start_refresh()
 
+    def _fit_classes(self, size: Size, *, update: bool = False) -> None:
+        """The size classes, both in one style pass (and none when neither changes)."""
+        self.update_classes(
+            {"-narrow": size.width < NARROW_BELOW, "-short": size.height < SHORT_BELOW},
+            update=update,
+        )
+
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
-        self.set_class(event.size.height < SHORT_BELOW, "-short")
+        self._fit_classes(event.size, update=True)
         self.refresh_bindings()  # the footer fits its keys to the new width
         if self.snapshot is not None:
             self._update_labels(self.snapshot)

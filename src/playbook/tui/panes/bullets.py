@@ -144,7 +144,8 @@ class BulletsPane(ActionPane, Vertical):
         self._asked.difference_update(trends)
         for bid, values in trends.items():
             self.trends[bid] = (epoch, values)
-        self.table.refresh_rows()
+        for table in self.query(RowTable):  # none while the app is closing around the pane
+            table.refresh_rows()
 
     def current_bullet_id(self) -> str | None:
         key = self.table.cursor_key

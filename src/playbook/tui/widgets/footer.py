@@ -50,6 +50,10 @@ class WorkbenchFooter(Footer):
         of those change nothing the footer shows; recompose only when its keys change, and
         when only which of them apply changed (time travel dims every write), restyle the
         keys in place (a recompose costs a tenth of a second at 160 columns)."""
+        if screen is not screen.app.screen:
+            # Covered by another screen (a modal): its keys apply there, not here. Textual
+            # refreshes these bindings when this screen is back on top; compare then.
+            return
         keys = None
         if self._bindings_ready and self._composed is not None:
             keys, states = self._signature(screen)
@@ -63,6 +67,19 @@ class WorkbenchFooter(Footer):
         super().bindings_changed(screen)
         if screen.app.app_focus and self.is_attached and screen is self.screen:
             self._queued = keys  # what Textual asked for just now (its own conditions)
+
+    async def recompose(self) -> None:
+        """Rebuild the keys, unless they came back to what is shown before the rebuild
+        asked for ran (a write in flight hides keys for a moment, then shows them again)."""
+        if self._composed is not None and self.is_attached:
+            keys, states = self._signature(self.screen)
+            if keys == self._composed:
+                self._queued = None
+                if states != self._states:
+                    self._restate(self.screen)
+                    self._states = states
+                return
+        await super().recompose()
 
     def _signature(self, screen: Screen) -> tuple[Hashable, Hashable]:
         """What the footer's keys are drawn from: the width and each shown key; and apart,

@@ -1,0 +1,124 @@
+"""A process that has already imported the `playbook` command line and forks one child per
+command: each child is a fresh process running the real entry point, as `python -c
+"from playbook.cli import run; run()" ARGS` would, without paying the interpreter's start
+and the imports again (about a quarter of a second of CPU per command, hundreds of times in
+the suite).
+
+Run as a script by `tests/helpers/cli.py`. Protocol, one JSON object per line: a request
+on stdin (the `code` that `-c` would run, `argv`, `env`, `cwd`, and the paths for the
+child's stdin, stdout and stderr); on stdout `{"pid": ...}` once the child runs, then
+`{"rc": ...}` when it has ended.
+
+The child replaces its environment, working directory, standard streams and `sys.argv`,
+then runs the entry point and leaves the way a `python -c` process does: `SystemExit`
+(or an uncaught exception, whose traceback goes to its stderr) ends the interpreter, with
+its atexit handlers and its finalisation (open SQLite connections closed, as at any exit).
+Tests that look at what a fresh interpreter imports run a real subprocess instead.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import gc
+import importlib
+import io
+import json
+import os
+import sys
+from typing import Any
+
+# What the commands import between them; a child imports only what is missing.
+PRELOAD = (
+    "playbook.launcher",
+    "playbook.cli.typer_app",
+    "playbook.cli.fast",
+    "playbook.cli.hot",
+    "playbook.model",
+    "playbook.curation",
+    "playbook.queue",
+    "playbook.reflect",
+    "playbook.retrieval",
+    "playbook.vectors",
+    "playbook.review",
+    "playbook.interop.importing",
+    "playbook.policy_eval",
+    "playbook.hooks",
+    "numpy",
+    "pydantic",
+    "yaml",
+    "rapidfuzz",
+    "sqlite_utils",
+    "playbook.store.postgres.executor",  # psycopg, for the PostgreSQL half
+)
+
+
+def main() -> None:
+    requests = os.dup(0)
+    replies = os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # a stray print while preloading must not reach the protocol
+    os.close(null)
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):  # an extra not installed: the child fails then
+            importlib.import_module(name)
+    sys.path[0] = ""  # `python -c` puts the working directory first
+    # Out of the collector's sight: a child's collections (at exit above all) would otherwise
+    # touch every preloaded object and copy the whole heap page by page (0.2 s a command).
+    gc.collect()
+    gc.freeze()
+    with os.fdopen(requests, "rb", buffering=0) as incoming:
+        while line := _read_line(incoming):
+            request = json.loads(line)
+            pid = os.fork()
+            if pid == 0:
+                os.close(replies)
+                incoming.close()
+                _child(request)  # never returns
+            _reply(replies, pid=pid)
+            _, status = os.waitpid(pid, 0)
+            _reply(replies, rc=os.waitstatus_to_exitcode(status))
+
+
+def _reply(fd: int, **fields: int) -> None:
+    os.write(fd, (json.dumps(fields) + "\n").encode())
+
+
+def _read_line(stream: io.RawIOBase) -> bytes:
+    """One request line (unbuffered, so nothing read ahead is left in a forked child)."""
+    line = bytearray()
+    while (byte := stream.read(1)) and byte != b"\n":
+        line += byte
+    return bytes(line)
+
+
+def _child(request: dict[str, Any]) -> None:
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    for fd, path, flags in (
+        (0, request["stdin"], os.O_RDONLY),
+        (1, request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+        (2, request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+    ):
+        opened = os.open(path, flags, 0o600)
+        os.dup2(opened, fd)
+        os.close(opened)
+    # New stream objects on the new files, as a fresh interpreter makes them for pipes.
+    encoding = sys.stdout.encoding
+    sys.stdin = sys.__stdin__ = _text(0, "rb", encoding, "strict")
+    sys.stdout = sys.__stdout__ = _text(1, "wb", encoding, "strict")
+    sys.stderr = sys.__stderr__ = _text(2, "wb", encoding, "backslashreplace", line_buffering=True)
+    sys.argv = ["-c", *request["argv"]]
+    code = compile(request["code"], "<string>", "exec")
+    exec(code, {"__name__": "__main__", "__builtins__": builtins})
+    raise SystemExit(0)
+
+
+def _text(fd: int, mode: str, encoding: str, errors: str, **kw: bool) -> io.TextIOWrapper:
+    return io.TextIOWrapper(open(fd, mode, closefd=False), encoding, errors, **kw)
+
+
+if __name__ == "__main__":
+    main()
