@@ -148,45 +148,6 @@ def test_the_bulk_read_and_the_keyed_read_agree(store: PlaybookStore) -> None:
     ]
 
 
-# ------------------------------------------------------------------ the hash embedder
-def reference_counts(text: str, dims: int) -> list[int]:
-    """SPEC §6's signed trigram sums, one trigram at a time in plain Python integers."""
-    mask = (1 << 64) - 1
-    m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
-    codes = [ord(c) for c in f"  {text.lower()}  "]
-    out = [0] * dims
-    for a, b, c in zip(codes, codes[1:], codes[2:], strict=False):
-        key = (a << 42) ^ (b << 21) ^ c
-        h = (key * m1) & mask
-        h = ((h ^ (h >> 29)) * m2) & mask
-        out[h % dims] += -1 if h >> 63 else 1
-    return out
-
-
-def reference_trigram_vector(text: str, dims: int) -> list[float]:
-    """The reference counts scaled to length 1."""
-    out = reference_counts(text, dims)
-    norm = math.sqrt(sum(x * x for x in out))
-    return [x / norm for x in out] if norm else [0.0] * dims
-
-
-def test_hash_embedder_matches_the_reference_in_any_batch() -> None:
-    texts = [
-        "",
-        "a",
-        "Pin npm to 11 in release jobs",
-        "İstanbul ß Straße",
-        "emoji 🚀 ok",
-        "x" * 300,
-    ]
-    emb = HashTrigramEmbedder(dims=64)
-    emb.CHUNK = 4  # batches that split the list
-    together = emb.embed(texts)
-    for row, text in zip(together, texts, strict=True):
-        assert row.tolist() == pytest.approx(reference_trigram_vector(text, 64), abs=1e-6)
-        assert np.array_equal(HashTrigramEmbedder(dims=64).embed([text])[0], row)
-
-
 # ------------------------------------------------------------------ computed once (issue 15)
 def test_index_embeds_every_live_rule_once(store: PlaybookStore) -> None:
     live = [add(store, content) for content in RULES[:5]]

@@ -1,7 +1,8 @@
-"""How vectors are kept in `cache_blob` (issue 15): the hashed-trigram embedder's integer
-counts as int8 (`dims` bytes a row), float32 unit rows (`4 × dims` bytes) for counts that
-do not fit and for caches written by older versions, which `playbook index` compacts.
-Every expectation is computed here, from the SPEC's trigram hashing in plain Python."""
+"""The hashed-trigram embedder against SPEC §6's hashing written out in plain Python, and
+how its vectors are kept in `cache_blob` (issue 15): its integer counts as int8 (`dims`
+bytes a row), float32 unit rows (`4 × dims` bytes) for counts that do not fit and for
+caches written by older versions, which `playbook index` compacts. Every expectation is
+computed here, from that plain-Python reference."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import add
 from .helpers.cli import run_cli
-from .test_vectors import reference_counts as trigram_counts
 
 DIMS = 64
 ID = f"hash-trigram-{DIMS}-v1"
@@ -33,7 +33,43 @@ LONG = "x" * 300  # the trigram "xxx" 298 times: a count that does not fit in in
 
 
 def reference_counts(text: str, dims: int = DIMS) -> list[int]:
-    return trigram_counts(text, dims)
+    """SPEC §6's signed trigram sums, one trigram at a time in plain Python integers."""
+    mask = (1 << 64) - 1
+    m1, m2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
+    codes = [ord(c) for c in f"  {text.lower()}  "]
+    out = [0] * dims
+    for a, b, c in zip(codes, codes[1:], codes[2:], strict=False):
+        key = (a << 42) ^ (b << 21) ^ c
+        h = (key * m1) & mask
+        h = ((h ^ (h >> 29)) * m2) & mask
+        out[h % dims] += -1 if h >> 63 else 1
+    return out
+
+
+def reference_trigram_vector(text: str, dims: int) -> list[float]:
+    """The reference counts scaled to length 1."""
+    out = reference_counts(text, dims)
+    norm = math.sqrt(sum(x * x for x in out))
+    return [x / norm for x in out] if norm else [0.0] * dims
+
+
+def test_hash_embedder_matches_the_reference_in_any_batch() -> None:
+    texts = [
+        "",
+        "a",
+        "Pin npm to 11 in release jobs",
+        "İstanbul ß Straße",
+        "emoji 🚀 ok",
+        "x" * 300,
+    ]
+    emb = HashTrigramEmbedder(dims=64)
+    emb.CHUNK = 4  # batches that split the list
+    together = emb.embed(texts)
+    counts = emb.counts(texts)
+    for row, sums, text in zip(together, counts, texts, strict=True):
+        assert row.tolist() == pytest.approx(reference_trigram_vector(text, 64), abs=1e-6)
+        assert np.array_equal(HashTrigramEmbedder(dims=64).embed([text])[0], row)
+        assert sums.tolist() == reference_counts(text, 64)  # the integers themselves
 
 
 def cosine(a: list[int], b: list[int]) -> float:
