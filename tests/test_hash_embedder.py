@@ -115,6 +115,7 @@ def similarities(store: PlaybookStore, *, scan: bool, query: str = QUERY) -> dic
     emb = CountingQueries()
     vectors = MemoryVectors(store, emb)
     vectors.SCAN = 1 if scan else 10**9
+    vectors.CAST = 3  # int8 rows cast a few at a time: blocks split across casts
     items = raw.rows(store, "SELECT id, content_hash FROM bullets")
     sims = vectors.similarities(query, items)
     assert emb.seen == [query]  # nothing re-embedded: every vector came from the cache

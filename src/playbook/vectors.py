@@ -100,6 +100,7 @@ class MemoryVectors:
     """
 
     SCAN = 512  # from this many unknown hashes on, read the embedder's cache in one pass
+    CAST = 4096  # int8 rows cast to float32 at a time
 
     def __init__(
         self, store: PlaybookStore, embedder: Embedder, *, embed_missing: bool = True
@@ -115,7 +116,7 @@ class MemoryVectors:
         self._blocks: list[list[Any]] = []  # [block, inverse lengths or None]
         self._size = 0
         self._scanned = False
-        self._scratch: np.ndarray | None = None  # int8 rows cast to float32, a block at a time
+        self._scratch: np.ndarray | None = None  # int8 rows cast to float32 (`CAST` rows)
         self.save_error: str | None = None  # why the last vectors could not be cached
 
     # ------------------------------------------------------------ the matrix
@@ -157,24 +158,41 @@ class MemoryVectors:
             self._append(digests, block)
 
     def _cosines(self, q: np.ndarray) -> np.ndarray:
-        """cos(q, row) of every row, in row order (q of length 1; 0 for a zero row). An int8
-        block is cast into a float32 buffer kept for the purpose (no new memory to fault
-        in, block after block), and its lengths are taken from that cast the first time.
-        einsum rather than `@`: BLAS splits a product over threads, which on a busy machine
-        wait more than they compute."""
+        """cos(q, row) of every row, in row order (q of length 1; 0 for a zero row). An
+        int8 block's lengths are taken the first time it is multiplied. einsum rather than
+        `@`: BLAS splits a product over threads, which on a busy machine wait more than they
+        compute."""
         out = []
         for entry in self._blocks:
             block, inverse = entry
             if block.dtype == np.int8:
-                if self._scratch is None or len(self._scratch) < len(block):
-                    self._scratch = np.empty((len(block), block.shape[1]), dtype=np.float32)
-                cast = self._scratch[: len(block)]
-                np.copyto(cast, block)
-                block = cast
-                if inverse is None:  # float32 sums of int8 squares: exact (< 2**24)
-                    inverse = entry[1] = _inverse(np.einsum("ij,ij->i", block, block))
-            out.append(np.einsum("ij,j->i", block, q) * inverse)
+                dots, squares = self._int8_products(block, q, squares=inverse is None)
+                if squares is not None:
+                    inverse = entry[1] = _inverse(squares)
+            else:
+                dots = np.einsum("ij,j->i", block, q)
+            out.append(dots * inverse)
         return np.concatenate(out)
+
+    def _int8_products(
+        self, block: np.ndarray, q: np.ndarray, *, squares: bool
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """block @ q, and each row's sum of squares if asked, for an int8 block: its rows
+        are cast a few thousand at a time into one float32 buffer kept for the purpose (no
+        new memory to fault in, however large the block). float32 sums of int8 squares are
+        exact (at most 127² × dims, far below 2**24)."""
+        if self._scratch is None:
+            self._scratch = np.empty((self.CAST, block.shape[1]), dtype=np.float32)
+        dots = np.empty(len(block), dtype=np.float32)
+        sums = np.empty(len(block), dtype=np.float32) if squares else None
+        for start in range(0, len(block), self.CAST):
+            rows = block[start : start + self.CAST]
+            cast = self._scratch[: len(rows)]
+            np.copyto(cast, rows)
+            np.einsum("ij,j->i", cast, q, out=dots[start : start + len(rows)])
+            if sums is not None:
+                np.einsum("ij,ij->i", cast, cast, out=sums[start : start + len(rows)])
+        return dots, sums
 
     def _rows(self, hashes: list[str]) -> np.ndarray:
         """The matrix row of each content hash, -1 where there is none."""
