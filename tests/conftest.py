@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,12 @@ from playbook.store import PlaybookStore, open_store
 
 from .helpers import Clock
 from .helpers import pg as pg_support
+
+# pytest keeps each test module it rewrites (for its assertion messages) in __pycache__, as
+# Python keeps compiled modules, unless told not to. This machine says so for every process
+# (PYTHONDONTWRITEBYTECODE), and then each worker rewrote every test module on every run
+# (about 3 s before its first test). The test modules imported after this line are cached.
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture
