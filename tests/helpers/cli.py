@@ -1,7 +1,7 @@
 """Run the real `playbook` console entry point in a process of its own, as users and agents
 do: forked from a zygote that has already imported the command line (`cli_zygote.py`), or,
-for a test that looks at what a fresh interpreter imports (`python_prelude`, `fresh=True`),
-a new interpreter."""
+for a test that looks at what a fresh interpreter imports (it passes `python_prelude`), a
+new interpreter."""
 
 from __future__ import annotations
 
@@ -66,7 +66,6 @@ def run_cli(
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
     python_prelude: str = "",
-    fresh: bool = False,
     entry: str = ENTRY,
     cwd: Path | None = None,
 ) -> Result:
@@ -75,7 +74,7 @@ def run_cli(
     if db is not None:
         argv = ["--db", str(db), *argv]
     env = env if env is not None else clean_env()
-    if python_prelude or fresh or not hasattr(os, "fork"):
+    if python_prelude or not hasattr(os, "fork"):
         proc = subprocess.run(
             [sys.executable, "-c", python_prelude + entry, *argv],
             input=stdin,

@@ -1,5 +1,5 @@
 """A process that has already imported the `playbook` command line and forks one child per
-command: each child is a fresh process running the real entry point, as `python -c
+command: each child is a process of its own running the real entry point, as `python -c
 "from playbook.cli import run; run()" ARGS` would, without paying the interpreter's start
 and the imports again (about a quarter of a second of CPU per command, hundreds of times in
 the suite).
