@@ -60,9 +60,8 @@ class WorkbenchFooter(Footer):
             if keys == self._queued:
                 return  # the recompose asked for reads the bindings as they are then
             if keys == self._composed:
-                if states != self._states and self.is_attached and screen is self.screen:
-                    self._restate(screen)
-                    self._states = states
+                if self.is_attached and screen is self.screen:
+                    self._restate(screen, states)
                 return
         super().bindings_changed(screen)
         if screen.app.app_focus and self.is_attached and screen is self.screen:
@@ -75,9 +74,7 @@ class WorkbenchFooter(Footer):
             keys, states = self._signature(self.screen)
             if keys == self._composed:
                 self._queued = None
-                if states != self._states:
-                    self._restate(self.screen)
-                    self._states = states
+                self._restate(self.screen, states)
                 return
         await super().recompose()
 
@@ -89,8 +86,12 @@ class WorkbenchFooter(Footer):
         states = tuple((enabled, tooltip) for _, _, enabled, tooltip in found)
         return (self.app.size.width, keys), states
 
-    def _restate(self, screen: Screen) -> None:
-        """Dim or light each key as `Footer.compose` would have built it."""
+    def _restate(self, screen: Screen, states: Hashable) -> None:
+        """Dim or light each key as `Footer.compose` would have built it, unless `states`
+        (`_signature`) is what the keys show already."""
+        if states == self._states:
+            return
+        self._states = states
         first: dict[str, tuple[bool, str]] = {}
         for _, binding, enabled, tooltip in screen.active_bindings.values():
             if binding.show:
