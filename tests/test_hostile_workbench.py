@@ -11,17 +11,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from playbook.curation import curate
 from playbook.inert import inert
 from playbook.store import PlaybookStore, connect
+from playbook.tui.app import Workbench
 
 from .helpers.hostile import HOSTILE, assert_inert
 from .helpers.tui import screen_text, wait_for
-
-pytest.importorskip("textual")
-tui = pytest.importorskip("playbook.tui.app")
 
 MEGABYTE = ("[bold]\x1b[31m\u202e" + "y" * 1000 + "\n") * 1024
 
@@ -54,7 +50,7 @@ def test_the_workbench_shows_hostile_content_inert(tmp_path: Path) -> None:
     ids = hostile_playbook(path)
 
     async def run() -> None:
-        app = tui.Workbench(path, poll_seconds=0.1)
+        app = Workbench(path, poll_seconds=0.1)
         async with app.run_test(size=(220, 50)) as pilot:
             await wait_for(pilot, lambda: app.loads >= 1)
             table = app.bullets_pane.table

@@ -30,6 +30,10 @@ class Result:
     out: str
     err: str
 
+    @classmethod
+    def of(cls, rc: int, out: bytes, err: bytes) -> Result:
+        return cls(rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
     @property
     def json(self) -> Any:
         """stdout as exactly one JSON document (fails the test otherwise)."""
@@ -83,11 +87,7 @@ def run_cli(
             cwd=cwd,
             timeout=TIMEOUT,
         )
-        return Result(
-            proc.returncode,
-            proc.stdout.decode("utf-8", "replace"),
-            proc.stderr.decode("utf-8", "replace"),
-        )
+        return Result.of(proc.returncode, proc.stdout, proc.stderr)
     return _zygote().run(entry, argv, env, stdin, cwd or Path.cwd())
 
 
@@ -130,11 +130,8 @@ class _Zygote:
                 os.kill(pid, signal.SIGKILL)
                 self._reply(TIMEOUT)
                 raise
-            return Result(
-                rc,
-                Path(files["stdout"]).read_bytes().decode("utf-8", "replace"),
-                Path(files["stderr"]).read_bytes().decode("utf-8", "replace"),
-            )
+            out, err = (Path(files[name]).read_bytes() for name in ("stdout", "stderr"))
+            return Result.of(rc, out, err)
 
     def _reply(self, timeout: float) -> dict[str, Any]:
         assert self.proc.stdout is not None
