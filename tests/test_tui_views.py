@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Input, Static
 
 from playbook import curate
@@ -168,7 +168,15 @@ async def test_palette_jumps_to_a_bullet_by_id(tmp_path: Path, size: tuple[int, 
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         for key in target[:6]:
             await pilot.press(key)
-        await pilot.pause(0.5)
+        hits = app.screen.query_one(CommandList)
+
+        def jump_highlighted() -> bool:
+            # The search runs in the background: Enter before its hits show does nothing.
+            if hits.highlighted is None:
+                return False
+            return target in str(hits.get_option_at_index(hits.highlighted).prompt)
+
+        await wait_for(pilot, jump_highlighted)
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.query_one(DetailPane).detail is not None)
         assert app.query_one(DetailPane).detail.bullet.id == target
