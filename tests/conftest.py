@@ -10,6 +10,7 @@ from playbook.store import PlaybookStore, open_store
 
 from .helpers import Clock
 from .helpers import pg as pg_support
+from .helpers.pg_pool import LEASE, POOL
 
 # pytest keeps each test module it rewrites (for its assertion messages) in __pycache__, as
 # Python keeps compiled modules, unless told not to. This machine says so for every process
@@ -35,16 +36,31 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def db_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> str | Path:
-    """Where the test's playbook is: a file, or a fresh schema on the test server."""
+def db_target(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Iterator[str | Path]:
+    """Where the test's playbook is: a file, or a schema of its own on the test server.
+
+    A test that takes `store` gets its playbook made, so its schema may be one an earlier
+    test used and left empty (tests/helpers/pg_pool.py); any other gets a new name."""
     if backend == "sqlite":
-        return db_path
-    return str(request.getfixturevalue("pg_url"))
+        yield db_path
+    elif "store" not in request.fixturenames:
+        yield str(request.getfixturevalue("pg_url"))
+    else:
+        schema = POOL.lease(
+            request.getfixturevalue("pg_server"), request.getfixturevalue("worker_id")
+        )
+        request.node.stash[LEASE] = schema
+        yield schema.url
+        POOL.give_back(schema)  # after `store` has closed
 
 
 @pytest.fixture
-def store(db_target: str | Path, clock: Clock) -> Iterator[PlaybookStore]:
+def store(
+    db_target: str | Path, clock: Clock, request: pytest.FixtureRequest
+) -> Iterator[PlaybookStore]:
     with open_store(db_target, clock=clock) as opened:
+        if (schema := request.node.stash.get(LEASE, None)) is not None:
+            POOL.made(schema)
         yield opened
 
 

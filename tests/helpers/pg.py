@@ -119,11 +119,14 @@ def server_url() -> str:
     pytest.skip(f"PostgreSQL half skipped: {reason}")
 
 
-def with_schema(url: str, schema: str) -> str:
-    """`url` with its search_path set to `schema` (a libpq `options` parameter)."""
+def with_schema(url: str, schema: str, application_name: str | None = None) -> str:
+    """`url` with its search_path set to `schema` (a libpq `options` parameter, last)."""
     parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
-    query["options"] = (query.get("options", "") + f" -csearch_path={schema}").strip()
+    if application_name is not None:
+        query["application_name"] = application_name
+    options = (query.pop("options", "") + f" -csearch_path={schema}").strip()
+    query["options"] = options
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
