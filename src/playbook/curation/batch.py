@@ -42,6 +42,20 @@ class Batch:
         self.harmed: dict[str, None] = {}
         self.applied = 0
         self.blocks = BlockMatcher(store)
+        self.states: dict[str, str] = {}  # bullet id -> state, read before any delta applies
+
+    def read_states(self, items: Iterable[object]) -> None:
+        """The states of every bullet the batch's items name, in one read (`check` runs
+        before anything is written, so they hold for every check)."""
+        named: list[str] = []
+        for item in items:
+            if isinstance(item, dict):
+                named.append(item.get("bullet_id"))  # type: ignore[arg-type]
+                more = item.get("bullet_ids")
+                named.extend(more if isinstance(more, list) else ())
+        wanted = [i for i in named if isinstance(i, str)]
+        if wanted:
+            self.states = {b: s.state for b, s in self.store.bullet_states(wanted).items()}
 
     # -- outcome bookkeeping
     def outcome(
@@ -81,7 +95,7 @@ class Batch:
         for bid in ids:
             if bid is None:
                 continue
-            state = self.store.bullet_state(bid)
+            state = self.states.get(bid) or self.store.bullet_state(bid)
             if state is None:
                 return f"no bullet with id {preview(bid)}"
             if state == "retired":

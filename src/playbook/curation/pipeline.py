@@ -75,6 +75,7 @@ def curate(
     with store.transaction():
         run = Batch(store, prov, actor, result)
         run.carry_pins = carry_pins
+        run.read_states(deltas)
         parsed: list[tuple[int, Delta]] = []
         for i, item in enumerate(deltas):
             try:

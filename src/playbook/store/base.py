@@ -114,10 +114,10 @@ class StoreBase:
         return self.sql.scalar("SELECT value FROM meta WHERE key = ?", (key,))
 
     def _set_meta(self, key: str, value: str) -> None:
-        self.sql.execute(
+        self.sql.later(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
+            [(key, value)],
         )
 
     # ---------------------------------------------------------------- decision log (writes)
@@ -132,19 +132,21 @@ class StoreBase:
         detail: dict[str, Any] | None = None,
     ) -> None:
         """Append one decision to the audit trail (every aggregate writes here)."""
-        self.sql.execute(
+        self.sql.later(
             "INSERT INTO decisions (at, batch_id, actor, action, bullet_id, status, reason, "
             "detail) VALUES (?,?,?,?,?,?,?,?)",
-            (
-                iso(self.now()),
-                batch_id,
-                str(Actor(actor)),
-                action,
-                bullet_id,
-                status,
-                reason,
-                json.dumps(detail or {}, ensure_ascii=False),
-            ),
+            [
+                (
+                    iso(self.now()),
+                    batch_id,
+                    str(Actor(actor)),
+                    action,
+                    bullet_id,
+                    status,
+                    reason,
+                    json.dumps(detail or {}, ensure_ascii=False),
+                )
+            ],
         )
 
     def policy_fingerprint(self) -> str:

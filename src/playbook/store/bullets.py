@@ -49,65 +49,64 @@ class BulletsMixin(StoreBase):
         at = iso(created_at or self.now())
         clean_tags = list(dict.fromkeys(t.strip() for t in tags if t and t.strip()))
         with self.transaction():
-            bid = bullet_id or self._free_id()
-            self.sql.execute(
-                f"INSERT INTO bullets ({BULLET_COLUMNS}, batch_id) VALUES "
-                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    bid,
-                    content,
-                    category,
-                    json.dumps(clean_tags),
-                    scope,
-                    scope_key,
-                    type,
-                    kind,
-                    source,
-                    state,
-                    maturity,
-                    int(pinned),
-                    pinned_reason,
-                    half_life_days,
-                    session_ref,
-                    byte_offset,
-                    at,
-                    at,
-                    iso(valid_to) if valid_to else None,
-                    content_hash(content),
-                    batch_id,
-                ),
-            )
-            self._index_bullet(bid, content, clean_tags)
-            self.sql.execute(
+            row = None
+            for _ in range(1 if bullet_id else MAX_ID_ATTEMPTS):
+                bid = bullet_id or ids.new_id("b")
+                # A new id that some row has already makes no row; another id is drawn.
+                on_taken = "" if bullet_id else " ON CONFLICT (id) DO NOTHING"
+                row = self.sql.insert_row(
+                    "bullets",
+                    f"INSERT INTO bullets ({BULLET_COLUMNS}, batch_id) VALUES "
+                    f"(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?){on_taken}",
+                    (
+                        bid,
+                        content,
+                        category,
+                        json.dumps(clean_tags),
+                        scope,
+                        scope_key,
+                        type,
+                        kind,
+                        source,
+                        state,
+                        maturity,
+                        int(pinned),
+                        pinned_reason,
+                        half_life_days,
+                        session_ref,
+                        byte_offset,
+                        at,
+                        at,
+                        iso(valid_to) if valid_to else None,
+                        content_hash(content),
+                        batch_id,
+                    ),
+                    f"seq, {BULLET_COLUMNS}",
+                )
+                if row is not None:
+                    break
+            if row is None:
+                raise RuntimeError("could not allocate a bullet id")  # pragma: no cover
+            self._index_bullet(row[0], content, clean_tags)
+            self.sql.later(
                 "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                (bid, at, maturity, batch_id),
+                [(bid, at, maturity, batch_id)],
             )
-        bullet = self.get_bullet(bid)
-        assert bullet is not None
-        return bullet
+        return bullet_of(row[1:])
 
-    def _free_id(self) -> str:
-        """A new bullet id no row has (called inside the write transaction)."""
-        for _ in range(MAX_ID_ATTEMPTS):
-            bid = ids.new_id("b")
-            if self.sql.one("SELECT 1 FROM bullets WHERE id = ?", (bid,)) is None:
-                return bid
-        raise RuntimeError("could not allocate a bullet id")  # pragma: no cover
-
-    def _index_bullet(self, bid: str, content: str, tags: list[str]) -> None:
+    def _index_bullet(self, seq: int, content: str, tags: list[str]) -> None:
         """Postings for recall and duplicate search, keyed by the bullet's integer `seq`."""
-        seq = self.sql.scalar("SELECT seq FROM bullets WHERE id = ?", (bid,))
         toks = sorted(set(tokens(content)))
-        self.sql.executemany(
+        self.sql.later(
             "INSERT INTO bullet_tokens (token, seq) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [(t, seq) for t in toks],
         )
-        self.sql.executemany(
+        self.sql.later(
             "INSERT INTO vocab (token, df) VALUES (?, 1) "
             "ON CONFLICT(token) DO UPDATE SET df = vocab.df + 1",
             [(t,) for t in toks],
         )
-        self.sql.executemany(
+        self.sql.later(
             "INSERT INTO bullet_tags (tag, seq) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [(t.lower(), seq) for t in tags],
         )
@@ -125,13 +124,13 @@ class BulletsMixin(StoreBase):
                 "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
                 (maturity, bullet_id),
             )
-            self.sql.execute(
+            self.sql.later(
                 "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                (bullet_id, iso(at or self.now()), maturity, batch_id),
+                [(bullet_id, iso(at or self.now()), maturity, batch_id)],
             )
 
     def set_maturity_due(self, bullet_id: str, due: float | None) -> None:
-        self.sql.execute("UPDATE bullets SET maturity_due = ? WHERE id = ?", (due, bullet_id))
+        self.sql.later("UPDATE bullets SET maturity_due = ? WHERE id = ?", [(due, bullet_id)])
 
     def due_for_maturity(self, now_days: float) -> list[str]:
         return self.sql.column(
@@ -193,6 +192,8 @@ class BulletsMixin(StoreBase):
         for callers that build a `Bullet` only when asked (`records.bullet_of`) or serialise
         one straight from its row (`records.bullet_json`)."""
         wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
         d = self.sql.dialect
         rows = self.sql.execute(
             f"SELECT {BULLET_COLUMNS} FROM bullets WHERE {d.in_list('id')}",

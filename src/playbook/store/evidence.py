@@ -10,7 +10,8 @@ a successor scores its own events plus those of the bullets it supersedes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -32,11 +33,50 @@ class _Agg:
     last_event_id: int
 
 
+# The cache's watermark, as SQL (`meta` holds text).
+_WATERMARK = (
+    "COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'evidence_watermark'), 0)"
+)
+
+
 class EvidenceMixin(BulletsMixin):
+    _fold_at_commit = False  # the outermost store transaction folds new events as it ends
+    _unfolded = False  # a feedback write of that transaction left its event to that fold
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (re-entrant: an inner block joins the outer one).
+
+        The feedback events it appends are folded into the evidence cache once, just before
+        it commits (a batch of a hundred votes folds once, not a hundred times); a read of
+        the cache inside it folds them first (`sync_evidence`), so nothing reads a lagging
+        cache, and what commits has them folded."""
+        if self.sql.in_transaction:
+            with self.sql.transaction():
+                yield
+            return
+        with self.sql.transaction():
+            self._fold_at_commit = True
+            try:
+                yield
+                if self._unfolded:
+                    self.sync_evidence()
+            finally:
+                self._fold_at_commit = self._unfolded = False
+
+    def fold_at_commit(self) -> None:
+        """An event was appended: fold it now, or with the others when the store's
+        transaction commits."""
+        if self._fold_at_commit:
+            self._unfolded = True
+        else:
+            self.sync_evidence()
+
     def evidence_behind(self) -> bool:
         """Events in the log that the cache has not folded yet (only a read-only store, or
         a writer of another version, can leave the cache behind)."""
-        return self.log_watermark() > self.evidence_watermark()
+        mark, last = self._watermarks()
+        return last > mark
 
     def evidence_watermark(self) -> int:
         return int(self._meta("evidence_watermark") or 0)
@@ -44,23 +84,36 @@ class EvidenceMixin(BulletsMixin):
     def log_watermark(self) -> int:
         return int(self.sql.scalar("SELECT MAX(id) FROM feedback", default=0))
 
+    def _watermarks(self) -> tuple[int, int]:
+        """(the cache's watermark, the log's last event id), in one statement."""
+        mark, last = self.sql.one(f"SELECT {_WATERMARK}, (SELECT MAX(id) FROM feedback)")
+        return int(mark), int(last or 0)
+
     def sync_evidence(self) -> int:
         """Fold every event past the cache's watermark into the per-bullet sums.
 
-        Returns how many events were folded. Called inside each feedback write, and by
-        readers when another writer appended events without folding them.
+        Returns how many events were folded. Called when a write transaction that appended
+        events commits (`transaction`), and by readers when another writer appended events
+        without folding them.
         """
-        mark = self.evidence_watermark()
-        if self.log_watermark() <= mark or self.read_only:
+        if self.read_only:
             return 0  # read-only: `evidence_many` reads the unfolded events instead
+        if not self.sql.in_transaction:
+            mark, last = self._watermarks()
+            if last <= mark:
+                return 0  # the common case for a reader: one statement
         with self.transaction():
-            mark = self.evidence_watermark()  # re-read under the write lock
+            # Under the write lock. (The watermark is a parameter, not a subquery: the
+            # planner then sees how few events are past it, and looks their bullets up
+            # rather than hashing every bullet.)
+            mark = self.evidence_watermark()
             rows = self.sql.all(
                 "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days "
                 "FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
                 "WHERE f.id > ? ORDER BY f.id",
                 (mark,),
             )
+            self._unfolded = False
             if not rows:
                 return 0
             aggs = self._load_aggs({r[1] for r in rows})
@@ -78,7 +131,7 @@ class EvidenceMixin(BulletsMixin):
                 agg.acc.fold(kind, t, weight)
                 agg.last_at = max(agg.last_at, t)
                 agg.last_event_id = eid
-            self.sql.executemany(
+            self.sql.later(
                 "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, "
                 "last_at, last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO "
                 "UPDATE SET half_life = excluded.half_life, ref = excluded.ref, helpful = "

@@ -51,6 +51,12 @@ class Executor(Protocol):
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int: ...
 
+    def later(self, sql: str, rows: Iterable[Sequence[Any]] = ((),)) -> None:
+        """Run a write, once per row of parameters, whose result nobody reads (no row count,
+        no key). Inside a write transaction a server's executor may hold it and send it with
+        the next statement that needs an answer, or with the commit: many writes in one
+        round trip. An error it meets is raised there, and rolls the transaction back."""
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
@@ -60,6 +66,10 @@ class Executor(Protocol):
     def column(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int: ...
+
+    def insert_row(self, table: str, sql: str, params: Sequence[Any], returning: str) -> Any:
+        """Run an INSERT of one row into `table`; return the `returning` columns of the row
+        it made, or None when it made none (`ON CONFLICT ... DO NOTHING`)."""
 
     def keys_written(self, table: str, column: str) -> None: ...
 

@@ -34,7 +34,8 @@ class FeedbackMixin(EvidenceMixin):
         at: datetime | None = None,
         batch_id: str | None = None,
     ) -> int:
-        """Append one event (stamped with the store's clock) and fold it into the cache.
+        """Append one event (stamped with the store's clock); it is folded into the cache
+        before the transaction commits (`fold_at_commit`).
 
         `at` (when the event was observed) may be earlier than the clock, never later: a
         future event would never decay, so it is refused (`FutureTimestamp`, the message
@@ -63,7 +64,7 @@ class FeedbackMixin(EvidenceMixin):
                     batch_id,
                 ),
             )
-            self.sync_evidence()
+            self.fold_at_commit()
         return event_id
 
     def timeline(self, bullet_id: str) -> list[FeedbackEvent]:

@@ -123,6 +123,7 @@ class PostgresExecutor(ExecutorBase):
         self.label = label
         self.read_only = read_only
         self._depth = 0
+        self._later: list[tuple[str, str, list[Sequence[Any]]]] = []  # writes not sent yet
         self._wrote = False
         self._writes = 0  # write statements run on this connection (the token's own part)
         self._counter: bool | None = None  # the commit-counter table exists
@@ -131,7 +132,9 @@ class PostgresExecutor(ExecutorBase):
         channel = channel_of(schema).replace("'", "''")
         self._begin = f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)})"
         self._bump = (
-            f"UPDATE _playbook_changes SET n = n + 1; SELECT pg_notify('{channel}', ''); COMMIT"
+            "UPDATE _playbook_changes SET n = n + 1",
+            f"SELECT pg_notify('{channel}', '')",
+            "COMMIT",
         )
         self._listen = 'LISTEN "{}"'.format(channel_of(schema).replace('"', '""'))
 
@@ -146,7 +149,10 @@ class PostgresExecutor(ExecutorBase):
             with self.transaction():
                 return self._run(sql, params)
         try:
-            cur = self._conn.execute(text, params)  # type: ignore[arg-type]
+            if self._later:
+                cur = self._send_later(text, params)
+            else:
+                cur = self._conn.execute(text, params)  # type: ignore[arg-type]
         except psycopg.Error as exc:
             raise self._error(exc) from exc
         if writes:
@@ -169,6 +175,8 @@ class PostgresExecutor(ExecutorBase):
             with self.transaction():
                 return self.executemany(sql, rows)
         try:
+            if self._later:
+                self._send_later()
             with self._conn.cursor() as cur:
                 cur.executemany(text, rows)
                 count = cur.rowcount
@@ -178,6 +186,34 @@ class PostgresExecutor(ExecutorBase):
             self._wrote = True
             self._writes += 1
         return count
+
+    def later(self, sql: str, rows: Iterable[Sequence[Any]] = ((),)) -> None:
+        """`Executor.later`: inside a write transaction the writes wait, and go with the
+        next statement, or the commit, in one pipeline (one round trip for all of them, as
+        the server runs them in the order they were asked for). Outside one: at once."""
+        rows = list(rows)
+        if not self._depth:
+            for row in rows:
+                self._run(sql, row)
+            return
+        self._later.append((sql, prepare(sql)[0], rows))
+        self._wrote = True
+        self._writes += 1
+
+    def _send_later(
+        self, text: str | None = None, params: Sequence[Any] | None = None
+    ) -> psycopg.Cursor[Any] | None:
+        """Send the waiting writes, and then `text` if given, in one pipeline; its cursor,
+        whose rows are there once the pipeline is through."""
+        waiting, self._later = self._later, []
+        cur = None
+        with self._conn.pipeline():
+            for sql, prepared, rows in waiting:
+                for row in rows:  # without parameters, the text is sent as it is (`_run`)
+                    self._conn.execute(prepared if row else sql, row or None)  # type: ignore[arg-type]
+            if text is not None:
+                cur = self._conn.execute(text, params)  # type: ignore[arg-type]
+        return cur
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
@@ -189,6 +225,10 @@ class PostgresExecutor(ExecutorBase):
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an integer key `id`; return the new row's key."""
         return int(self.execute(sql + " RETURNING id", params).fetchone()[0])
+
+    def insert_row(self, table: str, sql: str, params: Sequence[Any], returning: str) -> Any:
+        """`Executor.insert_row`, in the same round trip (RETURNING)."""
+        return self.execute(f"{sql} RETURNING {returning}", params).fetchone()
 
     def keys_written(self, table: str, column: str) -> None:
         """Rows with explicit integer keys were inserted into `table`: move its identity
@@ -227,6 +267,7 @@ class PostgresExecutor(ExecutorBase):
     # -------------------------------------------------------------- transactions
     def _begin_write(self) -> None:
         """BEGIN and this playbook's write lock, in one round trip."""
+        self._later = []
         try:
             self._conn.execute(self._begin)
         except psycopg.Error as exc:
@@ -252,10 +293,12 @@ class PostgresExecutor(ExecutorBase):
 
     def _commit(self) -> None:
         try:
-            if self._wrote and self._has_counter():
-                self._conn.execute(self._bump)
+            ending = self._bump if self._wrote and self._has_counter() else ("COMMIT",)
+            if self._later:  # the waiting writes and the commit: one round trip
+                self._later += [(sql, sql, [()]) for sql in ending]
+                self._send_later()
             else:
-                self._conn.execute("COMMIT")
+                self._conn.execute("; ".join(ending))
         except psycopg.Error as exc:
             self._rollback()
             raise self._error(exc) from exc
@@ -270,6 +313,7 @@ class PostgresExecutor(ExecutorBase):
         return self._counter
 
     def _rollback(self) -> None:
+        self._later = []
         with suppress(psycopg.Error):
             if self._conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 self._conn.execute("ROLLBACK")

@@ -89,6 +89,10 @@ class SqliteExecutor(ExecutorBase):
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
 
+    def later(self, sql: str, rows: Iterable[Sequence[Any]] = ((),)) -> None:
+        """`Executor.later`: in-process, there is no round trip to save; it runs now."""
+        self.executemany(sql, rows)
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
         try:
@@ -105,6 +109,14 @@ class SqliteExecutor(ExecutorBase):
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an integer key; return the new row's key."""
         return self.execute(sql, params).lastrowid
+
+    def insert_row(self, table: str, sql: str, params: Sequence[Any], returning: str) -> Any:
+        """`Executor.insert_row`: the row read back by its rowid (RETURNING needs SQLite
+        3.35)."""
+        cur = self.execute(sql, params)
+        if cur.rowcount == 0:
+            return None
+        return self.one(f"SELECT {returning} FROM {table} WHERE rowid = ?", (cur.lastrowid,))
 
     def keys_written(self, table: str, column: str) -> None:
         """Rows with explicit integer keys were inserted into `table`: SQLite's next key

@@ -1,0 +1,120 @@
+"""How a write transaction sends its statements: writes whose result nobody reads wait and
+go with the next statement or the commit (`Executor.later`; one round trip on PostgreSQL),
+feedback events are folded into the evidence cache once, as the transaction commits, and a
+new bullet's row comes back from its INSERT. Each on both backends: what a transaction
+reads and what it leaves must be what statement-by-statement writing gave."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from playbook.errors import ConstraintError
+from playbook.store import PlaybookStore
+from playbook.store import testing as raw
+
+from .helpers import dump
+
+
+class Boom(Exception):
+    pass
+
+
+def test_a_later_write_is_seen_by_the_next_read_of_its_transaction(
+    store: PlaybookStore,
+) -> None:
+    with store.transaction():
+        store.log_decision(None, "human", "note", None, "applied", "first")
+        store.log_decision(None, "human", "note", None, "applied", "second")
+        # Read inside the same transaction: the waiting writes go first, in order.
+        assert [d.reason for d in store.decisions()] == ["first", "second"]
+    assert [d.reason for d in store.decisions()] == ["first", "second"]
+
+
+@pytest.mark.parametrize("then_read", [True, False], ids=["read-after", "commit-after"])
+def test_a_later_write_that_fails_rolls_its_whole_transaction_back(
+    store: PlaybookStore, then_read: bool
+) -> None:
+    store.insert_bullet("Pin the lockfile in the release job")
+    before = dump(store)
+    with pytest.raises(ConstraintError), store.transaction():
+        store.insert_bullet("Run the migrations before the deploy")
+        # Two rows with one key: the second breaks meta's primary key.
+        store.sql.later(
+            "INSERT INTO meta (key, value) VALUES (?, ?)", [("twice", "1"), ("twice", "2")]
+        )
+        if then_read:  # the error is met by the next statement, or else by the commit
+            store.bullets()
+    assert dump(store) == before
+    store.insert_bullet("Run the migrations before the deploy")  # the store goes on
+    assert len(store.bullets()) == 2
+
+
+def test_events_of_a_transaction_are_folded_once_when_it_commits(
+    store: PlaybookStore,
+) -> None:
+    b = store.insert_bullet("Cache the docker layers in CI").id
+    c = store.insert_bullet("Retry flaky network tests once").id
+    with store.transaction():
+        store.add_feedback(b, "helpful")
+        store.add_feedback(c, "harmful", reason="wasted_time")
+        # Not folded yet: the cache's watermark is where it was before the transaction.
+        assert store.evidence_watermark() == 0
+        # A read of the evidence folds first, so it never sees a lagging cache.
+        assert store.evidence(b).helpful == pytest.approx(1.0)
+        assert store.evidence_watermark() == store.log_watermark()
+        store.add_feedback(b, "helpful")
+    assert store.evidence_watermark() == store.log_watermark() == 3
+    rows = {
+        r[0]: (r[1], r[2], r[3])
+        for r in raw.rows(store, "SELECT bullet_id, helpful, harmful, count FROM evidence")
+    }
+    # Every event has weight 1 and was observed now (the clock is pinned): no decay.
+    assert rows == {
+        b: (pytest.approx(2.0), pytest.approx(0.0), 2),
+        c: (pytest.approx(0.0), pytest.approx(1.0), 1),
+    }
+
+
+def test_events_of_a_failed_transaction_leave_log_and_cache_as_they_were(
+    store: PlaybookStore,
+) -> None:
+    b = store.insert_bullet("Cache the docker layers in CI").id
+    store.add_feedback(b, "helpful")
+    before = dump(store)
+    with pytest.raises(Boom), store.transaction():
+        store.add_feedback(b, "helpful")
+        store.add_feedback(b, "helpful")
+        raise Boom
+    assert dump(store) == before
+    store.add_feedback(b, "helpful")  # folded as usual afterwards
+    assert store.evidence(b).helpful == pytest.approx(2.0)
+    assert store.evidence_watermark() == store.log_watermark()
+
+
+def test_a_drawn_id_some_bullet_has_is_drawn_again(
+    store: PlaybookStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = store.insert_bullet("Pin the lockfile in the release job")
+    drawn: Iterator[str] = iter([taken.id, taken.id, "b-0000beef"])
+    monkeypatch.setattr("playbook.store.ids.new_id", lambda prefix: next(drawn))
+    before = dump(store)["bullets"]
+    made = store.insert_bullet("Run the migrations before the deploy", tags=["deploy"])
+    assert made.id == "b-0000beef"
+    assert made.content == "Run the migrations before the deploy"
+    assert made.tags == ["deploy"]
+    assert store.get_bullet(made.id) == made  # what the INSERT returned is the row
+    assert store.get_bullet(taken.id) == taken
+    after = dump(store)["bullets"]
+    assert after[: len(before)] == before and len(after) == len(before) + 1
+    # Its postings carry its own seq: duplicate search and recall find it.
+    assert [b.id for _, b in store_similar(store, "Run the migrations before the deploy")] == [
+        made.id
+    ]
+
+
+def store_similar(store: PlaybookStore, content: str) -> list[tuple[float, object]]:
+    from playbook.curation.matching import similar_bullets
+
+    return similar_bullets(store, content, 0.9)  # type: ignore[return-value]
