@@ -140,7 +140,7 @@ def apply_outcome(
             if b is None or b.state == "retired":
                 result.skipped.append(bid)
                 continue
-            store.add_feedback(
+            store.record_feedback(
                 bid,
                 kind,
                 weight=weight,

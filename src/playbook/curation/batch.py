@@ -177,7 +177,7 @@ class Batch:
 
     # -- feedback
     def feedback(self, bullet_id: str, kind: str, **kw: Any) -> None:
-        self.store.add_feedback(
+        self.store.record_feedback(
             bullet_id,
             kind,
             provenance=self.provenance,

@@ -97,9 +97,9 @@ def similar_bullets(
     """
     threshold -= 1e-9
     core = core_tokens(content)
-    found: dict[str, Bullet] = {b.id: b for b in store.find_by_hash(content_hash(content))}
+    same, df = store.duplicate_probe(content_hash(content), core)
+    found: dict[str, Bullet] = {b.id: b for b in same}
     if core:
-        df = store.token_df(core)
         need = max(1, math.ceil(threshold * len(core)))
         prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
         ids: dict[str, None] = {}

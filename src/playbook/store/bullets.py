@@ -259,11 +259,21 @@ class BulletsMixin(StoreBase):
     def active_ids(self) -> list[str]:
         return self.sql.column("SELECT id FROM bullets WHERE state != 'retired'")
 
-    def find_by_hash(self, digest: str) -> list[Bullet]:
-        rows = self.sql.execute(
-            f"SELECT {BULLET_COLUMNS} FROM bullets WHERE content_hash = ?", (digest,)
+    def duplicate_probe(
+        self, digest: str, toks: Iterable[str]
+    ) -> tuple[list[Bullet], dict[str, int]]:
+        """The bullets whose content has this hash, and the document frequency of each
+        token (0 when no bullet has it), in one go (one round trip on PostgreSQL): the
+        first reads of a duplicate search."""
+        toks = list(toks)
+        d = self.sql.dialect
+        same, dfs = self.sql.all_of(
+            [
+                (f"SELECT {BULLET_COLUMNS} FROM bullets WHERE content_hash = ?", (digest,)),
+                (f"SELECT token, df FROM vocab WHERE {d.in_list('token')}", (d.list_param(toks),)),
+            ]
         )
-        return [bullet_of(r) for r in rows]
+        return [bullet_of(r) for r in same], dict.fromkeys(toks, 0) | dict(dfs)
 
     def maturity_as_of(self, ids: Iterable[str], as_of: datetime) -> dict[str, str]:
         """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
@@ -283,16 +293,6 @@ class BulletsMixin(StoreBase):
             "SELECT b.id FROM bullet_tokens t JOIN bullets b ON b.seq = t.seq WHERE t.token = ?",
             (token,),
         )
-
-    def token_df(self, toks: Iterable[str]) -> dict[str, int]:
-        toks = list(toks)
-        out = dict.fromkeys(toks, 0)
-        d = self.sql.dialect
-        for tok, df in self.sql.execute(
-            f"SELECT token, df FROM vocab WHERE {d.in_list('token')}", (d.list_param(toks),)
-        ):
-            out[tok] = df
-        return out
 
     def recall_candidates(
         self, ids: list[str] | None, *, at: str | None = None

@@ -57,6 +57,10 @@ class Executor(Protocol):
         the next statement that needs an answer, or with the commit: many writes in one
         round trip. An error it meets is raised there, and rolls the transaction back."""
 
+    def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """The rows of each of several reads that do not depend on each other (on
+        PostgreSQL, sent together: one round trip)."""
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...

@@ -64,6 +64,12 @@ def prepare(sql: str) -> tuple[str, bool]:
     return "".join(out), first in _WRITES
 
 
+def _statement(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[Any] | None]:
+    """What psycopg is sent for `sql`: the `%s` form with parameters; without any, the text
+    as it is (psycopg then reads no placeholders in it)."""
+    return (prepare(sql)[0], params) if params else (sql, None)
+
+
 def _is_tag(text: str) -> bool:
     return text == "" or (text.replace("_", "a").isalnum() and not text[0].isdigit())
 
@@ -123,7 +129,7 @@ class PostgresExecutor(ExecutorBase):
         self.label = label
         self.read_only = read_only
         self._depth = 0
-        self._later: list[tuple[str, str, list[Sequence[Any]]]] = []  # writes not sent yet
+        self._later: list[tuple[str, Sequence[Any] | None]] = []  # writes not sent yet
         self._wrote = False
         self._writes = 0  # write statements run on this connection (the token's own part)
         self._counter: bool | None = None  # the commit-counter table exists
@@ -140,17 +146,14 @@ class PostgresExecutor(ExecutorBase):
 
     # -------------------------------------------------------------- running SQL
     def _run(self, sql: str, params: Sequence[Any] | None) -> psycopg.Cursor[Any]:
-        if params:
-            text, writes = prepare(sql)
-        else:
-            text, writes = sql, prepare(sql)[1]
-            params = None
+        text, params = _statement(sql, params)
+        writes = prepare(sql)[1]
         if writes and not self._depth:  # a lone write takes the write lock like any other
             with self.transaction():
                 return self._run(sql, params)
         try:
             if self._later:
-                cur = self._send_later(text, params)
+                cur = self._send_later([(text, params)])[0]
             else:
                 cur = self._conn.execute(text, params)  # type: ignore[arg-type]
         except psycopg.Error as exc:
@@ -196,24 +199,28 @@ class PostgresExecutor(ExecutorBase):
             for row in rows:
                 self._run(sql, row)
             return
-        self._later.append((sql, prepare(sql)[0], rows))
+        self._later += [_statement(sql, row) for row in rows]
         self._wrote = True
         self._writes += 1
 
     def _send_later(
-        self, text: str | None = None, params: Sequence[Any] | None = None
-    ) -> psycopg.Cursor[Any] | None:
-        """Send the waiting writes, and then `text` if given, in one pipeline; its cursor,
-        whose rows are there once the pipeline is through."""
+        self, queries: Sequence[tuple[str, Sequence[Any] | None]] = ()
+    ) -> list[psycopg.Cursor[Any]]:
+        """Send the waiting writes, then `queries` (statements as `_statement` gives them),
+        in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later = self._later, []
-        cur = None
         with self._conn.pipeline():
-            for sql, prepared, rows in waiting:
-                for row in rows:  # without parameters, the text is sent as it is (`_run`)
-                    self._conn.execute(prepared if row else sql, row or None)  # type: ignore[arg-type]
-            if text is not None:
-                cur = self._conn.execute(text, params)  # type: ignore[arg-type]
-        return cur
+            for text, params in waiting:
+                self._conn.execute(text, params)  # type: ignore[arg-type]
+            return [self._conn.execute(text, params) for text, params in queries]  # type: ignore[arg-type]
+
+    def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """`Executor.all_of`: one pipeline, after any writes still waiting."""
+        try:
+            cursors = self._send_later([_statement(sql, params) for sql, params in queries])
+        except psycopg.Error as exc:
+            raise self._error(exc) from exc
+        return [cur.fetchall() for cur in cursors]
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
@@ -295,7 +302,7 @@ class PostgresExecutor(ExecutorBase):
         try:
             ending = self._bump if self._wrote and self._has_counter() else ("COMMIT",)
             if self._later:  # the waiting writes and the commit: one round trip
-                self._later += [(sql, sql, [()]) for sql in ending]
+                self._later += [(sql, None) for sql in ending]
                 self._send_later()
             else:
                 self._conn.execute("; ".join(ending))

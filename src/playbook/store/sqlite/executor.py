@@ -93,6 +93,10 @@ class SqliteExecutor(ExecutorBase):
         """`Executor.later`: in-process, there is no round trip to save; it runs now."""
         self.executemany(sql, rows)
 
+    def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """`Executor.all_of`: one after the other."""
+        return [self.all(sql, params) for sql, params in queries]
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
         try:
