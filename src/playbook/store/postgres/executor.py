@@ -12,6 +12,11 @@ so write transactions on one playbook run one at a time, from any number of mach
 exactly as SQLite's write lock makes them (see `store/executor.py` for why the store relies
 on that). A write statement met outside `transaction()` runs in one of its own.
 
+Every statement is a round trip to the server. Inside a transaction, writes whose result
+nobody reads (`later`: the decision log, postings, the evidence upsert) wait and go in one
+pipeline with the next statement that needs an answer, or with the commit's three
+statements; reads that do not depend on each other go together too (`all_of`).
+
 `change_token()` reads the commit counter (`_playbook_changes`), so it moves with every
 commit of anyone, strictly (the recall cache is keyed by it); a listening executor
 (`listen()`, the workbench's watcher) counts the notifications instead, without a query.
