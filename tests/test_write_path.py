@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from playbook.curation import curate
 from playbook.errors import ConstraintError
 from playbook.store import PlaybookStore
 from playbook.store import testing as raw
@@ -118,3 +119,26 @@ def store_similar(store: PlaybookStore, content: str) -> list[tuple[float, objec
     from playbook.curation.matching import similar_bullets
 
     return similar_bullets(store, content, 0.9)  # type: ignore[return-value]
+
+
+def test_an_add_is_found_by_the_duplicate_search_of_the_next_add_in_its_batch(
+    store: PlaybookStore,
+) -> None:
+    """The first add's postings are still waiting to be sent when the second add's
+    duplicate search reads: they must reach the database first."""
+    result = curate(
+        store,
+        [
+            {"type": "add", "content": "Pin the lockfile version in the release job"},
+            {"type": "add", "content": "Pin the lockfile version in the nightly release job"},
+            {"type": "add", "content": "Never pin the lockfile version in the release job"},
+        ],
+    )
+    first = result.added[0]
+    assert [(o.status, o.bullet_id) for o in result.outcomes] == [
+        ("added", first),
+        ("folded", first),
+        ("conflict", result.added[1]),
+    ]
+    assert result.conflicts == [(result.added[1], first)]
+    assert store.evidence(first).helpful == pytest.approx(1.0)
