@@ -69,10 +69,11 @@ def _codes(column: str, names: tuple[str, ...]) -> str:
 
 # Whether a bullet's cached evidence cannot answer as it is: another half-life, or it
 # inherits evidence through supersedes. One parameter: the policy's default half-life.
-_INEXACT = (
-    "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
-    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END"
+_CANNOT_ANSWER = (
+    "(e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes')"
 )
+_INEXACT = f"CASE WHEN {_CANNOT_ANSWER} THEN 1 ELSE 0 END"
 # The list (LISTS index, bits 0-1), maturity (MATURITIES index, bits 2-3), inexact (bit 4),
 # scope (SCOPES index, bits 5-7) and whether it has a half-life of its own (bit 8) of a
 # bullet, in one integer. The scope key and half-life themselves, which few bullets have,
@@ -103,11 +104,32 @@ _FIRST = (
     "ELSE 3 END, "
     "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope END, "
     "CASE WHEN b.scope = 'global' THEN NULL ELSE b.scope_key END, "
-    "b.half_life_days, "
-    "CASE WHEN (e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
-    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') THEN 1 ELSE 0 END, "
-    "e.ref, e.helpful, e.harmful "
+    f"b.half_life_days, {_INEXACT}, e.ref, e.helpful, e.harmful "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id WHERE b.state != 'retired'"
+)
+# The rows of `_FIRST` worth reading once each list has a cut: those the cache cannot bound
+# (as in `_INEXACT`, or evidence after now), and those whose helpful sum at its reference
+# time times their multiplier (the most their effective score can be) reaches their
+# list's floor. Parameters: the default half-life, now, the multipliers in MATURITIES
+# order, the floors of the deprecated, anti-pattern and rule lists.
+_ABOVE = (
+    f" AND ({_CANNOT_ANSWER} OR e.ref > ? "
+    "OR COALESCE(e.helpful, 0) * CASE b.maturity "
+    + " ".join(f"WHEN '{name}' THEN ?" for name in MATURITIES[:-1])
+    + " ELSE ? END >= CASE WHEN b.maturity = 'deprecated' THEN ? "
+    "WHEN b.type = 'anti-pattern' THEN ? ELSE ? END)"
+)
+
+# The same rows for many candidates at once, by one pass over the evidence cache instead of
+# a look-up per candidate: every bullet whose helpful sum reaches the least floor, or whose
+# cache cannot answer as it is (evidence after now, another half-life than the default),
+# and the candidates that have a half-life of their own or inherit evidence. Parameters:
+# the least helpful sum, now, the default half-life, the candidates.
+_WORTH = (
+    "SELECT b.seq FROM evidence e JOIN bullets b ON b.id = e.bullet_id "
+    "WHERE e.helpful >= ? OR e.ref > ? OR e.half_life != ? "
+    "UNION SELECT b.seq FROM bullets b WHERE {in_list} AND (b.half_life_days IS NOT NULL "
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes'))"
 )
 
 
@@ -139,20 +161,61 @@ def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable
     return table
 
 
-def first_rows(store: PlaybookStore, seqs: list[int]) -> list[tuple[Any, ...]] | None:
-    """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
-    first query, which a one-shot command scores without numpy; None once the table is
-    cached or wanted whole (the caller then uses `rank_table`). Counts as that first
-    query."""
+def first_query(store: PlaybookStore) -> bool:
+    """Whether this is the store's first query, which a one-shot command scores without
+    numpy from the rows `first_rows` reads (it then counts as that first query); False once
+    the table is cached or wanted whole (the caller then uses `rank_table`)."""
     store.sync_evidence()
     cache = store.rank_cache
     if cache.wanted or cache.table is not None:
-        return None
+        return False
     cache.wanted = True
+    return True
+
+
+def first_rows(
+    store: PlaybookStore,
+    seqs: list[int],
+    now: float,
+    floors: tuple[float, float, float] | None = None,
+) -> list[tuple[Any, ...]]:
+    """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
+    first query. With `floors` (per list in `LISTS`), only those whose cached helpful sum
+    times their maturity's multiplier reaches their list's floor, and those the cache
+    cannot bound: it does not answer as it is, or holds evidence dated after `now` (epoch
+    days)."""
     d = store.sql.dialect
-    return store.sql.all(
-        _FIRST + f" AND {d.in_list('b.seq')}", (store.policy.half_life_days, d.list_param(seqs))
+    default_hl = store.policy.half_life_days
+    sql = _FIRST + f" AND {d.in_list('b.seq')}"
+    params: tuple[Any, ...] = (default_hl, d.list_param(seqs))
+    if floors is not None:
+        policy = store.policy
+        sql += _ABOVE
+        params += (
+            default_hl,
+            now,
+            *(policy.multiplier(m) for m in MATURITIES),
+            *reversed(floors),
+        )
+    return store.sql.all(sql, params)
+
+
+def first_worth(store: PlaybookStore, seqs: list[int], now: float, least: float) -> list[int]:
+    """Those of `seqs` that `first_rows` with floors reaches by `least` (the least floor
+    over a multiplier) may return, and a few more, found in one pass over the evidence
+    cache: cheaper than a look-up per candidate when the candidates are a good part of the
+    playbook (`playbook_size`)."""
+    d = store.sql.dialect
+    found = store.sql.column(
+        _WORTH.format(in_list=d.in_list("b.seq")),
+        (least, now, store.policy.half_life_days, d.list_param(seqs)),
     )
+    return sorted(set(found).intersection(seqs))
+
+
+def playbook_size(store: PlaybookStore) -> int:
+    """At least the number of bullets with evidence (the highest seq ever given)."""
+    return int(store.sql.scalar("SELECT MAX(seq) FROM bullets", default=0))
 
 
 def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
