@@ -158,12 +158,15 @@ def _rows(
     size: int | None = None
     for i, (relevance, seqs) in enumerate(batches):
         floors = _floors(best, relevance, policy.min_confidence, limit) if limit else None
-        if floors is not None and min(floors) > 0 and len(seqs) >= SCAN_LEAST:
+        # the least helpful sum that reaches a floor (a list without one is read whole)
+        reach = [f / m for f, m in zip(floors or (), most, strict=False) if f > 0 < m]
+        if floors is not None and reach and len(seqs) >= SCAN_LEAST:
             size = playbook_size(store) if size is None else size
             if left * SCAN_RATIO >= size:
-                least = min(f / m for f, m in zip(floors, most, strict=True) if m > 0)
+                least = min(reach)
+                whole = tuple(f < 0 for f in floors)
                 rest = sorted(s for _, group in batches[i:] for s in group)
-                worth = first_worth(store, rest, now, least - SLACK * least)
+                worth = first_worth(store, rest, now, least - SLACK * least, whole)
                 yield from first_rows(store, worth, now)
                 return
         yield from first_rows(store, seqs, now, floors)

@@ -123,13 +123,16 @@ _ABOVE = (
 # The same rows for many candidates at once, by one pass over the evidence cache instead of
 # a look-up per candidate: every bullet whose helpful sum reaches the least floor, or whose
 # cache cannot answer as it is (evidence after now, another half-life than the default),
-# and the candidates that have a half-life of their own or inherit evidence. Parameters:
-# the least helpful sum, now, the default half-life, the candidates.
+# and the candidates that have a half-life of their own, inherit evidence, or are in a list
+# read whole. Parameters: the least helpful sum, now, the default half-life, the
+# candidates, and 1 for each list read whole (deprecated, anti-pattern, rule), else 0.
 _WORTH = (
     "SELECT b.seq FROM evidence e JOIN bullets b ON b.id = e.bullet_id "
     "WHERE e.helpful >= ? OR e.ref > ? OR e.half_life != ? "
     "UNION SELECT b.seq FROM bullets b WHERE {in_list} AND (b.half_life_days IS NOT NULL "
-    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes'))"
+    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') "
+    "OR CASE WHEN b.maturity = 'deprecated' THEN ? WHEN b.type = 'anti-pattern' THEN ? "
+    "ELSE ? END = 1)"
 )
 
 
@@ -200,15 +203,24 @@ def first_rows(
     return store.sql.all(sql, params)
 
 
-def first_worth(store: PlaybookStore, seqs: list[int], now: float, least: float) -> list[int]:
-    """Those of `seqs` that `first_rows` with floors reaches by `least` (the least floor
-    over a multiplier) may return, and a few more, found in one pass over the evidence
-    cache: cheaper than a look-up per candidate when the candidates are a good part of the
-    playbook (`playbook_size`)."""
+def first_worth(
+    store: PlaybookStore, seqs: list[int], now: float, least: float, whole: tuple[bool, ...]
+) -> list[int]:
+    """Those of `seqs` that `first_rows` with floors may return, and a few more, found in
+    one pass over the evidence cache: cheaper than a look-up per candidate when the
+    candidates are a good part of the playbook (`playbook_size`). `least`: the least
+    helpful sum that can reach a floor; `whole`: per list in `LISTS`, whether it is read
+    whole (it has no floor)."""
     d = store.sql.dialect
     found = store.sql.column(
         _WORTH.format(in_list=d.in_list("b.seq")),
-        (least, now, store.policy.half_life_days, d.list_param(seqs)),
+        (
+            least,
+            now,
+            store.policy.half_life_days,
+            d.list_param(seqs),
+            *(int(w) for w in reversed(whole)),
+        ),
     )
     return sorted(set(found).intersection(seqs))
 
