@@ -313,3 +313,22 @@ def test_the_deprecated_list_fills_from_lower_groups_too(
     assert cut == full
     assert len(cut[2]) == 3 and set(_ids(cut, 2)[1:]) <= set(gone)
     assert n_cut < n_full
+
+
+def test_a_half_life_of_its_own_the_cache_was_not_kept_at_is_read(
+    store: PlaybookStore, clock: Clock, cutting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bullet whose half-life changed under its cache (a hand-edited playbook: nothing
+    in the API changes one) is scored from its log, so it must be read."""
+    _top_group(store, clock)
+    _crowd(store, clock)
+    edited = store.insert_bullet("npm edited", maturity="proven").id
+    for _ in range(20):  # long ago: little left at 90 days' half-life
+        _event(store, clock, edited, "helpful", 400)
+    with store.transaction():
+        store.sql.execute("UPDATE bullets SET half_life_days = 5000 WHERE id = ?", (edited,))
+    cut, n_cut = _rank(store, "npm", monkeypatch)
+    full, n_full = _rank(store, "npm", monkeypatch, cut=False)
+    assert cut == full
+    assert _ids(cut)[0] == edited
+    assert n_cut < n_full

@@ -122,15 +122,19 @@ _ABOVE = (
 
 # The same rows for many candidates at once, by one pass over the evidence cache instead of
 # a look-up per candidate: every bullet whose helpful sum reaches the least floor, or whose
-# cache cannot answer as it is (evidence after now, another half-life than the default),
-# and the candidates that have a half-life of their own, inherit evidence, or are in a list
-# read whole. Parameters: the least helpful sum, now, the default half-life, the
-# candidates, and 1 for each list read whole (deprecated, anti-pattern, rule), else 0.
+# cache cannot answer as it is (evidence after now, another half-life: the first test needs
+# no look-up of the bullet), and the candidates that inherit evidence, have a half-life of
+# their own their cache was not kept at, or are in a list read whole. Parameters: the least
+# helpful sum, now and the default half-life (twice over), the candidates, and 1 for each
+# list read whole (deprecated, anti-pattern, rule), else 0.
 _WORTH = (
     "SELECT b.seq FROM evidence e JOIN bullets b ON b.id = e.bullet_id "
-    "WHERE e.helpful >= ? OR e.ref > ? OR e.half_life != ? "
-    "UNION SELECT b.seq FROM bullets b WHERE {in_list} AND (b.half_life_days IS NOT NULL "
-    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') "
+    "WHERE (e.helpful >= ? OR e.ref > ? OR e.half_life != ?) "
+    "AND (e.helpful >= ? OR e.ref > ? OR e.half_life != COALESCE(b.half_life_days, ?)) "
+    "UNION SELECT b.seq FROM bullets b WHERE {in_list} "
+    "AND (b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') "
+    "OR (b.half_life_days IS NOT NULL AND EXISTS (SELECT 1 FROM evidence x "
+    "WHERE x.bullet_id = b.id AND x.half_life != b.half_life_days)) "
     "OR CASE WHEN b.maturity = 'deprecated' THEN ? WHEN b.type = 'anti-pattern' THEN ? "
     "ELSE ? END = 1)"
 )
@@ -215,9 +219,7 @@ def first_worth(
     found = store.sql.column(
         _WORTH.format(in_list=d.in_list("b.seq")),
         (
-            least,
-            now,
-            store.policy.half_life_days,
+            *(least, now, store.policy.half_life_days) * 2,
             d.list_param(seqs),
             *(int(w) for w in reversed(whole)),
         ),
