@@ -259,6 +259,7 @@ def test_a_cache_kept_at_another_half_life_is_read_whatever_it_says(
         slow = store.insert_bullet("npm old wisdom", maturity="proven").id
         for _ in range(10):  # long ago: little left at 90 days' half-life
             _event(store, clock, slow, "helpful", 400)
+        _event(store, clock, slow, "helpful", 0)  # the cache's reference: now
     # the default half-life is now far longer: its cache (at 90 days) undercounts it
     with open_store(db_target, clock=clock, policy=Policy(half_life_days=5000)) as store:
         cut, n_cut = _rank(store, "npm", monkeypatch)
@@ -325,6 +326,7 @@ def test_a_half_life_of_its_own_the_cache_was_not_kept_at_is_read(
     edited = store.insert_bullet("npm edited", maturity="proven").id
     for _ in range(20):  # long ago: little left at 90 days' half-life
         _event(store, clock, edited, "helpful", 400)
+    _event(store, clock, edited, "helpful", 0)  # the cache's reference: now
     with store.transaction():
         store.sql.execute("UPDATE bullets SET half_life_days = 5000 WHERE id = ?", (edited,))
     cut, n_cut = _rank(store, "npm", monkeypatch)
