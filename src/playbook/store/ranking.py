@@ -310,15 +310,27 @@ def keyword_lists(
     else +1 where it is a substring of one of its tokens; +5 more where it equals a tag.
     Each list holds a seq at most once."""
     sql = store.sql
+    d = sql.dialect
+    # the vocabulary read once for every token (each read scans it whole)
+    vocab = (
+        sql.column(
+            "SELECT token FROM vocab WHERE " + " OR ".join([d.contains("token")] * len(tokens)),
+            tuple(tokens),
+        )
+        if tokens
+        else []
+    )
     hits: list[tuple[list[int], float]] = []
     for q in tokens:
         exact = sql.column("SELECT seq FROM bullet_tokens WHERE token = ?", (q,))
-        # The matching vocabulary first, then its postings: written as a join, SQLite scans
-        # every posting and looks each one up in vocab.
-        partial = sql.column(
-            "SELECT DISTINCT seq FROM bullet_tokens WHERE token IN "
-            f"(SELECT token FROM vocab WHERE {sql.dialect.contains('token')} AND token != ?)",
-            (q, q),
+        containing = [v for v in vocab if q in v and v != q]
+        partial = (
+            sql.column(
+                f"SELECT DISTINCT seq FROM bullet_tokens WHERE {d.in_list('token')}",
+                (d.list_param(containing),),
+            )
+            if containing
+            else []
         )
         tags = sql.column("SELECT seq FROM bullet_tags WHERE tag = ?", (q,))
         hits.append((list(exact), policy.exact_points))
