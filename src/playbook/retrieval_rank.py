@@ -27,10 +27,8 @@ from .store.ranking import (
     contents_of,
     first_query,
     ids_of,
-    keyword_array,
     keyword_lists,
     keyword_points,
-    rank_table,
 )
 from .terms import MATURITIES
 
@@ -108,6 +106,8 @@ def rank_now(
 
             return rank_first(store, points, caller, limit)
     import numpy as np
+
+    from .store.rank_table import keyword_array, rank_table
 
     hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
     with _collector_paused():
