@@ -41,7 +41,7 @@ def cutting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(first, "BATCH", 1)
     if request.param == "scan":
         monkeypatch.setattr(first, "SCAN_LEAST", 1)
-        monkeypatch.setattr(first, "SCAN_RATIO", 10**9)
+        monkeypatch.setattr(first, "_scan_pays", lambda *_: True)
     else:
         monkeypatch.setattr(first, "SCAN_LEAST", 10**9)
     yield str(request.param)
