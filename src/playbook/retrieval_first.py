@@ -152,8 +152,8 @@ def _rows(
 ) -> Iterator[tuple[Any, ...]]:
     """The rank rows of the batches' candidates that may enter a list, batch by batch, the
     floors of each batch taken from `best` as the caller has filled it by then (`limit` 0:
-    every row). When what is left is a good part of the playbook, the rest is found in
-    one pass over the evidence cache (`first_worth`) instead."""
+    every row). When it costs less (`_scan_pays`), the rest is found in one pass over the
+    evidence cache (`first_worth`) instead."""
     policy = store.policy
     mult = [policy.multiplier(m) for m in MATURITIES]
     # the most a multiplier can be, per list (deprecated bullets have a list of their own)

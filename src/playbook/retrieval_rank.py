@@ -1,8 +1,9 @@
 """How recall ranks (SPEC §6): the three paths from the store's rank data to ranked rows.
 
 - `rank_now`: the present moment, vectorised in numpy over the store's in-memory rank table;
-- `rank_first`: the same for a store's first keyword query, in plain Python (a one-shot
-  `playbook recall` or prompt hook does not wait for numpy to load);
+- `rank_first` (`retrieval_first.py`): the same for a store's first keyword query, in
+  plain Python (a one-shot `playbook recall` or prompt hook does not wait for numpy to
+  load), reading only the candidates that can still enter a list;
 - `rank_as_of`: the playbook as it stood at a past time, scored from the feedback log.
 
 Each returns one list of `Ranked` rows per recall list (`store.ranking.LISTS`: rules,
