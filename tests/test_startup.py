@@ -60,10 +60,16 @@ print(repr((loaded, len(out.getvalue()))))
 """
 
 
-def _loaded(argv: list[str], stdin: str = "", env: dict[str, str] | None = None) -> list[str]:
-    """The heavy packages a fresh `playbook ARGV` process has imported when it is done."""
+def _loaded(
+    argv: list[str],
+    stdin: str = "",
+    env: dict[str, str] | None = None,
+    watch: tuple[str, ...] = HEAVY,
+) -> list[str]:
+    """The heavy packages (of `watch`) a fresh `playbook ARGV` process has imported when
+    it is done."""
     proc = subprocess.run(
-        [sys.executable, "-c", _RUN % (HEAVY,), *argv],
+        [sys.executable, "-c", _RUN % (watch,), *argv],
         input=stdin,
         capture_output=True,
         text=True,
@@ -127,6 +133,31 @@ def test_the_prompt_hook_loads_nothing_heavy(
     )
     env = {"XDG_STATE_HOME": str(tmp_path / "state")}
     assert _loaded(["hook", "--db", str(path), "hook", "prompt"], hook, env) == []
+
+
+def test_the_prompt_hook_and_recall_load_neither_openssl_nor_traceback(
+    playbook_file: tuple[Path, str], tmp_path: Path
+) -> None:
+    """hashlib loads OpenSSL (~2.5 ms) for the hook's one session digest; traceback (~1 ms)
+    only a bug needs."""
+    path, _ = playbook_file
+    hook = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "prompt": "npm release"})
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    watch = ("hashlib", "_hashlib", "traceback")
+    assert _loaded(["hook", "--db", str(path), "hook", "prompt"], hook, env, watch) == []
+    recall_line = ["hook", "--db", str(path), "recall", "npm release", "--json"]
+    assert _loaded(recall_line, watch=watch) == []
+
+
+@pytest.mark.parametrize("session_id", ["s1", "", "ab/../c", "\ud800 é 😀", "x" * 500])
+def test_a_session_key_is_the_start_of_its_sha256(session_id: str) -> None:
+    """Kept session memories stay valid: the key is hashlib's digest, whatever computes it."""
+    import hashlib
+
+    from playbook.hooks.state import session_key
+
+    raw = session_id.encode("utf-8", "surrogatepass")
+    assert session_key(session_id) == hashlib.sha256(raw).hexdigest()[:24]
 
 
 # ------------------------------------------------------------------ votes without pydantic

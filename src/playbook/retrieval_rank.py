@@ -1,8 +1,9 @@
 """How recall ranks (SPEC §6): the three paths from the store's rank data to ranked rows.
 
 - `rank_now`: the present moment, vectorised in numpy over the store's in-memory rank table;
-- `rank_first`: the same for a store's first keyword query, in plain Python (a one-shot
-  `playbook recall` or prompt hook does not wait for numpy to load);
+- `rank_first` (`retrieval_first.py`): the same for a store's first keyword query, in
+  plain Python (a one-shot `playbook recall` or prompt hook does not wait for numpy to
+  load), reading only the candidates that can still enter a list;
 - `rank_as_of`: the playbook as it stood at a past time, scored from the feedback log.
 
 Each returns one list of `Ranked` rows per recall list (`store.ranking.LISTS`: rules,
@@ -18,19 +19,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import scoring
 from .store import PlaybookStore, iso
 from .store.ranking import (
     LISTS,
     contents_of,
-    first_rows,
+    first_query,
     ids_of,
-    keyword_array,
     keyword_lists,
     keyword_points,
-    rank_table,
 )
 from .terms import MATURITIES
 
@@ -103,10 +102,13 @@ def rank_now(
         for seqs, value in lists:
             for s in seqs:
                 points[s] = points.get(s, 0.0) + value
-        rows = first_rows(store, sorted(points))
-        if rows is not None:
-            return rank_first(store, rows, points, caller, limit)
+        if first_query(store):
+            from .retrieval_first import rank_first
+
+            return rank_first(store, points, caller, limit)
     import numpy as np
+
+    from .store.rank_table import keyword_array, rank_table
 
     hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
     with _collector_paused():
@@ -198,70 +200,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-def rank_first(
-    store: PlaybookStore,
-    rows: list[tuple[Any, ...]],
-    points: dict[int, float],
-    caller: dict[str, set[str | None]] | None,
-    limit: int,
-) -> list[list[Ranked]]:
-    """`rank_now` for a store's first keyword query, row by row without numpy: a one-shot
-    `playbook recall` or prompt hook scores its candidates in less time than numpy takes to
-    load. The formulas are `scoring.effective_with` and `scoring.final_score` written out
-    for floats (tests/test_startup.py checks that both paths give the same items, order and
-    numbers). Ids are read only for the rows that need one: the best of each list, and
-    those whose evidence the cache cannot answer."""
-    policy = store.policy
-    now_t = store.now()
-    now = scoring.days(now_t)
-    lagging = store.read_only and store.evidence_behind()
-    default_hl = policy.half_life_days
-    harm = policy.harm_multiplier
-    floor = policy.min_relevance
-    min_conf = policy.min_confidence
-    mult = [policy.multiplier(m) for m in MATURITIES]
-    lists: list[list[list[Any]]] = [[], [], []]  # [relevance, eff, seq, maturity code]
-    slow: list[list[Any]] = []
-    for seq, kind, code, scope, key, b_hl, inexact, ref, helpful, harmful in rows:
-        relevance = points[seq]
-        if relevance < floor:
-            continue
-        if caller is not None and scope is not None and not scope_matches(scope, key, caller):
-            continue
-        if ref is None:
-            eff = (0.0 - harm * 0.0) * mult[code] + 0.0
-        else:
-            factor = 0.5 ** ((now - ref) / (b_hl or default_hl))
-            eff = (helpful * factor - harm * (harmful * factor)) * mult[code] + 0.0
-        row = [relevance, eff, seq, code]
-        lists[kind].append(row)
-        if inexact or lagging or (ref is not None and ref > now):
-            slow.append(row)
-    ids = ids_of(store, [row[2] for row in slow])
-    if slow:
-        evidence = store.evidence_many(list(ids.values()), at=now_t)
-        for row in slow:
-            ev = evidence[ids[row[2]]]
-            row[1] = scoring.effective_score(ev.helpful, ev.harmful, MATURITIES[row[3]], policy)
-    out: list[list[Ranked]] = []
-    for found in lists:
-        scored = [
-            (-(rel * (min_conf if min_conf >= eff else eff)), -rel, seq, code, eff)
-            for rel, eff, seq, code in found
-        ]
-        best = heapq.nsmallest(max(0, limit), scored)
-        if best:  # every row tied with the last one kept: ids settle their order
-            cut = best[-1][:2]
-            best = [s for s in scored if s[:2] <= cut]
-            ids.update(ids_of(store, [s[2] for s in best if s[2] not in ids]))
-        ranked = [
-            Ranked(ids[seq], MATURITIES[code], -r, None, -r, eff, -f)
-            for f, r, seq, code, eff in best
-        ]
-        out.append(top(ranked, limit))
-    return out
 
 
 def rank_as_of(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +49,8 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
             return fail(known)
         if state.json:
             fail(CliError("internal", f"internal error: {type(exc).__name__}: {exc}"))
+        import traceback  # only for a bug: its import is most of a millisecond
+
         traceback.print_exc()
         sys.stderr.write(
             "playbook: this is a bug in Playbook; please report it with the traceback above\n"

@@ -8,7 +8,6 @@ listing the bullet ids already given to it (so a rule is not repeated in one ses
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Iterable
@@ -51,8 +50,23 @@ def log_line(message: str, path: Path | None = None) -> None:
 
 
 def session_key(session_id: str) -> str:
-    """A file name for a session id, whatever characters the agent put in it."""
-    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    """A file name for a session id, whatever characters the agent put in it: the start of
+    its SHA-256 digest."""
+    return _sha256(session_id.encode("utf-8", "surrogatepass"))[:24]
+
+
+def _sha256(data: bytes) -> str:
+    """`hashlib.sha256(data).hexdigest()` from Python's own SHA-256 module where there is
+    one: `hashlib` loads OpenSSL first (about 2.5 ms of every prompt hook, for one digest
+    of a few bytes). The same digest either way."""
+    try:
+        from _sha256 import sha256  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # Python 3.12 on
+        except ImportError:  # a build without them: OpenSSL's
+            from hashlib import sha256
+    return str(sha256(data).hexdigest())
 
 
 class SessionMemory:
