@@ -142,3 +142,24 @@ def test_an_add_is_found_by_the_duplicate_search_of_the_next_add_in_its_batch(
     ]
     assert result.conflicts == [(result.added[1], first)]
     assert store.evidence(first).helpful == pytest.approx(1.0)
+
+
+def test_postings_written_many_rows_at_a_time_count_each_bullet_once(
+    store: PlaybookStore,
+) -> None:
+    """Each add's postings go as one multi-row INSERT (an upsert of the document
+    frequencies among them): the frequencies must be the counts of the postings, for
+    tokens that several adds of one batch share and for those that appear once."""
+    curate(
+        store,
+        [
+            {"type": "add", "content": "Pin the lockfile in the release job", "tags": ["ci", "CI"]},
+            {"type": "add", "content": "Cache the docker layers in the release job"},
+            {"type": "add", "content": "Retry flaky network tests once, then quarantine them"},
+        ],
+    )
+    df = dict(raw.rows(store, "SELECT token, df FROM vocab"))
+    counted = dict(raw.rows(store, "SELECT token, COUNT(*) FROM bullet_tokens GROUP BY token"))
+    assert df == counted
+    assert df["release"] == df["job"] == 2 and df["lockfile"] == 1
+    assert raw.rows(store, "SELECT tag FROM bullet_tags") == [("ci",)]

@@ -55,7 +55,9 @@ class Executor(Protocol):
         """Run a write, once per row of parameters, whose result nobody reads (no row count,
         no key). Inside a write transaction a server's executor may hold it and send it with
         the next statement that needs an answer, or with the commit: many writes in one
-        round trip. An error it meets is raised there, and rolls the transaction back."""
+        round trip. An error it meets is raised there, and rolls the transaction back.
+        The rows of one call may go as one multi-row statement: an upsert's rows must not
+        repeat a key."""
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """The rows of each of several reads that do not depend on each other (on

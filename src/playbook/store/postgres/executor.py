@@ -24,6 +24,7 @@ commit of anyone, strictly (the recall cache is keyed by it); a listening execut
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -73,6 +74,29 @@ def _statement(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[An
     """What psycopg is sent for `sql`: the `%s` form with parameters; without any, the text
     as it is (psycopg then reads no placeholders in it)."""
     return (prepare(sql)[0], params) if params else (sql, None)
+
+
+# An INSERT of one row of parameters: what comes before its VALUES tuple, the tuple, what
+# comes after (an ON CONFLICT clause).
+_ONE_ROW = re.compile(r"(?is)^(INSERT\s.*?\bVALUES\s*)(\([^()'\"]*\))([^'\"]*)$")
+MANY_ROWS = 500  # rows one multi-row INSERT carries at most
+
+
+def _statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequence[Any] | None]]:
+    """The statements that write `rows` with `sql`: a one-row INSERT is sent as multi-row
+    INSERTs (a statement costs the client about as much as its rows together), so an
+    upsert's rows must not repeat a key (PostgreSQL refuses to update a row twice in one
+    statement); anything else, once per row."""
+    one = _ONE_ROW.match(sql) if len(rows) > 1 and all(rows) else None
+    if one is None:
+        return [_statement(sql, row) for row in rows]
+    head, values, tail = one.groups()
+    out: list[tuple[str, Sequence[Any] | None]] = []
+    for start in range(0, len(rows), MANY_ROWS):
+        chunk = rows[start : start + MANY_ROWS]
+        text = head + ", ".join([values] * len(chunk)) + tail
+        out.append(_statement(text, [v for row in chunk for v in row]))
+    return out
 
 
 def _is_tag(text: str) -> bool:
@@ -204,7 +228,7 @@ class PostgresExecutor(ExecutorBase):
             for row in rows:
                 self._run(sql, row)
             return
-        self._later += [_statement(sql, row) for row in rows]
+        self._later += _statements(sql, rows)
         self._wrote = True
         self._writes += 1
 
