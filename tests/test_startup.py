@@ -149,6 +149,14 @@ def test_the_prompt_hook_and_recall_load_neither_openssl_nor_traceback(
     assert _loaded(recall_line, watch=watch) == []
 
 
+def test_mark_loads_neither_openssl_nor_traceback(playbook_file: tuple[Path, str]) -> None:
+    """A mark hashes the policy (whether the maturity rules changed): with Python's own
+    SHA-256, not OpenSSL's (~3 ms)."""
+    path, bid = playbook_file
+    watch = ("hashlib", "_hashlib", "traceback")
+    assert _loaded(["hook", "--db", str(path), "mark", bid, "helpful"], watch=watch) == []
+
+
 @pytest.mark.parametrize("session_id", ["s1", "", "ab/../c", "\ud800 é 😀", "x" * 500])
 def test_a_session_key_is_the_start_of_its_sha256(session_id: str) -> None:
     """Kept session memories stay valid: the key is hashlib's digest, whatever computes it."""
@@ -158,6 +166,17 @@ def test_a_session_key_is_the_start_of_its_sha256(session_id: str) -> None:
 
     raw = session_id.encode("utf-8", "surrogatepass")
     assert session_key(session_id) == hashlib.sha256(raw).hexdigest()[:24]
+
+
+@pytest.mark.parametrize("text", ["Pin the lockfile", "", "\ud800 é 😀", "x" * 10_000])
+def test_a_content_hash_is_its_sha256(text: str) -> None:
+    """Stored content hashes (duplicate search, the vector cache's keys) stay valid."""
+    import hashlib
+
+    from playbook.text import content_hash
+
+    raw = text.encode("utf-8", "surrogatepass")
+    assert content_hash(text) == hashlib.sha256(raw).hexdigest()
 
 
 # ------------------------------------------------------------------ votes without pydantic

@@ -6,6 +6,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
 
@@ -74,9 +75,27 @@ def is_negative(text: str, bullet_type: str = "rule") -> bool:
 
 
 def content_hash(text: str) -> str:
-    import hashlib  # here: loading OpenSSL is start-up time a command without writes skips
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+_sha256: Any = None  # the SHA-256 constructor, found on first use
+
+
+def sha256_hex(data: bytes) -> str:
+    """`hashlib.sha256(data).hexdigest()` from Python's own SHA-256 module where there is
+    one: `hashlib` loads OpenSSL first (about 3 ms of a `mark` or a prompt hook, for a few
+    digests of a few bytes). The same digest either way."""
+    global _sha256
+    if _sha256 is None:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:
+            try:
+                from _sha2 import sha256  # Python 3.12 on
+            except ImportError:  # a build without them: OpenSSL's
+                from hashlib import sha256
+        _sha256 = sha256
+    return str(_sha256(data).hexdigest())
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..text import sha256_hex
+
 __all__ = ["SessionMemory", "log_line", "reflect_log_path", "state_dir"]
 
 SESSION_MEMORY_DAYS = 7  # a session's memory older than this is deleted at a session start
@@ -52,21 +54,7 @@ def log_line(message: str, path: Path | None = None) -> None:
 def session_key(session_id: str) -> str:
     """A file name for a session id, whatever characters the agent put in it: the start of
     its SHA-256 digest."""
-    return _sha256(session_id.encode("utf-8", "surrogatepass"))[:24]
-
-
-def _sha256(data: bytes) -> str:
-    """`hashlib.sha256(data).hexdigest()` from Python's own SHA-256 module where there is
-    one: `hashlib` loads OpenSSL first (about 2.5 ms of every prompt hook, for one digest
-    of a few bytes). The same digest either way."""
-    try:
-        from _sha256 import sha256  # Python 3.11
-    except ImportError:
-        try:
-            from _sha2 import sha256  # Python 3.12 on
-        except ImportError:  # a build without them: OpenSSL's
-            from hashlib import sha256
-    return str(sha256(data).hexdigest())
+    return sha256_hex(session_id.encode("utf-8", "surrogatepass"))[:24]
 
 
 class SessionMemory:
