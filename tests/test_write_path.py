@@ -27,10 +27,14 @@ def test_a_later_write_is_seen_by_the_next_read_of_its_transaction(
 ) -> None:
     with store.transaction():
         store.log_decision(None, "human", "note", None, "applied", "first")
+        store.sql.later("INSERT INTO meta (key, value) VALUES (?, ?)", [("between", "1")])
         store.log_decision(None, "human", "note", None, "applied", "second")
         # Read inside the same transaction: the waiting writes go first, in order.
         assert [d.reason for d in store.decisions()] == ["first", "second"]
-    assert [d.reason for d in store.decisions()] == ["first", "second"]
+        store.log_decision(None, "human", "note", None, "applied", "third")
+    assert [d.reason for d in store.decisions()] == ["first", "second", "third"]
+    assert [d.id for d in store.decisions()] == sorted(d.id for d in store.decisions())
+    assert raw.rows(store, "SELECT value FROM meta WHERE key = 'between'") == [("1",)]
 
 
 @pytest.mark.parametrize("then_read", [True, False], ids=["read-after", "commit-after"])

@@ -135,7 +135,8 @@ def rerate(
             if b is None:
                 continue
             if b.state == "retired":
-                store.set_maturity_due(bid, None)
+                if b.maturity_due is not None:
+                    store.set_maturity_due(bid, None)
                 continue
             ev = evidence[bid]
             current = Maturity(b.maturity)
@@ -158,5 +159,6 @@ def rerate(
             if ev.pending_until is not None and new is not Maturity.DEPRECATED and not b.pinned:
                 # an event still in the future ages differently from the rest: look again then
                 due = ev.pending_until if due is None else min(due, ev.pending_until)
-            store.set_maturity_due(bid, due)
+            if due != b.maturity_due:  # most passes leave it as it was (None)
+                store.set_maturity_due(bid, due)
     return changes

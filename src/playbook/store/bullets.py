@@ -120,9 +120,9 @@ class BulletsMixin(StoreBase):
         at: datetime | None = None,
     ) -> None:
         with self.transaction():
-            self.sql.execute(
+            self.sql.later(
                 "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
-                (maturity, bullet_id),
+                [(maturity, bullet_id)],
             )
             self.sql.later(
                 "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
@@ -211,10 +211,11 @@ class BulletsMixin(StoreBase):
         wanted = list(dict.fromkeys(ids))
         d = self.sql.dialect
         rows = self.sql.execute(
-            f"SELECT id, state, maturity, pinned, type FROM bullets WHERE {d.in_list('id')}",
+            "SELECT id, state, maturity, pinned, type, maturity_due FROM bullets "
+            f"WHERE {d.in_list('id')}",
             (d.list_param(wanted),),
         )
-        return {r[0]: BulletState(r[1], r[2], bool(r[3]), r[4]) for r in rows}
+        return {r[0]: BulletState(r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows}
 
     def bullets(
         self,

@@ -160,6 +160,7 @@ class BulletState(NamedTuple):
     maturity: str
     pinned: bool
     type: str
+    maturity_due: float | None = None  # when the maturity pass must look at it again
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,13 @@ def _statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequence
     return out
 
 
+def _appends(sql: str, rows: list[Sequence[Any]]) -> bool:
+    """Whether `sql` only appends rows (a one-row INSERT with no ON CONFLICT clause): its
+    waiting writes are then sent together, where the first of them waited."""
+    one = _ONE_ROW.match(sql) if all(rows) else None
+    return one is not None and "CONFLICT" not in one.group(3).upper()
+
+
 def _is_tag(text: str) -> bool:
     return text == "" or (text.replace("_", "a").isalnum() and not text[0].isdigit())
 
@@ -158,7 +165,8 @@ class PostgresExecutor(ExecutorBase):
         self.label = label
         self.read_only = read_only
         self._depth = 0
-        self._later: list[tuple[str, Sequence[Any] | None]] = []  # writes not sent yet
+        self._later: list[tuple[str, list[Sequence[Any]]]] = []  # writes not sent yet
+        self._appended: dict[str, list[Sequence[Any]]] = {}  # plain INSERTs among them
         self._wrote = False
         self._writes = 0  # write statements run on this connection (the token's own part)
         self._counter: bool | None = None  # the commit-counter table exists
@@ -221,14 +229,24 @@ class PostgresExecutor(ExecutorBase):
 
     def later(self, sql: str, rows: Iterable[Sequence[Any]] = ((),)) -> None:
         """`Executor.later`: inside a write transaction the writes wait, and go with the
-        next statement, or the commit, in one pipeline (one round trip for all of them, as
-        the server runs them in the order they were asked for). Outside one: at once."""
+        next statement, or the commit, in one pipeline (one round trip for all of them),
+        in the order they were asked for, but for one thing: the rows of a plain INSERT
+        (no ON CONFLICT; the decision, maturity and feedback logs) asked for again while
+        the first still waits join it, as one multi-row INSERT (`_appends`), so such a
+        row must not need a row that another waiting write adds. Outside a transaction:
+        at once."""
         rows = list(rows)
         if not self._depth:
             for row in rows:
                 self._run(sql, row)
             return
-        self._later += _statements(sql, rows)
+        waiting = self._appended.get(sql)
+        if waiting is not None:
+            waiting += rows
+        else:
+            self._later.append((sql, rows))
+            if _appends(sql, rows):
+                self._appended[sql] = rows
         self._wrote = True
         self._writes += 1
 
@@ -237,10 +255,11 @@ class PostgresExecutor(ExecutorBase):
     ) -> list[psycopg.Cursor[Any]]:
         """Send the waiting writes, then `queries` (statements as `_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
-        waiting, self._later = self._later, []
+        waiting, self._later, self._appended = self._later, [], {}
         with self._conn.pipeline():
-            for text, params in waiting:
-                self._conn.execute(text, params)  # type: ignore[arg-type]
+            for sql, rows in waiting:
+                for text, params in _statements(sql, rows):
+                    self._conn.execute(text, params)  # type: ignore[arg-type]
             return [self._conn.execute(text, params) for text, params in queries]  # type: ignore[arg-type]
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
@@ -303,7 +322,7 @@ class PostgresExecutor(ExecutorBase):
     # -------------------------------------------------------------- transactions
     def _begin_write(self) -> None:
         """BEGIN and this playbook's write lock, in one round trip."""
-        self._later = []
+        self._later, self._appended = [], {}
         try:
             self._conn.execute(self._begin)
         except psycopg.Error as exc:
@@ -331,7 +350,7 @@ class PostgresExecutor(ExecutorBase):
         try:
             ending = self._bump if self._wrote and self._has_counter() else ("COMMIT",)
             if self._later:  # the waiting writes and the commit: one round trip
-                self._later += [(sql, None) for sql in ending]
+                self._later += [(sql, [()]) for sql in ending]
                 self._send_later()
             else:
                 self._conn.execute("; ".join(ending))
@@ -349,7 +368,7 @@ class PostgresExecutor(ExecutorBase):
         return self._counter
 
     def _rollback(self) -> None:
-        self._later = []
+        self._later, self._appended = [], {}
         with suppress(psycopg.Error):
             if self._conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 self._conn.execute("ROLLBACK")
