@@ -167,3 +167,15 @@ def test_postings_written_many_rows_at_a_time_count_each_bullet_once(
     assert df == counted
     assert df["release"] == df["job"] == 2 and df["lockfile"] == 1
     assert raw.rows(store, "SELECT tag FROM bullet_tags") == [("ci",)]
+
+
+def test_a_misspelt_feedback_field_is_refused_before_anything_is_written(
+    store: PlaybookStore,
+) -> None:
+    b = store.insert_bullet("Cache the docker layers in CI").id
+    before = dump(store)
+    with pytest.raises(TypeError, match="wieght"):
+        store.add_feedback(b, "helpful", wieght=2.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="wieght"):
+        store.record_feedback(b, "helpful", wieght=2.0)  # type: ignore[call-arg]
+    assert dump(store) == before

@@ -7,7 +7,7 @@ schema). Each append folds its event into the evidence cache in the same transac
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from ..terms import refuse_future
 from .bullets import _where
@@ -25,75 +25,50 @@ _INSERT_EVENT = (
 )
 
 
+class FeedbackFields(TypedDict, total=False):
+    """What a feedback event may say besides its bullet and kind (`add_feedback`)."""
+
+    weight: float  # 1.0
+    reason: str | None
+    context: str | None
+    provenance: Provenance | None
+    actor: str  # "agent"
+    receipt: str | None
+    at: datetime | None  # when it was observed (default: the clock), never later
+    batch_id: str | None
+
+
 class FeedbackMixin(EvidenceMixin):
-    def add_feedback(
-        self,
-        bullet_id: str,
-        kind: str,
-        *,
-        weight: float = 1.0,
-        reason: str | None = None,
-        context: str | None = None,
-        provenance: Provenance | None = None,
-        actor: str = "agent",
-        receipt: str | None = None,
-        at: datetime | None = None,
-        batch_id: str | None = None,
-    ) -> int:
+    def add_feedback(self, bullet_id: str, kind: str, **fields: Unpack[FeedbackFields]) -> int:
         """Append one event (stamped with the store's clock) and return its id; it is
         folded into the cache before the transaction commits (`fold_at_commit`).
 
         `at` (when the event was observed) may be earlier than the clock, never later: a
         future event would never decay, so it is refused (`FutureTimestamp`, the message
         every surface shows) before anything is written."""
-        row = self._feedback_row(
-            bullet_id, kind, weight, reason, context, provenance, actor, receipt, at, batch_id
-        )
+        row = self._feedback_row(bullet_id, kind, fields)
         with self.transaction():
             event_id = self.sql.insert(_INSERT_EVENT, row)
             self.fold_at_commit()
         return event_id
 
-    def record_feedback(
-        self,
-        bullet_id: str,
-        kind: str,
-        *,
-        weight: float = 1.0,
-        reason: str | None = None,
-        context: str | None = None,
-        provenance: Provenance | None = None,
-        actor: str = "agent",
-        receipt: str | None = None,
-        at: datetime | None = None,
-        batch_id: str | None = None,
-    ) -> None:
+    def record_feedback(self, bullet_id: str, kind: str, **fields: Unpack[FeedbackFields]) -> None:
         """`add_feedback` for a caller that does not need the event's id: the write can wait
         for the transaction's next statement (`Executor.later`), so a batch of votes on
         PostgreSQL costs no round trip each."""
-        row = self._feedback_row(
-            bullet_id, kind, weight, reason, context, provenance, actor, receipt, at, batch_id
-        )
+        row = self._feedback_row(bullet_id, kind, fields)
         with self.transaction():
             self.sql.later(_INSERT_EVENT, [row])
             self.fold_at_commit()
 
-    def _feedback_row(
-        self,
-        bullet_id: str,
-        kind: str,
-        weight: float,
-        reason: str | None,
-        context: str | None,
-        provenance: Provenance | None,
-        actor: str,
-        receipt: str | None,
-        at: datetime | None,
-        batch_id: str | None,
-    ) -> tuple[object, ...]:
+    def _feedback_row(self, bullet_id: str, kind: str, f: FeedbackFields) -> tuple[object, ...]:
         """The row of one event; a future `at` is refused before anything is written."""
-        session_ref, byte_offset = _where(provenance)
+        unknown = f.keys() - FeedbackFields.__annotations__.keys()
+        if unknown:
+            raise TypeError(f"unexpected feedback field(s): {', '.join(sorted(unknown))}")
+        session_ref, byte_offset = _where(f.get("provenance"))
         recorded = self.now()
+        at = f.get("at")
         if at is not None:
             refuse_future(at, recorded, "a feedback event")
         return (
@@ -101,14 +76,14 @@ class FeedbackMixin(EvidenceMixin):
             kind,
             iso(at or recorded),
             iso(recorded),
-            weight,
-            reason,
-            context,
+            f.get("weight", 1.0),
+            f.get("reason"),
+            f.get("context"),
             session_ref,
             byte_offset,
-            actor,
-            receipt,
-            batch_id,
+            f.get("actor", "agent"),
+            f.get("receipt"),
+            f.get("batch_id"),
         )
 
     def timeline(self, bullet_id: str) -> list[FeedbackEvent]:
