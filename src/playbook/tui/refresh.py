@@ -49,8 +49,10 @@ class LiveApp(App[None]):
 
     @property
     def closing(self) -> bool:
-        """The app is shutting down: no screen to refresh, nothing more to apply."""
-        return self._closing or not self.screen_stack
+        """The app is shutting down: no screen to refresh, nothing more to apply. (Textual
+        stops running the app before it removes the screens' widgets: a snapshot read
+        meanwhile must not look for them.)"""
+        return self._closing or not self.screen_stack or not self.is_running
 
     def poll(self) -> None:
         """Reload if another connection committed. Never overlapping, never under a modal."""
