@@ -179,3 +179,19 @@ def test_a_misspelt_feedback_field_is_refused_before_anything_is_written(
     with pytest.raises(TypeError, match="wieght"):
         store.record_feedback(b, "helpful", wieght=2.0)  # type: ignore[call-arg]
     assert dump(store) == before
+
+
+def test_a_later_write_outside_a_transaction_writes_all_its_rows_or_none(
+    store: PlaybookStore,
+) -> None:
+    before = dump(store)
+    with pytest.raises(ConstraintError):  # the second row breaks meta's primary key
+        store.sql.later(
+            "INSERT INTO meta (key, value) VALUES (?, ?)", [("once", "1"), ("once", "2")]
+        )
+    assert dump(store) == before
+    store.sql.later("INSERT INTO meta (key, value) VALUES (?, ?)", [("a", "1"), ("b", "2")])
+    assert raw.rows(store, "SELECT key, value FROM meta WHERE key IN ('a', 'b') ORDER BY key") == [
+        ("a", "1"),
+        ("b", "2"),
+    ]

@@ -56,6 +56,7 @@ class Executor(Protocol):
         no key). Inside a write transaction a server's executor may hold it and send it with
         the next statement that needs an answer, or with the commit: many writes in one
         round trip. An error it meets is raised there, and rolls the transaction back.
+        Outside a transaction, the rows are written in one of their own.
         The rows of one call may go as one multi-row statement: an upsert's rows must not
         repeat a key."""
 

@@ -234,11 +234,10 @@ class PostgresExecutor(ExecutorBase):
         (no ON CONFLICT; the decision, maturity and feedback logs) asked for again while
         the first still waits join it, as one multi-row INSERT (`_appends`), so such a
         row must not need a row that another waiting write adds. Outside a transaction:
-        at once."""
+        at once, all the rows in one transaction of their own (`executemany`)."""
         rows = list(rows)
         if not self._depth:
-            for row in rows:
-                self._run(sql, row)
+            self.executemany(sql, rows)
             return
         waiting = self._appended.get(sql)
         if waiting is not None:

@@ -90,8 +90,10 @@ class SqliteExecutor(ExecutorBase):
             raise _translated(exc, self.label) from exc
 
     def later(self, sql: str, rows: Iterable[Sequence[Any]] = ((),)) -> None:
-        """`Executor.later`: in-process, there is no round trip to save; it runs now."""
-        self.executemany(sql, rows)
+        """`Executor.later`: in-process, there is no round trip to save; it runs now (all
+        the rows in one transaction, as on PostgreSQL)."""
+        with self.transaction():
+            self.executemany(sql, rows)
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one after the other."""
