@@ -48,6 +48,35 @@ EXTRA_STOP_WORDS = tuple(
 )
 
 
+MAX_WEIGHT = 1000.0  # the largest weight a feedback event may carry (the database agrees)
+
+# The range of every number (from, to; both included, except a 0 that `gt=0` refuses). A
+# number of a field not named here is still refused when it is not finite or lies outside
+# GENERIC_RANGE: every constant, old or new, is a finite number in a documented range.
+RANGES: dict[str, tuple[float, float]] = {
+    "half_life_days": (0, 36500), "harm_multiplier": (0, 100),
+    "multiplier_candidate": (0, 100), "multiplier_established": (0, 100),
+    "multiplier_proven": (0, 100), "multiplier_deprecated": (0, 100),
+    "min_events_for_rung": (0, 1e6), "deprecate_harm_ratio": (0, 1),
+    "proven_min_helpful": (0, 1e6), "proven_max_harm_ratio": (0, 1),
+    "deprecate_score_below": (-1e6, 0), "epsilon": (0, 1), "stale_after_days": (0, 36500),
+    "duplicate_jaccard": (0, 1), "blocked_jaccard": (0, 1), "blocked_fuzz_ratio": (0, 100),
+    "invert_min_harm": (0, 1e6), "invert_harm_over_help": (0, 1e6),
+    "exact_points": (0, 1000), "substring_points": (0, 1000), "tag_points": (0, 1000),
+    "semantic_weight": (0, 1), "similarity_scale": (0, 1000), "min_relevance": (0, 1000),
+    "min_confidence": (0, 1000), "outcome_success_weight": (0, MAX_WEIGHT),
+    "outcome_failure_weight": (0, MAX_WEIGHT), "outcome_partial_weight": (0, MAX_WEIGHT),
+    "confidence_start": (0, 1), "confidence_success": (-1, 1), "confidence_failure": (-1, 1),
+    "confidence_partial": (-1, 1), "confidence_min": (0, 1), "confidence_max": (0, 1),
+    "reflect_max_iterations": (1, 100), "reflect_max_deltas": (1, 10_000),
+    "max_content_length": (1, 1_000_000), "max_text_length": (1, 1_000_000),
+    "max_id_length": (1, 10_000), "max_ref_length": (1, 1_000_000),
+    "max_label_length": (1, 10_000), "max_tags": (0, 10_000), "max_batch": (1, 100_000),
+    "max_query_length": (1, 1_000_000), "hook_context_chars": (0, 1_000_000),
+}  # fmt: skip
+GENERIC_RANGE = (-1e9, 1e9)
+
+
 def _f(default: Any, source: str, doc: str, **constraints: Any) -> Any:
     """A constant: its default, where the default came from, what it does, and its
     constraints in pydantic's terms (gt, ge, le)."""
@@ -176,6 +205,18 @@ class Policy:
         return list(_defaults())
 
     @classmethod
+    def range_of(cls, name: str) -> tuple[float, float, bool] | None:
+        """(from, to, whether `from` itself is refused) of a numeric constant; None for one
+        that is not a number (a list of words)."""
+        field = next(f for f in dataclasses.fields(cls) if f.name == name)
+        if type(field.default) not in (int, float):
+            return None
+        low, high = RANGES.get(name, GENERIC_RANGE)
+        given = field.metadata["constraints"]
+        low = given.get("gt", given.get("ge", low))
+        return low, given.get("le", high), "gt" in given
+
+    @classmethod
     def explain(cls) -> list[tuple[str, Any, str, str]]:
         """(name, default, source, description) for every constant."""
         return [
@@ -198,19 +239,25 @@ def validator() -> type[BaseModel]:
     from pydantic import ConfigDict, Field, create_model
 
     hints = typing.get_type_hints(Policy)
-    fields: dict[str, Any] = {
-        f.name: (
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(Policy):
+        bounds = Policy.range_of(f.name)
+        constraints = dict(f.metadata["constraints"])
+        if bounds is not None:
+            low, high, above = bounds
+            constraints.pop("ge", None)
+            constraints.update({"gt" if above else "ge": low, "le": high})
+        fields[f.name] = (
             hints[f.name],
             Field(
                 default=f.default,
                 description=f.metadata["doc"],
                 json_schema_extra={"source": f.metadata["source"]},
-                **f.metadata["constraints"],
+                **constraints,
             ),
         )
-        for f in dataclasses.fields(Policy)
-    }
-    config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: NaN and the infinities are refused for every number, by name.
+    config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     return create_model("Policy", __config__=config, **fields)  # type: ignore[call-overload, no-any-return]
 
 

@@ -34,6 +34,14 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+def _range(bounds: tuple[float, float, bool] | None) -> str | None:
+    """A constant's range in words ("0 to 100", "above 0, to 36500")."""
+    if bounds is None:
+        return None
+    low, high, above = bounds
+    return f"above {low:g}, to {high:g}" if above else f"{low:g} to {high:g}"
+
+
 def _one_line(text: str) -> str:
     return inert(text or "", one_line=True)
 
@@ -77,6 +85,7 @@ def policy_show(json_out: bool = json_option()) -> None:
                 "overridden": name in overridden,
                 "provenance": prov,
                 "description": description,
+                "range": _range(Policy.range_of(name)),
             }
         )
     width = max(len(i["name"]) for i in items)
@@ -96,7 +105,8 @@ def policy_show(json_out: bool = json_option()) -> None:
                 lines.append(
                     f"{'':<{width}}  (edited since: the measured value was {prov['value']:g})"
                 )
-        lines.append(f"{'':<{width}}  {i['description']}")
+        bounds = f" ({i['range']})" if i["range"] else ""
+        lines.append(f"{'':<{width}}  {i['description']}{bounds}")
     emit(items, "\n".join(lines))
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import scoring
 from ..errors import NotFound
 from .bullets import BulletsMixin
-from .records import Evidence, iso, parse_iso
+from .records import Evidence, event_point, iso, stored_time
 
 if TYPE_CHECKING:
     from ..model import Score
@@ -118,6 +118,9 @@ class EvidenceMixin(BulletsMixin):
                 return 0
             aggs = self._load_aggs({r[1] for r in rows})
             for eid, bid, kind, at, weight, hl in rows:
+                point = event_point(eid, at, weight)
+                if point is None:  # a malformed row (noted): no event, for every reader
+                    continue
                 h = self.half_life(value=hl)
                 agg = aggs.get(bid)
                 if agg is None and mark == 0:
@@ -127,8 +130,8 @@ class EvidenceMixin(BulletsMixin):
                 elif agg is None or agg.acc.half_life != h:
                     agg = self._rebuild_agg(bid, h, upto=eid - 1)
                     aggs[bid] = agg
-                t = scoring.days(parse_iso(at))
-                agg.acc.fold(kind, t, weight)
+                t, w = point
+                agg.acc.fold(kind, t, w)
                 agg.last_at = max(agg.last_at, t)
                 agg.last_event_id = eid
             self.sql.later(
@@ -174,8 +177,11 @@ class EvidenceMixin(BulletsMixin):
             "SELECT id, kind, at, weight FROM feedback WHERE bullet_id = ? AND id <= ? ORDER BY id",
             (bullet_id, upto),
         ):
-            t = scoring.days(parse_iso(at))
-            acc.fold(kind, t, weight)
+            point = event_point(eid, at, weight)
+            if point is None:
+                continue
+            t, w = point
+            acc.fold(kind, t, w)
             last_at = max(last_at, t)
             last_id = eid
         return _Agg(bullet_id, acc, last_at, last_id)
@@ -190,15 +196,15 @@ class EvidenceMixin(BulletsMixin):
             extra = " AND recorded_at <= ?"
             args_tail = [iso(recorded_by)]
         d = self.sql.dialect
-        for bid, kind, at, weight in self.sql.execute(
-            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE {d.in_list('bullet_id')}"
+        for eid, bid, kind, at, weight in self.sql.execute(
+            f"SELECT id, bullet_id, kind, at, weight FROM feedback WHERE {d.in_list('bullet_id')}"
             + extra
             + " ORDER BY id",
             [d.list_param(ids), *args_tail],
         ):
-            out.setdefault(bid, []).append(
-                scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
-            )
+            point = event_point(eid, at, weight)
+            if point is not None:
+                out.setdefault(bid, []).append(scoring.RawEvent(kind, *point))
         return out
 
     def supersedes_map(self, *, as_of: datetime | None = None) -> dict[str, list[str]]:
@@ -252,7 +258,8 @@ class EvidenceMixin(BulletsMixin):
             f"SELECT id, half_life_days, created_at FROM bullets WHERE {d.in_list('id')}",
             (d.list_param(members),),
         ):
-            info[bid] = (hl, scoring.days(parse_iso(created)))
+            created_at = stored_time(created, "bullets", bid)
+            info[bid] = (hl, scoring.days(created_at) if created_at else 0.0)
         raw: dict[str, list[scoring.RawEvent]] | None = None
         aggs: dict[str, _Agg] = {}
         # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a

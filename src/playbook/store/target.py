@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .. import errors
-from .schema import MEMORY_LATEST, check_version, memory_migration, schema_version
+from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def open_store(
             raise errors.NotAPlaybook(f"{where} is not a playbook database")
         migration = memory_migration(MEMORY_LATEST)
         check_version(ex, migration)
-        if mode == "read" and version < MEMORY_LATEST:
+        if mode == "read" and version < MEMORY_READABLE:
             raise errors.SchemaTooOld(
                 f"{where} holds a playbook of an older schema (version {version}) that must "
                 "be upgraded before it can be read"

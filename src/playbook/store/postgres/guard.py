@@ -1,0 +1,477 @@
+"""What the database checks of every row an agent's role writes (`roles.py` creates it).
+
+The agent's role may add candidate rules and append feedback, outcomes (receipts),
+proposals, conflict flags and its own decision log, through the rows the API writes, and
+nothing else. PostgreSQL checks each such row itself:
+
+* inserts, by row-level security: a policy per table whose check is a function here that
+  either accepts the row or refuses it with the reason (`insufficient_privilege`). The
+  table's owner is not subject to row-level security and a reviewer's policy accepts
+  everything, so their writes cost nothing more;
+* updates, by triggers whose `WHEN` clause lets the usual writes through without a call
+  (a reviewer's or the owner's are then let through by the function);
+* what only the database may write (the evidence cache, `meta`, a rule's maturity, the
+  maturity log's moves) the agent's role has no grant for: the functions of
+  `scoring_sql.py` write it on the agent's behalf.
+
+A rule an agent adds is an active, unpinned candidate, `learned` (or `inverted`: the
+anti-pattern of step 5), stamped with the time of writing, whose hash is its content's, not
+near an active blocked pattern (the same normalized text, or of the same polarity with token
+Jaccard or rapidfuzz ratio at the policy's thresholds: `playbook.text` and
+`curation/matching.py` in SQL; ratio only for patterns of up to FUZZ_CELLS characters
+squared), and not the text of a retired or deprecated rule. An agent retires a rule only
+by inverting it, when its own harm qualifies (`playbook_should_invert`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...policy import Policy
+
+SKEW = "1 day"  # how far from the database's clock an agent's timestamps may be
+FUZZ_CELLS = 100_000  # the largest len(a) * len(b) the database computes a fuzzy ratio for
+
+# Python's str.lower() turns these two into ASCII; PostgreSQL's lower() under the "C"
+# collation leaves them (playbook.text folds case with str.lower()).
+_LOWER = "replace(replace({t}, U&'\\0130', U&'i\\0307'), U&'\\212A', 'k')"
+
+
+def _deny(message: str) -> str:
+    """The PL/pgSQL that refuses with `message`: plain text, or an SQL expression of text
+    (one that starts with a quote: `'near blocked pattern ' || hit`)."""
+    if not message.startswith("'"):
+        message = "'" + message.replace("'", "''") + "'"
+    return f"RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = {message}"
+
+
+def matching_sql(s: str, policy: Policy) -> list[str]:
+    """Block matching in SQL (`playbook.text`: normalize, tokens, is_negative; jaccard;
+    rapidfuzz's ratio)."""
+    lower = _LOWER.format(t="t")
+    return [
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_normalize(t text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT COALESCE(string_agg(m[1], ' ' ORDER BY n), '')
+FROM regexp_matches(lower({_LOWER.format(t="normalize(t, NFKC)")}), '([a-z0-9]+)', 'g')
+    WITH ORDINALITY AS r(m, n)
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_tokens(t text) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT COALESCE(array_agg(DISTINCT m[1]) FILTER (WHERE length(m[1]) >= 2), '{{}}')
+FROM regexp_matches(lower({lower}),
+    '([a-z0-9]+(?:[._\\-+]+[a-z0-9]+)*[+#]*)', 'g') AS r(m)
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_is_negative(t text, kind text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT kind = 'anti-pattern' OR t ~* ('\\y(never|avoid|don''?t|do not|must not|mustn''?t|'
+    'should not|shouldn''?t|no longer|stop|forbid(?:den)?|disallow|refrain)\\y')
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_jaccard(a text[], b text[]) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT CASE WHEN cardinality(a) = 0 AND cardinality(b) = 0 THEN 1.0::float8
+    ELSE (SELECT count(*) FROM (SELECT unnest(a) INTERSECT SELECT unnest(b)) i)::float8
+       / (SELECT count(*) FROM (SELECT unnest(a) UNION SELECT unnest(b)) u)::float8 END
+$$""",
+        # rapidfuzz.fuzz.ratio: 100 * (1 - indel / (len a + len b)), indel = la + lb - 2 LCS
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_fuzz_ratio(a text, b text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    la int := length(a);
+    lb int := length(b);
+    prev int[];
+    cur int[];
+    i int;
+    j int;
+    ca text;
+BEGIN
+    IF la + lb = 0 THEN
+        RETURN 100.0;
+    END IF;
+    IF la::bigint * lb > {FUZZ_CELLS} THEN
+        RETURN NULL;  -- too long to compute here
+    END IF;
+    prev := array_fill(0, ARRAY[lb + 1]);
+    FOR i IN 1..la LOOP
+        ca := substr(a, i, 1);
+        cur := array_fill(0, ARRAY[lb + 1]);
+        FOR j IN 1..lb LOOP
+            IF ca = substr(b, j, 1) THEN
+                cur[j + 1] := prev[j] + 1;
+            ELSE
+                cur[j + 1] := GREATEST(prev[j + 1], cur[j]);
+            END IF;
+        END LOOP;
+        prev := cur;
+    END LOOP;
+    RETURN 100.0::float8 * (1.0::float8 - (la + lb - 2 * prev[lb + 1])::float8 / (la + lb)::float8);
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_blocked(content text, kind text) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = {s}, pg_temp AS $$
+DECLARE
+    norm text := playbook_normalize(content);
+    toks text[] := playbook_tokens(content);
+    negative boolean := playbook_is_negative(content, kind);
+    p record;
+    ratio float8;
+BEGIN
+    FOR p IN SELECT id, pattern, normalized FROM blocked_patterns WHERE active = 1
+             ORDER BY created_at, id LOOP
+        IF norm = p.normalized THEN
+            RETURN p.id;
+        END IF;
+        CONTINUE WHEN negative <> playbook_is_negative(p.pattern, 'rule');
+        IF playbook_jaccard(toks, playbook_tokens(p.pattern))
+           >= {policy.blocked_jaccard!r}::float8 - '1e-09'::float8 THEN
+            RETURN p.id;
+        END IF;
+        ratio := playbook_fuzz_ratio(norm, p.normalized);
+        IF ratio >= {policy.blocked_fuzz_ratio!r}::float8 THEN
+            RETURN p.id;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$""",
+    ]
+
+
+def checks_sql(s: str, policy: Policy, agent: str, human: str) -> list[str]:
+    """The functions that accept an agent's row or refuse it with the reason."""
+    fresh = "xmin = pg_current_xact_id()::xid"  # written by this transaction
+    weight = max(
+        1.0,
+        policy.outcome_success_weight,
+        policy.outcome_failure_weight,
+        policy.outcome_partial_weight,
+    )
+    path = f"SET search_path = {s}, pg_temp"
+    return [
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_recent(t text) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+SELECT {s}.playbook_is_time(t)
+    AND t::timestamptz BETWEEN now() - interval '{SKEW}' AND now() + interval '{SKEW}'
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_is_agent() RETURNS boolean
+LANGUAGE sql STABLE AS $$
+SELECT pg_has_role(current_user, '{agent}', 'MEMBER')
+    AND NOT pg_has_role(current_user, '{human}', 'MEMBER')
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_bullet(
+    id text, content text, kind text, source text, state text, maturity text, pinned int,
+    pinned_reason text, created_at text, valid_from text, valid_to text, hash text,
+    due float8, rev int) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+DECLARE
+    hit text;
+BEGIN
+    IF state <> 'active' OR maturity <> 'candidate' OR pinned <> 0 OR pinned_reason IS NOT NULL
+       OR valid_to IS NOT NULL OR due IS NOT NULL OR rev <> 0 THEN
+        {
+            _deny(
+                "an agent adds a rule only as an active, unpinned candidate: maturity is "
+                "earned by evidence, and pins are a reviewer's"
+            )
+        };
+    END IF;
+    IF source NOT IN ('learned', 'inverted')
+       OR (source = 'inverted' AND (kind <> 'anti-pattern' OR content NOT LIKE 'AVOID: %')) THEN
+        {_deny("an agent's rule is learned (or the AVOID: anti-pattern of an inversion)")};
+    END IF;
+    IF NOT playbook_recent(created_at) OR valid_from IS DISTINCT FROM created_at THEN
+        {
+            _deny(
+                "an agent's rule is stamped with the time of writing (within "
+                + SKEW
+                + " of the database's clock)"
+            )
+        };
+    END IF;
+    IF hash IS DISTINCT FROM encode(sha256(convert_to(content, 'UTF8')), 'hex') THEN
+        {_deny("content_hash must be the SHA-256 of the content")};
+    END IF;
+    hit := playbook_blocked(content, kind);
+    IF hit IS NOT NULL THEN
+        {_deny("'the rule is near blocked pattern ' || hit")};
+    END IF;
+    IF source = 'learned' THEN
+        SELECT b.id INTO hit FROM bullets b WHERE b.content_hash = hash
+            AND (b.state = 'retired' OR b.maturity = 'deprecated') LIMIT 1;
+        IF FOUND THEN
+            {
+            _deny(
+                "'the rule is the text of retired or deprecated ' || hit || "
+                "' (no zombie rules; a reviewer restores one)'"
+            )
+        };
+        END IF;
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_feedback(
+    bullet text, actor text, at text, recorded_at text, weight float8, receipt text)
+RETURNS boolean LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF actor <> 'agent' THEN
+        {_deny("an agent cannot act as a human (feedback.actor)")};
+    END IF;
+    IF NOT playbook_recent(recorded_at) OR NOT playbook_is_time(at) OR at > recorded_at THEN
+        {
+            _deny(
+                "feedback is recorded at the time of writing (within "
+                + SKEW
+                + " of the database's clock), and observed no later"
+            )
+        };
+    END IF;
+    IF NOT weight <= {max(weight, 1.0)!r}::float8 THEN
+        {_deny(f"an agent's feedback weighs at most {weight:g} (the policy's outcome weights)")};
+    END IF;
+    IF receipt = '' THEN
+        {_deny("a receipt is not empty")};
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM bullets WHERE id = bullet AND state <> 'retired') THEN
+        {_deny("'no feedback on a retired rule (' || bullet || ')'")};
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_receipt(
+    receipt text, batch text, recorded_at text) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF NOT playbook_recent(recorded_at) OR NOT EXISTS (
+        SELECT 1 FROM feedback f
+        WHERE f.id > COALESCE((SELECT value::bigint FROM meta
+                                WHERE key = 'evidence_watermark'), 0)
+          AND f.receipt = playbook_agent_receipt.receipt
+          AND f.batch_id IS NOT DISTINCT FROM batch AND f.{fresh}) THEN
+        {
+            _deny(
+                "a receipt is spent only by an outcome that applied: its feedback, written "
+                "in the same transaction"
+            )
+        };
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_edge(kind text, src text, dst text)
+RETURNS boolean LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF kind <> 'inverts'
+       OR NOT EXISTS (SELECT 1 FROM bullets WHERE id = src AND {fresh}
+                      AND source = 'inverted' AND type = 'anti-pattern')
+       OR NOT playbook_should_invert(dst) THEN
+        {
+            _deny(
+                "an agent links rules only by inverting one whose harm qualifies (an inverts "
+                "edge from its new anti-pattern); replace and merge are a reviewer's"
+            )
+        };
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_maturity_log(
+    bullet text, at text, maturity text) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF maturity <> 'candidate'
+       OR NOT EXISTS (SELECT 1 FROM bullets b WHERE b.id = bullet AND b.{fresh}
+                      AND b.created_at = at AND b.maturity = 'candidate')
+       OR EXISTS (SELECT 1 FROM maturity_log m WHERE m.bullet_id = bullet) THEN
+        {
+            _deny(
+                "the maturity log is the database's: an agent writes only the first entry "
+                "(candidate) of a rule it adds"
+            )
+        };
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_decision(
+    actor text, action text, bullet text, status text, at text) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF actor <> 'agent' THEN
+        {_deny("an agent cannot act as a human (decisions.actor)")};
+    END IF;
+    IF action NOT IN ('add', 'helpful', 'harmful', 'replace', 'merge', 'deprecate', '?',
+                      'invert', 'outcome')
+       OR (action IN ('replace', 'merge', 'deprecate') AND status = 'applied')
+       OR (action = 'invert' AND NOT EXISTS (
+            SELECT 1 FROM bullets WHERE id = bullet AND state = 'retired' AND {fresh})) THEN
+        {_deny("'an agent logs only what it did itself (not ' || action || ' ' || status || ')'")};
+    END IF;
+    IF NOT playbook_recent(at) THEN
+        {
+            _deny(
+                "a decision is logged at the time of writing (within "
+                + SKEW
+                + " of the database's clock)"
+            )
+        };
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_flag(
+    a text, status text, resolved_at text, resolution text, created_at text) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF status <> 'open' OR resolved_at IS NOT NULL OR resolution IS NOT NULL
+       OR NOT playbook_recent(created_at)
+       OR NOT EXISTS (SELECT 1 FROM bullets WHERE id = a AND {fresh}) THEN
+        {
+            _deny(
+                "an agent flags a conflict open, for the rule it adds; resolving one is a "
+                "reviewer's"
+            )
+        };
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_proposal(
+    status text, decided_at text, decided_by text, reason text, edited text, result text,
+    created_at text) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF status <> 'pending' OR decided_at IS NOT NULL OR decided_by IS NOT NULL
+       OR reason IS NOT NULL OR edited IS NOT NULL OR result IS NOT NULL
+       OR NOT playbook_recent(created_at) THEN
+        {_deny("an agent proposes (pending, now); deciding a proposal is a reviewer's")};
+    END IF;
+    RETURN true;
+END
+$$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_posting(seq bigint) RETURNS boolean
+LANGUAGE plpgsql STABLE {path} AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM bullets b WHERE b.seq = playbook_agent_posting.seq
+                   AND b.{fresh}) THEN
+        {_deny("an agent indexes only the rules it adds")};
+    END IF;
+    RETURN true;
+END
+$$""",
+        # Updates: what an agent's role may change of a row it can update at all.
+        f"""CREATE OR REPLACE FUNCTION {s}.playbook_agent_update() RETURNS trigger
+LANGUAGE plpgsql {path} AS $$
+BEGIN
+    IF NOT playbook_is_agent() THEN
+        RETURN NEW;  -- a reviewer, the owner, or the database's own functions
+    END IF;
+    IF TG_TABLE_NAME = 'vocab' THEN
+        {_deny("an agent only counts a new rule's words (vocab.df + 1)")};
+    END IF;
+    IF OLD.pinned <> 0 OR NEW.pinned <> OLD.pinned THEN
+        {_deny("'only a reviewer pins, unpins or changes a pinned rule (' || OLD.id || ')'")};
+    END IF;
+    IF NEW.maturity <> OLD.maturity THEN
+        IF OLD.maturity = 'deprecated' THEN
+            {_deny("'only a reviewer restores a deprecated rule (' || OLD.id || ')'")};
+        END IF;
+        {
+            _deny(
+                "'an agent cannot set a rule''s maturity (' || OLD.id || '): evidence moves "
+                "it, in the database''s maturity pass, and deprecating is a reviewer''s'"
+            )
+        };
+    END IF;
+    IF OLD.state = 'retired' THEN
+        {_deny("'only a reviewer brings back a retired rule (' || OLD.id || ')'")};
+    END IF;
+    IF NEW.state = 'retired' AND NEW.maturity_due IS NULL AND playbook_recent(NEW.valid_to)
+       AND playbook_should_invert(OLD.id) THEN
+        RETURN NEW;  -- step 5: inverting a rule its harm has turned
+    END IF;
+    {
+            _deny(
+                "'an agent retires a rule (' || OLD.id || ') only by inverting it, once its "
+                "harm is at least the policy''s and more than twice its help; replace, merge "
+                "and deprecate are a reviewer''s'"
+            )
+        };
+END
+$$""",
+    ]
+
+
+# table -> the check of an agent's INSERT (a call of a function above on the new row).
+INSERT_CHECKS = {
+    "bullets": (
+        "playbook_agent_bullet(id, content, type, source, state, maturity, pinned, "
+        "pinned_reason, created_at, valid_from, valid_to, content_hash, maturity_due, rev)"
+    ),
+    "feedback": "playbook_agent_feedback(bullet_id, actor, at, recorded_at, weight, receipt)",
+    "receipts": "playbook_agent_receipt(receipt, batch_id, recorded_at)",
+    "edges": "playbook_agent_edge(kind, src, dst)",
+    "maturity_log": "playbook_agent_maturity_log(bullet_id, at, maturity)",
+    "decisions": "playbook_agent_decision(actor, action, bullet_id, status, at)",
+    "conflicts": "playbook_agent_flag(a, status, resolved_at, resolution, created_at)",
+    "proposals": (
+        "playbook_agent_proposal(status, decided_at, decided_by, reason, edited_delta, "
+        "result, created_at)"
+    ),
+    "bullet_tokens": "playbook_agent_posting(seq)",
+    "bullet_tags": "playbook_agent_posting(seq)",
+    "vocab": "df = 1",
+    "cache_blob": "true",
+    "watermarks": "true",
+}
+# table -> the columns an agent's role may update (a trigger checks the change).
+UPDATES = {
+    "bullets": ("state", "valid_to", "maturity", "maturity_due", "rev"),
+    "vocab": ("df",),
+    "cache_blob": ("*",),
+    "watermarks": ("*",),
+    "_playbook_changes": ("*",),
+}
+# The triggers on updates: (name, table, the WHEN of a change an agent may not make freely).
+UPDATE_GUARDS = (
+    ("agent_guard_rule", "bullets",
+     "NEW.maturity <> OLD.maturity OR NEW.state <> OLD.state OR NEW.pinned <> OLD.pinned "
+     "OR OLD.pinned <> 0 OR NEW.maturity_due IS DISTINCT FROM OLD.maturity_due"),
+    ("agent_guard_vocab", "vocab", "NEW.df <> OLD.df + 1 OR NEW.token <> OLD.token"),
+)  # fmt: skip
+
+
+def policies_sql(s: str, agent: str, human: str, tables: list[str]) -> list[str]:
+    """Row-level security on every table: a reviewer may do anything, an agent read
+    everything, insert what INSERT_CHECKS accepts and update what it has grants for (the
+    triggers check how). The owner is not subject to it."""
+    out: list[str] = []
+    for table in tables:
+        t = f"{s}.{table}"
+        out += [
+            f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY",
+            f"DROP POLICY IF EXISTS playbook_human ON {t}",
+            f"CREATE POLICY playbook_human ON {t} TO {human} USING (true) WITH CHECK (true)",
+            f"DROP POLICY IF EXISTS playbook_agent_read ON {t}",
+            f"CREATE POLICY playbook_agent_read ON {t} FOR SELECT TO {agent} USING (true)",
+            f"DROP POLICY IF EXISTS playbook_agent_insert ON {t}",
+            f"DROP POLICY IF EXISTS playbook_agent_update ON {t}",
+        ]
+        if table in INSERT_CHECKS:
+            out.append(
+                f"CREATE POLICY playbook_agent_insert ON {t} FOR INSERT TO {agent} "
+                f"WITH CHECK ({INSERT_CHECKS[table]})"
+            )
+        if table in UPDATES:
+            out.append(
+                f"CREATE POLICY playbook_agent_update ON {t} FOR UPDATE TO {agent} "
+                "USING (true) WITH CHECK (true)"
+            )
+    for name, table, condition in UPDATE_GUARDS:
+        out.append(f"DROP TRIGGER IF EXISTS {name} ON {s}.{table}")
+        out.append(
+            f"CREATE TRIGGER {name} BEFORE UPDATE ON {s}.{table} FOR EACH ROW "
+            f"WHEN ({condition}) EXECUTE FUNCTION {s}.playbook_agent_update()"
+        )
+    return out
