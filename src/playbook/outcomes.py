@@ -153,7 +153,7 @@ def apply_outcome(
                 batch_id=batch,
             )
             result.applied.append(bid)
-        if report.receipt is not None:
+        if report.receipt is not None and result.applied:  # spent only by one that applied
             store.add_receipt(report.receipt, report.outcome, batch)
         store.log_decision(
             batch,

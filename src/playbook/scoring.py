@@ -245,7 +245,6 @@ def is_stale(last_activity: float, now: float, policy: Policy) -> bool:
 
 def should_invert(helpful: float, harmful: float, policy: Policy) -> bool:
     """Step 5 of curation: harm at least 3 and more than twice the help."""
-    return (
-        harmful >= policy.invert_min_harm - policy.epsilon
-        and harmful > scaled(helpful, policy.invert_harm_over_help)
+    return harmful >= policy.invert_min_harm - policy.epsilon and harmful > scaled(
+        helpful, policy.invert_harm_over_help
     )

@@ -103,6 +103,9 @@ class EvidenceMixin(BulletsMixin):
             if last <= mark:
                 return 0  # the common case for a reader: one statement
         with self.transaction():
+            if self.sql.derived_by_database:  # the database folds them itself (roles.py)
+                self._unfolded = False
+                return int(self.sql.call("SELECT playbook_fold()")[0][0])
             # Under the write lock. (The watermark is a parameter, not a subquery: the
             # planner then sees how few events are past it, and looks their bullets up
             # rather than hashing every bullet.)
@@ -309,6 +312,28 @@ class EvidenceMixin(BulletsMixin):
                 total_x += ex
             out[bid] = Evidence(total_h, total_x, last, pending)
         return out
+
+    def database_maturity_pass(
+        self, touched: Iterable[str], batch_id: str | None
+    ) -> list[tuple[str, str, str]]:
+        """The maturity pass, run by the database itself over `touched` and the bullets due
+        (a connection that may not write maturity: the agent role of `roles.py`, whose
+        moves use the policy the roles were made with): (id, from, to) of every move."""
+        with self.transaction():
+            rows = self.sql.call(
+                "SELECT bullet_id, was, now_is FROM playbook_maturity_pass(?, ?)",
+                (list(dict.fromkeys(touched)), batch_id),
+            )
+        return [(str(b), str(f), str(t)) for b, f, t in rows]
+
+    def database_should_invert(self, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` the database says step 5 inverts now (the agent role, as above)."""
+        return set(
+            self.sql.column(
+                "SELECT i FROM unnest(?::text[]) AS u(i) WHERE playbook_should_invert(i)",
+                (list(ids),),
+            )
+        )
 
     def evidence(
         self, bullet_id: str, *, at: datetime | None = None, as_of: datetime | None = None

@@ -151,6 +151,9 @@ class PostgresExecutor(ExecutorBase):
     """See the module's docstring. `schema` is the playbook's schema (its tables)."""
 
     dialect = POSTGRESQL
+    # The connection's role may not write what is derived from the log (the evidence
+    # cache, maturity): the database's own functions do (`roles.py`, the agent role).
+    derived_by_database = False
 
     def __init__(
         self,
@@ -268,6 +271,13 @@ class PostgresExecutor(ExecutorBase):
         except psycopg.Error as exc:
             raise self._error(exc) from exc
         return [cur.fetchall() for cur in cursors]
+
+    def call(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """`Executor.call`: the rows, and the transaction marked as one that wrote."""
+        rows = self.all(sql, params)
+        self._wrote = True
+        self._writes += 1
+        return rows
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""

@@ -178,7 +178,8 @@ BEGIN
     END IF;
     IF source NOT IN ('learned', 'inverted')
        OR (source = 'inverted' AND (kind <> 'anti-pattern' OR content NOT LIKE 'AVOID: %')) THEN
-        {_deny("an agent's rule is learned (or the AVOID: anti-pattern of an inversion)")};
+        {_deny("an agent's rule is learned (or the AVOID: anti-pattern of an inversion): "
+               "replace and merge are a reviewer's")};
     END IF;
     IF NOT playbook_recent(created_at) OR valid_from IS DISTINCT FROM created_at THEN
         {

@@ -68,13 +68,16 @@ def _connect_error(exc: Exception, label: str) -> errors.PlaybookError:
     return errors.CannotOpen(f"cannot connect to {label}: {reason}")
 
 
-def playbook_schema(conn: Any, label: str, mode: Mode) -> str:
-    """The schema the playbook lives in; made in `create` mode when it does not exist."""
-    current, path = conn.execute(
-        "SELECT current_schema(), current_setting('search_path')"
+def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
+    """The schema the playbook lives in (made in `create` mode when it does not exist), and
+    whether the connection's role leaves what is derived from the log to the database: it
+    may not write the evidence cache (the agent role of `playbook pg roles`)."""
+    current, path, restricted = conn.execute(
+        "SELECT current_schema(), current_setting('search_path'), "
+        "to_regclass('evidence') IS NOT NULL AND NOT has_table_privilege('evidence', 'INSERT')"
     ).fetchone()
     if current is not None:
-        return str(current)
+        return str(current), bool(restricted)
     wanted = [s.strip().strip('"') for s in path.split(",") if s.strip() and "$user" not in s]
     if not wanted:
         raise errors.CannotOpen(f"{label}: the connection's search_path names no schema")
@@ -91,7 +94,7 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> str:
         pass  # another process made it a moment ago
     except psycopg.Error as exc:
         raise translate(exc, label) or exc from None
-    return wanted[0]
+    return wanted[0], False
 
 
 def open_postgres(url: str, mode: Mode, label: str) -> Any:
@@ -101,8 +104,10 @@ def open_postgres(url: str, mode: Mode, label: str) -> Any:
 
     conn = connect(url, label, read_only=mode == "read")
     try:
-        schema = playbook_schema(conn, label, mode)
+        schema, restricted = playbook_schema(conn, label, mode)
     except BaseException:
         conn.close()
         raise
-    return PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
+    ex = PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
+    ex.derived_by_database = restricted
+    return ex

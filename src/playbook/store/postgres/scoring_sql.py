@@ -49,7 +49,7 @@ def scoring_sql(schema: str, policy: Policy) -> list[str]:
     path = f"SET search_path = {s}, pg_temp"
     now_days = "(extract(epoch FROM clock_timestamp())::float8 / 86400.0::float8)"
     days = "(extract(epoch FROM ({t})::timestamptz)::float8 / 86400.0::float8)"
-    good = f"e.weight >= 0 AND e.weight <= {_f(MAX_WEIGHT)} AND {s}.playbook_is_time(e.at)"
+    good = f"fb.weight >= 0 AND fb.weight <= {_f(MAX_WEIGHT)} AND {s}.playbook_is_time(fb.at)"
     return [
         # 0.5 ** halvings, flushed to 0 where it would be below TINY (scoring.half_factor).
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_half(halvings float8) RETURNS float8
@@ -157,9 +157,9 @@ BEGIN
         RETURN 0;
     END IF;
     folded := (SELECT count(*) FROM feedback WHERE id > mark);
-    FOR b IN SELECT f.bullet_id, min(bu.half_life_days) AS hl
-             FROM feedback f JOIN bullets bu ON bu.id = f.bullet_id
-             WHERE f.id > mark GROUP BY f.bullet_id ORDER BY f.bullet_id LOOP
+    FOR b IN SELECT fb.bullet_id, min(bu.half_life_days) AS hl
+             FROM feedback fb JOIN bullets bu ON bu.id = fb.bullet_id
+             WHERE fb.id > mark GROUP BY fb.bullet_id ORDER BY fb.bullet_id LOOP
         hl := COALESCE(NULLIF(b.hl, 0), {_f(p.half_life_days)});
         SELECT * INTO ev FROM evidence WHERE bullet_id = b.bullet_id;
         had := FOUND;
@@ -174,11 +174,11 @@ BEGIN
             ref := '-Infinity'::float8; helpful := 0; harmful := 0; n := 0;
             last_at := '-Infinity'::float8; last_id := 0;
         END IF;
-        FOR e IN SELECT e.id, e.kind, e.at, e.weight FROM feedback e
-                 WHERE e.bullet_id = b.bullet_id
-                   AND (e.id > mark OR everything)
+        FOR e IN SELECT fb.id, fb.kind, fb.at, fb.weight FROM feedback fb
+                 WHERE fb.bullet_id = b.bullet_id
+                   AND (fb.id > mark OR everything)
                    AND {good}
-                 ORDER BY e.id LOOP
+                 ORDER BY fb.id LOOP
             t := {days.format(t="e.at")};
             IF t > ref THEN
                 IF n > 0 THEN
@@ -261,8 +261,8 @@ BEGIN
             END IF;
         ELSE
             eh := 0; ex := 0;
-            FOR e IN SELECT e.kind, {days.format(t="e.at")} AS t, e.weight FROM feedback e
-                     WHERE e.bullet_id = m AND {good} ORDER BY e.id LOOP
+            FOR e IN SELECT fb.kind, {days.format(t="fb.at")} AS t, fb.weight FROM feedback fb
+                     WHERE fb.bullet_id = m AND {good} ORDER BY fb.id LOOP
                 f := playbook_scaled(e.weight,
                                      playbook_half(GREATEST(0.0::float8, now - e.t) / hl));
                 IF e.kind = 'helpful' THEN
@@ -314,8 +314,8 @@ BEGIN
     now := {now_days};
     stamp := to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
     -- the bullets the batch touched, in its order, then those still due (demoting)
-    ids := ARRAY(SELECT t.id FROM unnest(touched) WITH ORDINALITY AS t(id, n)
-                 GROUP BY t.id ORDER BY min(t.n))
+    ids := ARRAY(SELECT u.id FROM unnest(touched) WITH ORDINALITY AS u(id, n)
+                 GROUP BY u.id ORDER BY min(u.n))
         || ARRAY(SELECT d.id FROM bullets d WHERE d.maturity_due <= now
                  AND NOT d.id = ANY(touched) ORDER BY d.seq);
     FOREACH bid IN ARRAY ids LOOP

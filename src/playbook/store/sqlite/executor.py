@@ -67,6 +67,7 @@ class SqliteExecutor(ExecutorBase):
     """
 
     dialect = SQLITE
+    derived_by_database = False  # no roles: whoever writes the file writes everything
 
     def __init__(
         self, conn: sqlite3.Connection, *, label: str = "", read_only: bool = False
@@ -98,6 +99,11 @@ class SqliteExecutor(ExecutorBase):
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one after the other."""
         return [self.all(sql, params) for sql, params in queries]
+
+    def call(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """`Executor.call` (SQLite has no functions that write: its commits are counted by
+        the file itself)."""
+        return self.all(sql, params)
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
