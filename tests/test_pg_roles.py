@@ -252,7 +252,7 @@ FORGERIES = {
     ),
     "insert a rule dated ahead": lambda s, t: raw.run(
         s, *_bullet_row("Always tag releases", created_at="2999-01-01T00:00:00.000000Z",
-                        valid_from="2999-01-01T00:00:00.000000Z")  # fmt: skip
+                        valid_from="2999-01-01T00:00:00.000000Z")
     ),
     "bring back a retired rule's text": lambda s, t: raw.run(
         s, *_bullet_row("Cache the node_modules folder between jobs")
@@ -317,7 +317,7 @@ FORGERIES = {
         s, "INSERT INTO proposals (id, delta, status, created_at, seq) "
         "VALUES ('d-forged', '{}', 'approved', ?, 99)", (_now(),)
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("action", sorted(REVIEWER_ACTIONS | FORGERIES))
@@ -348,3 +348,50 @@ def test_the_roles_can_be_installed_again(team: dict[str, Any]) -> None:
         install_roles(owner, f"{schema}_agent", f"{schema}_human")
     with open_store(team["agent"]) as agent, pytest.raises(PermissionDenied):
         agent.pin(team["plain"], "again", actor="human")
+
+
+def test_the_agents_own_work_runs_under_its_role(team: dict[str, Any], tmp_path: Path) -> None:
+    """The real surfaces, logged in as the agent's role: the CLI's add, mark, outcome and
+    reflect, the prompt and session-end hooks, the MCP server's tools."""
+    from .test_mcp import session_run
+
+    url = team["agent"]
+    added = run_cli("--db", url, "add", "Use uv for Python installs", "--json").data
+    assert added["outcomes"][0]["status"] == "added"
+    assert run_cli("--db", url, "mark", team["plain"], "helpful", "--json").data
+    done = run_cli(
+        "--db", url, "outcome", "success", team["plain"], "--receipt", "ci-7", "--json"
+    ).data
+    assert done["applied"] == [team["plain"]]
+    diary = tmp_path / "diary.md"
+    diary.write_text("RULE: Pin Python to 3.12 in CI\n", encoding="utf-8")
+    reflected = run_cli(
+        "--db", url, "reflect", diary, "--session", "diary", "--heuristic", "--json"
+    ).data
+    assert len(reflected["staged"]) == 1
+
+    sessions = tmp_path / "home" / ".claude" / "projects" / "web"
+    sessions.mkdir(parents=True)
+    agent = Agent(db=url, state=tmp_path / "state")  # type: ignore[arg-type]
+    env = agent.env(HOME=str(tmp_path / "home"))
+    r = agent.hook("prompt", fixture("user_prompt_submit.json", prompt="pytest in CI"), env=env)
+    assert r.rc == 0 and team["plain"] in context_of(r.out)
+    transcript = sessions / "s-7.jsonl"
+    transcript.write_bytes(
+        claude_record("user", "Make the tests faster")
+        + claude_record("assistant", f"[playbook: helpful {team['plain']}]\nRULE: Run tests fast")
+    )
+    r = agent.hook(
+        "session-end", fixture("session_end.json", transcript_path=str(transcript)), env=env
+    )
+    assert (r.rc, r.out) == (0, "")
+    wait_for(lambda: agent.reflect_log, "the reflection")
+    assert "staged 1" in agent.reflect_log[0], agent.reflect_log
+
+    seen = asyncio.run(asyncio.wait_for(session_run(url), timeout=60))  # type: ignore[arg-type]
+    assert seen["mark"]["status"] == "applied"
+    assert seen["outcome"]["applied"] and seen["propose"]["staged"]
+    with open_store(team["owner"], mode="read") as owner:
+        events = owner.timeline(team["plain"])
+        assert {e.actor for e in events} == {"agent"} and len(events) >= 3
+        assert agent.log == []

@@ -46,6 +46,47 @@ def _deny(message: str) -> str:
     return f"RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = {message}"
 
 
+# Why an agent's row is refused: plain text, or SQL text (starting with a quote).
+_NOW = f"(within {SKEW} of the database's clock)"
+REFUSALS = {
+    "bullet_shape": "an agent adds a rule only as an active, unpinned candidate: maturity "
+    "is earned by evidence, and pins are a reviewer's",
+    "bullet_source": "an agent's rule is learned (or the AVOID: anti-pattern of an "
+    "inversion): replace and merge are a reviewer's",
+    "bullet_time": f"an agent's rule is stamped with the time of writing {_NOW}",
+    "bullet_hash": "content_hash must be the SHA-256 of the content",
+    "bullet_blocked": "'the rule is near blocked pattern ' || hit",
+    "bullet_zombie": "'the rule is the text of retired or deprecated ' || hit "
+    "|| ' (no zombie rules; a reviewer restores one)'",
+    "feedback_actor": "an agent cannot act as a human (feedback.actor)",
+    "feedback_time": f"feedback is recorded at the time of writing {_NOW}, observed no later",
+    "feedback_receipt": "a receipt is not empty",
+    "feedback_retired": "'no feedback on a retired rule (' || bullet || ')'",
+    "receipt": "a receipt is spent only by an outcome that applied: its feedback, written "
+    "just before it in the same transaction",
+    "edge": "an agent links rules only by inverting one whose harm qualifies (an inverts "
+    "edge from its new anti-pattern); replace and merge are a reviewer's",
+    "maturity_log": "the maturity log is the database's: an agent writes only the first "
+    "entry (candidate) of a rule it adds",
+    "decision_actor": "an agent cannot act as a human (decisions.actor)",
+    "decision_action": "'an agent logs only what it did itself (not ' || action || ' ' "
+    "|| status || ')'",
+    "decision_time": f"a decision is logged at the time of writing {_NOW}",
+    "flag": "an agent flags a conflict open, for the rule it adds; resolving one is a reviewer's",
+    "proposal": "an agent proposes (pending, now); deciding a proposal is a reviewer's",
+    "posting": "an agent indexes only the rules it adds",
+    "vocab": "an agent only counts a new rule's words (vocab.df + 1)",
+    "pinned": "'only a reviewer pins, unpins or changes a pinned rule (' || OLD.id || ')'",
+    "restore": "'only a reviewer restores a deprecated rule (' || OLD.id || ')'",
+    "maturity": "'an agent cannot set a rule''s maturity (' || OLD.id || '): evidence "
+    "moves it, in the database''s maturity pass, and deprecating is a reviewer''s'",
+    "unretire": "'only a reviewer brings back a retired rule (' || OLD.id || ')'",
+    "retire": "'an agent retires a rule (' || OLD.id || ') only by inverting it, once "
+    "its harm is at least the policy''s and more than twice its help; replace, merge and "
+    "deprecate are a reviewer''s'",
+}
+
+
 def matching_sql(s: str, policy: Policy) -> list[str]:
     """Block matching in SQL (`playbook.text`: normalize, tokens, is_negative; jaccard;
     rapidfuzz's ratio)."""
@@ -148,6 +189,10 @@ def checks_sql(s: str, policy: Policy, agent: str, human: str) -> list[str]:
         policy.outcome_partial_weight,
     )
     path = f"SET search_path = {s}, pg_temp"
+    r = {name: _deny(text) for name, text in REFUSALS.items()}
+    r["feedback_weight"] = _deny(
+        f"an agent's feedback weighs at most {weight:g} (the policy's outcome weights)"
+    )
     return [
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_recent(t text) RETURNS boolean
 LANGUAGE sql STABLE AS $$
@@ -169,44 +214,27 @@ DECLARE
 BEGIN
     IF state <> 'active' OR maturity <> 'candidate' OR pinned <> 0 OR pinned_reason IS NOT NULL
        OR valid_to IS NOT NULL OR due IS NOT NULL OR rev <> 0 THEN
-        {
-            _deny(
-                "an agent adds a rule only as an active, unpinned candidate: maturity is "
-                "earned by evidence, and pins are a reviewer's"
-            )
-        };
+        {r["bullet_shape"]};
     END IF;
     IF source NOT IN ('learned', 'inverted')
        OR (source = 'inverted' AND (kind <> 'anti-pattern' OR content NOT LIKE 'AVOID: %')) THEN
-        {_deny("an agent's rule is learned (or the AVOID: anti-pattern of an inversion): "
-               "replace and merge are a reviewer's")};
+        {r["bullet_source"]};
     END IF;
     IF NOT playbook_recent(created_at) OR valid_from IS DISTINCT FROM created_at THEN
-        {
-            _deny(
-                "an agent's rule is stamped with the time of writing (within "
-                + SKEW
-                + " of the database's clock)"
-            )
-        };
+        {r["bullet_time"]};
     END IF;
     IF hash IS DISTINCT FROM encode(sha256(convert_to(content, 'UTF8')), 'hex') THEN
-        {_deny("content_hash must be the SHA-256 of the content")};
+        {r["bullet_hash"]};
     END IF;
     hit := playbook_blocked(content, kind);
     IF hit IS NOT NULL THEN
-        {_deny("'the rule is near blocked pattern ' || hit")};
+        {r["bullet_blocked"]};
     END IF;
     IF source = 'learned' THEN
         SELECT b.id INTO hit FROM bullets b WHERE b.content_hash = hash
             AND (b.state = 'retired' OR b.maturity = 'deprecated') LIMIT 1;
         IF FOUND THEN
-            {
-            _deny(
-                "'the rule is the text of retired or deprecated ' || hit || "
-                "' (no zombie rules; a reviewer restores one)'"
-            )
-        };
+            {r["bullet_zombie"]};
         END IF;
     END IF;
     RETURN true;
@@ -217,25 +245,19 @@ $$""",
 RETURNS boolean LANGUAGE plpgsql STABLE {path} AS $$
 BEGIN
     IF actor <> 'agent' THEN
-        {_deny("an agent cannot act as a human (feedback.actor)")};
+        {r["feedback_actor"]};
     END IF;
     IF NOT playbook_recent(recorded_at) OR NOT playbook_is_time(at) OR at > recorded_at THEN
-        {
-            _deny(
-                "feedback is recorded at the time of writing (within "
-                + SKEW
-                + " of the database's clock), and observed no later"
-            )
-        };
+        {r["feedback_time"]};
     END IF;
     IF NOT weight <= {max(weight, 1.0)!r}::float8 THEN
-        {_deny(f"an agent's feedback weighs at most {weight:g} (the policy's outcome weights)")};
+        {r["feedback_weight"]};
     END IF;
     IF receipt = '' THEN
-        {_deny("a receipt is not empty")};
+        {r["feedback_receipt"]};
     END IF;
     IF NOT EXISTS (SELECT 1 FROM bullets WHERE id = bullet AND state <> 'retired') THEN
-        {_deny("'no feedback on a retired rule (' || bullet || ')'")};
+        {r["feedback_retired"]};
     END IF;
     RETURN true;
 END
@@ -244,18 +266,12 @@ $$""",
     receipt text, batch text, recorded_at text) RETURNS boolean
 LANGUAGE plpgsql STABLE {path} AS $$
 BEGIN
-    IF NOT playbook_recent(recorded_at) OR NOT EXISTS (
-        SELECT 1 FROM feedback f
-        WHERE f.id > COALESCE((SELECT value::bigint FROM meta
-                                WHERE key = 'evidence_watermark'), 0)
-          AND f.receipt = playbook_agent_receipt.receipt
-          AND f.batch_id IS NOT DISTINCT FROM batch AND f.{fresh}) THEN
-        {
-            _deny(
-                "a receipt is spent only by an outcome that applied: its feedback, written "
-                "in the same transaction"
-            )
-        };
+    -- The log's last event is of the receipt's batch, written by this transaction (writers
+    -- take turns: nobody's event can come after it), so the receipt's outcome applied.
+    IF NOT playbook_recent(recorded_at) OR receipt = '' OR NOT COALESCE((
+        SELECT f.batch_id = batch AND f.{fresh} FROM feedback f ORDER BY f.id DESC LIMIT 1
+    ), false) THEN
+        {r["receipt"]};
     END IF;
     RETURN true;
 END
@@ -267,12 +283,7 @@ BEGIN
        OR NOT EXISTS (SELECT 1 FROM bullets WHERE id = src AND {fresh}
                       AND source = 'inverted' AND type = 'anti-pattern')
        OR NOT playbook_should_invert(dst) THEN
-        {
-            _deny(
-                "an agent links rules only by inverting one whose harm qualifies (an inverts "
-                "edge from its new anti-pattern); replace and merge are a reviewer's"
-            )
-        };
+        {r["edge"]};
     END IF;
     RETURN true;
 END
@@ -285,12 +296,7 @@ BEGIN
        OR NOT EXISTS (SELECT 1 FROM bullets b WHERE b.id = bullet AND b.{fresh}
                       AND b.created_at = at AND b.maturity = 'candidate')
        OR EXISTS (SELECT 1 FROM maturity_log m WHERE m.bullet_id = bullet) THEN
-        {
-            _deny(
-                "the maturity log is the database's: an agent writes only the first entry "
-                "(candidate) of a rule it adds"
-            )
-        };
+        {r["maturity_log"]};
     END IF;
     RETURN true;
 END
@@ -300,23 +306,17 @@ $$""",
 LANGUAGE plpgsql STABLE {path} AS $$
 BEGIN
     IF actor <> 'agent' THEN
-        {_deny("an agent cannot act as a human (decisions.actor)")};
+        {r["decision_actor"]};
     END IF;
     IF action NOT IN ('add', 'helpful', 'harmful', 'replace', 'merge', 'deprecate', '?',
                       'invert', 'outcome')
        OR (action IN ('replace', 'merge', 'deprecate') AND status = 'applied')
        OR (action = 'invert' AND NOT EXISTS (
             SELECT 1 FROM bullets WHERE id = bullet AND state = 'retired' AND {fresh})) THEN
-        {_deny("'an agent logs only what it did itself (not ' || action || ' ' || status || ')'")};
+        {r["decision_action"]};
     END IF;
     IF NOT playbook_recent(at) THEN
-        {
-            _deny(
-                "a decision is logged at the time of writing (within "
-                + SKEW
-                + " of the database's clock)"
-            )
-        };
+        {r["decision_time"]};
     END IF;
     RETURN true;
 END
@@ -328,12 +328,7 @@ BEGIN
     IF status <> 'open' OR resolved_at IS NOT NULL OR resolution IS NOT NULL
        OR NOT playbook_recent(created_at)
        OR NOT EXISTS (SELECT 1 FROM bullets WHERE id = a AND {fresh}) THEN
-        {
-            _deny(
-                "an agent flags a conflict open, for the rule it adds; resolving one is a "
-                "reviewer's"
-            )
-        };
+        {r["flag"]};
     END IF;
     RETURN true;
 END
@@ -346,7 +341,7 @@ BEGIN
     IF status <> 'pending' OR decided_at IS NOT NULL OR decided_by IS NOT NULL
        OR reason IS NOT NULL OR edited IS NOT NULL OR result IS NOT NULL
        OR NOT playbook_recent(created_at) THEN
-        {_deny("an agent proposes (pending, now); deciding a proposal is a reviewer's")};
+        {r["proposal"]};
     END IF;
     RETURN true;
 END
@@ -356,7 +351,7 @@ LANGUAGE plpgsql STABLE {path} AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM bullets b WHERE b.seq = playbook_agent_posting.seq
                    AND b.{fresh}) THEN
-        {_deny("an agent indexes only the rules it adds")};
+        {r["posting"]};
     END IF;
     RETURN true;
 END
@@ -369,36 +364,25 @@ BEGIN
         RETURN NEW;  -- a reviewer, the owner, or the database's own functions
     END IF;
     IF TG_TABLE_NAME = 'vocab' THEN
-        {_deny("an agent only counts a new rule's words (vocab.df + 1)")};
+        {r["vocab"]};
     END IF;
     IF OLD.pinned <> 0 OR NEW.pinned <> OLD.pinned THEN
-        {_deny("'only a reviewer pins, unpins or changes a pinned rule (' || OLD.id || ')'")};
+        {r["pinned"]};
     END IF;
     IF NEW.maturity <> OLD.maturity THEN
         IF OLD.maturity = 'deprecated' THEN
-            {_deny("'only a reviewer restores a deprecated rule (' || OLD.id || ')'")};
+            {r["restore"]};
         END IF;
-        {
-            _deny(
-                "'an agent cannot set a rule''s maturity (' || OLD.id || '): evidence moves "
-                "it, in the database''s maturity pass, and deprecating is a reviewer''s'"
-            )
-        };
+        {r["maturity"]};
     END IF;
     IF OLD.state = 'retired' THEN
-        {_deny("'only a reviewer brings back a retired rule (' || OLD.id || ')'")};
+        {r["unretire"]};
     END IF;
     IF NEW.state = 'retired' AND NEW.maturity_due IS NULL AND playbook_recent(NEW.valid_to)
        AND playbook_should_invert(OLD.id) THEN
         RETURN NEW;  -- step 5: inverting a rule its harm has turned
     END IF;
-    {
-            _deny(
-                "'an agent retires a rule (' || OLD.id || ') only by inverting it, once its "
-                "harm is at least the policy''s and more than twice its help; replace, merge "
-                "and deprecate are a reviewer''s'"
-            )
-        };
+    {r["retire"]};
 END
 $$""",
     ]
