@@ -154,7 +154,8 @@ def test_the_database_moves_maturity_and_inverts_for_an_agent(team: dict[str, An
         assert owner.scores([rule, new]) == scores
         (decision,) = [d for d in owner.decisions(bullet_id=rule) if d.action == "maturity"]
         assert (decision.actor, decision.detail) == (
-            "agent", {"from": "candidate", "to": "established"}
+            "agent",
+            {"from": "candidate", "to": "established"},
         )
         assert decision.reason == "evidence H=3.00 X=0.00"
 
@@ -233,8 +234,9 @@ FORGERIES = {
         s, "UPDATE bullets SET state = 'active', valid_to = NULL WHERE id = ?", (t["retired"],)
     ),
     "retire a rule its harm has not turned": lambda s, t: raw.run(
-        s, "UPDATE bullets SET state = 'retired', valid_to = ?, maturity_due = NULL "
-        "WHERE id = ?", (_now(), t["plain"])
+        s,
+        "UPDATE bullets SET state = 'retired', valid_to = ?, maturity_due = NULL WHERE id = ?",
+        (_now(), t["plain"]),
     ),
     "forge evidence": lambda s, t: raw.run(s, "UPDATE evidence SET helpful = 1e9"),
     "write evidence": lambda s, t: raw.run(
@@ -244,34 +246,44 @@ FORGERIES = {
         s, *_bullet_row(BLOCKED, maturity="proven")
     ),
     "insert a blocked rule": lambda s, t: raw.run(s, *_bullet_row(BLOCKED)),
-    "insert a pinned rule": lambda s, t: raw.run(
-        s, *_bullet_row("Always tag releases", pinned=1)
-    ),
+    "insert a pinned rule": lambda s, t: raw.run(s, *_bullet_row("Always tag releases", pinned=1)),
     "insert a rule with a forged hash": lambda s, t: raw.run(
         s, *_bullet_row("Always tag releases", content_hash="0" * 64)
     ),
     "insert a rule dated ahead": lambda s, t: raw.run(
-        s, *_bullet_row("Always tag releases", created_at="2999-01-01T00:00:00.000000Z",
-                        valid_from="2999-01-01T00:00:00.000000Z")
+        s,
+        *_bullet_row(
+            "Always tag releases",
+            created_at="2999-01-01T00:00:00.000000Z",
+            valid_from="2999-01-01T00:00:00.000000Z",
+        ),
     ),
     "bring back a retired rule's text": lambda s, t: raw.run(
         s, *_bullet_row("Cache the node_modules folder between jobs")
     ),
     "claim a reviewer pinned": lambda s, t: raw.run(
-        s, "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
-        "VALUES (?, 'human', 'pin', ?, 'applied', '{}')", (_now(), t["plain"])
+        s,
+        "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
+        "VALUES (?, 'human', 'pin', ?, 'applied', '{}')",
+        (_now(), t["plain"]),
     ),
     "log a pin as its own": lambda s, t: raw.run(
-        s, "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
-        "VALUES (?, 'agent', 'pin', ?, 'applied', '{}')", (_now(), t["plain"])
+        s,
+        "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
+        "VALUES (?, 'agent', 'pin', ?, 'applied', '{}')",
+        (_now(), t["plain"]),
     ),
     "log a deprecation": lambda s, t: raw.run(
-        s, "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
-        "VALUES (?, 'agent', 'deprecate', ?, 'applied', '{}')", (_now(), t["plain"])
+        s,
+        "INSERT INTO decisions (at, actor, action, bullet_id, status, detail) "
+        "VALUES (?, 'agent', 'deprecate', ?, 'applied', '{}')",
+        (_now(), t["plain"]),
     ),
     "pre-burn a receipt": lambda s, t: raw.run(
-        s, "INSERT INTO receipts (receipt, recorded_at, outcome, seq) "
-        "VALUES ('job-42', ?, 'success', 99)", (_now(),)
+        s,
+        "INSERT INTO receipts (receipt, recorded_at, outcome, seq) "
+        "VALUES ('job-42', ?, 'success', 99)",
+        (_now(),),
     ),
     "rewrite meta": lambda s, t: raw.run(
         s, "UPDATE meta SET value = '0' WHERE key = 'evidence_watermark'"
@@ -281,41 +293,53 @@ FORGERIES = {
         s, "UPDATE conflicts SET status = 'resolved' WHERE id = ?", (t["conflict"],)
     ),
     "flag a conflict resolved": lambda s, t: raw.run(
-        s, "INSERT INTO conflicts (a, b, reason, created_at, status) "
-        "VALUES (?, ?, 'x', ?, 'resolved')", (t["plain"], t["pinned"], _now())
+        s,
+        "INSERT INTO conflicts (a, b, reason, created_at, status) "
+        "VALUES (?, ?, 'x', ?, 'resolved')",
+        (t["plain"], t["pinned"], _now()),
     ),
     "flag a conflict between others' rules": lambda s, t: raw.run(
-        s, "INSERT INTO conflicts (a, b, reason, created_at) VALUES (?, ?, 'x', ?)",
+        s,
+        "INSERT INTO conflicts (a, b, reason, created_at) VALUES (?, ?, 'x', ?)",
         (t["plain"], t["pinned"], _now()),
     ),
     "log a maturity move": lambda s, t: raw.run(
-        s, "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, 'proven')",
+        s,
+        "INSERT INTO maturity_log (bullet_id, at, maturity) VALUES (?, ?, 'proven')",
         (t["plain"], _now()),
     ),
     "inherit by a supersedes edge": lambda s, t: raw.run(
-        s, "INSERT INTO edges (kind, src, dst, at) VALUES ('supersedes', ?, ?, ?)",
+        s,
+        "INSERT INTO edges (kind, src, dst, at) VALUES ('supersedes', ?, ?, ?)",
         (t["plain"], t["pinned"], _now()),
     ),
     "mark with a weight of a million": lambda s, t: raw.run(
-        s, "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight) "
-        "VALUES (?, 'helpful', ?, ?, 1e6)", (t["plain"], _now(), _now())
+        s,
+        "INSERT INTO feedback (bullet_id, kind, at, recorded_at, weight) "
+        "VALUES (?, 'helpful', ?, ?, 1e6)",
+        (t["plain"], _now(), _now()),
     ),
     "mark ahead of time": lambda s, t: raw.run(
-        s, "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
+        s,
+        "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
         (t["plain"], iso(utcnow() + timedelta(days=30)), iso(utcnow() + timedelta(days=30))),
     ),
     "mark a retired rule": lambda s, t: raw.run(
-        s, "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
+        s,
+        "INSERT INTO feedback (bullet_id, kind, at, recorded_at) VALUES (?, 'helpful', ?, ?)",
         (t["retired"], _now(), _now()),
     ),
     "index another rule": lambda s, t: raw.run(
-        s, "INSERT INTO bullet_tokens (token, seq) SELECT 'zzz', seq FROM bullets WHERE id = ?",
+        s,
+        "INSERT INTO bullet_tokens (token, seq) SELECT 'zzz', seq FROM bullets WHERE id = ?",
         (t["plain"],),
     ),
     "zero a word's count": lambda s, t: raw.run(s, "UPDATE vocab SET df = 0"),
     "decide in a proposal": lambda s, t: raw.run(
-        s, "INSERT INTO proposals (id, delta, status, created_at, seq) "
-        "VALUES ('d-forged', '{}', 'approved', ?, 99)", (_now(),)
+        s,
+        "INSERT INTO proposals (id, delta, status, created_at, seq) "
+        "VALUES ('d-forged', '{}', 'approved', ?, 99)",
+        (_now(),),
     ),
 }
 

@@ -274,7 +274,10 @@ class EvidenceMixin(BulletsMixin):
             self.sync_evidence()
             aggs = self._load_aggs(members)
         out: dict[str, Evidence] = {}
-        need_raw: set[str] = set()
+        # (bullet, member) pairs the cache cannot answer for that bullet's half-life and
+        # moment: only those read the raw events (a bullet's sums never depend on which
+        # other bullets were asked for with it: the database's own pass asks one at a time)
+        need_raw: set[tuple[str, str]] = set()
         for bid, group in groups.items():
             if bid not in info:
                 continue
@@ -283,9 +286,9 @@ class EvidenceMixin(BulletsMixin):
                 for m in group:
                     agg = aggs.get(m)
                     if agg and (agg.acc.half_life != h or not agg.acc.covers(now)):
-                        need_raw.add(m)
+                        need_raw.add((bid, m))
         if need_raw:
-            raw = self.raw_events(need_raw)
+            raw = self.raw_events({m for _, m in need_raw})
         for bid, group in groups.items():
             if bid not in info:
                 continue
@@ -294,7 +297,7 @@ class EvidenceMixin(BulletsMixin):
             last = info[bid][1]
             pending: float | None = None
             for m in group:
-                if raw is not None and (all_raw or m in need_raw):
+                if raw is not None and (all_raw or (bid, m) in need_raw):
                     events = raw.get(m, [])
                     eh, ex = scoring.decayed_totals(events, now, h)
                     for e in events:
