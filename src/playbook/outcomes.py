@@ -32,6 +32,13 @@ class OutcomeReport(BaseModel):
     context: StorableText | None = None
     at: datetime | None = None  # when it happened (observation time); default now
 
+    @field_validator("receipt")
+    @classmethod
+    def _receipt(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise invalid("a receipt is not empty (leave it out for none)")
+        return value
+
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:

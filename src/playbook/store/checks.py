@@ -150,9 +150,9 @@ class Rule:
             cond = f"{c} >= 0 AND {c} <= {_FINITE}"
         elif self.kind == "json":
             cond = f"playbook_json_type({c}) IS NOT NULL"
-        else:
-            cond = f"playbook_json_type({c}) = '{self.kind}'"
-        return f"({c} IS NULL OR ({cond}))" if self.nullable else f"({cond})"
+        else:  # (a function's NULL would pass a CHECK: compared so that it cannot)
+            cond = f"playbook_json_type({c}) IS NOT DISTINCT FROM '{self.kind}'"
+        return f"({c} IS NULL OR ({cond}))" if self.nullable else f"({c} IS NOT NULL AND {cond})"
 
 
 # Every rule, by table: (the key that names a row in doctor's report, "column:kind" for

@@ -111,8 +111,8 @@ class EvidenceMixin(BulletsMixin):
             # rather than hashing every bullet.)
             mark = self.evidence_watermark()
             rows = self.sql.all(
-                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days "
-                "FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
+                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days, "
+                "f.recorded_at FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
                 "WHERE f.id > ? ORDER BY f.id",
                 (mark,),
             )
@@ -120,8 +120,8 @@ class EvidenceMixin(BulletsMixin):
             if not rows:
                 return 0
             aggs = self._load_aggs({r[1] for r in rows})
-            for eid, bid, kind, at, weight, hl in rows:
-                point = event_point(eid, at, weight)
+            for eid, bid, kind, at, weight, hl, recorded in rows:
+                point = event_point(eid, at, weight, recorded)
                 if point is None:  # a malformed row (noted): no event, for every reader
                     continue
                 h = self.half_life(value=hl)
@@ -176,11 +176,12 @@ class EvidenceMixin(BulletsMixin):
         acc = scoring.DecayAccumulator(half_life)
         last_at = float("-inf")
         last_id = 0
-        for eid, kind, at, weight in self.sql.execute(
-            "SELECT id, kind, at, weight FROM feedback WHERE bullet_id = ? AND id <= ? ORDER BY id",
+        for eid, kind, at, weight, recorded in self.sql.execute(
+            "SELECT id, kind, at, weight, recorded_at FROM feedback "
+            "WHERE bullet_id = ? AND id <= ? ORDER BY id",
             (bullet_id, upto),
         ):
-            point = event_point(eid, at, weight)
+            point = event_point(eid, at, weight, recorded)
             if point is None:
                 continue
             t, w = point
@@ -199,13 +200,12 @@ class EvidenceMixin(BulletsMixin):
             extra = " AND recorded_at <= ?"
             args_tail = [iso(recorded_by)]
         d = self.sql.dialect
-        for eid, bid, kind, at, weight in self.sql.execute(
-            f"SELECT id, bullet_id, kind, at, weight FROM feedback WHERE {d.in_list('bullet_id')}"
-            + extra
-            + " ORDER BY id",
+        for eid, bid, kind, at, weight, recorded in self.sql.execute(
+            "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
+            f"WHERE {d.in_list('bullet_id')}" + extra + " ORDER BY id",
             [d.list_param(ids), *args_tail],
         ):
-            point = event_point(eid, at, weight)
+            point = event_point(eid, at, weight, recorded)
             if point is not None:
                 out.setdefault(bid, []).append(scoring.RawEvent(kind, *point))
         return out

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import scoring
-from .records import event_point, iso, parse_iso, stored_time
+from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -47,7 +47,7 @@ def events_recorded_by(
     """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
     bullets) recorded by `when`."""
     d = store.sql.dialect
-    sql = "SELECT bullet_id, kind, at, weight, id FROM feedback WHERE recorded_at <= ?"
+    sql = "SELECT bullet_id, kind, at, weight, id, recorded_at FROM feedback WHERE recorded_at <= ?"
     if ids is None:
         rows = store.sql.all(sql, (iso(when),))
     else:
@@ -55,7 +55,7 @@ def events_recorded_by(
             f"{sql} AND {d.in_list('bullet_id')}",
             (iso(when), d.list_param(ids)),
         )
-    return [r[:4] for r in rows if event_point(r[4], r[2], r[3]) is not None]
+    return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
 
 def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
@@ -66,12 +66,7 @@ def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
 def every_event(store: PlaybookStore) -> list[tuple[str, str, Any, float, Any]]:
     """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
     rows = store.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
-    return [
-        r[:5]
-        for r in rows
-        if event_point(r[5], r[2], r[3]) is not None
-        and stored_time(r[4], "feedback", r[5]) is not None
-    ]
+    return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
 
 
 def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:

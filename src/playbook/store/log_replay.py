@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .records import event_point, stored_time
+from .records import event_point
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -79,8 +79,7 @@ def read_history(store: PlaybookStore) -> History:
             "SELECT id, bullet_id, kind, at, recorded_at, weight, context, session_ref, "
             "batch_id FROM feedback ORDER BY recorded_at, id"
         )
-        if event_point(r[0], r[3], r[5]) is not None
-        and stored_time(r[4], "feedback", r[0]) is not None
+        if event_point(r[0], r[3], r[5], r[4]) is not None
     ]
     maturity = list(
         map(

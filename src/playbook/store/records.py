@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..scoring import days
-from .checks import FIRST_YEAR, LAST_YEAR, is_weight, note_malformed
+from .checks import is_time, is_weight, note_malformed
 
 if TYPE_CHECKING:
     from ..model import Bullet, FeedbackEvent
@@ -53,20 +53,19 @@ def stored_time(text: object, table: str = "", key: object = None) -> datetime |
     """A timestamp read back from the database, or None for one that is not a time of the
     years a row may name (written before the database checked them: `store/checks.py`);
     such a row is noted for the command to report (`checks.note_malformed`)."""
-    try:
-        t = parse_iso(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        t = None
-    if t is None or not FIRST_YEAR <= t.year <= LAST_YEAR:
+    if not is_time(text):
         note_malformed(table, key)
         return None
-    return t
+    return parse_iso(text)  # type: ignore[arg-type]
 
 
-def event_point(key: object, at: object, weight: object) -> tuple[float, float] | None:
+def event_point(
+    key: object, at: object, weight: object, recorded_at: object
+) -> tuple[float, float] | None:
     """(observation time in epoch days, weight) of a stored feedback event, or None for a
-    malformed one (noted, and counted as no event by every reader alike)."""
-    if not is_weight(weight):
+    malformed one (noted, and counted as no event by every reader alike, the database's
+    own fold included: `store/postgres/scoring_sql.py`)."""
+    if not (is_weight(weight) and is_time(recorded_at)):
         note_malformed("feedback", key)
         return None
     t = stored_time(at, "feedback", key)

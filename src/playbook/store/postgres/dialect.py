@@ -45,6 +45,8 @@ def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
     if state in _NO_DATABASE:
         return errors.NoDatabase(f"no database at {where} ({detail})")
     if not state and isinstance(exc, psycopg.DataError):  # refused before it was sent
+        if "NUL" in detail:  # the words SQLite's executor uses for the same refusal
+            return errors.InvalidInput("text with a NUL character (\\x00) cannot be stored")
         return errors.InvalidInput(f"PostgreSQL cannot store this value: {detail}")
     if state[:2] in _CANNOT_CONNECT_CLASSES or (
         not state and isinstance(exc, psycopg.OperationalError)

@@ -49,7 +49,10 @@ def scoring_sql(schema: str, policy: Policy) -> list[str]:
     path = f"SET search_path = {s}, pg_temp"
     now_days = "(extract(epoch FROM clock_timestamp())::float8 / 86400.0::float8)"
     days = "(extract(epoch FROM ({t})::timestamptz)::float8 / 86400.0::float8)"
-    good = f"fb.weight >= 0 AND fb.weight <= {_f(MAX_WEIGHT)} AND {s}.playbook_is_time(fb.at)"
+    good = (
+        f"fb.weight >= 0 AND fb.weight <= {_f(MAX_WEIGHT)} AND {s}.playbook_is_time(fb.at) "
+        f"AND {s}.playbook_is_time(fb.recorded_at)"
+    )
     return [
         # 0.5 ** halvings, flushed to 0 where it would be below TINY (scoring.half_factor).
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_half(halvings float8) RETURNS float8

@@ -54,6 +54,19 @@ class Rows:
             yield from batch
 
 
+NUL_REFUSED = "text with a NUL character (\\x00) cannot be stored"
+
+
+def _refuse_nul(params: Sequence[Any]) -> Sequence[Any]:
+    """`params`, unless a text among them holds a NUL character: SQLite would store it, but
+    PostgreSQL cannot, so a playbook holding one could never be copied there. Refused the
+    same way on both backends (`InvalidInput`)."""
+    for value in params:
+        if type(value) is str and "\x00" in value:
+            raise errors.InvalidInput(f"{NUL_REFUSED} ({value[:40]!r})")
+    return params
+
+
 def _translated(exc: sqlite3.Error, label: str) -> BaseException:
     return translate(exc, label) or exc
 
@@ -79,12 +92,14 @@ class SqliteExecutor(ExecutorBase):
 
     # -------------------------------------------------------------- running SQL
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        _refuse_nul(params)
         try:
             return Rows(self._conn.execute(sql, params), self.label)
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        rows = [_refuse_nul(row) for row in rows]
         try:
             return self._conn.executemany(sql, rows).rowcount
         except sqlite3.Error as exc:
@@ -107,12 +122,14 @@ class SqliteExecutor(ExecutorBase):
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
+        _refuse_nul(params)
         try:
             return self._conn.execute(sql, params).fetchone()
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        _refuse_nul(params)
         try:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
