@@ -122,7 +122,7 @@ def test_the_checks_keep_what_the_store_writes(store: PlaybookStore, clock: Cloc
     assert store.get_bullet(bid).state == "retired"
 
 
-@pytest.mark.parametrize("poison", sorted(POISON) + ["decision detail NULL"])
+@pytest.mark.parametrize("poison", [*sorted(POISON), "decision detail NULL"])
 def test_a_malformed_row_already_there_is_skipped_and_named(
     db_target: str | Path, clock: Clock, poison: str, tmp_path: Path
 ) -> None:

@@ -14,6 +14,7 @@ the real surfaces (the CLI, the hooks, the MCP server) runs under its role.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -38,6 +39,7 @@ from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 from .helpers import Clock
 from .helpers.cli import run_cli
 from .helpers.hooks import Agent, claude_record, context_of, fixture, wait_for
+from .helpers.mcp_agent import agent_session
 
 pytestmark = pytest.mark.postgres
 
@@ -377,8 +379,6 @@ def test_the_roles_can_be_installed_again(team: dict[str, Any]) -> None:
 def test_the_agents_own_work_runs_under_its_role(team: dict[str, Any], tmp_path: Path) -> None:
     """The real surfaces, logged in as the agent's role: the CLI's add, mark, outcome and
     reflect, the prompt and session-end hooks, the MCP server's tools."""
-    from .test_mcp import session_run
-
     url = team["agent"]
     added = run_cli("--db", url, "add", "Use uv for Python installs", "--json").data
     assert added["outcomes"][0]["status"] == "added"
@@ -412,9 +412,11 @@ def test_the_agents_own_work_runs_under_its_role(team: dict[str, Any], tmp_path:
     wait_for(lambda: agent.reflect_log, "the reflection")
     assert "staged 1" in agent.reflect_log[0], agent.reflect_log
 
-    seen = asyncio.run(asyncio.wait_for(session_run(url), timeout=60))  # type: ignore[arg-type]
-    assert seen["mark"]["status"] == "applied"
-    assert seen["outcome"]["applied"] and seen["propose"]["staged"]
+    pytest.importorskip("mcp")
+    seen = asyncio.run(asyncio.wait_for(agent_session(url, team["plain"]), timeout=60))
+    assert team["plain"] in json.dumps(seen["recall"])
+    assert seen["mark"]["status"] == "applied", seen
+    assert seen["outcome"]["applied"] == [team["plain"]] and seen["propose"]["staged"], seen
     with open_store(team["owner"], mode="read") as owner:
         events = owner.timeline(team["plain"])
         assert {e.actor for e in events} == {"agent"} and len(events) >= 3

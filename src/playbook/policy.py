@@ -308,7 +308,6 @@ def write_policy(
     and the file is replaced whole (a crash leaves the old file or the new one).
 
     Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    import os
     import tomllib
 
     path = Path(path)
@@ -325,9 +324,9 @@ def write_policy(
     prov = dict(data.pop("provenance", {}))
     prov.update(provenance)
     text = dump_toml({"policy": table, "provenance": prov, **data})
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    from .files import write_file  # replaces a regular file whole; never a device or a link out
+
+    write_file(path, text)
     return policy
 
 

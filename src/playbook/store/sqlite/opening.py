@@ -3,6 +3,7 @@ PRAGMAs every connection gets, the read-only fallback, the WAL switch."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from pathlib import Path
@@ -67,6 +68,18 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
             raise errors.NoDatabase(f"no playbook at {p}")
         if p.is_dir():
             raise errors.CannotOpen(f"cannot open {p}: it is a directory, not a playbook file")
+        if p.exists() and not p.is_file():  # a FIFO would hang the open; a device, worse
+            raise errors.CannotOpen(
+                f"cannot open {p}: it is not a regular file (a pipe, a device or a socket), "
+                "and a playbook is one"
+            )
+        if mode == "create" and not p.exists():
+            from ...files import create_private
+
+            # 0600: the log of what agents did is nobody else's (SQLite's own open then says
+            # what is wrong, if something is)
+            with contextlib.suppress(OSError):
+                create_private(p)
     read_only = mode == "read"
     try:
         if memory:
