@@ -107,7 +107,7 @@ class CliError(Exception):
         if isinstance(exc, PlaybookError):
             message = str(exc)
             if exc.code == "database_not_empty":
-                message = f"{message}: {db_target()}"
+                message = f"{message}: {target()}"  # a URL's password masked
             return cls(exc.code, message, exc.hint or _CLI_HINTS.get(exc.code))
         pydantic = sys.modules.get("pydantic")
         if pydantic is not None and isinstance(exc, pydantic.ValidationError):

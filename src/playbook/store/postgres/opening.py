@@ -34,10 +34,13 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     psycopg = _psycopg()
     from psycopg.conninfo import conninfo_to_dict
 
+    from ..target import scrub
+
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
-        raise errors.UsageError(f"not a valid PostgreSQL URL: {label} ({exc})") from None
+        detail = scrub(" ".join(str(exc).split()), url)
+        raise errors.UsageError(f"not a valid PostgreSQL URL: {label} ({detail})") from None
     options: dict[str, Any] = {"autocommit": True}
     if "connect_timeout" not in given:
         options["connect_timeout"] = CONNECT_TIMEOUT
@@ -46,7 +49,7 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     try:
         conn = psycopg.connect(url, **options)
     except psycopg.Error as exc:
-        raise _connect_error(exc, label) from None
+        raise _connect_error(exc, label, url) from None
     try:
         conn.execute(f"SET lock_timeout = '{BUSY_TIMEOUT}'")
         if read_only:
@@ -57,8 +60,10 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     return conn
 
 
-def _connect_error(exc: Exception, label: str) -> errors.PlaybookError:
-    text = str(exc).strip()
+def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
+    from ..target import scrub
+
+    text = scrub(str(exc).strip(), url)
     reason = text.split("FATAL:", 1)[-1].strip().splitlines()[0] if text else type(exc).__name__
     if re.search(r'database ".*" does not exist', text):
         return errors.NoDatabase(
