@@ -59,6 +59,7 @@ ERROR_CODES: dict[str, int] = {
     "read_only": EXIT_DATABASE,
     "disk_full": EXIT_DATABASE,
     "cannot_open": EXIT_DATABASE,
+    "connection_lost": EXIT_DATABASE,
     "schema_too_old": EXIT_DATABASE,
     "internal": EXIT_INTERNAL,
 }

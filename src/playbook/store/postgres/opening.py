@@ -115,4 +115,5 @@ def open_postgres(url: str, mode: Mode, label: str) -> Any:
         raise
     ex = PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
     ex.derived_by_database = restricted
+    ex.reopen = lambda: connect(url, label, read_only=mode == "read")
     return ex
