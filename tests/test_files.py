@@ -188,3 +188,53 @@ def test_a_reflector_timeout_is_a_finite_number_of_seconds(tmp_path: Path, value
         db=tmp_path / "pb.sqlite3",
     )  # fmt: skip
     assert "--timeout" in assert_user_error(r, "invalid_input")["message"]
+
+
+def _as_nobody(args: list[str]) -> int:
+    """The CLI in a child of this process that is no longer root (file permissions then
+    apply, as to any user); the modules it needs are already imported here."""
+    from playbook.cli import main
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            code = main(args)
+        except BaseException:
+            code = 99
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.parametrize("command", [["stats"], ["recall", "npm release"], ["export"]])
+def test_a_read_of_a_read_only_file_leaves_nothing_beside_it(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Issue 29: a read left -wal and -shm files (mode 0444) that blocked every write after
+    the file was made writable again."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="playbook-ro-"))  # one another user can reach
+    folder.chmod(0o777)
+    request_cleanup = lambda: shutil.rmtree(folder, ignore_errors=True)  # noqa: E731
+    db = folder / "pb.sqlite3"
+    assert run_cli("add", "Pin npm to 11 in release jobs", db=db).rc == 0
+    args = ["--db", str(db), *command]
+    if ROOT:  # what the command imports, imported here first (the child may not read it)
+        from playbook.cli import main
+
+        warm = tmp_path / "warm.sqlite3"
+        assert run_cli("add", "Pin npm to 11 in release jobs", db=warm).rc == 0
+        assert main(["--db", str(warm), *command]) == 0
+    db.chmod(0o444)
+    try:
+        code = _as_nobody(args) if ROOT else run_cli(*args).rc
+        assert code == 0
+        assert sorted(p.name for p in folder.iterdir()) == ["pb.sqlite3"]
+        db.chmod(0o644)
+        assert run_cli("add", "Run pytest with -x", db=db).rc == 0
+    finally:
+        request_cleanup()

@@ -4,6 +4,7 @@ PRAGMAs every connection gets, the read-only fallback, the WAL switch."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -129,6 +130,12 @@ def _reader(path: Path) -> sqlite3.Connection:
     the files that are there and never checkpoints the log into the playbook; so it is
     too where the file cannot be written."""
     if not path.with_name(path.name + "-wal").exists():
+        if not os.access(path, os.W_OK):
+            # Nobody may write it (a read-only file: chmod 444, a backup): with no log
+            # beside it, the file is all there is. Read as immutable: `mode=ro` would make
+            # -wal and -shm files it cannot remove, read-only too, and every write after
+            # the file is made writable again would fail on them.
+            return _raw(_uri(path, mode="ro", immutable="1"), uri=True)
         try:
             conn = _raw(_uri(path, mode="rw"), uri=True)
             conn.execute("PRAGMA query_only=ON")
