@@ -15,6 +15,7 @@ import os
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,3 +239,41 @@ def test_a_read_of_a_read_only_file_leaves_nothing_beside_it(
         assert run_cli("add", "Run pytest with -x", db=db).rc == 0
     finally:
         request_cleanup()
+
+
+@pytest.fixture
+def small_disk() -> Any:
+    """A 600 KiB file system of its own (root, and the right to mount, needed)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    if not ROOT:
+        pytest.skip("mounting a small file system needs root")
+    folder = Path(tempfile.mkdtemp(prefix="playbook-full-"))
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_full_disk_is_said_and_reads_still_work(small_disk: Path) -> None:
+    """Issue 29: every command, reads included, said "not a usable SQLite database"."""
+    db = small_disk / "pb.sqlite3"
+    assert run_cli("add", "Pin npm to 11 in release jobs", db=db).rc == 0
+    with open(small_disk / "fill", "wb", buffering=0) as fh, pytest.raises(OSError):
+        while True:
+            fh.write(b"\0" * 4096)
+    for command in (["stats"], ["recall", "npm release"], ["export"]):
+        r = run_cli(*command, "--json", db=db)
+        assert r.rc == 0, (command, r.err)
+    r = run_cli("add", "Run pytest with -x", "--json", db=db)
+    assert_user_error(r, "disk_full", 3)
+    assert sorted(p.name for p in small_disk.iterdir()) == ["fill", "pb.sqlite3"]

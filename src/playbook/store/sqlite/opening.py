@@ -47,6 +47,12 @@ def _touch(conn: sqlite3.Connection) -> str:
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
 
 
+def _io_error(exc: sqlite3.Error) -> bool:
+    """An I/O error (a full disk makes the lock files fail so)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL)
+
+
 def _cannot_lock(exc: sqlite3.Error) -> bool:
     """A WAL file in a folder we cannot write: readable only as an immutable file."""
     code = getattr(exc, "sqlite_errorcode", None)
@@ -82,6 +88,9 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
             with contextlib.suppress(OSError):
                 create_private(p)
     read_only = mode == "read"
+    logs = [] if memory else [p.with_name(p.name + s) for s in ("-wal", "-shm")]
+    had = [f for f in logs if f.exists()]
+    empty_log = not logs or not logs[0].exists() or logs[0].stat().st_size == 0
     try:
         if memory:
             conn = _raw(label, uri=label.startswith("file:"))
@@ -94,10 +103,17 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
             journal = _touch(conn)
         except sqlite3.Error as exc:
             conn.close()
-            if memory or mode == "create" or not _cannot_lock(exc):
+            if _io_error(exc):  # a full disk: the lock files the open began, taken away
+                for made in (f for f in logs if f not in had):
+                    with contextlib.suppress(OSError):
+                        made.unlink()
+            full = read_only and empty_log and _io_error(exc)
+            if memory or mode == "create" or not (_cannot_lock(exc) or full):
                 raise
             # A WAL playbook in a folder we cannot write: SQLite cannot make its lock files,
-            # so read it as an immutable file (nobody can change it there anyway).
+            # so read it as an immutable file (nobody can change it there anyway). On a
+            # full disk, the same for a read: with no log beside it, or an empty one, the
+            # file is all there is.
             conn = _raw(_uri(p, mode="ro", immutable="1"), uri=True)
             configure(conn)
             journal = _touch(conn)
