@@ -28,6 +28,7 @@ from playbook.policy import Policy
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.checks import RULES
+from playbook.text import content_hash
 
 from .helpers import Clock
 from .helpers.cli import assert_user_error, run_cli
@@ -291,3 +292,68 @@ def test_iso_of_the_store_is_what_the_checks_take() -> None:
 
     assert is_time(iso(datetime(2026, 3, 1, 12, tzinfo=UTC)))
     assert not is_time(iso(datetime(1969, 12, 31, 23, tzinfo=UTC)))
+
+
+# ------------------------------------------------------------------ the command line
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["diff", "--since", "9999-12-31"], "invalid_input"),
+        (["diff", "--since", "99999999999d"], "invalid_input"),
+        (["diff", "--since", "2026-01-01", "--until", ""], "invalid_input"),
+        (["recall", "npm", "--as-of", ""], "invalid_input"),
+        (["policy", "eval", "--split", "NaN"], "invalid_input"),
+        (["proposals", "--limit", HUGE], "invalid_input"),
+        (["topics", "--threshold", "nan"], "invalid_input"),
+        (["topics", "--threshold", "2"], "invalid_input"),
+        (["--policy", "", "stats"], "usage"),
+        (["--db", ":memory:", "add", "Use uv"], "usage"),
+    ],
+)
+def test_bad_values_on_the_command_line_are_one_line_with_their_exit_code(
+    db_target: str | Path, args: list[str], code: str
+) -> None:
+    """Issue 29: tracebacks (exit 4) on a date far ahead, a span far back, NaN, a huge
+    number; invalid_input that exited 2; empty values taken for none; :memory: writes."""
+    with open_store(db_target) as store:
+        store.insert_bullet("Pin npm to 11 in release jobs")
+    if "--db" not in args:
+        args = ["--db", str(db_target), *args]
+    r = run_cli(*args, "--json")
+    assert_user_error(r, code, 2 if code == "usage" else 1)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", ["TeamA", '"Team A"', '"a,b"', '"we""ird"', '"it\'s"'])
+def test_a_schema_of_any_name_holds_a_playbook(pg_server: str, name: str) -> None:
+    """Capitals, quotes, commas (issue 29: init failed and left a stray schema)."""
+    from urllib.parse import quote
+
+    from playbook.store.postgres.opening import search_path_names
+    from playbook.store.postgres.roles import install_roles
+
+    (schema,) = search_path_names(name)
+    with open_store(pg_server) as admin:
+        raw.run(admin, f'DROP SCHEMA IF EXISTS "{schema.replace(chr(34), chr(34) * 2)}" CASCADE')
+    url = (
+        f"{pg_server}?options={quote('-csearch_path=' + name.replace(' ', chr(92) + ' '), safe='')}"
+    )
+    with open_store(url) as store:
+        bid = curate(store, [{"type": "add", "content": "Pin npm to 11"}]).added[0]
+        tag = content_hash(name)[:8]
+        install_roles(store, f"names_{tag}_agent", f"names_{tag}_human")
+        assert store.sql.schema == schema  # type: ignore[attr-defined]
+    with open_store(url, mode="read") as store:
+        assert store.get_bullet(bid) is not None
+
+
+def test_search_path_names_are_read_as_the_server_reads_them() -> None:
+    from playbook.store.postgres.opening import search_path_names
+
+    assert search_path_names('"$user", public') == ["$user", "public"]
+    assert search_path_names('TeamA, "TeamB"') == ["teama", "TeamB"]
+    assert search_path_names('"a,b" ,"we""ird"') == ["a,b", 'we"ird']

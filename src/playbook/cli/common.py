@@ -183,6 +183,32 @@ def db_target() -> str:
             "give a file path or a postgresql:// URL, or unset $PLAYBOOK_DB for the default",
             EXIT_USAGE,
         )
+    if given == ":memory:" or given.startswith("file::memory:"):
+        raise CliError(
+            "usage",
+            f"{given} is a playbook in memory: it would be gone when the command ends, "
+            "with whatever it wrote",
+            "give a file path or a postgresql:// URL",
+            EXIT_USAGE,
+        )
+    return given
+
+
+def policy_path() -> str | None:
+    """The policy file named by --policy, else $PLAYBOOK_POLICY, else None; an empty one is
+    a usage error (as for --db), never a silent "no policy"."""
+    given = state.policy
+    if given is None and "PLAYBOOK_POLICY" in os.environ:
+        given = os.environ["PLAYBOOK_POLICY"]
+    if given is None:
+        return None
+    if not given.strip():
+        raise CliError(
+            "usage",
+            'the policy file is empty (--policy "" or an empty $PLAYBOOK_POLICY)',
+            "name a playbook.toml, or unset $PLAYBOOK_POLICY for the defaults",
+            EXIT_USAGE,
+        )
     return given
 
 
@@ -204,7 +230,8 @@ def db_path() -> Path:
 
 def load_policy_option() -> Policy | None:
     """The policy named by --policy / $PLAYBOOK_POLICY, or None for the defaults."""
-    if not state.policy:
+    given = policy_path()
+    if given is None:
         return None
     import tomllib
 
@@ -212,7 +239,7 @@ def load_policy_option() -> Policy | None:
 
     from ..policy import load_policy
 
-    path = Path(state.policy).expanduser()
+    path = Path(given).expanduser()
     try:
         return load_policy(path)
     except FileNotFoundError:

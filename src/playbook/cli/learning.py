@@ -245,13 +245,9 @@ def topics(
     from ..consolidation import topics as find_topics
 
     if not 0 < threshold <= 1:
-        raise CliError("invalid_input", "--threshold must be in (0, 1]", exit_code=EXIT_USAGE)
+        raise CliError("invalid_input", "--threshold must be in (0, 1]")
     if max_groups < 1 or max_group_size < 2:
-        raise CliError(
-            "invalid_input",
-            "--max-groups must be >= 1 and --max-group-size >= 2",
-            exit_code=EXIT_USAGE,
-        )
+        raise CliError("invalid_input", "--max-groups must be >= 1 and --max-group-size >= 2")
     with open_store(create=False) as store:
         found = find_topics(
             store, threshold=threshold, max_groups=max_groups, max_group_size=max_group_size

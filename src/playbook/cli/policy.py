@@ -49,14 +49,15 @@ def _one_line(text: str) -> str:
 def _provenance() -> dict[str, dict[str, Any]]:
     """The measured constants' provenance in the --policy file (none without one)."""
     from ..policy import load_provenance
-    from .common import state
+    from .common import policy_path
 
-    if not state.policy:
+    given = policy_path()
+    if not given:
         return {}
     import tomllib
 
     try:
-        return load_provenance(state.policy)
+        return load_provenance(given)
     except (OSError, tomllib.TOMLDecodeError):  # load_policy_option already reported it
         return {}
 
@@ -66,7 +67,7 @@ def policy_show(json_out: bool = json_option()) -> None:
     """Every constant: its value, where the value came from, and what it does."""
     set_json(json_out)
     from ..policy import Policy, describe_provenance
-    from .common import state
+    from .common import policy_path
 
     policy = load_policy_option()
     measured = _provenance()
@@ -80,7 +81,7 @@ def policy_show(json_out: bool = json_option()) -> None:
                 "name": name,
                 "value": value,
                 "default": default,
-                "source": f"{state.policy}" if name in overridden else source,
+                "source": f"{policy_path()}" if name in overridden else source,
                 "default_source": source,
                 "overridden": name in overridden,
                 "provenance": prov,

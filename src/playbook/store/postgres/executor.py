@@ -43,6 +43,7 @@ from .statements import (
     one_statement,
     only_appends,
     prepare,
+    quoted,
 )
 
 __all__ = ["LOCK_CLASS", "PostgresExecutor", "channel_of", "lock_key", "prepare"]
@@ -83,7 +84,7 @@ class PostgresExecutor(ExecutorBase):
             f"SELECT pg_notify('{channel}', '')",
             "COMMIT",
         )
-        self._listen = 'LISTEN "{}"'.format(channel_of(schema).replace('"', '""'))
+        self._listen = f"LISTEN {quoted(channel_of(schema))}"
         # How to connect again after the connection broke (`opening.open_postgres` sets it).
         self.reopen: Callable[[], psycopg.Connection[Any]] | None = None
 
@@ -318,7 +319,7 @@ class PostgresExecutor(ExecutorBase):
         """Whether the commit-counter table exists (it does once step 1 has run)."""
         if not self._counter:
             found = self._conn.execute(
-                "SELECT to_regclass(%s) IS NOT NULL", (f'"{self.schema}"._playbook_changes',)
+                "SELECT to_regclass(%s) IS NOT NULL", (f"{quoted(self.schema)}._playbook_changes",)
             ).fetchone()
             self._counter = bool(found and found[0])
         return self._counter

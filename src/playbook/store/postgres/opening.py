@@ -8,6 +8,7 @@ CREATE privilege on the database); `read` and `write` never create anything.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -83,7 +84,7 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
     ).fetchone()
     if current is not None:
         return str(current), bool(restricted)
-    wanted = [s.strip().strip('"') for s in path.split(",") if s.strip() and "$user" not in s]
+    wanted = [name for name in search_path_names(path) if name != "$user"]
     if not wanted:
         raise errors.CannotOpen(f"{label}: the connection's search_path names no schema")
     if mode != "create":
@@ -93,13 +94,52 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
     psycopg = _psycopg()
     from psycopg import sql
 
+    made = sql.Identifier(wanted[0])
     try:
-        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(wanted[0])))
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(made))
+        now = conn.execute("SELECT current_schema()").fetchone()[0]
     except psycopg.errors.UniqueViolation:
-        pass  # another process made it a moment ago
+        now = wanted[0]  # another process made it a moment ago
     except psycopg.Error as exc:
         raise translate(exc, label) or exc from None
+    if now != wanted[0]:  # never leave a schema behind that the playbook will not be in
+        with contextlib.suppress(psycopg.Error):
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} RESTRICT").format(made))
+        raise errors.CannotOpen(
+            f"{label}: made the schema {wanted[0]!r}, but the connection's search_path "
+            f"({path}) does not select it"
+        )
     return wanted[0], False
+
+
+def search_path_names(path: str) -> list[str]:
+    """The schema names of a `search_path` setting, as PostgreSQL reads them: split at the
+    commas outside double quotes; a quoted name kept as written (`""` is a quote), an
+    unquoted one folded to lower case (ASCII, as the server folds identifiers)."""
+    names: list[str] = []
+    name: list[str] = []
+    quoted = was_quoted = False
+    i = 0
+    while i < len(path):
+        c = path[i]
+        if quoted:
+            if c == '"' and path[i + 1 : i + 2] == '"':
+                name.append('"')
+                i += 1
+            elif c == '"':
+                quoted = False
+            else:
+                name.append(c)
+        elif c == '"':
+            quoted = was_quoted = True
+        elif c == ",":
+            names.append("".join(name))
+            name, was_quoted = [], False
+        elif not c.isspace():
+            name.append(c if was_quoted else c.lower() if c.isascii() else c)
+        i += 1
+    names.append("".join(name))
+    return [n for n in names if n]
 
 
 def open_postgres(url: str, mode: Mode, label: str) -> Any:

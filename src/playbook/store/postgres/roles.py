@@ -31,6 +31,7 @@ from ...errors import UsageError
 from ..copying import TABLES
 from .guard import INSERT_CHECKS, UPDATES, checks_sql, matching_sql, policies_sql
 from .scoring_sql import CALLED, scoring_sql
+from .statements import quoted
 
 if TYPE_CHECKING:
     from ...policy import Policy
@@ -67,7 +68,7 @@ def roles_sql(
 
     agent, human = _check(agent), _check(human)
     policy = policy or DEFAULT_POLICY
-    s = '"' + schema.replace('"', '""') + '"'
+    s = quoted(schema)
     tables = [*TABLES, "_playbook_changes"]
     out = [
         f"""DO $$ BEGIN

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ...policy import MAX_WEIGHT
 from ...scoring import MAX_HALVINGS, TINY
-from .executor import LOCK_CLASS, lock_key
+from .statements import LOCK_CLASS, lock_key, quoted
 
 if TYPE_CHECKING:
     from ...policy import Policy
@@ -43,7 +43,7 @@ def _f(x: float) -> str:
 
 def scoring_sql(schema: str, policy: Policy) -> list[str]:
     """The statements that (re)create the functions on `schema`, with `policy`'s constants."""
-    s = '"' + schema.replace('"', '""') + '"'
+    s = quoted(schema)
     p = policy
     lock = f"PERFORM pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)});"
     path = f"SET search_path = {s}, pg_temp"

@@ -117,6 +117,12 @@ def lock_key(schema: str) -> int:
     return h - (1 << 32) if h >= 1 << 31 else h
 
 
+def quoted(name: str) -> str:
+    """An SQL identifier, double-quoted (a quote in it doubled): a schema named `Team A`,
+    `a,b` or `we"ird` is one name."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def channel_of(schema: str) -> str:
     """The NOTIFY channel of the playbook in `schema`."""
     return f"playbook:{schema}"[:63]

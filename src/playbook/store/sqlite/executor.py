@@ -58,12 +58,15 @@ NUL_REFUSED = "text with a NUL character (\\x00) cannot be stored"
 
 
 def _refuse_nul(params: Sequence[Any]) -> Sequence[Any]:
-    """`params`, unless a text among them holds a NUL character: SQLite would store it, but
-    PostgreSQL cannot, so a playbook holding one could never be copied there. Refused the
-    same way on both backends (`InvalidInput`)."""
+    """`params`, unless a text among them holds a NUL character (SQLite would store it, but
+    PostgreSQL cannot, so a playbook holding one could never be copied there) or a number
+    is beyond a 64-bit integer (`--limit 10**30`): refused as invalid input, the same way
+    on both backends."""
     for value in params:
         if type(value) is str and "\x00" in value:
             raise errors.InvalidInput(f"{NUL_REFUSED} ({value[:40]!r})")
+        if type(value) is int and not -(1 << 63) <= value < 1 << 63:
+            raise errors.InvalidInput(f"{str(value)[:40]}: a number too large to use")
     return params
 
 
