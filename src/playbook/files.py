@@ -106,14 +106,44 @@ def _through_link(link: Path) -> tuple[Path, os.stat_result | None]:
     return target, info
 
 
+READER_WAIT = 10.0  # seconds a FIFO may go without a reader before the write gives up
+
+
 def _write_through(path: Path, data: bytes) -> None:
     try:
-        with open(path, "wb", buffering=0) as fh:  # no O_CREAT needed: it exists
+        if stat.S_ISFIFO(path.stat().st_mode):
+            fd = _reader_waiting(path)
+        else:
+            fd = os.open(path, os.O_WRONLY)  # no O_CREAT, no O_TRUNC: it is a device
+        with open(fd, "wb", buffering=0) as fh:
             view = memoryview(data)
             while view:
                 view = view[fh.write(view) :]
     except OSError as exc:
         raise UnsafePath(f"cannot write {_shown(path)}: {exc.strerror or exc}") from None
+
+
+def _reader_waiting(path: Path) -> int:
+    """The FIFO opened to write once something reads it (waiting up to READER_WAIT: a
+    plain open would wait for ever), blocking again for the write itself."""
+    import errno
+    import time
+
+    deadline = time.monotonic() + READER_WAIT
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+        else:
+            os.set_blocking(fd, True)
+            return fd
+        if time.monotonic() > deadline:
+            raise UnsafePath(
+                f"nothing read the FIFO {_shown(path)} for {READER_WAIT:g} s: not written"
+            )
+        time.sleep(0.05)
 
 
 def new_file_mode(folder: Path) -> int:
@@ -163,21 +193,23 @@ def _replace(path: Path, data: bytes, mode: int | None) -> None:
         raise
 
 
-def read_capped(source: str | os.PathLike[str], max_bytes: int, what: str = "input") -> bytes:
+def read_capped(
+    source: str | os.PathLike[str], max_bytes: int, what: str = "input", option: str = "--max-size"
+) -> bytes:
     """The bytes of `source` (`-`: standard input; a file, a device or a pipe), refused with
     `TooLarge` as soon as more than `max_bytes` arrived. `FileNotFoundError` and
     `IsADirectoryError` pass through for the caller to word."""
     if str(source) == "-":
-        return _capped(sys.stdin.buffer, max_bytes, f"{what} on stdin")
+        return _capped(sys.stdin.buffer, max_bytes, f"{what} on stdin", option)
     path = Path(source).expanduser()
     with open(path, "rb") as fh:
         info = os.fstat(fh.fileno())
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
-            raise TooLarge(_too_large(f"{what} {_shown(path)}", info.st_size, max_bytes))
-        return _capped(fh, max_bytes, f"{what} {_shown(path)}")
+            raise TooLarge(_too_large(f"{what} {_shown(path)}", info.st_size, max_bytes, option))
+        return _capped(fh, max_bytes, f"{what} {_shown(path)}", option)
 
 
-def _capped(fh: object, max_bytes: int, label: str) -> bytes:
+def _capped(fh: object, max_bytes: int, label: str, option: str) -> bytes:
     parts: list[bytes] = []
     size = 0
     read = fh.read  # type: ignore[attr-defined]
@@ -188,12 +220,12 @@ def _capped(fh: object, max_bytes: int, label: str) -> bytes:
         parts.append(chunk)
         size += len(chunk)
         if size > max_bytes:
-            raise TooLarge(_too_large(label, size, max_bytes, more=True))
+            raise TooLarge(_too_large(label, size, max_bytes, option, more=True))
 
 
-def _too_large(label: str, size: int, limit: int, *, more: bool = False) -> str:
+def _too_large(label: str, size: int, limit: int, option: str, *, more: bool = False) -> str:
     got = f"more than {limit:,} bytes" if more else f"{size:,} bytes"
-    return f"{label} is {got}, over the {limit:,}-byte limit (--max-size)"
+    return f"{label} is {got}, over the {limit:,}-byte limit" + (f" ({option})" if option else "")
 
 
 class Capped:
@@ -218,7 +250,9 @@ class Capped:
         chunk = self.raw.read(min(size, self.max_bytes + 1 - self.count))
         self.count += len(chunk)
         if self.count > self.max_bytes:
-            raise TooLarge(_too_large(self.label, self.count, self.max_bytes, more=True))
+            raise TooLarge(
+                _too_large(self.label, self.count, self.max_bytes, "--max-size", more=True)
+            )
         return chunk
 
     def seekable(self) -> bool:
@@ -258,3 +292,19 @@ def loads_json(text: str | bytes) -> Any:
         raise ValueError(f"{name} is not JSON")
 
     return json.loads(text, object_pairs_hook=_no_repeats, parse_constant=constant)
+
+
+TOML_MAX = 1 << 20  # a policy or candidates file: settings, never megabytes
+
+
+def read_toml(path: str | os.PathLike[str], max_bytes: int = TOML_MAX) -> dict[str, Any]:
+    """A TOML file a user named, read up to `max_bytes`; `tomllib.TOMLDecodeError` for one
+    that is not UTF-8 or not TOML (`FileNotFoundError` and `TooLarge` as `read_capped`)."""
+    import tomllib
+
+    data = read_capped(path, max_bytes, "the TOML file", option="")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise tomllib.TOMLDecodeError(f"not UTF-8 text (byte {exc.start})") from None
+    return tomllib.loads(text)

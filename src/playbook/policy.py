@@ -272,10 +272,9 @@ DEFAULT_POLICY = Policy()
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
-    import tomllib  # only here: every command imports this module
+    from .files import read_toml  # only here: every command imports this module
 
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
+    data = read_toml(path)
     # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
     table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
     return Policy(**table)
@@ -291,10 +290,9 @@ MEASURED = "measured by playbook policy eval"
 
 def load_provenance(path: str | Path) -> dict[str, dict[str, Any]]:
     """The `[provenance.NAME]` tables of a policy file (empty when it has none)."""
-    import tomllib
+    from .files import read_toml
 
-    with open(path, "rb") as fh:
-        table = tomllib.load(fh).get("provenance", {})
+    table = read_toml(path).get("provenance", {})
     return (
         {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
     )
@@ -308,13 +306,12 @@ def write_policy(
     and the file is replaced whole (a crash leaves the old file or the new one).
 
     Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    import tomllib
+    from .files import read_toml
 
     path = Path(path)
     data: dict[str, Any] = {}
-    if path.exists():
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+    if path.is_file():  # (a device or a FIFO to write through holds no settings)
+        data = read_toml(path)
     if "policy" in data:
         table = dict(data.pop("policy"))
     else:  # the top-level form: its plain keys are the policy
