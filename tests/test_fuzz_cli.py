@@ -325,7 +325,7 @@ def _run(
             argv = ["--db", str(pb["db"]), *argv]
         env = clean_env(HOME=str(files["home"]), XDG_STATE_HOME=str(tmp_path / "state"))
         started = time.monotonic()
-        r = run_cli(*argv, env=env, stdin=b"")
+        r = run_cli(*argv, env=env, stdin=b"", cwd=tmp_path)  # a value may name a file
         assert time.monotonic() - started < TIMEOUT, (
             f"{argv[:4]} ran {time.monotonic() - started:.0f} s"
         )
@@ -366,7 +366,7 @@ def test_stdin_with_hostile_bytes(
     argv = ["--db", str(playbook["db"]), *command] + ([] if hook else ["--json"])
     env = clean_env(HOME=str(world["home"]), XDG_STATE_HOME=str(tmp_path / "state"))
     started = time.monotonic()
-    r = run_cli(*argv, env=env, stdin=STDIN[stdin])
+    r = run_cli(*argv, env=env, stdin=STDIN[stdin], cwd=tmp_path)
     assert time.monotonic() - started < TIMEOUT
     check(r, argv, json_out=not hook, hook=hook)
 
