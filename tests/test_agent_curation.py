@@ -5,8 +5,11 @@ playbook, and `curate` itself still applies all six."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -203,3 +206,65 @@ def test_the_cli_under_a_reviewer_login_applies_all_six(logins: dict[str, str]) 
     with open_store(logins["owner"], mode="read") as owner:
         assert owner.get_bullet(c).maturity == "deprecated"  # type: ignore[union-attr]
         assert not queue.pending(owner, similar=False)
+
+
+@pytest.mark.postgres
+def test_reflect_apply_under_an_agent_login_stages_what_it_may_not_apply(
+    logins: dict[str, str], tmp_path: Path
+) -> None:
+    c = logins["c"]
+    model = tmp_path / "model.py"  # a reflector that proposes an add and a deprecate
+    deltas = [
+        {"type": "add", "content": "Retry deploys with backoff, never sleep"},
+        {"type": "deprecate", "bullet_id": c, "reason": "sleeping hides flakes"},
+    ]
+    model.write_text(f"import sys; sys.stdin.read(); print({json.dumps(json.dumps(deltas))})\n")
+    notes = tmp_path / "notes.md"
+    notes.write_text("We slept before retrying deploys and it hid a flaky health check.\n")
+    r = run_cli(
+        "--db", logins["agent"], "reflect", notes, "--session", "s-9", "--apply",
+        "--reflector", f"{sys.executable} {model}",
+    )  # fmt: skip
+    assert r.rc == 0, r.err
+    assert "added b-" in r.out
+    assert "this login is an agent's: 1 proposal (replace, merge, deprecate) staged" in r.out
+    with open_store(logins["owner"], mode="read") as owner:
+        (p,) = queue.pending(owner, similar=False)
+        assert p.delta["type"] == "deprecate" and p.provenance.session_ref == "s-9"
+        assert owner.get_bullet(c).maturity != "deprecated"  # type: ignore[union-attr]
+
+
+@pytest.mark.postgres
+def test_the_mcp_server_under_an_agent_login(logins: dict[str, str]) -> None:
+    pytest.importorskip("mcp")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from .helpers.cli import ENTRY
+
+    a, b = logins["a"], logins["b"]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", ENTRY, "--db", logins["agent"], "mcp"],
+        env=clean_env(),
+    )  # fmt: skip
+
+    async def run() -> list[Any]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return [
+                await s.call_tool("mark_feedback", {"bullet_id": b, "kind": "helpful"}),
+                await s.call_tool(
+                    "propose_deltas",
+                    {"deltas": [{"type": "replace", "bullet_id": a, "content": "Pin npm 11.4"}]},
+                ),
+                await s.call_tool("playbook_stats", {}),
+            ]
+
+    results = asyncio.run(asyncio.wait_for(run(), timeout=90))
+    assert [getattr(r, "is_error", getattr(r, "isError", None)) for r in results] == [
+        False, False, False,
+    ]  # fmt: skip
+    with open_store(logins["owner"], mode="read") as owner:
+        assert [(e.kind, e.actor) for e in owner.timeline(b)] == [("helpful", "agent")]
+        (p,) = queue.pending(owner, similar=False)
+        assert (p.delta["type"], p.origin) == ("replace", "mcp")

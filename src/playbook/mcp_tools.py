@@ -272,7 +272,7 @@ class PlaybookTools:
         events, page = _page(list(reversed(d.timeline)), events_offset, events_limit)
         out: dict[str, Any] = {
             "bullet": bullet,
-            "score": {k: getattr(d.score, k) for k in ("helpful", "harmful", "effective")}
+            "score": {k: round(getattr(d.score, k), 3) for k in ("helpful", "harmful", "effective")}
             | {"earned": d.score.earned, "stale": d.score.stale},
             "predecessors": [_related(k, r) for k, r in d.predecessors],
             "successors": [_related(k, r) for k, r in d.successors],
