@@ -294,6 +294,17 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return out
 
 
+def _optional(prop: dict[str, Any]) -> dict[str, Any]:
+    """An optional field said as its value's schema: "leave it out" rather than "may be
+    null" (null is accepted too), a third of the words."""
+    branches = prop.get("anyOf", [])
+    values = [b for b in branches if b != {"type": "null"}]
+    if len(branches) != 2 or len(values) != 1 or prop.get("default", ...) is not None:
+        return prop
+    rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    return {**values[0], **rest}
+
+
 def _bound(prop: dict[str, Any], limit: int) -> None:
     """Set maxLength on the string branch of a field's schema (or of its items)."""
     for branch in [prop, *prop.get("anyOf", [])]:
@@ -311,7 +322,7 @@ def delta_list_schema(policy: Policy, description: str) -> dict[str, Any]:
     union = delta_adapter().json_schema()
     items = _inline({k: v for k, v in union.items() if k != "$defs"}, union.get("$defs", {}))
     for shape in items["oneOf"]:
-        props = shape["properties"]
+        props = shape["properties"] = {k: _optional(v) for k, v in shape["properties"].items()}
         for name, kind in DELTA_FIELDS.items():
             if name in props:
                 _bound(props[name], int(getattr(policy, SETTINGS[kind])))
