@@ -14,7 +14,8 @@ the model when a tool has an output schema (the text block holds the same JSON).
   its first page, and every event at once (events_limit=100). Target for a page: ≤ 10 KB,
   a quarter of the 10,000 tokens at which Claude Code warns (26 KB of structured content
   and 34 KB of text before, all events at once);
-- `tools/list`: the tool definitions a client loads, shown without a target.
+- `tools/list`: what of the tool definitions a model reads (name, description, input
+  schema) and the output schemas a client keeps, shown without a target.
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ async def measure(db: Path, target: str) -> dict[str, Any]:
         await session.initialize()
         tools = (await session.list_tools()).tools
         dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-        out["tools"] = len(json.dumps(dumped, separators=(",", ":")))
+        read = [{k: t.get(k) for k in ("name", "description", "inputSchema")} for t in dumped]
+        out["tools"] = len(json.dumps(read, separators=(",", ":")))
+        out["outputs"] = len(json.dumps([t.get("outputSchema") for t in dumped]))
         for _ in range(20):
             query = " ".join(rng.sample(WORDS, 3))
             data = await structured(session, "recall", {"query": query, "limit": 10})
@@ -127,7 +130,8 @@ def main() -> int:
     ok = figure("MCP recall answer / its rule text (median)", ratio, "x", 2.0)
     ok &= figure("MCP show_bullet, first page (27 events)", seen["page"] / 1000, "KB", 10.0)
     figure("MCP show_bullet, all 27 events", seen["all"] / 1000, "KB")
-    figure("MCP tools/list", seen["tools"] / 1000, "KB")
+    figure("MCP tools/list: names, descriptions, input schemas", seen["tools"] / 1000, "KB")
+    figure("MCP tools/list: output schemas", seen["outputs"] / 1000, "KB")
     return 0 if ok else 1
 
 
