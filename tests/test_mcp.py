@@ -205,7 +205,9 @@ def test_what_an_agent_sees_and_does(store: PlaybookStore, db_target: str | Path
     assert hidden["total"] >= 1 and hidden["rules"][0]["remedies"]
 
     # Rules without a query: by category (any case), by tag, a page at a time.
-    assert {r["id"] for r in seen["by_category"]["rules"]} == {npm, ids["sleep"]}
+    by_category = {r["id"]: r for r in seen["by_category"]["rules"]}
+    assert set(by_category) == {npm, ids["sleep"]}
+    assert by_category[ids["sleep"]]["type"] == "anti-pattern" and "type" not in by_category[npm]
     assert [r["id"] for r in seen["by_tag"]["rules"]] == [npm]
     page = seen["page"]
     assert (page["total"], page["offset"], page["next_offset"], len(page["rules"])) == (

@@ -38,6 +38,7 @@ class Rule(_Out):
         description="recall: the final score it ranks by (relevance x effective score); "
         "list_rules: its effective score (help minus weighted harm, decayed)"
     )
+    type: BulletTypeName | None = Field(default=None, description="absent: a rule")
     category: str | None = Field(default=None, description="absent: general")
     tags: list[str] | None = Field(default=None, description="absent: none")
     scope: str | None = Field(

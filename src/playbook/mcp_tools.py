@@ -25,7 +25,7 @@ HIDDEN_MOST = 10  # hidden rules described with explain_hidden
 DECISIONS_SHOWN = 10  # latest decisions in show_bullet
 MATURITY_SHOWN = 20  # latest rungs in show_bullet
 REFLECT_BYTES = 8 << 20  # transcript bytes one reflect_session call reads
-PROPOSE_NOTE = "staged for human review; nothing is applied until a person approves it"
+PROPOSE_NOTE = "nothing is applied until a person approves it"
 
 
 class ToolFailure(ValueError):
@@ -51,6 +51,8 @@ def rule(b: Bullet, score: float) -> dict[str, Any]:
         "maturity": b.maturity,
         "score": round(score, 3),
     }
+    if b.type != "rule":
+        out["type"] = b.type
     if b.category and b.category != "general":
         out["category"] = b.category
     if b.tags:
@@ -401,9 +403,12 @@ class PlaybookTools:
             reasons = "; ".join(f"[{i}] {why}" for i, why in r.rejected[:10])
             more = f"; and {len(r.rejected) - 10} more" if len(r.rejected) > 10 else ""
             raise ToolFailure(f"nothing staged: every delta was rejected: {reasons}{more}")
-        note = PROPOSE_NOTE
-        if r.rejected:
-            note = f"{len(r.staged)} staged, {len(r.rejected)} rejected (see outcomes); " + note
+        counts = [
+            (len(r.staged), "staged for a person's review"),
+            (len(r.duplicates), "already proposed"),
+            (len(r.rejected), "rejected"),
+        ]
+        note = ", ".join(f"{n} {what}" for n, what in counts if n) + "; " + PROPOSE_NOTE
         return {
             "outcomes": outcomes,
             "staged": len(r.staged),
