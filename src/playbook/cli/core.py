@@ -167,19 +167,27 @@ def curate_cmd(
         result = curate(store, deltas, provenance=_provenance(session, offset))
     data = result.to_dict()
     lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
-    lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
-    lines += [f"{a} inverted into {b}" for a, b in result.inversions]
-    if result.nothing_applied:
+    _report_batch(data, lines, result.nothing_applied, result.summary(), result.reasons())
+
+
+def _report_batch(
+    data: dict[str, Any], lines: list[str], failed: bool, summary: str, reasons: str
+) -> None:
+    """A curate batch's report: a line per delta, then maturity changes and inversions;
+    a batch that changed nothing is the error `nothing_applied` (exit 1)."""
+    lines = [*lines, *(f"{b}: {a} -> {c}" for b, a, c in data["maturity_changes"])]
+    lines += [f"{a} inverted into {b}" for a, b in data["inversions"]]
+    if failed:
         if not state.json:
             sys.stdout.write("\n".join(lines) + "\n")
         err = CliError(
             "nothing_applied",
-            f"{result.summary()}: {result.reasons()}",
+            f"{summary}: {reasons}",
             "invalid deltas changed nothing; refusals are in the decision log",
         )
         err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
         raise err
-    emit(data, "\n".join([*lines, result.summary()]))
+    emit(data, "\n".join([*lines, summary]))
 
 
 def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] | None) -> None:
@@ -195,24 +203,12 @@ def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] |
             lines.append(f"[{o['index']}] staged {o['proposal_id']} ({what}): {o['reason']}")
         else:
             lines.append(f"[{o['index']}] {_outcome_line(o)}")
-    lines += [f"{b}: {a} -> {c}" for b, a, c in data["maturity_changes"]]
-    lines += [f"{a} inverted into {b}" for a, b in data["inversions"]]
-    if result.nothing_done:
-        if not state.json:
-            sys.stdout.write("\n".join(lines) + "\n")
-        err = CliError(
-            "nothing_applied",
-            f"{result.summary()}: {result.reasons()}",
-            "invalid deltas changed nothing; refusals are in the decision log",
-        )
-        err.data = data  # type: ignore[attr-defined]
-        raise err
     if result.staged_count:
         lines.append(
             "this login is an agent's: replace, merge and deprecate wait for a person "
             "('playbook proposals')"
         )
-    emit(data, "\n".join([*lines, result.summary()]))
+    _report_batch(data, lines, result.nothing_done, result.summary(), result.reasons())
 
 
 def _short_source(source: str) -> str:
