@@ -266,6 +266,9 @@ class Score(_Out):
 class ShowOut(_Out):
     bullet: BulletFull
     score: Score
+    score_at: str | None = Field(
+        default=None, description="a retired rule's: when its score was frozen (retirement)"
+    )
     predecessors: list[Related]
     successors: list[Related]
     deprecation: str | None = Field(default=None, description="why it was deprecated")

@@ -290,6 +290,8 @@ class PlaybookTools:
             ],
             "events": {"items": [_event(e) for e in events], **page},
         }
+        if d.score_at is not None:
+            out["score_at"] = iso(d.score_at)
         dep = d.deprecation()
         if dep is not None:
             out["deprecation"] = f"{dep['reason']} ({dep['actor']}, {dep['at']})"
@@ -388,6 +390,8 @@ class PlaybookTools:
         if byte_offset is not None:
             self._range("byte_offset", byte_offset, 0)
         self._bounded(("session_ref", session_ref, "ref"))
+        if not deltas:
+            raise ToolFailure("nothing staged: the batch is empty")
         with _store(self.db, self.policy, create=True) as store:
             r = stage(
                 store, deltas, provenance=_provenance(session_ref, byte_offset), origin=ORIGIN
