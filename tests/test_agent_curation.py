@@ -117,6 +117,10 @@ def test_a_receipt_makes_the_batch_idempotent_and_is_spent_only_by_work(
     assert retried.replayed and not retried.outcomes and not retried.nothing_done
     assert dump(store) == before
     assert [e.kind for e in store.timeline(b)] == ["helpful"]
+    for bad, why in (("  ", "must not be blank"), ("r" * 129, "receipt is 129 characters")):
+        refused = curate_as_agent(store, delta, receipt=bad)
+        assert refused.nothing_done and why in (refused.outcomes[0].reason or "")
+    assert dump(store) == before
 
 
 def test_a_whole_batch_refused_writes_nothing(store: PlaybookStore) -> None:

@@ -38,7 +38,8 @@ _STAGED_TYPES = frozenset(DELTA_TYPES) - frozenset(AGENT_APPLIES)
 class AgentCurateResult:
     """What `curate_as_agent` did: one outcome per input delta, in input order (status
     `staged` with its proposal id, `already-proposed`, or one of `curate`'s statuses), and
-    the curate batch of the deltas that were applied (None when none was curated)."""
+    the curate batch of the deltas it applied (None when none was curated; its outcomes
+    carry the indexes of the input)."""
 
     outcomes: list[DeltaOutcome] = field(default_factory=list)
     proposals: dict[int, str] = field(default_factory=dict)  # input index -> proposal id
@@ -123,11 +124,15 @@ def curate_as_agent(
     seen before makes the call a no-op (`replayed`), and it is spent only by a batch that
     applied or staged something, so a retried call after a lost answer counts once.
     """
+    from ..limits import problem
     from ..queue import stage
 
     prov = _provenance(provenance)
     result = AgentCurateResult()
     refusal = batch_problem(store.policy, deltas, prov)
+    if refusal is None and receipt is not None:
+        blank = "a receipt must not be blank" if not receipt.strip() else None
+        refusal = blank or problem(store.policy, "receipt", receipt, "id")
     if refusal is not None:  # the whole batch: one outcome says why, nothing is written
         result.outcomes.append(DeltaOutcome(0, "rejected-invalid", None, refusal))
         return result
