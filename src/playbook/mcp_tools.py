@@ -1,6 +1,6 @@
 """What `playbook mcp`'s tools do, without the SDK: each takes plain arguments and returns the
-plain dict its output model (`mcp_schemas`) describes, or raises `ToolFailure` with a
-message for the agent. The server (`mcp_server`) wraps each one.
+plain dict its output model (`mcp_schemas`) describes (shaped by `mcp_views`), or raises
+`ToolFailure` with a message for the agent. The server (`mcp_server`) wraps each one.
 
 An agent is untrusted: every argument is bounded (the policy's limits, checked here even
 though the schemas say them too), a transcript path is read only when
@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from . import mcp_views as views
+
 if TYPE_CHECKING:
-    from .model import Bullet
     from .policy import Policy
     from .store import PlaybookStore, Target
 
@@ -41,44 +42,6 @@ def _store(db: Target, policy: Policy | None, *, create: bool) -> Iterator[Playb
         raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
     with open_store(db, policy, mode="create" if create else "write") as store:
         yield store
-
-
-def rule(b: Bullet, score: float) -> dict[str, Any]:
-    """A rule compactly (`mcp_schemas.Rule`): what is not the default is said."""
-    out: dict[str, Any] = {
-        "id": b.id,
-        "content": b.content,
-        "maturity": b.maturity,
-        "score": round(score, 3),
-    }
-    if b.type != "rule":
-        out["type"] = b.type
-    if b.category and b.category != "general":
-        out["category"] = b.category
-    if b.tags:
-        out["tags"] = list(b.tags)
-    if b.scope != "global":
-        out["scope"] = b.scope if b.scope_key is None else f"{b.scope}:{b.scope_key}"
-    if b.pinned:
-        out["pinned"] = True
-    return out
-
-
-def _page(items: list[Any], offset: int, limit: int) -> tuple[list[Any], dict[str, Any]]:
-    """One page of `items` and what `mcp_schemas.Page` says about it."""
-    shown = items[offset : offset + limit]
-    following = offset + len(shown)
-    more = following if following < len(items) else None
-    return shown, {"total": len(items), "offset": offset, "next_offset": more}
-
-
-def _changes(maturity: list[Any], inversions: list[Any]) -> dict[str, Any]:
-    return {
-        "maturity_changes": [
-            {"bullet_id": b, "before": old, "after": new} for b, old, new in maturity
-        ],
-        "inversions": [{"bullet_id": a, "anti_pattern_id": b} for a, b in inversions],
-    }
 
 
 def _provenance(session_ref: str | None, byte_offset: int | None = None) -> dict[str, Any]:
@@ -152,29 +115,13 @@ class PlaybookTools:
 
                 hidden = explain(store, query, limit=limit, scope=scope or None, most=HIDDEN_MOST)
         out: dict[str, Any] = {
-            name: [rule(i.bullet, i.final_score) for i in getattr(r, name)]
+            name: [views.rule(i.bullet, i.final_score) for i in getattr(r, name)]
             for name in ("bullets", "anti_patterns", "deprecated_warnings")
         }
         if r.degraded:
             out["degraded"] = list(r.degraded)
         if hidden is not None:
-            out["hidden"] = {
-                "total": hidden.total,
-                "rules": [
-                    {
-                        "id": h.bullet.id,
-                        "content": h.bullet.content,
-                        "reason": h.reason,
-                        "why": h.why(),
-                        "remedies": [
-                            {"action": m.action, "note": m.note}
-                            | ({"marks": m.marks} if m.marks is not None else {})
-                            for m in h.remedies
-                        ],
-                    }
-                    for h in hidden.hidden[:HIDDEN_MOST]
-                ],
-            }
+            out["hidden"] = views.hidden(hidden, HIDDEN_MOST)
         return out
 
     def list_rules(
@@ -199,8 +146,8 @@ class PlaybookTools:
             scores = store.scores([b.id for b in found]) if found else {}
         effective = {b.id: scores[b.id].effective if b.id in scores else 0.0 for b in found}
         found.sort(key=lambda b: (-effective[b.id], b.id))
-        shown, page = _page(found, offset, limit)
-        return {"rules": [rule(b, effective[b.id]) for b in shown], **page}
+        shown, page = views.page(found, offset, limit)
+        return {"rules": [views.rule(b, effective[b.id]) for b in shown], **page}
 
     def stats(self) -> dict[str, Any]:
         from .review.stats import playbook_stats
@@ -216,86 +163,27 @@ class PlaybookTools:
         offset: int = 0,
     ) -> dict[str, Any]:
         from .queue import pending
-        from .store import iso
 
         self._range("limit", limit, 1, 100)
         self._range("offset", offset, 0)
         self._bounded(("session_ref", session_ref, "ref"))
         with _store(self.db, self.policy, create=False) as store:
             found = pending(store, similar=False, session=session_ref, delta_type=type)
-        shown, page = _page(found, offset, limit)
-        items = []
-        for p in shown:
-            item: dict[str, Any] = {
-                "id": p.id,
-                "delta": p.delta,
-                "origin": p.origin,
-                "created_at": iso(p.created_at),
-            }
-            if p.provenance.session_ref is not None:
-                item["session_ref"] = p.provenance.session_ref
-            if p.provenance.byte_offset is not None:
-                item["byte_offset"] = p.provenance.byte_offset
-            if p.stale:
-                item["stale"] = p.stale
-            items.append(item)
-        return {"proposals": items, **page}
+        shown, page = views.page(found, offset, limit)
+        return {"proposals": [views.proposal(p) for p in shown], **page}
 
     def show_bullet(
         self, bullet_id: str, events_limit: int = 10, events_offset: int = 0
     ) -> dict[str, Any]:
         from .review import bullet_detail
-        from .store import iso
 
         self._range("events_limit", events_limit, 0, 100)
         self._range("events_offset", events_offset, 0)
         self._bounded(("bullet_id", bullet_id, "id"))
         with _store(self.db, self.policy, create=False) as store:
             d = bullet_detail(store, bullet_id, decisions=DECISIONS_SHOWN)
-        b = d.bullet
-        bullet: dict[str, Any] = {
-            "id": b.id,
-            "content": b.content,
-            "type": b.type,
-            "category": b.category,
-            "tags": list(b.tags),
-            "scope": b.scope if b.scope_key is None else f"{b.scope}:{b.scope_key}",
-            "kind": b.kind,
-            "source": b.source,
-            "state": b.state,
-            "maturity": b.maturity,
-            "pinned": b.pinned,
-            "created_at": iso(b.created_at),
-        }
-        if b.pinned_reason:
-            bullet["pinned_reason"] = b.pinned_reason
-        if b.provenance.session_ref:
-            bullet["session_ref"] = b.provenance.session_ref
-        events, page = _page(list(reversed(d.timeline)), events_offset, events_limit)
-        out: dict[str, Any] = {
-            "bullet": bullet,
-            "score": {k: round(getattr(d.score, k), 3) for k in ("helpful", "harmful", "effective")}
-            | {"earned": d.score.earned, "stale": d.score.stale},
-            "predecessors": [_related(k, r) for k, r in d.predecessors],
-            "successors": [_related(k, r) for k, r in d.successors],
-            "maturity_log": [f"{iso(at)} {m}" for at, m in d.maturity_log[-MATURITY_SHOWN:]],
-            "conflicts": [
-                f"{c.id} {c.status} with {c.b if c.a == b.id else c.a}: {c.reason}"
-                for c in d.conflicts
-            ],
-            "decisions": [
-                {"at": iso(x.at), "actor": x.actor, "action": x.action, "status": x.status}
-                | ({"reason": x.reason} if x.reason else {})
-                for x in reversed(d.decisions)
-            ],
-            "events": {"items": [_event(e) for e in events], **page},
-        }
-        if d.score_at is not None:
-            out["score_at"] = iso(d.score_at)
-        dep = d.deprecation()
-        if dep is not None:
-            out["deprecation"] = f"{dep['reason']} ({dep['actor']}, {dep['at']})"
-        return out
+        events, page = views.page(list(reversed(d.timeline)), events_offset, events_limit)
+        return views.detail(d, events, page, maturity_shown=MATURITY_SHOWN)
 
     # ------------------------------------------------------------------ writing
 
@@ -345,7 +233,7 @@ class PlaybookTools:
         if stored is not None and stored.reason is not None:
             out["harm_reason"] = stored.reason
         curated = done.curated
-        return out | _changes(
+        return out | views.changes(
             curated.maturity_changes if curated else [], curated.inversions if curated else []
         )
 
@@ -377,7 +265,7 @@ class PlaybookTools:
             "skipped": r.skipped,
             "duplicate_citations": r.duplicate_citations,
             "replayed": r.replayed,
-        } | _changes(r.maturity_changes, r.inversions)
+        } | views.changes(r.maturity_changes, r.inversions)
 
     def propose_deltas(
         self,
@@ -477,29 +365,3 @@ class PlaybookTools:
             return render([], {})
         with _store(self.db, self.policy, create=False) as store:
             return render_store(store)
-
-
-def _related(kind: str, b: Bullet) -> dict[str, Any]:
-    return {"kind": kind, "id": b.id, "content": b.content, "state": b.state,
-            "maturity": b.maturity}  # fmt: skip
-
-
-def _event(e: Any) -> dict[str, Any]:
-    from .store import iso
-
-    out: dict[str, Any] = {
-        "id": e.id,
-        "kind": e.kind,
-        "at": iso(e.at),
-        "weight": e.weight,
-        "actor": e.actor,
-    }
-    for key, value in (
-        ("reason", e.reason),
-        ("context", e.context),
-        ("session_ref", e.provenance.session_ref),
-        ("receipt", e.receipt),
-    ):
-        if value is not None:
-            out[key] = value
-    return out
