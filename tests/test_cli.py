@@ -326,9 +326,9 @@ def test_mcp_without_the_sdk_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_bugs_exit_4_with_a_traceback(tmp_path: Path) -> None:
     prelude = (
-        "import playbook.cli.admin as a\n"
+        "import playbook.review.stats as a\n"
         "def boom(*_a, **_k): raise ZeroDivisionError('oops')\n"
-        "a._bucket = boom\n"
+        "a.bucket = boom\n"
     )
     db = tmp_path / "pb.sqlite3"
     seed(db)

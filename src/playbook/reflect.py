@@ -67,6 +67,7 @@ def reflect_session(
     apply: bool = False,
     playbook_limit: int = PLAYBOOK_LIMIT,
     origin: str = "reflection",
+    as_agent: bool = False,
 ) -> ReflectionResult:
     """Reflect on a session diary from its watermark on; stage (or curate) what it teaches.
 
@@ -82,10 +83,12 @@ def reflect_session(
 
     Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
     once per diary offset (input order), each with provenance (session_ref, offset), and the
-    watermark moved past what was read. When the delta cap left deltas out, only what comes
-    before the first of them in the diary is stored and the watermark stops there, so the
-    next run goes on from it (`truncated` counts what is left for it). Any exception raised
-    by the reflector is reported in `errors` and nothing is stored.
+    watermark moved past what was read. With `as_agent` (an agent's login), applying is
+    `curate_as_agent`: replace, merge and deprecate are staged for a person instead.
+    When the delta cap left deltas out, only what comes before the first of them in the
+    diary is stored and the watermark stops there, so the next run goes on from it
+    (`truncated` counts what is left for it). Any exception raised by the reflector is
+    reported in `errors` and nothing is stored.
     """
     if not session_ref or not session_ref.strip():
         raise ValueError("reflection needs a session ref")
@@ -115,7 +118,7 @@ def reflect_session(
             return result
         if result.proposed:
             if apply:
-                _curate(store, session_ref, result)
+                _curate(store, session_ref, result, origin if as_agent else None)
             else:
                 _stage(store, session_ref, result, origin)
         if after != before:
@@ -312,11 +315,22 @@ def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult, ori
         result.rejected.append(RejectedItem(p.iteration, p.delta, reason, p.byte_offset))
 
 
-def _curate(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+def _curate(
+    store: PlaybookStore, session_ref: str, result: ReflectionResult, agent_origin: str | None
+) -> None:
+    """Curate the proposed deltas, one batch per diary offset; for an agent (`agent_origin`
+    set), `curate_as_agent`, whose staged proposals join `result.staged`."""
+    from .curation.agent import curate_as_agent
+
     groups: dict[int | None, list[dict[str, Any]]] = {}
     for p in result.proposed:
         groups.setdefault(p.byte_offset, []).append(p.delta)
-    result.curated = [
-        curate(store, deltas, provenance=_provenance(session_ref, offset), actor="agent")
-        for offset, deltas in groups.items()
-    ]
+    for offset, deltas in groups.items():
+        prov = _provenance(session_ref, offset)
+        if agent_origin is None:
+            result.curated.append(curate(store, deltas, provenance=prov, actor="agent"))
+            continue
+        done = curate_as_agent(store, deltas, prov, origin=agent_origin)
+        if done.curated is not None:
+            result.curated.append(done.curated)
+        result.staged += list(done.proposals.values())

@@ -6,28 +6,15 @@ reach Playbook over MCP, which has no tool for either.)
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 import typer
 
 from ..inert import inert
-from ..terms import MATURITIES, BulletTypeName
 from ..text import plural
 from . import app
 from .common import CliError, emit, json_option, open_store, set_json, target
 from .core import bounded
-
-# Effective-score buckets of `stats`: [min, max), None is unbounded.
-SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
-    ("< -3", None, -3.0),
-    ("-3..0", -3.0, 0.0),
-    ("0..1", 0.0, 1.0),
-    ("1..3", 1.0, 3.0),
-    ("3..10", 3.0, 10.0),
-    (">= 10", 10.0, None),
-)
-STATES = ("active", "draft", "retired")
-TYPES = get_args(BulletTypeName)
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:
@@ -146,53 +133,18 @@ def blocked(
 # ----------------------------------------------------------------------------- stats
 
 
-def _bucket(score: float) -> str:
-    for label, lo, hi in SCORE_BUCKETS:
-        if (lo is None or score >= lo) and (hi is None or score < hi):
-            return label
-    raise AssertionError(score)  # pragma: no cover - the buckets cover every float
-
-
 @app.command()
 def stats(json_out: bool = json_option()) -> None:
     """Counts: bullets by state, maturity and type; score buckets; stale rules; the queue."""
     set_json(json_out)
-    from .. import queue
-    from ..store.reports import bullet_counts, feedback_counts
+    from ..review.stats import playbook_stats
 
     with open_store(read_only=True) as store:
-        counts = bullet_counts(store)
-        ids = store.active_ids()
-        scores = store.scores(ids) if ids else {}
-        feedback = feedback_counts(store)
-        blocks = len(store.blocked())
-        conflicts = len(store.conflicts())
-        pending = queue.count_pending(store)
-        stale_days = store.policy.stale_after_days
-    buckets = dict.fromkeys((b[0] for b in SCORE_BUCKETS), 0)
-    for s in scores.values():
-        buckets[_bucket(s.effective)] += 1
-    stale = sum(1 for s in scores.values() if s.stale)
-    data = {
-        "path": str(target()),
-        "bullets": {
-            "total": sum(counts["state"].values()),
-            "by_state": {k: counts["state"].get(k, 0) for k in STATES},
-            "by_maturity": {k: counts["maturity"].get(k, 0) for k in MATURITIES},
-            "by_type": {k: counts["type"].get(k, 0) for k in TYPES},
-            "pinned": counts["pinned"].get("pinned", 0),
-        },
-        "score_buckets": [
-            {"label": label, "min": lo, "max": hi, "count": buckets[label]}
-            for label, lo, hi in SCORE_BUCKETS
-        ],
-        "stale": stale,
-        "stale_after_days": stale_days,
-        "feedback": {"events": sum(feedback.values()), **feedback},
-        "blocked_patterns": blocks,
-        "open_conflicts": conflicts,
-        "pending_proposals": pending,
-    }
+        data = {"path": str(target()), **playbook_stats(store)}
+    buckets = {b["label"]: b["count"] for b in data["score_buckets"]}
+    feedback, pending = data["feedback"], data["pending_proposals"]
+    stale, stale_days = data["stale"], data["stale_after_days"]
+    conflicts, blocks = data["open_conflicts"], data["blocked_patterns"]
     b = data["bullets"]
 
     def row(values: dict[str, int]) -> str:

@@ -141,10 +141,12 @@ def curate_cmd(
     """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction.
 
     Exits 1 (error code nothing_applied) when no delta applied, with each one's reason; a
-    batch that applied in part says so and exits 0.
+    batch that applied in part says so and exits 0. Under an agent's login to a team's
+    PostgreSQL playbook, replace, merge and deprecate are staged for a person's review.
     """
     _json(json_out)
     from ..curation import curate
+    from ..curation.agent import agent_login
 
     bounded(("--session", session, "ref"))
     deltas = read_json_input(source)
@@ -159,22 +161,54 @@ def curate_cmd(
     if not deltas:
         raise CliError("nothing_applied", "the batch is empty: nothing to curate")
     with open_store() as store:
+        if agent_login(store):
+            _curate_as_agent(store, deltas, _provenance(session, offset))
+            return
         result = curate(store, deltas, provenance=_provenance(session, offset))
     data = result.to_dict()
     lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
-    lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
-    lines += [f"{a} inverted into {b}" for a, b in result.inversions]
-    if result.nothing_applied:
+    _report_batch(data, lines, result.nothing_applied, result.summary(), result.reasons())
+
+
+def _report_batch(
+    data: dict[str, Any], lines: list[str], failed: bool, summary: str, reasons: str
+) -> None:
+    """A curate batch's report: a line per delta, then maturity changes and inversions;
+    a batch that changed nothing is the error `nothing_applied` (exit 1)."""
+    lines = [*lines, *(f"{b}: {a} -> {c}" for b, a, c in data["maturity_changes"])]
+    lines += [f"{a} inverted into {b}" for a, b in data["inversions"]]
+    if failed:
         if not state.json:
             sys.stdout.write("\n".join(lines) + "\n")
         err = CliError(
             "nothing_applied",
-            f"{result.summary()}: {result.reasons()}",
+            f"{summary}: {reasons}",
             "invalid deltas changed nothing; refusals are in the decision log",
         )
         err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
         raise err
-    emit(data, "\n".join([*lines, result.summary()]))
+    emit(data, "\n".join([*lines, summary]))
+
+
+def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] | None) -> None:
+    """`curate` under an agent's login: what applied, and what waits for a person."""
+    from ..curation.agent import STAGED, curate_as_agent
+
+    result = curate_as_agent(store, deltas, provenance, origin="cli")
+    data = result.to_dict()
+    lines = []
+    for o in data["outcomes"]:
+        if o["status"] == STAGED:
+            what = inert(f"{o['type']} {o['bullet_id'] or ''}".strip(), one_line=True)
+            lines.append(f"[{o['index']}] staged {o['proposal_id']} ({what}): {o['reason']}")
+        else:
+            lines.append(f"[{o['index']}] {_outcome_line(o)}")
+    if result.staged_count:
+        lines.append(
+            "this login is an agent's: replace, merge and deprecate wait for a person "
+            "('playbook proposals')"
+        )
+    _report_batch(data, lines, result.nothing_done, result.summary(), result.reasons())
 
 
 def _short_source(source: str) -> str:

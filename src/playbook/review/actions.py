@@ -50,6 +50,14 @@ def mark(
     actor: str = HUMAN,
 ) -> CurateResult:
     """One helpful or harmful mark, curated (harmful without a reason is "other")."""
+    delta = mark_delta(bullet_id, kind, reason=reason, context=context)
+    return curate_one(store, delta, actor, provenance=provenance)
+
+
+def mark_delta(
+    bullet_id: str, kind: str, *, reason: str | None = None, context: str | None = None
+) -> dict[str, Any]:
+    """The delta of one helpful or harmful mark (harmful without a reason is "other")."""
     if kind not in ("helpful", "harmful"):
         raise StoreError(f"expected helpful or harmful, not {kind[:40]!r}")
     if reason is not None and kind != "harmful":
@@ -59,7 +67,7 @@ def mark(
         delta["context"] = context
     if kind == "harmful":
         delta["reason"] = reason or "other"
-    return curate_one(store, delta, actor, provenance=provenance)
+    return delta
 
 
 def deprecate(
