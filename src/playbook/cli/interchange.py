@@ -14,6 +14,7 @@ import typer
 from ..inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
+from .core import bounded
 
 if TYPE_CHECKING:
     from ..store import Target
@@ -170,6 +171,8 @@ _LABELS = {
     "conflicts": "conflicts",
     "decisions": "decisions",
     "watermarks": "watermarks",
+    "proposed": "proposals to review",
+    "already_proposed": "already proposed",
 }
 
 
@@ -192,12 +195,20 @@ def import_cmd(
     max_size: str = typer.Option(
         "512M", "--max-size", metavar="SIZE", help="Refuse files larger than this (e.g. 1G)."
     ),
+    workspace: str | None = typer.Option(
+        None,
+        "--workspace",
+        metavar="PATH|KEY",
+        help="cass-memory: the workspace whose rules the file holds (a folder here, a remote "
+        "URL or a key). Default: the repository whose .cass folder holds the file.",
+    ),
     json_out: bool = json_option(),
 ) -> None:
-    """Import a Playbook export into an empty database, or a cass-memory playbook.yaml or
-    blocked.log into any playbook, in one transaction (a bad file changes nothing). Our own
-    exports come back exactly; cass-memory rules already here merge into theirs; what has
-    no home here is listed on stderr."""
+    """Import a Playbook export into an empty database, or a cass-memory playbook.yaml,
+    blocked.log or diary into any playbook, in one transaction (a bad file changes
+    nothing). Our own exports come back exactly; cass-memory rules already here merge into
+    theirs, drafts come in live, workspace rules get their repository's identity, diaries
+    become proposals to review; what has no home here is listed on stderr."""
     set_json(json_out)
     from ..interop import formats
     from ..interop.importing import InvalidImport, load, require_empty
@@ -221,15 +232,19 @@ def import_cmd(
     if existed and expected in ("json", "yaml") and fmt in ("auto", expected):
         with open_store(create=False) as store:  # refuse before parsing a large export
             require_empty(store)
+    if workspace is not None:
+        bounded(("--workspace", workspace, "ref"))
+    home = _home(source, workspace)
     reading = _ProgressBar("reading", enabled=sys.stderr.isatty())
     try:
-        kind, parsed = load(data, fmt, max_bytes=cap, progress=reading)
+        name = None if source == "-" else Path(source).name
+        kind, parsed = load(data, fmt, max_bytes=cap, progress=reading, name=name)
     except InvalidImport as exc:
         reading.close()
         raise CliError("invalid_import", f"{source}: {exc}") from None
     reading.close()
     del data
-    report = _write(path, existed, source, kind, parsed, rerate)
+    report = _write(path, existed, source, kind, parsed, rerate, home)
     for line in report.warnings:
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
@@ -237,7 +252,30 @@ def import_cmd(
     emit(data_out, _summary(report, path))
 
 
-def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rerate: bool) -> Any:
+def _name(source: str) -> str:
+    return "stdin" if source == "-" else Path(source).name
+
+
+def _home(source: str, workspace: str | None) -> Any:
+    """The workspace a cass-memory file's rules without a key belong to: `--workspace`,
+    else the repository whose `.cass` folder holds the file; (key, how it was found)."""
+    from ..interop.cass.workspaces import home_of, workspace_key
+
+    if workspace is not None:
+        return workspace_key(workspace), "--workspace"
+    found = home_of(source) if source != "-" else None
+    return (found.key, "the repository holding the file") if found else (None, None)
+
+
+def _write(
+    path: Target,
+    existed: bool,
+    source: str,
+    kind: str,
+    parsed: Any,
+    rerate: bool,
+    home: tuple[str | None, str | None],
+) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
     from ..interop.importing import InvalidImport, import_snapshot
@@ -249,11 +287,19 @@ def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rer
             if isinstance(parsed, Snapshot):
                 report = import_snapshot(store, parsed, progress=bar, rerate=rerate)
                 report.format = kind
+            elif parsed.kind == "diary":
+                from ..interop.diary_import import import_diary
+
+                report = import_diary(store, parsed, source=_name(source))
             else:
                 from ..interop.cass_import import import_cass
 
-                name = "stdin" if source == "-" else Path(source).name
-                report = import_cass(store, parsed, progress=bar, source=name, rerate=rerate)
+                name = _name(source)
+                report = import_cass(
+                    store, parsed, progress=bar, source=name, rerate=rerate, workspace=home[0]
+                )
+                if report.workspaces:
+                    report.workspaces["found_by"] = home[1]
     except InvalidImport as exc:
         bar.close()
         if not existed:
@@ -269,19 +315,43 @@ def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rer
 
 
 def _summary(report: Any, path: Target) -> str:
-    c = report.counts
+    c = {k: n for k, n in report.counts.items() if k != "already_proposed"}
     parts = [f"{n} {_LABELS.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
     what = ", ".join(parts) if any(c.values()) else "nothing new"
     human = [f"imported {what} ({report.format}) into {path}"]
+    if report.format == "cass-diary":
+        if report.counts.get("already_proposed"):
+            n = report.counts["already_proposed"]
+            human.append(f"{n} lesson(s) already proposed from this session: not proposed again")
+        if report.counts.get("proposed"):
+            human.append(
+                "nothing is a rule until a person approves it: 'playbook proposals' lists "
+                "them, 'playbook approve ID' or the workbench decides"
+            )
     if report.merged:
         human.append(f"{len(report.merged)} rule(s) already here: their new events were added")
+    live = report.live
+    if live.get("from_draft"):
+        human.append(
+            f"{live['rules']} imported rule(s) are live; {live['from_draft']} were drafts in "
+            "cass-memory, which uses its drafts, so they came in active"
+        )
+    elif live.get("rules"):
+        human.append(f"{live['rules']} imported rule(s) are live")
+    human += _scoped(report.workspaces)
     m = report.maturity
     if m.get("rated"):
         if m["kept"] == "as recorded":
-            human.append(
-                f"maturity kept as recorded; on {m['earned_differs']} of {m['rated']} rules it "
-                "differs from the rung their evidence earns (--rerate applies the maturity pass)"
+            line = (
+                f"maturity kept as recorded; the maturity pass (--rerate) would move "
+                f"{m['would_move']} of {m['rated']} rules"
             )
+            if m["earned_differs"] != m["would_move"]:
+                line += (
+                    f" (their evidence earns another rung on {m['earned_differs']}, but the "
+                    "pass lowers a rung only on a negative score)"
+                )
+            human.append(line)
         else:
             human.append(f"maturity pass run (--rerate): {len(report.maturity_changes)} moved")
     if report.notes:
@@ -291,3 +361,31 @@ def _summary(report: Any, path: Target) -> str:
     for bid, before, after in report.maturity_changes:
         human.append(f"{bid}: {before} -> {after}")
     return "\n".join(human)
+
+
+_HOW = {
+    "repository": "the file names none: {found_by}",
+    "path": "that folder's identity here",
+    "folder-name": "not a folder on this machine: its last folder's name",
+    "kept": "kept as written",
+}
+
+
+def _scoped(ws: dict[str, Any]) -> list[str]:
+    """What was scoped where: rules per scope, then each workspace mapping."""
+    if not ws.get("scopes"):
+        return []
+    scopes = ", ".join(f"{n} {scope}" for scope, n in ws["scopes"].items())
+    lines = [f"scopes: {scopes}"]
+    for m in ws["mapped"]:
+        n, how = m["rules"], m["how"]
+        if how == "unkeyed":
+            lines.append(
+                f"  {n} workspace rule(s) name no workspace and no repository holds the file: "
+                "they show in every workspace (--workspace scopes them)"
+            )
+            continue
+        why = _HOW[how].format(found_by=ws.get("found_by") or "given")
+        source = "" if m["from"] is None else f" keyed {inert(m['from'], one_line=True)}"
+        lines.append(f"  {n} workspace rule(s){source} -> {inert(m['to'], one_line=True)} ({why})")
+    return lines
