@@ -351,3 +351,45 @@ def test_a_diary_that_is_not_json_is_refused_and_changes_nothing(tmp_path: Path)
 def test_a_diarys_json_report_says_where_its_lessons_were_scoped(tmp_path: Path) -> None:
     data = run_cli("import", DIARY, "--json", db=tmp_path / "pb.sqlite3").data
     assert data["format"] == "cass-diary" and data["workspaces"]["counts"] == {"folder-name": 4}
+
+
+# ----------------------------------------------------------------------------- activate
+
+
+def test_activate_makes_drafts_live_all_or_none(store: PlaybookStore) -> None:
+    from playbook import review
+    from playbook.errors import NotFound, Refused, StoreError
+
+    a = store.insert_bullet("Draft rule about release notes", state="draft").id
+    b = store.insert_bullet("Draft rule about changelogs", state="draft").id
+    live = store.insert_bullet("Live rule about tags").id
+    before = dump(store)
+    with pytest.raises(NotFound):
+        review.activate(store, [a, "b-missing"])
+    with pytest.raises(Refused):
+        review.activate(store, [a], actor="agent")
+    assert dump(store) == before  # neither wrote anything
+    done = review.activate(store, [a, live, b, a])
+    assert (done.activated, done.already) == ([a, b], [live])
+    assert {x.id: x.state for x in store.bullets()} == {a: "active", b: "active", live: "active"}
+    assert [d.bullet_id for d in store.decisions() if d.action == "activate"] == [a, b]
+    retired = store.insert_bullet("Retired rule", state="retired").id
+    with pytest.raises(StoreError, match="retired"):
+        review.activate(store, [retired])
+
+
+def test_activate_on_the_command_line(tmp_path: Path) -> None:
+    from .helpers import store_at
+
+    db = tmp_path / "pb.sqlite3"
+    with store_at(db) as store:
+        ids = [store.insert_bullet(f"Draft rule number {n}", state="draft").id for n in range(3)]
+    r = run_cli("activate", ids[0], "--json", db=db)
+    assert r.data == {"activated": [ids[0]], "already_active": []}
+    err = assert_user_error(run_cli("activate", ids[1], "b-nope", "--json", db=db), "not_found")
+    assert "b-nope" in err["message"]
+    with store_at(db) as store:  # all or none: ids[1] is still a draft
+        assert [b.id for b in store.bullets(state="draft")] == ids[1:]
+    r = run_cli("activate", "--all-drafts", db=db)
+    assert r.rc == 0 and r.out.splitlines() == [f"activated {ids[1]}", f"activated {ids[2]}"]
+    assert assert_user_error(run_cli("activate", "--json", db=db), "usage", 2)
