@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
 from .core import bounded
@@ -46,14 +45,28 @@ def export(
         "json", "--format", "-f", help="json or yaml (the whole database), or agents-md."
     ),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write to this file instead of stdout."
+        None,
+        "--output",
+        "-o",
+        help="Write to this file instead of stdout (agents-md: merged into it, between "
+        "the playbook's markers; the rest of the file is kept).",
     ),
-    title: str = typer.Option("Playbook", help="agents-md: the document's title."),
+    title: str = typer.Option("Playbook", help="agents-md: the block's heading."),
+    max_bytes: int | None = typer.Option(
+        None, "--max-bytes", min=1, help="agents-md: the block's size at most (default 8192)."
+    ),
+    top: int | None = typer.Option(None, "--top", min=0, help="agents-md: at most N rules."),
+    workspace: str | None = typer.Option(
+        None,
+        "--workspace",
+        metavar="PATH|KEY",
+        help="agents-md: whose rules (default: the repository the output file is in).",
+    ),
     json_out: bool = json_option(),
 ) -> None:
-    """Export the playbook: json/yaml round-trip through 'playbook import'; agents-md is
-    AGENTS.md / CLAUDE.md text (proven and established rules by category, anti-patterns
-    as "Avoid", deprecated rules left out)."""
+    """Export the playbook: json/yaml round-trip through 'playbook import'; agents-md is a
+    block for AGENTS.md / CLAUDE.md (the agent's protocol and this workspace's live rules,
+    best first, within a byte budget), merged into the file between its markers."""
     set_json(json_out)
     if fmt not in EXPORT_FORMATS:
         raise CliError(
@@ -61,29 +74,31 @@ def export(
             f"unknown export format {fmt!r}",
             f"use one of {', '.join(EXPORT_FORMATS)}",
         )
-    counts: dict[str, int] | None = None
-    content: Any
+    if fmt == "agents-md":
+        from .agents_export import export_agents_md
+
+        export_agents_md(
+            output, title=title, workspace=workspace, max_bytes=max_bytes, top=top,
+            json_out=json_out,
+        )  # fmt: skip
+        return
+    if max_bytes is not None or top is not None or workspace is not None:
+        raise CliError("usage", "--max-bytes, --top and --workspace go with --format agents-md")
+    from ..interop.snapshot import counts as count_sections
+    from ..interop.snapshot import export_snapshot, to_json, to_yaml
+
     with open_store(read_only=True) as store:
-        if fmt == "agents-md":
-            from ..interop.agents_md import render_store
-
-            text = content = render_store(store, title=title)
-        else:
-            from ..interop.snapshot import counts as count_sections
-            from ..interop.snapshot import export_snapshot, to_json, to_yaml
-
-            doc = export_snapshot(store)
-            counts = count_sections(doc)
-            text = to_json(doc) if fmt == "json" else to_yaml(doc)
-            content = doc if fmt == "json" else text
+        doc = export_snapshot(store)
+    counts = count_sections(doc)
+    text = to_json(doc) if fmt == "json" else to_yaml(doc)
+    content: Any = doc if fmt == "json" else text
     if output is not None and output != "-":
         path = Path(output)
         _write_atomically(path, text)
         data = {"format": fmt, "path": str(path), "bytes": len(text.encode()), "counts": counts}
-        what = f"{counts['bullets']} bullets, {counts['feedback']} events" if counts else fmt
-        emit(data, f"exported {what} to {path}")
+        emit(data, f"exported {counts['bullets']} bullets, {counts['feedback']} events to {path}")
         return
-    if sys.stdout.isatty() and not json_out and fmt != "agents-md":
+    if sys.stdout.isatty() and not json_out:
         note("playbook: writing the export to the terminal; use -o FILE to save it")
     if json_out:
         emit({"format": fmt, "counts": counts, "content": content})
@@ -160,22 +175,6 @@ def _remove_database(where: Target) -> None:
     remove_playbook_file(where)
 
 
-_LABELS = {
-    "bullets": "bullets",
-    "feedback": "feedback events",
-    "edges": "edges",
-    "maturity_log": "maturity-log entries",
-    "blocked_patterns": "blocked patterns",
-    "receipts": "receipts",
-    "proposals": "proposals",
-    "conflicts": "conflicts",
-    "decisions": "decisions",
-    "watermarks": "watermarks",
-    "proposed": "proposals to review",
-    "already_proposed": "already proposed",
-}
-
-
 @app.command("import")
 def import_cmd(
     source: str = typer.Argument(..., metavar="FILE|-", help="The file to import ('-': stdin)."),
@@ -249,7 +248,9 @@ def import_cmd(
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
     data_out["path"] = str(path)
-    emit(data_out, _summary(report, path))
+    from .import_summary import summary
+
+    emit(data_out, summary(report, path))
 
 
 def _name(source: str) -> str:
@@ -312,80 +313,3 @@ def _write(
         raise
     bar.close()
     return report
-
-
-def _summary(report: Any, path: Target) -> str:
-    c = {k: n for k, n in report.counts.items() if k != "already_proposed"}
-    parts = [f"{n} {_LABELS.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
-    what = ", ".join(parts) if any(c.values()) else "nothing new"
-    human = [f"imported {what} ({report.format}) into {path}"]
-    if report.format == "cass-diary":
-        if report.counts.get("already_proposed"):
-            n = report.counts["already_proposed"]
-            human.append(f"{n} lesson(s) already proposed from this session: not proposed again")
-        if report.counts.get("proposed"):
-            human.append(
-                "nothing is a rule until a person approves it: 'playbook proposals' lists "
-                "them, 'playbook approve ID' or the workbench decides"
-            )
-    if report.merged:
-        human.append(f"{len(report.merged)} rule(s) already here: their new events were added")
-    live = report.live
-    if live.get("from_draft"):
-        human.append(
-            f"{live['rules']} imported rule(s) are live; {live['from_draft']} were drafts in "
-            "cass-memory, which uses its drafts, so they came in active"
-        )
-    elif live.get("rules"):
-        human.append(f"{live['rules']} imported rule(s) are live")
-    human += _scoped(report.workspaces)
-    m = report.maturity
-    if m.get("rated"):
-        if m["kept"] == "as recorded":
-            line = (
-                f"maturity kept as recorded; the maturity pass (--rerate) would move "
-                f"{m['would_move']} of {m['rated']} rules"
-            )
-            if m["earned_differs"] != m["would_move"]:
-                line += (
-                    f" (their evidence earns another rung on {m['earned_differs']}, but the "
-                    "pass lowers a rung only on a negative score)"
-                )
-            human.append(line)
-        else:
-            human.append(f"maturity pass run (--rerate): {len(report.maturity_changes)} moved")
-    if report.notes:
-        human.append(f"{len(report.notes)} item(s) could not be mapped (listed on stderr)")
-    for old, new in report.ids.items():
-        human.append(f"id {inert(old, one_line=True)} is now {new}")
-    for bid, before, after in report.maturity_changes:
-        human.append(f"{bid}: {before} -> {after}")
-    return "\n".join(human)
-
-
-_HOW = {
-    "repository": "the file names none: {found_by}",
-    "path": "that folder's identity here",
-    "folder-name": "not a folder on this machine: its last folder's name",
-    "kept": "kept as written",
-}
-
-
-def _scoped(ws: dict[str, Any]) -> list[str]:
-    """What was scoped where: rules per scope, then each workspace mapping."""
-    if not ws.get("scopes"):
-        return []
-    scopes = ", ".join(f"{n} {scope}" for scope, n in ws["scopes"].items())
-    lines = [f"scopes: {scopes}"]
-    for m in ws["mapped"]:
-        n, how = m["rules"], m["how"]
-        if how == "unkeyed":
-            lines.append(
-                f"  {n} workspace rule(s) name no workspace and no repository holds the file: "
-                "they show in every workspace (--workspace scopes them)"
-            )
-            continue
-        why = _HOW[how].format(found_by=ws.get("found_by") or "given")
-        source = "" if m["from"] is None else f" keyed {inert(m['from'], one_line=True)}"
-        lines.append(f"  {n} workspace rule(s){source} -> {inert(m['to'], one_line=True)} ({why})")
-    return lines
