@@ -129,6 +129,16 @@ def test_a_link_is_followed_and_stays_a_link(tmp_path: Path) -> None:
     assert (tmp_path / "LINK.md").is_symlink() and dangling.is_file()
 
 
+def test_a_link_into_a_folder_not_here_is_refused(tmp_path: Path) -> None:
+    # As committed in 7D-Solutions/7D-Solutions-Platform: AGENTS.md is a link to a path on
+    # its author's machine. A clone's export must neither write there nor replace the link.
+    link = tmp_path / "AGENTS.md"
+    link.symlink_to("/Users/someone/Projects/Core/AGENTS.md")
+    with pytest.raises(AgentsFileError, match="a folder this machine does not have"):
+        write_block(link, BLOCK)
+    assert link.is_symlink() and os.readlink(link) == "/Users/someone/Projects/Core/AGENTS.md"
+
+
 def test_a_device_is_written_to_not_replaced(tmp_path: Path) -> None:
     assert write_block("/dev/null", BLOCK).how == "streamed"
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -94,15 +94,24 @@ def test_a_repositorys_rules_are_scoped_to_its_identity(tmp_path: Path) -> None:
     data = run_cli("import", in_repo(tmp_path), "--json", db=db).data
     ws = data["workspaces"]
     assert ws["repository"] == SHOP  # git@github.com:Acme/Shop.git, normalised
-    assert ws["scopes"] == {"workspace": 5, "global": 1}  # `scope: project` is this repository's
-    assert ws["counts"] == {"repository": 5}
-    assert ws["mapped"] == [{"from": None, "to": SHOP, "how": "repository", "rules": 5}]
+    # `scope: project` is this repository's; so is its global rule, as cass-memory reads
+    # a repository's .cass/playbook.yaml only in that repository.
+    assert ws["scopes"] == {"workspace": 6}
+    assert ws["counts"] == {"repository": 6}
+    assert ws["mapped"] == [
+        {"scope": "workspace", "from": None, "to": SHOP, "how": "repository", "rules": 5},
+        {"scope": "global", "from": None, "to": SHOP, "how": "repository", "rules": 1},
+    ]
     got = rows(db, "b-mm4f9ayk-widrq4", "beads-check-existing-before-create", "b-mm19ofjo-ur2jss")
     assert got == {
         "b-mm4f9ayk-widrq4": ("active", "workspace", SHOP),
         "beads-check-existing-before-create": ("active", "workspace", SHOP),
-        "b-mm19ofjo-ur2jss": ("active", "global", None),
+        "b-mm19ofjo-ur2jss": ("active", "workspace", SHOP),
     }
+    r = run_cli("import", in_repo(tmp_path / "k"), "--keep-global", db=tmp_path / "k.sqlite3")
+    assert "rules by scope (as imported): 5 workspace, 1 global" in r.out
+    kept = rows(tmp_path / "k.sqlite3", "b-mm19ofjo-ur2jss")
+    assert kept == {"b-mm19ofjo-ur2jss": ("active", "global", None)}
 
 
 def test_a_payments_rule_stays_in_its_own_repository(tmp_path: Path) -> None:
@@ -175,7 +184,7 @@ def test_workspace_option_scopes_a_loose_file(tmp_path: Path) -> None:
         "import", loose, "--workspace", "https://github.com/Acme/Shop", "--json", db=db
     ).data
     assert data["workspaces"]["repository"] == SHOP
-    assert data["workspaces"]["found_by"] == "--workspace"
+    assert data["workspaces"]["found_by"] == "given with --workspace"
     assert rows(db, "b-mm2m4jne-vgc9jn")["b-mm2m4jne-vgc9jn"][2] == SHOP
     # A folder here names its repository's identity.
     repo = git_repo(tmp_path / "checkout", "ssh://git@github.com:22/acme/other.git")

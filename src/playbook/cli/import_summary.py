@@ -73,7 +73,6 @@ def summary(report: Any, path: Any) -> str:
 
 
 _HOW = {
-    "repository": "the file names none: {found_by}",
     "path": "that folder's identity here",
     "folder-name": "not a folder on this machine: its last folder's name",
     "kept": "kept as written",
@@ -85,7 +84,7 @@ def _scoped(ws: dict[str, Any]) -> list[str]:
     if not ws.get("scopes"):
         return []
     scopes = ", ".join(f"{n} {scope}" for scope, n in ws["scopes"].items())
-    lines = [f"scopes: {scopes}"]
+    lines = [f"rules by scope (as imported): {scopes}"]
     for m in ws["mapped"]:
         n, how = m["rules"], m["how"]
         if how == "unkeyed":
@@ -94,7 +93,12 @@ def _scoped(ws: dict[str, Any]) -> list[str]:
                 "they show in every workspace (--workspace scopes them)"
             )
             continue
-        why = _HOW[how].format(found_by=ws.get("found_by") or "given")
-        source = "" if m["from"] is None else f" keyed {inert(m['from'], one_line=True)}"
-        lines.append(f"  {n} workspace rule(s){source} -> {inert(m['to'], one_line=True)} ({why})")
+        if how == "repository" and m.get("scope") == "global":
+            what = "rule(s) marked global in the file"
+            why = "cass-memory reads a repository's file only there; --keep-global keeps them"
+        elif how == "repository":
+            what, why = "workspace rule(s) without a key", ws.get("found_by") or "given"
+        else:
+            what, why = f"workspace rule(s) keyed {inert(m['from'], one_line=True)}", _HOW[how]
+        lines.append(f"  {n} {what} -> {inert(m['to'], one_line=True)} ({why})")
     return lines

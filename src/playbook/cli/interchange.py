@@ -201,6 +201,12 @@ def import_cmd(
         help="cass-memory: the workspace whose rules the file holds (a folder here, a remote "
         "URL or a key). Default: the repository whose .cass folder holds the file.",
     ),
+    keep_global: bool = typer.Option(
+        False,
+        "--keep-global",
+        help="cass-memory: keep a repository's global rules global (default: they are that "
+        "repository's, as cass-memory reads its .cass/playbook.yaml only there).",
+    ),
     json_out: bool = json_option(),
 ) -> None:
     """Import a Playbook export into an empty database, or a cass-memory playbook.yaml,
@@ -243,7 +249,7 @@ def import_cmd(
         raise CliError("invalid_import", f"{source}: {exc}") from None
     reading.close()
     del data
-    report = _write(path, existed, source, kind, parsed, rerate, home)
+    report = _write(path, existed, source, kind, parsed, rerate, home, keep_global)
     for line in report.warnings:
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
@@ -263,9 +269,11 @@ def _home(source: str, workspace: str | None) -> Any:
     from ..interop.cass.workspaces import home_of, workspace_key
 
     if workspace is not None:
-        return workspace_key(workspace), "--workspace"
+        return workspace_key(workspace), "given with --workspace"
     found = home_of(source) if source != "-" else None
-    return (found.key, "the repository holding the file") if found else (None, None)
+    if found is None:
+        return None, None
+    return found.key, "the repository whose .cass folder holds the file"
 
 
 def _write(
@@ -276,6 +284,7 @@ def _write(
     parsed: Any,
     rerate: bool,
     home: tuple[str | None, str | None],
+    keep_global: bool,
 ) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
@@ -297,7 +306,13 @@ def _write(
 
                 name = _name(source)
                 report = import_cass(
-                    store, parsed, progress=bar, source=name, rerate=rerate, workspace=home[0]
+                    store,
+                    parsed,
+                    progress=bar,
+                    source=name,
+                    rerate=rerate,
+                    workspace=home[0],
+                    keep_global=keep_global,
                 )
                 if report.workspaces:
                     report.workspaces["found_by"] = home[1]

@@ -194,6 +194,11 @@ def write_block(path: str | Path, block: list[str]) -> Written:
             st = None  # a link to a file not made yet: made where the link points
     if st is None:
         if not path.parent.is_dir():
+            if via is not None:
+                raise AgentsFileError(
+                    f"{via} is a link to {path}, in a folder this machine does not have "
+                    f"({path.parent}); nothing was written"
+                )
             raise AgentsFileError(f"no such folder: {path.parent}")
         data, how = merge(None, block)
         _replace(path, data, None)

@@ -127,15 +127,17 @@ def import_cass(
     source: str | None = None,
     rerate: bool = False,
     workspace: str | None = None,
+    keep_global: bool = False,
 ) -> ImportReport:
     """Write a parsed cass-memory file into `store` in one transaction (see the module).
     Workspace rules are keyed by the workspace identity (`cass.workspaces`); `workspace`
     is the one rules without a key take (the repository whose `.cass` folder holds the
-    file), None when it is not known."""
+    file), None when it is not known; with it, the file's global rules are that
+    repository's too, unless `keep_global`."""
     fmt = "cass" if cass.kind == "playbook" else "cass-blocked-log"
     report = ImportReport(format=fmt, notes=list(cass.notes.items), batch_id=new_batch_id())
     if cass.kind == "playbook":
-        report.workspaces = assign_workspaces(cass.bullets, workspace)
+        report.workspaces = assign_workspaces(cass.bullets, workspace, keep_global=keep_global)
     batch = report.batch_id
     total = len(cass.bullets) + len(cass.events) + len(cass.edges) + len(cass.blocks)
     tick = Ticker(total, progress)

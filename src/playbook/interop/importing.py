@@ -327,10 +327,11 @@ def import_data(
     rerate: bool = False,
     max_bytes: int = formats.DEFAULT_MAX_BYTES,
     workspace: str | None = None,
+    keep_global: bool = False,
 ) -> ImportReport:
     """Parse `data` (see `load`; `source` is the file's name) and import it into `store`
-    (empty, for our own exports). `workspace`: the identity a cass-memory file's workspace
-    rules without a key take (see `cass_import.import_cass`)."""
+    (empty, for our own exports). `workspace`: the identity of the repository a cass-memory
+    file belongs to, and `keep_global` (see `cass_import.import_cass`)."""
     expected = formats.FORMAT_FOR.get(formats.sniff(data))
     if expected in ("json", "yaml") and fmt in ("auto", expected):
         require_empty(store)  # before a large export is parsed for nothing
@@ -346,7 +347,13 @@ def import_data(
         from .cass_import import import_cass
 
         return import_cass(
-            store, parsed, progress=progress, source=source, rerate=rerate, workspace=workspace
+            store,
+            parsed,
+            progress=progress,
+            source=source,
+            rerate=rerate,
+            workspace=workspace,
+            keep_global=keep_global,
         )
     report = import_snapshot(store, parsed, progress=progress, rerate=rerate)
     report.format = kind

@@ -8,7 +8,9 @@ else the folder's name), the same on every clone, so both are mapped to it. Each
 mapped one way, and the import reports how many went which way:
 
 - ``repository``: no key, in a repository's ``.cass/playbook.yaml`` (or a workspace given
-  with ``--workspace``): that repository's identity;
+  with ``--workspace``): that repository's identity. So do the file's global rules:
+  cass-memory reads that file only in its repository, so "global" there means "everywhere
+  in this repository" (``keep_global`` keeps them global);
 - ``path``: a key that is a path to a folder on this machine: that folder's identity;
 - ``folder-name``: a path that is not on this machine: its last folder's name (the
   identity of a clone without a remote, and most likely what a teammate's clone is called);
@@ -99,17 +101,25 @@ def assign_workspaces(
     bullets: Iterable[ImportedBullet],
     home: str | None,
     *,
+    keep_global: bool = False,
     lookup: Lookup = workspace_of,
 ) -> dict[str, Any]:
     """Give each workspace rule its identity here (in place) and return what was mapped
-    how: ``scopes`` (rules per scope), ``counts`` (workspace rules per way), ``mapped``
-    (each distinct key: from, to, how, rules) and ``repository`` (the identity key-less
-    rules took, or None)."""
+    how: ``scopes`` (rules per scope, as imported), ``counts`` (workspace rules per way),
+    ``mapped`` (each distinct mapping: the scope the file gave, from, to, how, rules) and
+    ``repository`` (the identity the repository's rules took, or None).
+
+    With a `home` (the file is a repository's), its global rules are that repository's too,
+    unless `keep_global`: cass-memory reads a repository's ``.cass/playbook.yaml`` only in
+    that repository, so a rule there is global to it, not to every project."""
     seen: dict[str, tuple[str, str]] = {}
     scopes: dict[str, int] = {}
     counts = dict.fromkeys(HOW, 0)
-    mapped: dict[tuple[str | None, str | None, str], int] = {}
+    mapped: dict[tuple[str, str | None, str | None, str], int] = {}
     for b in bullets:
+        was = b.scope
+        if was == "global" and home and not keep_global:
+            b.scope, b.scope_key = "workspace", None
         scopes[b.scope] = scopes.get(b.scope, 0) + 1
         if b.scope != "workspace":
             continue
@@ -122,15 +132,19 @@ def assign_workspaces(
             to, how = seen[original]
         b.scope_key = to
         counts[how] += 1
-        mapped[(original, to, how)] = mapped.get((original, to, how), 0) + 1
+        key = (was, original, to, how)
+        mapped[key] = mapped.get(key, 0) + 1
+
+    def order(item: tuple[tuple[str, str | None, str | None, str], int]) -> tuple[Any, ...]:
+        (was, src, _, how), n = item
+        return HOW.index(how), was != "workspace", -n, str(src)
+
     return {
         "repository": home,
         "scopes": scopes,
         "counts": {how: n for how, n in counts.items() if n},
         "mapped": [
-            {"from": src, "to": to, "how": how, "rules": n}
-            for (src, to, how), n in sorted(
-                mapped.items(), key=lambda kv: (HOW.index(kv[0][2]), -kv[1], str(kv[0][0]))
-            )
+            {"scope": was, "from": src, "to": to, "how": how, "rules": n}
+            for (was, src, to, how), n in sorted(mapped.items(), key=order)
         ],
     }
