@@ -59,6 +59,16 @@ def test_the_readme_command_keeps_a_handwritten_agents_md(tmp_path: Path) -> Non
     r = run_cli("export", "--format", "agents-md", "-o", "AGENTS.md", db=db, cwd=folder)
     assert r.rc == 0 and "already holds this block: nothing written" in r.out
     assert "CLAUDE.md" not in r.err
+    # As in wvandaal/ferratomic: CLAUDE.md is a link to AGENTS.md. Writing through it
+    # writes AGENTS.md; the link stays, and Claude Code reads the block through it.
+    (folder / "CLAUDE.md").unlink()
+    (folder / "CLAUDE.md").symlink_to("AGENTS.md")
+    args = ("export", "--format", "agents-md", "-o", "CLAUDE.md", "--top", "1")
+    r = run_cli(*args, db=db, cwd=folder)
+    assert r.rc == 0 and "replaced the playbook block in" in r.out
+    assert "(through CLAUDE.md)" in r.out
+    assert (folder / "CLAUDE.md").is_symlink() and "CLAUDE.md" not in r.err
+    assert (folder / "AGENTS.md").read_bytes().startswith(original)
 
 
 def test_the_block_keeps_to_its_budget_and_says_how_to_recall_the_rest(tmp_path: Path) -> None:

@@ -58,7 +58,8 @@ def _notes(path: Path, size: int) -> None:
     if path.name == "AGENTS.md":
         claude = path.parent / "CLAUDE.md"
         try:
-            imports = "@AGENTS.md" in claude.read_text(encoding="utf-8", errors="replace")
+            same = os.path.realpath(claude) == os.path.realpath(path)  # a link to it
+            imports = same or "@AGENTS.md" in claude.read_text(encoding="utf-8", errors="replace")
         except OSError:
             imports = False
         if not imports:
