@@ -53,7 +53,7 @@ def test_the_readme_command_keeps_a_handwritten_agents_md(tmp_path: Path) -> Non
     assert shop.encode() in after and blog.encode() not in after  # this repository's rules
     data = r.data
     assert data["how"] == "appended" and data["workspace"] == "github.com/acme/shop"
-    assert (data["shown"], data["live"]) == (4, 4) and data["bytes"] == len(after)
+    assert (data["shown"], data["eligible"]) == (4, 4) and data["bytes"] == len(after)
     assert "Claude Code reads CLAUDE.md" in r.err  # there is no CLAUDE.md here
     (folder / "CLAUDE.md").write_text("@AGENTS.md\n", encoding="utf-8")
     r = run_cli("export", "--format", "agents-md", "-o", "AGENTS.md", db=db, cwd=folder)
@@ -80,9 +80,9 @@ def test_the_block_keeps_to_its_budget_and_says_how_to_recall_the_rest(tmp_path:
     assert len(out.read_bytes()) <= 8192
     assert data["max_bytes"] == 8192 and data["block_bytes"] == len(out.read_bytes())
     # The 300 global rules; the two scoped to repositories are not this folder's.
-    assert data["live"] == 300 and 0 < data["shown"] < 300
+    assert data["eligible"] == 300 and 0 < data["shown"] < 300
     text = out.read_text()
-    assert f"_{data['shown']} of 300 live rules are shown here, best first; `playbook" in text
+    assert f"_{data['shown']} of 300 rules are shown here, best first; `playbook" in text
     data = run_cli(
         "export", "--format", "agents-md", "-o", out, "--max-bytes", "3000", "--json", db=db
     ).data

@@ -57,7 +57,7 @@ def test_live_rules_by_category_trusted_first_anti_patterns_as_avoid(
     assert f"- Maybe use uv `{candidate}` (candidate)" in lines
     for left_out in (harmed, deprecated, retired, draft):
         assert left_out not in text
-    assert "live rules are shown here" not in text  # all 6 shown: nothing left to recall
+    assert "rules are shown here" not in text  # all 6 shown: nothing left to recall
 
 
 def test_the_budget_is_filled_best_first(store: PlaybookStore) -> None:
@@ -88,7 +88,7 @@ def test_the_budget_is_filled_best_first(store: PlaybookStore) -> None:
     assert shown(max_bytes=three) == order[:3]
     assert shown(max_bytes=three - 1) == order[:2]
     text = build_store(store, max_bytes=three).text()
-    assert '_3 of 5 live rules are shown here, best first; `playbook recall "' in text
+    assert '_3 of 5 rules are shown here, best first; `playbook recall "' in text
 
 
 def test_a_budget_too_small_for_the_protocol_is_refused(store: PlaybookStore) -> None:

@@ -100,7 +100,7 @@ def export_agents_md(
         "format": "agents-md",
         "workspace": key,
         "shown": block.shown,
-        "live": block.total,
+        "eligible": block.total,
         "block_bytes": block.size,
         "max_bytes": budget,
     }
@@ -124,7 +124,7 @@ def export_agents_md(
     shown = str(written.path) + (f" (through {written.via})" if written.via else "")
     human = [_VERB[written.how].format(path=shown)]
     human.append(
-        f"{block.shown} of {block.total} live rules for {key or 'every workspace'}, "
-        f"{block.size:,} of {budget:,} bytes"
+        f"{block.shown} of {block.total} rules for {key or 'every workspace'} (live, and "
+        f"not outweighed by harm), {block.size:,} of {budget:,} bytes"
     )
     emit(data, "\n".join(human))

@@ -74,7 +74,7 @@ class BudgetTooSmall(ValueError):
 
 @dataclass(frozen=True)
 class AgentsBlock:
-    """The block's lines (no line endings), how many live rules it shows of how many, and
+    """The block's lines (no line endings), how many rules it shows of how many it may, and
     its size in bytes with `newline` between lines and after the last."""
 
     lines: list[str]
@@ -114,8 +114,7 @@ def _size(lines: list[str], nl: int) -> int:
 
 def _rest(shown: int, total: int) -> str:
     return (
-        f"_{shown} of {total} live rules are shown here, best first; "
-        f"`{RECALL_HINT}` finds the others._"
+        f"_{shown} of {total} rules are shown here, best first; `{RECALL_HINT}` finds the others._"
     )
 
 
