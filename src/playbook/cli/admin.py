@@ -92,11 +92,11 @@ def activate(
     if not ids and not all_drafts:
         raise CliError("usage", "name the drafts to make live (IDs), or --all-drafts", None, 2)
     from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
 
-    if len(ids) > DEFAULT_POLICY.max_batch:
-        raise CliError(
-            "invalid_input", f"{len(ids):,} ids; at most {DEFAULT_POLICY.max_batch:,} at once"
-        )
+    most = (load_policy_option() or DEFAULT_POLICY).max_batch
+    if len(ids) > most:
+        raise CliError("invalid_input", f"{len(ids):,} ids; at most {most:,} at once")
     bounded(*(("ID", bid, "id") for bid in ids))
     from .. import review
 

@@ -78,9 +78,13 @@ def export(
         from .agents_export import export_agents_md
 
         export_agents_md(
-            output, title=title, workspace=workspace, max_bytes=max_bytes, top=top,
+            output,
+            title=title,
+            workspace=workspace,
+            max_bytes=max_bytes,
+            top=top,
             json_out=json_out,
-        )  # fmt: skip
+        )
         return
     if max_bytes is not None or top is not None or workspace is not None:
         raise CliError("usage", "--max-bytes, --top and --workspace go with --format agents-md")

@@ -140,8 +140,8 @@ def merge(existing: bytes | None, block: list[str]) -> tuple[bytes, str]:
             head += sep
         if not head.endswith(sep + sep):
             head += sep  # a blank line before the block
-    elif head and not head.endswith((b"\n", b"\r")) and head.strip(b"\xef\xbb\xbf"):
-        head += sep
+    elif head.strip(b"\xef\xbb\xbf") and not head.endswith((b"\n", b"\r")):
+        head += sep  # only white space, no line ending: the block starts a line of its own
     return head + body + sep, "appended"
 
 
