@@ -360,6 +360,17 @@ def test_a_diary_that_is_not_json_is_refused_and_changes_nothing(tmp_path: Path)
 def test_a_diarys_json_report_says_where_its_lessons_were_scoped(tmp_path: Path) -> None:
     data = run_cli("import", DIARY, "--json", db=tmp_path / "pb.sqlite3").data
     assert data["format"] == "cass-diary" and data["workspaces"]["counts"] == {"folder-name": 4}
+    # --workspace names the repository instead of the diary's path.
+    data = run_cli(
+        "import", DIARY, "--workspace", "git@github.com:Acme/Shop.git", "--json",
+        db=tmp_path / "ws.sqlite3",
+    ).data  # fmt: skip
+    assert data["workspaces"]["mapped"] == [
+        {"scope": "workspace", "from": "/home/dev/shop", "to": SHOP, "how": "repository",
+         "rules": 4}
+    ]  # fmt: skip
+    listed = run_cli("proposals", "--json", db=tmp_path / "ws.sqlite3").data["proposals"]
+    assert {p["delta"]["scope_key"] for p in listed} == {SHOP}
 
 
 # ----------------------------------------------------------------------------- activate

@@ -304,7 +304,8 @@ def _write(
             elif parsed.kind == "diary":
                 from ..interop.diary_import import import_diary
 
-                report = import_diary(store, parsed, source=_name(source))
+                report = import_diary(store, parsed, source=_name(source), workspace=home[0])
+                report.workspaces["found_by"] = home[1]
             else:
                 from ..interop.cass_import import import_cass
 

@@ -3,9 +3,9 @@
 Each of the diary's ``keyLearnings``, ``preferences`` and ``decisions`` becomes an ``add``
 proposal (origin ``cass-diary``), with the diary's session as its provenance, its tags, and
 its workspace as the workspace identity here (``cass.workspaces``: a path on this machine
-gives that folder's identity, else its last folder's name); a diary without a workspace
-proposes global rules. Nothing becomes a rule until someone approves it (``playbook
-proposals``, the workbench).
+gives that folder's identity, else its last folder's name; ``--workspace`` names another);
+a diary without a workspace proposes global rules. Nothing becomes a rule until someone
+approves it (``playbook proposals``, the workbench).
 
 The staging is one transaction with the import's own decision-log entry. A lesson the queue
 refuses (too long, near a blocked pattern) is a note; one already proposed from the same
@@ -45,26 +45,39 @@ def _tags(store: PlaybookStore, diary: CassDiary, notes: list[Note]) -> list[str
     return kept
 
 
-def _scope(diary: CassDiary, count: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def _scope(
+    diary: CassDiary, count: int, workspace: str | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The scope fields every proposal gets, and the report's `workspaces`."""
-    if diary.workspace is None:
+    if workspace is not None:
+        key, how = workspace, "repository"
+    elif diary.workspace is not None:
+        key, how = identity_of(diary.workspace)
+    else:
         return {}, {"repository": None, "scopes": {"global": count}, "counts": {}, "mapped": []}
-    key, how = identity_of(diary.workspace)
-    mapped = [{"from": diary.workspace, "to": key, "how": how, "rules": count}]
-    report = {"repository": None, "scopes": {"workspace": count}, "counts": {how: count}}
+    mapped = [
+        {"scope": "workspace", "from": diary.workspace, "to": key, "how": how, "rules": count}
+    ]
+    report = {"repository": workspace, "scopes": {"workspace": count}, "counts": {how: count}}
     return {"scope": "workspace", "scope_key": key}, {**report, "mapped": mapped}
 
 
 def import_diary(
-    store: PlaybookStore, diary: CassDiary, *, source: str | None = None, actor: str = "human"
+    store: PlaybookStore,
+    diary: CassDiary,
+    *,
+    source: str | None = None,
+    actor: str = "human",
+    workspace: str | None = None,
 ) -> ImportReport:
     """Stage the diary's lessons for review (see the module); the report's counts say how
-    many were proposed and how many were proposed already."""
+    many were proposed and how many were proposed already. `workspace`, when given, is the
+    workspace identity the lessons are scoped to, instead of the diary's own."""
     report = ImportReport(
         format="cass-diary", notes=list(diary.notes.items), batch_id=new_batch_id()
     )
     notes = report.notes
-    scope, report.workspaces = _scope(diary, len(diary.items))
+    scope, report.workspaces = _scope(diary, len(diary.items), workspace)
     tags = _tags(store, diary, notes)
     session = diary.session_path
     if session is not None and problem(store.policy, "session_ref", session, "ref"):

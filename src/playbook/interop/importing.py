@@ -342,7 +342,7 @@ def import_data(
     if isinstance(parsed, CassDiary):
         from .diary_import import import_diary
 
-        return import_diary(store, parsed, source=source)
+        return import_diary(store, parsed, source=source, workspace=workspace)
     if isinstance(parsed, CassImport):
         from .cass_import import import_cass
 
