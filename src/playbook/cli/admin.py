@@ -1,7 +1,7 @@
-"""pin, unpin, block, unblock, blocked, stats, stale.
+"""pin, unpin, activate, block, unblock, blocked, stats, stale.
 
-Pins and blocks made here are human actions: the CLI is a person at a terminal. (Agents
-reach Playbook over MCP, which has no tool for either.)
+Pins, blocks and drafts made live here are human actions: the CLI is a person at a
+terminal. (Agents reach Playbook over MCP, which has no tool for any of them.)
 """
 
 from __future__ import annotations
@@ -63,6 +63,37 @@ def unpin(
         {"bullet_id": bullet_id, "pinned": False, "was_pinned": was},
         f"unpinned {bullet_id}" if was else f"{bullet_id} was not pinned",
     )
+
+
+@app.command()
+def activate(
+    bullet_ids: list[str] = typer.Argument(None, metavar="ID...", help="Draft rules."),
+    all_drafts: bool = typer.Option(False, "--all-drafts", help="Every draft in the playbook."),
+    json_out: bool = json_option(),
+) -> None:
+    """Make draft rules live: agents are shown them from now on (session start, the
+    AGENTS.md export, recall). A human decision; all or none (an unknown or retired id
+    changes nothing)."""
+    set_json(json_out)
+    ids = list(bullet_ids or [])
+    if not ids and not all_drafts:
+        raise CliError("usage", "name the drafts to make live (IDs), or --all-drafts", None, 2)
+    from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    most = (load_policy_option() or DEFAULT_POLICY).max_batch
+    if len(ids) > most:
+        raise CliError("invalid_input", f"{len(ids):,} ids; at most {most:,} at once")
+    bounded(*(("ID", bid, "id") for bid in ids))
+    from .. import review
+
+    with open_store(create=False) as store:
+        if all_drafts:
+            ids += [b.id for b in store.bullets(state="draft")]
+        done = review.activate(store, ids, actor="human")
+    lines = [f"activated {bid}" for bid in done.activated]
+    lines += [f"{bid} was live already" for bid in done.already]
+    emit(done.to_dict(), "\n".join(lines) or "no drafts to make live")
 
 
 # ----------------------------------------------------------------------------- blocks

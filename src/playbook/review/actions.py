@@ -1,4 +1,5 @@
-"""The human actions on one bullet: restore, pin, unpin, deprecate, and a mark.
+"""The human actions on one bullet: restore, pin, unpin, deprecate, a mark, and making
+drafts live (activate).
 
 Each checks what it acts on inside the transaction that writes, so a second reviewer (the
 workbench and a terminal at once) gets a clear refusal, never a double write.
@@ -98,6 +99,27 @@ def unpin(store: PlaybookStore, bullet_id: str, *, actor: str = HUMAN) -> bool:
         if bullet.pinned:
             store.unpin(bullet_id, actor=actor)
     return bullet.pinned
+
+
+@dataclass(frozen=True)
+class Activated:
+    activated: list[str]  # drafts made live, in the order given
+    already: list[str]  # live already: left as they were
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"activated": self.activated, "already_active": self.already}
+
+
+def activate(store: PlaybookStore, bullet_ids: list[str], *, actor: str = HUMAN) -> Activated:
+    """Make drafts live: from now on agents are shown them (SessionStart, the AGENTS.md
+    export, recall). A human decision, each logged; all or none: an unknown or retired id
+    refuses the whole request before anything is written."""
+    done: list[str] = []
+    already: list[str] = []
+    with store.transaction():
+        for bid in dict.fromkeys(bullet_ids):
+            (done if store.activate(bid, actor=actor) else already).append(bid)
+    return Activated(done, already)
 
 
 def restore_target(helpful: float, harmful: float, policy: Policy) -> str:
