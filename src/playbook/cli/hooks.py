@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import app
-from .common import CliError, db_target, emit, json_option, set_json, state, target
+from .common import CliError, emit, json_option, set_json, state, target
 
 if TYPE_CHECKING:
     from ..hooks.install import Plan
@@ -30,17 +30,33 @@ def hook(
     payload: str | None = typer.Argument(
         None, metavar="[JSON]", help="The hook input, when not on stdin (Codex's notify)."
     ),
+    reflector: str | None = typer.Option(
+        None,
+        "--reflector",
+        help="session-end: reflect with the agent's own CLI (claude or codex); default "
+        "$PLAYBOOK_REFLECTOR, else the RULE:/AVOID: lines only.",
+    ),
 ) -> None:
     """Run one agent hook: the agent's hook JSON on stdin, context for the agent on stdout.
 
-    Never fails: whatever goes wrong is one line in the hook log, and the exit status is 0.
+    Without --db (or $PLAYBOOK_DB) the playbook is the one the session's folder finds:
+    the project's .playbook.toml, else the default file. Never fails: whatever goes wrong
+    is one line in the hook log, and the exit status is 0.
     """
     from ..hooks.run import run_hook
 
     policy = Path(state.policy).expanduser() if state.policy else None
-    db = db_target()  # a file or a postgresql:// URL
+    db = state.db or None  # found from the payload's cwd when not given
     raise typer.Exit(
-        run_hook(event, sys.stdin.buffer, sys.stdout, db=db, policy=policy, argument=payload)
+        run_hook(
+            event,
+            sys.stdin.buffer,
+            sys.stdout,
+            db=db,
+            policy=policy,
+            argument=payload,
+            reflector=reflector,
+        )
     )
 
 

@@ -81,7 +81,7 @@ def mark_command(
         raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
     if reason and kind != "harmful":
         raise CliError("invalid_input", "--reason goes with harmful marks")
-    with open_store() as store:
+    with open_store(create=False) as store:  # a vote needs a playbook that holds the rule
         try:
             result = mark_bullet(
                 store,
