@@ -34,9 +34,10 @@ _INJECTED_PREFIXES = (
     "<recommended_plugins>",
     "# AGENTS.md instructions",
 )
-# A whole message that is one element with a compound tag name (``<turn_aborted>…
-# </turn_aborted>``, ``<system-reminder>…``): an agent's own wrapping, never a person's words.
-_INJECTED_ELEMENT = re.compile(r"\A\s*<([a-z][a-z0-9]*(?:[ _-][a-z0-9]+)+)>.*</\1>\s*\Z", re.DOTALL)
+# A whole message made of elements with compound tag names (``<turn_aborted>…
+# </turn_aborted>``, ``<system-reminder>…``, ``<command-name>/clear</command-name>
+# <command-message>…``): an agent's own wrapping, never a person's words.
+_OPENING = re.compile(r"\s*<([a-z][a-z0-9]*(?:[ _-][a-z0-9]+)+)>")
 _MAX_RECORD_ID = 128  # characters of a uuid worth keeping as an identity
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 _SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "image", "input_image"})
@@ -169,7 +170,22 @@ def _reduce_item(item: dict[str, Any]) -> tuple[str | None, str]:
 
 
 def _injected(text: str) -> bool:
-    return text.lstrip().startswith(_INJECTED_PREFIXES) or bool(_INJECTED_ELEMENT.match(text))
+    return text.lstrip().startswith(_INJECTED_PREFIXES) or _only_elements(text)
+
+
+def _only_elements(text: str) -> bool:
+    """Whether `text` is nothing but one or more ``<compound_tag>…</compound_tag>``."""
+    pos = 0
+    while True:
+        m = _OPENING.match(text, pos)
+        if m is None:
+            return False
+        close = text.find(f"</{m.group(1)}>", m.end())
+        if close == -1:
+            return False
+        pos = close + len(m.group(1)) + 3
+        if not text[pos:].strip():
+            return True
 
 
 def _content_text(content: object) -> str:
