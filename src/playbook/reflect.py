@@ -81,9 +81,10 @@ def reflect_session(
     `Policy.reflect_max_iterations` calls of `reflector.propose(diary, playbook, prior)`,
     where `playbook` lists the existing bullets (at most `playbook_limit`) followed by
     the adds proposed so far (ids `proposed-1`, …, not real bullets), and `prior` is the
-    validated deltas proposed so far. The loop stops when an iteration proposes no new valid delta, or when
-    `Policy.reflect_max_deltas` deltas have been proposed. Deltas are the same when their
-    type, target bullets and normalized content are (so one vote per bullet per session).
+    validated deltas proposed so far. The loop stops when an iteration proposes no new
+    valid delta, or when `Policy.reflect_max_deltas` deltas have been proposed. Deltas are
+    the same when their type, target bullets and normalized content are (so one vote per
+    bullet per session).
 
     Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
     once per diary offset (input order), each with provenance (session_ref, offset), and the
