@@ -48,8 +48,14 @@ def reflect_log_path() -> Path:
 
 
 def private_folder(folder: Path) -> None:
-    """Make `folder` (and its missing parents) readable by this user only."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Make `folder`, and each of its parents that is missing, this user's only (0700)."""
+    missing = []
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    for parent in reversed(missing):
+        parent.mkdir(mode=0o700, exist_ok=True)
 
 
 @contextmanager
