@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .payload import HookInput
-from .state import private_append, reflect_log_path
+from .state import private_append, reflect_log_path, state_dir
 
 if TYPE_CHECKING:
     from playbook.diaries import Diary
@@ -51,7 +51,16 @@ REFLECTOR_ENV = "PLAYBOOK_REFLECTOR"  # a preset's name, when the hook is not gi
 # stdout. Opt-in: each session end costs a model call (up to `reflect_max_iterations`) of at
 # most `reflect_prompt_chars` characters.
 REFLECTORS: dict[str, list[str]] = {
-    "claude": ["claude", "-p", "--output-format", "text"],
+    # no tools (the diary is all it needs), and no session file of its own
+    "claude": [
+        "claude",
+        "-p",
+        "--output-format",
+        "text",
+        "--tools",
+        "",
+        "--no-session-persistence",
+    ],
     "codex": ["codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "-"],
 }
 SESSION_READ_BYTES = 16 << 20  # bytes of a transcript read per pass (one reflection each)
@@ -75,10 +84,14 @@ def start_session_end(
     under an agent's own session folders); any other path is refused, unread."""
     from playbook.project.sessions import check_transcript
 
+    from playbook.store import resolve_target
+
     transcript = check_transcript(Path(payload.need("transcript_path")).expanduser())
-    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", str(db)]
+    where = resolve_target(db)
+    location = str(where.path.absolute()) if where.is_file else where.location
+    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", location]
     if policy is not None:
-        args += ["--policy", str(policy)]
+        args += ["--policy", str(policy.absolute())]
     if reflector is not None:
         args += ["--reflector", reflector]
     args += ["--agent", agent, "--session-id", payload.session_id]
@@ -91,6 +104,9 @@ def start_session_end(
             stderr=out,
             close_fds=True,
             start_new_session=True,  # not killed with the agent's hook process group
+            # Out of the project: a model CLI run from there would load its settings,
+            # hooks and instructions (Claude Code's -p does, untrusted folder or not).
+            cwd=state_dir(),
         )
 
 
