@@ -83,7 +83,6 @@ def start_session_end(
     transcript must be one the agent may have read (`project.sessions.check_transcript`:
     under an agent's own session folders); any other path is refused, unread."""
     from playbook.project.sessions import check_transcript
-
     from playbook.store import resolve_target
 
     transcript = check_transcript(Path(payload.need("transcript_path")).expanduser())
