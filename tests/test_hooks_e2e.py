@@ -56,7 +56,7 @@ def test_install_recall_reflect_approve_recall(tmp_path: Path) -> None:
         timeout=60,
     )
     assert install.returncode == 0, install.stderr
-    assert "web/.playbook.toml (db = .playbook/team.sqlite3)" in install.stdout
+    assert "web/.playbook.toml: db = .playbook/team.sqlite3" in install.stdout
     settings = web / ".claude" / "settings.json"
     hooks = installed_commands(settings)
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}

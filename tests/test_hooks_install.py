@@ -206,7 +206,7 @@ def test_the_model_reflector_is_this_machines_choice_and_says_what_it_costs(
     }
     shared = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert commands(shared, "SessionEnd") == ["playbook hook session-end"]
-    assert "claude -p" in out and "32,000 characters" in out and "3 per session" in out
+    assert "claude -p" in out and "32,000 characters" in out and "up to 3" in out
     rc, _, _ = hooks(tmp_path, project, "hooks", "uninstall", "claude-code")
     assert rc == 0 and not local.exists()
     assert (project / ".claude" / "settings.json").read_text(encoding="utf-8") == SETTINGS

@@ -113,7 +113,7 @@ def test_the_order_db_env_project_default(repo: Path) -> None:
     assert locate_playbook(None, repo, {**env, "PLAYBOOK_DB": "/y.db"}).target == "/y.db"
     project = locate_playbook(None, repo, env)
     assert (project.source, project.target) == ("project", str((repo / "pb.db").resolve()))
-    assert project.describe() == f"{repo / '.playbook.toml'} (db = pb.db)"
+    assert project.describe() == f"{repo / '.playbook.toml'}: db = pb.db"
     default = locate_playbook(None, repo.parent, env)
     assert (default.source, default.target) == ("default", str(default_playbook_path(env)))
     assert default.target == "/data/playbook/state.sqlite3"

@@ -129,6 +129,7 @@ def hooks_install(
         reflector=reflector,
     )
     plans, notes = _planned(lambda: inst.plan_install(req))
+    plans = [p for p in plans if p.before is not None or p.after is not None]
     notes += _playbook_notes()
     if reflector is not None:
         policy = load_policy_option() or DEFAULT_POLICY

@@ -39,7 +39,7 @@ def where(json_out: bool = json_option()) -> None:
         "config": str(located.config.path) if located.config else None,
         "exists": bool(where_to and where_to.exists()),
     }
-    why = located.describe() if located.config else {"--db": "--db"}.get(source, source)
+    why = located.describe() if located.config else source
     emit(data, f"{shown}  ({'from ' + why if located.config else why})")
 
 

@@ -68,8 +68,8 @@ CODEX_EVENTS = {  # Codex's: its Stop runs when each turn ends (it has no sessio
 HOOK_TIMEOUT = 10  # seconds the agent waits for a hook
 REFLECTOR_ENV = "PLAYBOOK_REFLECTOR"
 REFLECTOR_COST = {
-    "claude": "a `claude -p` call at each session end",
-    "codex": "a `codex exec` call at each turn's end (Codex's Stop hook)",
+    "claude": "one `claude -p` call at each session end",
+    "codex": "one `codex exec` call at each turn's end (Codex's Stop hook)",
 }
 _OURS = re.compile(
     r"(?:^|[\s/\\\"'])playbook(?:\.exe)?[\"']?\s(?:.*\s)?hook\s+[a-z-]+"
@@ -260,11 +260,12 @@ def _install_codex(req: Request) -> tuple[list[Plan], list[str]]:
 
 def reflector_note(reflector: str, prompt_chars: int, iterations: int) -> str:
     return (
-        f"session ends are reflected by {reflector}: {REFLECTOR_COST[reflector]} (up to "
-        f"{iterations} per session part), each a prompt of at most {prompt_chars:,} characters "
-        f"(a digest of the session; about {prompt_chars // 4:,} tokens) plus the answer; "
-        "your own plan's usage. Without --reflector, only the RULE:/AVOID: lines and "
-        "citations the agent writes are read (no model call)"
+        f"session ends are reflected by {reflector}: {REFLECTOR_COST[reflector]}, more (up "
+        f"to {iterations}) only while the calls keep proposing new rules; each prompt is at "
+        f"most {prompt_chars:,} characters (a digest of the session, about "
+        f"{prompt_chars // 4:,} tokens) plus the answer, on your own plan. Without "
+        "--reflector no model is called: only the RULE:/AVOID: lines and citations the "
+        "agent writes are read"
     )
 
 

@@ -79,7 +79,7 @@ class Located:
 
     def describe(self) -> str:
         if self.config is not None:
-            return f"{self.config.path} ({self.config.how})"
+            return f"{self.config.path}: {self.config.how}"
         return {"--db": "--db", "$PLAYBOOK_DB": "$PLAYBOOK_DB"}.get(self.source, "the default")
 
 
