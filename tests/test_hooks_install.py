@@ -247,13 +247,19 @@ def test_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, project: P
 # ------------------------------------------------------------------ Codex
 
 
-def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
-    tmp_path: Path, project: Path
-) -> None:
+def codex_home(tmp_path: Path, config_text: str) -> tuple[Path, Path]:
+    """$CODEX_HOME with a config.toml of `config_text`; (the folder, the config)."""
     home = tmp_path / "codex"
     home.mkdir()
     config = home / "config.toml"
-    config.write_text(CONFIG_TOML, encoding="utf-8")
+    config.write_text(config_text, encoding="utf-8")
+    return home, config
+
+
+def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
+    tmp_path: Path, project: Path
+) -> None:
+    home, config = codex_home(tmp_path, CONFIG_TOML)
     rc, out, err = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
     assert rc == 0, err
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
@@ -284,10 +290,7 @@ def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
 def test_codex_with_hooks_off_gets_notify_and_loses_it_when_they_are_on(
     tmp_path: Path, project: Path
 ) -> None:
-    home = tmp_path / "codex"
-    home.mkdir()
-    config = home / "config.toml"
-    config.write_text("[features]\nhooks = false\n", encoding="utf-8")
+    home, config = codex_home(tmp_path, "[features]\nhooks = false\n")
     env = {"CODEX_HOME": str(home)}
     rc, out, err = hooks(tmp_path, project, "hooks", "install", "codex", **env)
     assert rc == 0, err
@@ -302,11 +305,8 @@ def test_codex_with_hooks_off_gets_notify_and_loses_it_when_they_are_on(
 
 
 def test_codex_notify_of_someone_else_is_left_alone(tmp_path: Path, project: Path) -> None:
-    home = tmp_path / "codex"
-    home.mkdir()
-    config = home / "config.toml"
     mine = 'notify = ["/usr/local/bin/my-notifier"]\n[features]\ncodex_hooks = false\n'
-    config.write_text(mine, encoding="utf-8")
+    home, config = codex_home(tmp_path, mine)
     rc, out, _ = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
     assert rc == 0 and "already runs a notify program" in out
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
