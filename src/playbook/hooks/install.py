@@ -27,22 +27,15 @@ when it has not changed since the install (the original is kept under the state 
 
 from __future__ import annotations
 
-import contextlib
-import difflib
-import hashlib
-import json
 import os
-import re
-import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import install_codex as codex
-from .jsonedit import JsonText
-from .state import private_folder, state_dir
+from .install_plan import InstallError, Plan, apply, load_backup, read_text, restored
+from .install_settings import has_ours, plan_hooks, set_env, strip_hooks, strip_plan, then
 
 __all__ = [
     "CLAUDE_EVENTS",
@@ -65,45 +58,10 @@ CODEX_EVENTS = {  # Codex's: its Stop runs when each turn ends (it has no sessio
     "UserPromptSubmit": "prompt",
     "Stop": "session-end",
 }
-HOOK_TIMEOUT = 10  # seconds the agent waits for a hook
-REFLECTOR_ENV = "PLAYBOOK_REFLECTOR"
 REFLECTOR_COST = {
     "claude": "one `claude -p` call at each session end",
     "codex": "one `codex exec` call at each turn's end (Codex's Stop hook)",
 }
-_OURS = re.compile(
-    r"(?:^|[\s/\\\"'])playbook(?:\.exe)?[\"']?\s(?:.*\s)?hook\s+[a-z-]+"
-    r"(?:\s+--reflector(?:=|\s+)[A-Za-z0-9_-]+)?\s*$"
-)
-
-
-class InstallError(ValueError):
-    """A settings file that cannot be edited safely (not JSON, wrong shape), or an install
-    that cannot be done as asked."""
-
-
-@dataclass
-class Plan:
-    """An edit of one file: its text before (None: no file) and after, and notes."""
-
-    path: Path
-    before: str | None
-    after: str | None
-    notes: list[str] = field(default_factory=list)
-    restore: bool = False  # an uninstall putting back the original bytes
-
-    @property
-    def changes(self) -> bool:
-        return self.before != self.after
-
-    def diff(self) -> str:
-        lines = difflib.unified_diff(
-            (self.before or "").splitlines(keepends=True),
-            (self.after or "").splitlines(keepends=True),
-            fromfile=f"{self.path} (now)" if self.before is not None else "/dev/null",
-            tofile=f"{self.path} (after)" if self.after is not None else "/dev/null",
-        )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 @dataclass
@@ -194,20 +152,20 @@ def _install_claude(req: Request) -> tuple[list[Plan], list[str]]:
     notes: list[str] = []
     if req.scope == "user":
         user = Path.home() / ".claude" / "settings.json"
-        plan = _plan_hooks(user, hook_command(req, False), CLAUDE_EVENTS)
+        plan = plan_hooks(user, hook_command(req, False), CLAUDE_EVENTS)
         if req.reflector:
-            plan = _chain(plan, lambda text: _set_env(user, text, req.reflector))
+            plan = then(plan, lambda text: set_env(user, text, req.reflector))
         return [plan], notes
     folder = project_root(req.cwd) / ".claude"
     shared, local = folder / "settings.json", folder / "settings.local.json"
     reasons = machine_reasons(req)
     if req.scope == "project" and not reasons:
-        plans = [_plan_hooks(shared, hook_command(req, True), CLAUDE_EVENTS)]
-        stale = _strip_plan(local, "claude")  # an older install of this machine's
+        plans = [plan_hooks(shared, hook_command(req, True), CLAUDE_EVENTS)]
+        stale = strip_plan(local, "claude")  # an older install of this machine's
         if req.reflector:
-            stale = _chain(stale, lambda text: _set_env(local, text, req.reflector))
+            stale = then(stale, lambda text: set_env(local, text, req.reflector))
         return [*plans, stale], notes
-    if _has_ours(shared):
+    if has_ours(shared):
         raise InstallError(
             f"{shared} (the team's, committed) already runs Playbook's hooks; a second set "
             f"in {local.name} would run each hook twice (uninstall first, or install "
@@ -220,9 +178,9 @@ def _install_claude(req: Request) -> tuple[list[Plan], list[str]]:
             + "). For hooks the team can commit: playbook on the PATH, and the playbook named "
             "by the project's .playbook.toml"
         )
-    plan = _plan_hooks(local, hook_command(req, False), CLAUDE_EVENTS)
+    plan = plan_hooks(local, hook_command(req, False), CLAUDE_EVENTS)
     if req.reflector:
-        plan = _chain(plan, lambda text: _set_env(local, text, req.reflector))
+        plan = then(plan, lambda text: set_env(local, text, req.reflector))
     return [plan], notes
 
 
@@ -238,7 +196,7 @@ def _install_codex(req: Request) -> tuple[list[Plan], list[str]]:
                 "(without --project)"
             )
         path = project_root(req.cwd) / ".codex" / "hooks.json"
-        plans = [_plan_hooks(path, hook_command(req, True), CODEX_EVENTS)]
+        plans = [plan_hooks(path, hook_command(req, True), CODEX_EVENTS)]
         notes.append(codex.TRUST_NOTE)
         return plans, notes
     base = hook_command(req, False)
@@ -251,9 +209,9 @@ def _install_codex(req: Request) -> tuple[list[Plan], list[str]]:
             "Codex's hooks are off in its config ([features] hooks = false): Playbook "
             "reflects each turn through notify instead, and adds no context to prompts"
         )
-        return [config, _strip_plan(hooks_path, "codex")], notes
+        return [config, strip_plan(hooks_path, "codex")], notes
     reflect = ("--reflector", req.reflector) if req.reflector else ()
-    plan = _plan_hooks(hooks_path, base, CODEX_EVENTS, end_extra=reflect)
+    plan = plan_hooks(hooks_path, base, CODEX_EVENTS, end_extra=reflect)
     notes.append(codex.TRUST_NOTE)
     return [config, plan], notes
 
@@ -270,163 +228,6 @@ def reflector_note(reflector: str, prompt_chars: int, iterations: int) -> str:
 
 
 # ------------------------------------------------------------------------ JSON settings
-
-
-def _plan_hooks(
-    path: Path, base: list[str], events: dict[str, str], *, end_extra: tuple[str, ...] = ()
-) -> Plan:
-    """Merge Playbook's hooks (one group per event) into the JSON settings at `path` (a new
-    file is written with two-space indents)."""
-    before = _read(path)
-    groups = {
-        agent_event: {
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": shlex.join(
-                        [*base, "hook", event, *(end_extra if event == "session-end" else [])]
-                    ),
-                    "timeout": HOOK_TIMEOUT,
-                }
-            ]
-        }
-        for agent_event, event in events.items()
-    }
-    if before is None or not before.strip():
-        doc = {"hooks": {e: [g] for e, g in groups.items()}}
-        return Plan(path, before, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    hooks = _load_json(path, before).get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise InstallError(f'{path}: "hooks" is not an object; nothing changed')
-    text = before
-    for agent_event, group in groups.items():
-        text = _merge_event(path, text, agent_event, group)
-    return Plan(path, before, text)
-
-
-def _merge_event(path: Path, text: str, agent_event: str, group: dict[str, Any]) -> str:
-    doc = _load_json(path, text)
-    hooks = doc.get("hooks")
-    if hooks is None:
-        return JsonText(text).add_member([], "hooks", {agent_event: [group]})
-    groups = hooks.get(agent_event)
-    if groups is None:
-        return JsonText(text).add_member(["hooks"], agent_event, [group])
-    if not isinstance(groups, list):
-        raise InstallError(f"{path}: hooks.{agent_event} is not a list; nothing changed")
-    if [g for g in groups if _ours_in(g)] == [group]:
-        return text  # installed as it should be
-    text = _strip_event(text, agent_event)
-    doc = _load_json(path, text)
-    if agent_event not in doc.get("hooks", {}):
-        return JsonText(text).add_member(["hooks"], agent_event, [group])
-    return JsonText(text).append(["hooks", agent_event], group)
-
-
-def _ours_in(group: object) -> list[int]:
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-        return []
-    return [i for i, h in enumerate(group["hooks"]) if _is_ours(h)]
-
-
-def _is_ours(hook: object) -> bool:
-    return isinstance(hook, dict) and bool(_OURS.search(str(hook.get("command", ""))))
-
-
-def _strip_event(text: str, agent_event: str) -> str:
-    """`text` without Playbook's hooks under `agent_event` (a group left empty goes too;
-    the event goes when nothing is left of it)."""
-    doc = json.loads(text)
-    groups = doc["hooks"][agent_event]
-    for gi in reversed(range(len(groups))):
-        mine = _ours_in(groups[gi])
-        if not mine:
-            continue
-        if len(mine) == len(groups[gi]["hooks"]):
-            text = JsonText(text).remove(["hooks", agent_event, gi])
-        else:
-            for hi in reversed(mine):
-                text = JsonText(text).remove(["hooks", agent_event, gi, "hooks", hi])
-    if not json.loads(text)["hooks"][agent_event] and groups:
-        text = JsonText(text).remove(["hooks", agent_event])
-    return text
-
-
-def strip_hooks(path: Path, text: str) -> str:
-    """`text` without any of Playbook's hooks, nor its ``PLAYBOOK_REFLECTOR`` setting."""
-    doc = _load_json(path, text)
-    hooks = doc.get("hooks")
-    if isinstance(hooks, dict):
-        for agent_event, groups in hooks.items():
-            if isinstance(groups, list) and any(_ours_in(g) for g in groups):
-                text = _strip_event(text, agent_event)
-        if not json.loads(text)["hooks"]:
-            text = JsonText(text).remove(["hooks"])
-    return _set_env(path, text, None)
-
-
-def _set_env(path: Path, text: str, value: str | None) -> str:
-    """`text` with ``env.PLAYBOOK_REFLECTOR`` set to `value` (None: taken out)."""
-    doc = _load_json(path, text)
-    env = doc.get("env")
-    if env is not None and not isinstance(env, dict):
-        raise InstallError(f'{path}: "env" is not an object; nothing changed')
-    if value is None:
-        if env is None or REFLECTOR_ENV not in env:
-            return text
-        text = JsonText(text).remove(["env", REFLECTOR_ENV])
-        return JsonText(text).remove(["env"]) if not json.loads(text)["env"] else text
-    if env is None:
-        return JsonText(text).add_member([], "env", {REFLECTOR_ENV: value})
-    if env.get(REFLECTOR_ENV) == value:
-        return text
-    if REFLECTOR_ENV in env:
-        return JsonText(text).replace(["env", REFLECTOR_ENV], value)
-    return JsonText(text).add_member(["env"], REFLECTOR_ENV, value)
-
-
-def _chain(plan: Plan, edit: Any) -> Plan:
-    """`plan` with one more edit of its file's text."""
-    text = plan.after if plan.after is not None else "{\n}\n"
-    after = edit(text)
-    if plan.before is None and after.strip() in ("{}", ""):
-        after = None
-    return Plan(plan.path, plan.before, after, plan.notes)
-
-
-def _strip_plan(path: Path, kind: str) -> Plan:
-    """Playbook's hooks taken out of `path` (an earlier install's); the file goes when an
-    install made it and nothing else is left in it."""
-    before = _read(path)
-    if before is None or not before.strip():
-        return Plan(path, before, before)
-    after: str | None = strip_hooks(path, before) if kind in ("claude", "codex") else before
-    saved = _load_backup(path)
-    if after != before and saved and saved.get("original") is None and json.loads(after) == {}:
-        after = None
-    return Plan(path, before, after)
-
-
-def _has_ours(path: Path) -> bool:
-    text = _read(path)
-    if not text or not text.strip():
-        return False
-    try:
-        return strip_hooks(path, text) != _set_env(path, text, None)
-    except InstallError:
-        return False
-
-
-def _load_json(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None or not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise InstallError(f"{path}: not valid JSON ({exc}); nothing changed") from None
-    if not isinstance(doc, dict):
-        raise InstallError(f"{path}: not a JSON object; nothing changed")
-    return doc
 
 
 # ------------------------------------------------------------------------ uninstall
@@ -447,82 +248,14 @@ def uninstall_paths(agent: str, scope: str, cwd: Path) -> list[tuple[Path, str]]
 def plan_uninstall(path: Path, kind: str) -> Plan:
     """Take Playbook's entries out of `path`: the original bytes back if the file is as the
     install left it, else only Playbook's entries removed."""
-    before = _read(path)
-    saved = _load_backup(path)
-    if saved is not None and before is not None and _digest(before) == saved.get("installed"):
-        return Plan(path, before, saved.get("original"), restore=True)
+    back = restored(path)
+    if back is not None:
+        return back
+    before = read_text(path)
     if before is None:
         return Plan(path, None, None, ["nothing to remove: the file does not exist"])
     after = codex.strip_config(before) if kind == "toml" else strip_hooks(path, before)
     notes = [] if after != before else ["nothing of Playbook's to remove"]
-    if saved is not None and after != before:
+    if load_backup(path) is not None and after != before:
         notes.append("the file changed since the install: only Playbook's entries were removed")
     return Plan(path, before, after, notes)
-
-
-def apply(plan: Plan, *, installing: bool) -> None:
-    """Write the plan (atomically) and keep what an uninstall needs to restore the file."""
-    if not plan.changes:
-        return
-    if plan.after is None:
-        plan.path.unlink(missing_ok=True)
-        for folder in _load_backup(plan.path, {}).get("created", []):
-            with contextlib.suppress(OSError):  # only if Playbook made it and it is empty again
-                Path(folder).rmdir()
-    else:
-        created = [str(p) for p in _missing_parents(plan.path)]
-        plan.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = plan.path.with_name(f".{plan.path.name}.playbook-tmp")
-        tmp.write_text(plan.after, encoding="utf-8", newline="")
-        os.replace(tmp, plan.path)
-        if installing:
-            saved = _load_backup(plan.path) or {"original": plan.before, "created": created}
-            saved["installed"] = _digest(plan.after)
-            _save_backup(plan.path, saved)
-            return
-    _backup_path(plan.path).unlink(missing_ok=True)
-
-
-def _missing_parents(path: Path) -> list[Path]:
-    missing = []
-    for folder in path.parents:
-        if folder.exists():
-            break
-        missing.append(folder)
-    return missing  # innermost first: the order they can be removed in
-
-
-def _read(path: Path) -> str | None:
-    try:
-        with path.open(encoding="utf-8", newline="") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}") from None
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _backup_path(path: Path) -> Path:
-    key = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return state_dir() / "installs" / f"{key}.json"
-
-
-def _load_backup(path: Path, default: Any = None) -> Any:
-    try:
-        saved = json.loads(_backup_path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return default
-    return saved if isinstance(saved, dict) else default
-
-
-def _save_backup(path: Path, saved: dict[str, Any]) -> None:
-    target = _backup_path(path)
-    private_folder(target.parent)
-    data = json.dumps({"path": str(path.resolve()), **saved}).encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)

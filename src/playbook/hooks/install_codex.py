@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .install import Plan
+    from .install_plan import Plan
 
 __all__ = ["TRUST_NOTE", "hooks_off", "plan_config", "strip_config"]
 
@@ -45,9 +45,9 @@ def hooks_off(text: str | None) -> bool:
 
 def plan_config(path: Path, base: list[str], reflector: str | None) -> Plan:
     """Add the MCP server; ``notify`` only where hooks are off (else take ours out)."""
-    from .install import InstallError, Plan, _read
+    from .install_plan import InstallError, Plan, read_text
 
-    before = _read(path)
+    before = read_text(path)
     text = before or ""
     try:
         config = tomllib.loads(text)
