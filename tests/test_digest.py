@@ -130,3 +130,25 @@ def test_the_claude_reflector_runs_claude_headless_with_a_bounded_prompt(
     assert called["argv"][:1] == ["-p"] and "--output-format" in called["argv"]
     assert 20_000 < called["chars"] <= 32_000  # a digest of 400,000 characters of session
     assert "turn 1 " in called["prompt"] and "turn 79 " in called["prompt"]  # first ask, end
+
+
+@pytest.mark.parametrize(
+    ("argv", "reflector"),
+    [
+        (["hook", "session-end", "--reflector", "codex"], "codex"),
+        (["hook", "codex-notify", "--reflector=claude", "{}"], "claude"),
+        (["hook", "session-end"], None),
+        (["hook", "session-end", "--reflector"], "no plain form"),
+        (["hook", "session-end", "--reflector", "-x"], "no plain form"),
+    ],
+)
+def test_a_hook_command_names_its_reflector(argv: list[str], reflector: str | None) -> None:
+    """The installed Stop command (`playbook hook session-end --reflector codex`) takes the
+    fast path like every hook; anything else goes to the full command line."""
+    from playbook.cli.fast import read
+
+    call = read(argv)
+    if reflector == "no plain form":
+        assert call is None
+    else:
+        assert call is not None and call.values["reflector"] == reflector
