@@ -17,7 +17,9 @@ Guarantees:
   are not blocked meanwhile). If it fails in any iteration, nothing is stored and the
   watermark does not move: the error is in `errors`, and the next run reads the same text.
 - Re-running on the same diary proposes nothing twice: text before the watermark is not
-  read again, and the queue does not stage a delta that is already pending.
+  read again, and the queue does not stage a delta that is already pending. A transcript
+  that copies a session already reflected (a fork, a resume written to a new file) is read
+  from past the last record a reflection read (`reflect_copies`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .deltas import InvalidDelta
 from .diaries import Diary, read_diary
 from .model import Bullet, Provenance
 from .queue import stage, validate_proposal
+from .reflect_copies import mark_read, unread
 from .reflect_result import (
     STOP_ERROR,
     STOP_MAX_DELTAS,
@@ -73,13 +76,16 @@ def reflect_session(
 
     `diary` is a path or an open binary file, a pipe included (read from the session's
     watermark with `read_diary`; a missing file raises OSError), or a `Diary` already read
-    (the text before the watermark is ignored). Up to `Policy.reflect_max_iterations` calls
-    of `reflector.propose(diary, playbook, prior)`, where `playbook` lists the existing
-    bullets (at most `playbook_limit`) followed by the adds proposed so far (ids
-    `proposed-1`, …, not real bullets), and `prior` is the validated deltas proposed so far.
-    The loop stops when an iteration proposes no new valid delta, or when
-    `Policy.reflect_max_deltas` deltas have been proposed. Deltas are the same when their
-    type, target bullets and normalized content are (so one vote per bullet per session).
+    (the text before the watermark is ignored). Transcript records that a reflection
+    already read, in this file or a copy of the session, are left out
+    (`reflect_copies.unread`; `already_read` counts them). Up to
+    `Policy.reflect_max_iterations` calls of `reflector.propose(diary, playbook, prior)`,
+    where `playbook` lists the existing bullets (at most `playbook_limit`) followed by
+    the adds proposed so far (ids `proposed-1`, …, not real bullets), and `prior` is the
+    validated deltas proposed so far. The loop stops when an iteration proposes no new
+    valid delta, or when `Policy.reflect_max_deltas` deltas have been proposed. Deltas are
+    the same when their type, target bullets and normalized content are (so one vote per
+    bullet per session).
 
     Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
     once per diary offset (input order), each with provenance (session_ref, offset), and the
@@ -94,7 +100,9 @@ def reflect_session(
         raise ValueError("reflection needs a session ref")
     before = store.watermark(session_ref)
     diary = diary.since(before) if isinstance(diary, Diary) else read_diary(diary, start=before)
+    diary, already_read = unread(store, diary)
     result = ReflectionResult(session_ref, apply, before, before)
+    result.already_read = already_read
     result.unfinished = diary.unfinished
     after = max(before, diary.end)
 
@@ -123,6 +131,7 @@ def reflect_session(
                 _stage(store, session_ref, result, origin)
         if after != before:
             store.set_watermark(session_ref, after)
+            mark_read(store, diary, after)
     result.watermark_after = after
     return result
 

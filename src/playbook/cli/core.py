@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -57,7 +58,11 @@ def add(
     category: str | None = typer.Option(None, help="Category, e.g. ci, testing."),
     anti_pattern: bool = typer.Option(False, "--anti-pattern", help="Record an anti-pattern."),
     scope: str | None = typer.Option(None, help="global|workspace|language|framework|task."),
-    scope_key: str | None = typer.Option(None, help="e.g. the repo or language name."),
+    scope_key: str | None = typer.Option(
+        None,
+        help="e.g. the language's name; a workspace rule without one is this folder's "
+        "workspace ('playbook workspace').",
+    ),
     session: str | None = typer.Option(None, help="Provenance: the session it came from."),
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the session diary."),
     json_out: bool = JSON,
@@ -74,6 +79,12 @@ def add(
         delta["scope"] = scope
     if scope_key:
         delta["scope_key"] = scope_key
+    elif scope == "workspace":  # this folder's workspace, as the hooks know it
+        from ..project.workspace import workspace_of
+
+        here = workspace_of(Path.cwd())
+        if here is not None:
+            delta["scope_key"] = here.key
     _curate_one(delta, provenance=_provenance(session, offset))
 
 
@@ -242,7 +253,10 @@ def recall(
         False, "--semantic", help="Blend in hashed-trigram similarity (offline vectors)."
     ),
     scope: list[str] = typer.Option(
-        [], "--scope", help="Caller scope like language:python or workspace:web (repeatable)."
+        [],
+        "--scope",
+        help="Caller scope like language:python, or workspace:. for this folder's workspace "
+        "(repeatable).",
     ),
     explain_hidden: bool = typer.Option(
         False,

@@ -87,6 +87,8 @@ def reflect(
     # The diary is opened before the playbook, so a bad path changes nothing.
     source = _open_diary(diary) if diary != "-" else sys.stdin.buffer
     with source, open_store() as store:
+        if isinstance(chosen, CommandReflector):
+            chosen.max_prompt_chars = store.policy.reflect_prompt_chars
         as_agent = apply and agent_login(store)
         result = reflect_session(store, session, source, chosen, apply=apply, as_agent=as_agent)
         if not result.ok:
