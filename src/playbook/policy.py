@@ -147,6 +147,14 @@ class Policy:
     # Reflection (SPEC §7)
     reflect_max_iterations: int = _f(3, SEED, "Reflection iterations per session.", ge=1)
     reflect_max_deltas: int = _f(50, SEED, "Deltas at which reflection stops.", ge=1)
+    reflect_prompt_chars: int = _f(
+        32000,
+        SPEC,
+        "Longest prompt sent to a model reflector per call, in characters: the session goes "
+        "in as a digest (asks, errors and fixes, the final state; tool output trimmed).",
+        ge=8000,
+        le=2_000_000,
+    )
 
     # Content and every other field an agent or a caller supplies (checked, never cut)
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")

@@ -68,6 +68,7 @@ def reflect(
     _json(json_out)
     import sys
 
+    from ..curation.agent import agent_login
     from ..reflect import reflect_session
     from ..reflectors import CommandReflector, HeuristicReflector, Reflector
 
@@ -100,8 +101,18 @@ def reflect(
     raw = _open_diary(diary) if diary != "-" else sys.stdin.buffer
     source = Capped(raw, cap, "the diary" if diary != "-" else "the diary on stdin")
     with source, open_store() as store:
+        if isinstance(chosen, CommandReflector):
+            chosen.max_prompt_chars = store.policy.reflect_prompt_chars
+        as_agent = apply and agent_login(store)
         try:
-            result = reflect_session(store, session, source, chosen, apply=apply)  # type: ignore[arg-type]
+            result = reflect_session(
+                store,
+                session,
+                source,
+                chosen,
+                apply=apply,
+                as_agent=as_agent,  # type: ignore[arg-type]
+            )
         except TooLarge as exc:
             raise CliError("invalid_input", str(exc), "nothing was stored") from None
         if not result.ok:
@@ -144,7 +155,12 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
         for batch in data["curated"]:
             for o in batch["outcomes"]:
                 lines.append(f"  {_outcome_line(o)}")
-    else:
+        if data["staged"]:  # an agent's login: replace, merge and deprecate wait
+            lines.append(
+                f"this login is an agent's: {plural(len(data['staged']), 'proposal')} "
+                "(replace, merge, deprecate) staged for a person ('playbook proposals')"
+            )
+    if not data["applied"] or data["staged"]:
         for pid in data["staged"]:
             p = get(store, pid)
             if p is not None:

@@ -81,6 +81,7 @@ REFUSALS = {
     "maturity": "'an agent cannot set a rule''s maturity (' || OLD.id || '): evidence "
     "moves it, in the database''s maturity pass, and deprecating is a reviewer''s'",
     "unretire": "'only a reviewer brings back a retired rule (' || OLD.id || ')'",
+    "draft": "'only a reviewer makes a draft live (' || OLD.id || ')'",
     "retire": "'an agent retires a rule (' || OLD.id || ') only by inverting it, once "
     "its harm is at least the policy''s and more than twice its help; replace, merge and "
     "deprecate are a reviewer''s'",
@@ -377,6 +378,9 @@ BEGIN
     END IF;
     IF OLD.state = 'retired' THEN
         {r["unretire"]};
+    END IF;
+    IF OLD.state = 'draft' THEN
+        {r["draft"]};
     END IF;
     IF NEW.state = 'retired' AND NEW.maturity_due IS NULL AND playbook_recent(NEW.valid_to)
        AND playbook_should_invert(OLD.id) THEN
