@@ -188,7 +188,7 @@ def test_a_reflector_timeout_is_a_finite_number_of_seconds(tmp_path: Path, value
         "reflect", diary, "--session", "s", "--reflector", "cat", "--timeout", value, "--json",
         db=tmp_path / "pb.sqlite3",
     )  # fmt: skip
-    assert "--timeout" in assert_user_error(r, "invalid_input")["message"]
+    assert "--timeout" in assert_user_error(r, "usage", 2)["message"]
 
 
 def _as_nobody(args: list[str]) -> int:

@@ -55,8 +55,8 @@ MAX_WEIGHT = 1000.0  # the largest weight a feedback event may carry (the databa
 # GENERIC_RANGE: every constant, old or new, is a finite number in a documented range.
 RANGES: dict[str, tuple[float, float]] = {
     "half_life_days": (0, 36500), "harm_multiplier": (0, 100),
-    "multiplier_candidate": (0, 100), "multiplier_established": (0, 100),
-    "multiplier_proven": (0, 100), "multiplier_deprecated": (0, 100),
+    "multiplier_candidate": (-100, 100), "multiplier_established": (-100, 100),
+    "multiplier_proven": (-100, 100), "multiplier_deprecated": (-100, 100),
     "min_events_for_rung": (0, 1e6), "deprecate_harm_ratio": (0, 1),
     "proven_min_helpful": (0, 1e6), "proven_max_harm_ratio": (0, 1),
     "deprecate_score_below": (-1e6, 0), "epsilon": (0, 1), "stale_after_days": (0, 36500),
@@ -69,10 +69,10 @@ RANGES: dict[str, tuple[float, float]] = {
     "confidence_start": (0, 1), "confidence_success": (-1, 1), "confidence_failure": (-1, 1),
     "confidence_partial": (-1, 1), "confidence_min": (0, 1), "confidence_max": (0, 1),
     "reflect_max_iterations": (1, 100), "reflect_max_deltas": (1, 10_000),
-    "max_content_length": (1, 1_000_000), "max_text_length": (1, 1_000_000),
-    "max_id_length": (1, 10_000), "max_ref_length": (1, 1_000_000),
-    "max_label_length": (1, 10_000), "max_tags": (0, 10_000), "max_batch": (1, 100_000),
-    "max_query_length": (1, 1_000_000), "hook_context_chars": (0, 1_000_000),
+    "max_content_length": (1, 100_000_000), "max_text_length": (1, 100_000_000),
+    "max_id_length": (1, 100_000), "max_ref_length": (1, 1_000_000),
+    "max_label_length": (1, 100_000), "max_tags": (0, 100_000), "max_batch": (1, 1_000_000),
+    "max_query_length": (1, 1_000_000), "hook_context_chars": (0, 10_000_000),
 }  # fmt: skip
 GENERIC_RANGE = (-1e9, 1e9)
 

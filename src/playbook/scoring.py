@@ -47,8 +47,8 @@ def half_factor(halvings: float) -> float:
 
 
 def scaled(value: float, factor: float) -> float:
-    """value * factor (factor >= 0), or 0.0 where that would be below TINY."""
-    if value == 0.0 or factor == 0.0 or abs(value) < TINY / factor:
+    """value * factor, or 0.0 where that would be below TINY."""
+    if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
         return 0.0
     return value * factor
 

@@ -135,11 +135,13 @@ def _read_input(source: str, max_bytes: int) -> bytes:
     """The file's bytes (a file, `-`, a device or a pipe), refused as soon as more than the
     cap has arrived (a file whose size says so, before it is read)."""
     from ..files import TooLarge, read_capped
+    from ..interop.formats import too_large
 
     try:
         return read_capped(source, max_bytes, "the import")
     except TooLarge as exc:
-        raise CliError("invalid_import", str(exc)) from None
+        where = "stdin" if source == "-" else inert(source, one_line=True)
+        raise CliError("invalid_import", f"{where}: {too_large(exc.size, exc.limit)}") from None
     except FileNotFoundError:
         raise CliError("file_not_found", f"no such file: {inert(source, one_line=True)}") from None
     except IsADirectoryError:

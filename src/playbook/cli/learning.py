@@ -82,8 +82,9 @@ def reflect(
 
     if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):  # nan or inf: no bound
         raise CliError(
-            "invalid_input",
+            "usage",
             f"--timeout is a number of seconds above 0, at most {MAX_TIMEOUT:g}, not {timeout!r}",
+            exit_code=EXIT_USAGE,
         )
     chosen: Reflector
     if reflector is not None:

@@ -60,10 +60,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 SELECT CASE WHEN halvings > {_f(MAX_HALVINGS)} THEN 0.0::float8
     ELSE '0.5'::float8 ^ halvings END
 $$""",
-        # v * f (f >= 0), 0 where it would be below TINY (scoring.scaled).
+        # v * f, 0 where it would be below TINY (scoring.scaled).
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_scaled(v float8, f float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-SELECT CASE WHEN v = 0 OR f = 0 OR abs(v) < {_f(TINY)} / f THEN 0.0::float8 ELSE v * f END
+SELECT CASE WHEN v = 0 OR f = 0 OR abs(v) < {_f(TINY)} / abs(f) THEN 0.0::float8
+    ELSE v * f END
 $$""",
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_effective(h float8, x float8, maturity text)
 RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
