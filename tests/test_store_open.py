@@ -10,9 +10,9 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import socket
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
