@@ -50,7 +50,7 @@ def bullet_type(t: str) -> Text:
 def score(value: float, *, signed: bool = True) -> Text:
     if abs(value) < 0.005:
         return Text("0.00", style=MUTED)
-    text = f"{value:+.2f}" if signed else f"{value:.2f}"
+    text = f"{value:+z.2f}" if signed else f"{value:.2f}"
     return Text(text, style=GOOD if value > 0 else BAD)
 
 

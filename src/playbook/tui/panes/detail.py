@@ -274,7 +274,7 @@ class DetailPane(ActionPane, Horizontal):
         box = self.query_one("#d-chart-box")
         first, last = read.series[0][1], read.series[-1][1]
         peak = max(v for _, v in read.series)
-        box.border_subtitle = f"now {last:+.2f}  peak {peak:+.2f}  first {first:+.2f}"
+        box.border_subtitle = f"now {last:+z.2f}  peak {peak:+z.2f}  first {first:+z.2f}"
 
         table = self.query_one("#d-timeline", RowTable)
         table.empty_text = "No feedback yet."
