@@ -134,9 +134,9 @@ def demo(
     from ..tui.tour import TourWorkbench
 
     fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
-    label = f"demo: {path}  ({fate})" + ("  live writer on" if writer else "")
+    note = fate + ("; live writer on" if writer else "")
     try:
         kind = TourWorkbench if tour else DemoWorkbench
-        kind(path, prepare=prepare, label=label, policy=policy).run()
+        kind(path, prepare=prepare, label=f"demo: {path}", note=note, policy=policy).run()
     finally:
         clean_up()

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from rich.cells import cell_len
+from rich.columns import Columns
 from rich.style import Style
 from rich.text import Text
 
@@ -36,6 +38,17 @@ ACCENT = "#e0af68"
 def untrusted(text: str | None, *, one_line: bool = False, style: str | Style = "") -> Text:
     """Agent-written text, shown exactly as text: no markup, no escapes acted on."""
     return Text(inert(text or "", one_line=one_line), style=style)
+
+
+def flow(items: list[Text], gap: int = 3) -> Columns:
+    """Short items (a label and its number) side by side as far as the width allows, then
+    on the next line: an item is never broken ("harm" on one line, "0.00" on the next)."""
+    return Columns(items, padding=(0, gap))
+
+
+def fit(forms: list[str], width: int) -> str:
+    """The first of `forms` (longest first) that fits in `width` cells, else the last."""
+    return next((f for f in forms if cell_len(f) <= width), forms[-1])
 
 
 def maturity(m: str, *, glyph: bool = True) -> Text:
