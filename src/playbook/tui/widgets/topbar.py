@@ -24,7 +24,8 @@ def fit_label(label: str, note: str | None, width: int) -> tuple[str, str]:
         return label, ""
     if width < 2:
         return "", ""
-    tail = (width - 1) * 2 // 3  # the file name is at the end
+    name = len(label) - max(label.rfind("/"), label.rfind(" "))  # the file name, its "/"
+    tail = min(width - 1, max((width - 1) * 2 // 3, name))  # the file name whole if it fits
     head = width - 1 - tail
     return label[:head] + "…" + label[len(label) - tail :], ""
 
