@@ -334,16 +334,19 @@ async def test_the_tour_leaves_what_it_describes_in_view(demo_copy, tmp_path: Pa
         assert not caption.region.intersection(chart.region).area
         await pilot.press("right")  # 3: the rewrite's word diff is on screen
         await wait_for(pilot, lambda: _step(app) == 3)
-        await pilot.pause()
+
+        def diff_lines() -> list[int]:
+            return [i for i, line in enumerate(screen_lines(app)) if "│ vs b-" in line]
+
+        await wait_for(pilot, diff_lines)
         caption = app.screen.query_one(TourCaption)
-        diff_lines = [i for i, line in enumerate(screen_lines(app)) if "│ vs b-" in line]
-        assert diff_lines and diff_lines[0] < caption.region.y
+        assert diff_lines()[0] < caption.region.y
         await pilot.press("right")  # approve: the toast leaves the tab counts readable
-        await wait_for(pilot, lambda: app.screen.query(Toast))
+        await wait_for(pilot, lambda: any(t.region.area for t in app.screen.query(Toast)))
         tabs = app.query_one("#tabs Tabs")
         for toast in app.screen.query(Toast):
             assert not toast.region.intersection(tabs.region).area
-        assert "Proposals 15" in " ".join(screen_lines(app))
+        await wait_for(pilot, lambda: "Proposals 15" in " ".join(screen_lines(app)))
 
 
 @async_test
