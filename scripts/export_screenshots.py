@@ -204,14 +204,9 @@ async def capture_review_and_travel(
     await pilot.press("1")
     await travel(app, pilot)
     save("time-travel")
-    await pilot.press("c")  # while travelling: then (the moment shown) against now
-    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
-    screen = app.screen
-    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
-    await pilot.pause(0.3)
+    await then_and_now(app, pilot)
     save("then-and-now")
-    await pilot.press("escape", "T")
-    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
+    await back_to_now(app, pilot)
 
     await hidden(app, pilot)
     save("hidden")
@@ -225,6 +220,21 @@ async def travel(app: Workbench, pilot: Pilot[None]) -> None:
     app.travel_to(app.now() - timedelta(days=TRAVEL_DAYS))
     await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of, "time travel")
     await settle(pilot, app)
+
+
+async def then_and_now(app: Workbench, pilot: Pilot[None]) -> None:
+    """While travelling: then (the moment shown) against now (`c`), its list read."""
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
+    screen = app.screen
+    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
+    await pilot.pause(0.3)
+
+
+async def back_to_now(app: Workbench, pilot: Pilot[None]) -> None:
+    """Out of then-vs-now and back from time travel."""
+    await pilot.press("escape", "T")
+    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
 
 
 async def hidden(app: Workbench, pilot: Pilot[None]) -> None:
@@ -310,14 +320,9 @@ async def capture_narrow(app: Workbench, pilot: Pilot[None], out: Path) -> list[
     save("narrow-conflicts")
     await pilot.press("1")
     await travel(app, pilot)
-    await pilot.press("c")
-    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
-    screen = app.screen
-    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
-    await pilot.pause(0.3)
+    await then_and_now(app, pilot)
     save("narrow-then-and-now")
-    await pilot.press("escape", "T")
-    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
+    await back_to_now(app, pilot)
     app.push_screen(PolicyScreen(app.source.path, app.policy))
     policy = app.screen
     await until(pilot, lambda: policy.report is not None, "the evaluation")  # type: ignore[attr-defined]
