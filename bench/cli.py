@@ -13,6 +13,11 @@ The warm-up round renders `--help` once; the timed runs print the kept text
 (`playbook.cli.helptext`), as every run after an installation's first does.
 Targets (issue 15): --help ≤ 0.1 s; mark ≤ 0.15 s; recall --json and hook prompt
 ≤ 0.15 s up to 10k and ≤ 0.25 s at 100k; recall ≤ 300 MB at 100k.
+
+`--pg` (on by default when the `postgres` extra is installed) also measures `hook prompt`
+at 10k rules on PostgreSQL: the same playbook copied into a schema of the server in
+$PLAYBOOK_TEST_PG, or of a throwaway local cluster (`bench/backends.py`'s). Target (issue
+26): ≤ 0.25 s whole process, psycopg's import and the connection included.
 """
 
 from __future__ import annotations
@@ -91,6 +96,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--pg", action=argparse.BooleanOptionalAction, default=None)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     base = command()
@@ -129,7 +135,42 @@ def main() -> int:
             label = f"hook prompt at {size} (whole process)"
             figure(label, median(walls), "s", recall_target(n), low=min(walls))
             Path(db).unlink()
+        if args.pg if args.pg is not None else _has_psycopg():
+            pg_hook(base, env, args.runs, Path(tmp))
     return 0  # misses are rows of the table, not a failure of the script
+
+
+PG_SIZE = 10_000
+PG_TARGET = 0.25
+
+
+def _has_psycopg() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("psycopg") is not None
+
+
+def pg_hook(base: list[str], env: dict[str, str], runs: int, tmp: Path) -> None:
+    """`hook prompt` at 10k rules on PostgreSQL, whole process."""
+    from backends import drop_schemas, in_schema, server
+
+    from playbook.store import copy_playbook
+
+    schema = f"bench_hook_{os.getpid()}"
+    with server() as url:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            target = in_schema(url, schema)
+            copy_playbook(synth.copy_of(PG_SIZE, tmp / "pg.sqlite3"), target)
+            got = timed({"hook": [*base, "--db", target, "hook", "prompt"]}, runs, env)
+            walls, _ = got["hook"]
+            label = f"hook prompt at {PG_SIZE // 1000}k on PostgreSQL (whole process)"
+            figure(label, median(walls), "s", PG_TARGET, low=min(walls))
+        finally:
+            drop_schemas(url, [schema])
 
 
 if __name__ == "__main__":

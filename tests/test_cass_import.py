@@ -606,12 +606,21 @@ def test_blocked_log_problems_are_notes(lines: list[str], problem: str) -> None:
     assert any(problem in n for n in result.unmapped), result.unmapped
 
 
-@pytest.mark.parametrize("text", ["", "\n\n", "not json\n", '{"id": 1}\n', "[1, 2]\n"])
+@pytest.mark.parametrize("text", ["not json\n", '{"id": 1}\n', "[1, 2]\n"])
 def test_a_file_with_no_blocked_log_entry_is_refused(text: str) -> None:
     from playbook.interop.cass import parse_blocked_log
 
     with pytest.raises(CassImportError):
         parse_blocked_log(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", " \r\n"])
+def test_an_empty_blocked_log_holds_no_blocks(text: str) -> None:
+    # What cass-memory leaves when nothing was forgotten (`cm init --repo`).
+    from playbook.interop.cass import parse_blocked_log
+
+    parsed = parse_blocked_log(text)
+    assert parsed.kind == "blocked-log" and parsed.blocks == [] and parsed.unmapped == []
 
 
 def test_a_blocked_log_is_told_from_a_playbook_by_its_first_line() -> None:

@@ -78,8 +78,14 @@ def test_import_keeps_the_maturity_the_file_recorded(
     assert report.maturity_changes == []
     assert not [d for d in store.decisions() if d.action == "maturity"]
     # b-lang, b-anti and b-chain-c are the rules the pass may move (not pinned, retired or
-    # deprecated); each has under 3 events, so each earns candidate: b-lang differs.
-    assert report.maturity == {"kept": "as recorded", "rated": 3, "earned_differs": 1}
+    # deprecated); each has under 3 events, so each earns candidate: b-lang differs, and
+    # its negative score is what makes the pass move it.
+    assert report.maturity == {
+        "kept": "as recorded",
+        "rated": 3,
+        "would_move": 1,
+        "earned_differs": 1,
+    }
 
 
 def test_rerate_runs_the_maturity_pass_at_import(store: PlaybookStore) -> None:

@@ -353,9 +353,9 @@ def test_mcp_without_the_sdk_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_bugs_exit_4_with_a_traceback(tmp_path: Path) -> None:
     prelude = (
-        "import playbook.cli.admin as a\n"
+        "import playbook.review.stats as a\n"
         "def boom(*_a, **_k): raise ZeroDivisionError('oops')\n"
-        "a._bucket = boom\n"
+        "a.bucket = boom\n"
     )
     db = tmp_path / "pb.sqlite3"
     seed(db)
@@ -417,15 +417,17 @@ def test_agents_md_export(tmp_path: Path) -> None:
     store.insert_bullet("Sleeping in tests", type="anti-pattern", maturity="established")
     store.insert_bullet("Use black", maturity="deprecated")
     r = run_cli("export", "--format", "agents-md", db=db)
-    assert r.rc == 0 and r.out.startswith("# Playbook\n")
+    assert r.rc == 0 and r.out.startswith("<!-- playbook:begin ")
+    assert r.out.endswith("<!-- playbook:end -->\n") and "\n## Playbook\n" in r.out
     assert "- Pin npm to 11 in release jobs `b-" in r.out
     assert "- Avoid: Sleeping in tests `b-" in r.out
     assert "black" not in r.out
     out = tmp_path / "AGENTS.md"
     r = run_cli("export", "--format", "agents-md", "-o", out, "--title", "Rules", "--json", db=db)
-    assert r.data["path"] == str(out) and out.read_text().startswith("# Rules\n")
+    assert r.data["path"] == str(out) and r.data["how"] == "created"
+    assert "\n## Rules\n" in out.read_text()
     data = run_cli("export", "--format", "agents-md", "--json", db=db).data
-    assert data["content"].startswith("# Playbook")
+    assert data["content"].startswith("<!-- playbook:begin") and data["shown"] == 2
 
 
 def test_cass_import_reports_what_it_could_not_map(tmp_path: Path) -> None:

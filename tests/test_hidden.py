@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from playbook import review
-from playbook.mcp_server import PlaybookTools
+from playbook.mcp_tools import PlaybookTools
 from playbook.retrieval import recall
 from playbook.store import PlaybookStore, open_store
 
@@ -178,5 +178,5 @@ def test_mcp_recall_explain_hidden(npm_db: tuple[Path, dict[str, str]]) -> None:
     db, ids = npm_db
     tools = PlaybookTools(db)
     out = tools.recall("npm", 1, None, True)
-    assert {h["id"] for h in out["hidden"]["hidden"]} >= {ids["b"], ids["c"], ids["e"]}
+    assert {h["id"] for h in out["hidden"]["rules"]} >= {ids["b"], ids["c"], ids["e"]}
     assert "hidden" not in tools.recall("npm", 1)

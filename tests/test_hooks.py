@@ -177,14 +177,19 @@ def test_session_start_gives_the_proven_rules_of_the_workspace(
     start = fixture("session_start.json", cwd=str(web), session_id="s-start")
     r = agent.hook("session-start", start)
     assert r.rc == 0
-    assert context_of(r.out, "SessionStart") == "\n".join(
+    protocol, _, rules = context_of(r.out, "SessionStart").partition("\nProven rules")
+    assert rules == "\n".join(
         [
-            "Playbook: proven rules for web. " + HEAD.split(". ", 1)[1],
+            " for web:",
             "Rules:",
             f"- [{proven}] Run the test suite before pushing (proven)",
             f"- [{ours}] Deploy web from the main branch only (proven)",
         ]
     )
+    # The protocol comes first: how to cite, how to write a lesson down, how to recall
+    # (from this playbook, named as the hook was given it).
+    assert "[playbook: helpful <id>]" in protocol and "starts with RULE:" in protocol
+    assert f"--db {agent.db} recall" in protocol
     # Given at the start, so not repeated by a prompt about it in the same session...
     repeat = agent.hook("prompt", prompt(web, "run the test suite before pushing", "s-start"))
     assert proven not in repeat.out
@@ -192,7 +197,7 @@ def test_session_start_gives_the_proven_rules_of_the_workspace(
     compacted = agent.hook("session-start", {**start, "source": "compact"})
     assert proven in context_of(compacted.out, "SessionStart")
     resumed = agent.hook("session-start", {**start, "source": "resume"})
-    assert (resumed.rc, resumed.out) == (0, "")  # nothing new since: nothing said
+    assert context_of(resumed.out, "SessionStart") == protocol  # no rule is new since
 
 
 # ------------------------------------------------------------------ failures

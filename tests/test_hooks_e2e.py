@@ -1,5 +1,7 @@
-"""The loop, end to end, as Claude Code would run it: install the hooks, a prompt recalls,
-the session's end stages what it taught, a person approves, the next prompt gives it."""
+"""The loop, end to end, as Claude Code would run it in a team's repository: the project's
+playbook named by its committed `.playbook.toml`, the hooks installed in its committed
+settings (no path of this machine in them), a prompt recalls, the session's end stages what
+it taught, a person approves, the next prompt gives it."""
 
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ def installed_commands(settings: Path) -> dict[str, str]:
     return {event: groups[-1]["hooks"][0]["command"] for event, groups in doc["hooks"].items()}
 
 
+BIN = str(Path(sys.executable).parent)  # `playbook` is on the PATH
+
+
 def run_as_claude(command: str, payload: dict[str, object], agent: Agent, cwd: Path) -> str:
     """Run a hook command the way Claude Code does: through a shell, JSON on stdin."""
     proc = subprocess.run(
@@ -27,7 +32,7 @@ def run_as_claude(command: str, payload: dict[str, object], agent: Agent, cwd: P
         input=json.dumps(payload).encode(),
         capture_output=True,
         cwd=cwd,
-        env=agent.env(),
+        env=agent.env(PATH=f"{BIN}:/usr/bin:/bin"),
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
@@ -35,23 +40,32 @@ def run_as_claude(command: str, payload: dict[str, object], agent: Agent, cwd: P
 
 
 def test_install_recall_reflect_approve_recall(tmp_path: Path) -> None:
-    agent = Agent(db=tmp_path / "pb.sqlite3", state=tmp_path / "state")
     web = tmp_path / "web"
     (web / ".git").mkdir(parents=True)
+    (web / ".playbook.toml").write_text('db = ".playbook/team.sqlite3"\n', encoding="utf-8")
+    agent = Agent(db=web / ".playbook" / "team.sqlite3", state=tmp_path / "state")
     with store_at(agent.db) as store:
         known = store.insert_bullet("Pin npm to 11 in release jobs", tags=["ci"]).id
 
     install = subprocess.run(
-        [sys.executable, "-c", ENTRY, "--db", str(agent.db), "hooks", "install", "claude-code"],
+        [sys.executable, "-c", ENTRY, "hooks", "install", "claude-code"],
         capture_output=True,
         text=True,
         cwd=web,
-        env=agent.env(),
+        env=agent.env(PATH=f"{BIN}:/usr/bin:/bin"),
         timeout=60,
     )
     assert install.returncode == 0, install.stderr
-    hooks = installed_commands(web / ".claude" / "settings.json")
+    assert "web/.playbook.toml: db = .playbook/team.sqlite3" in install.stdout
+    settings = web / ".claude" / "settings.json"
+    hooks = installed_commands(settings)
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}
+    assert str(tmp_path) not in settings.read_text(encoding="utf-8")  # commit-able
+
+    # 0. The session starts: the agent is told how to cite and write lessons down.
+    start = fixture("session_start.json", cwd=str(web), session_id="e2e-1")
+    told = context_of(run_as_claude(hooks["SessionStart"], start, agent, web), "SessionStart")
+    assert "[playbook: helpful <id>]" in told and "starts with RULE:" in told
 
     # 1. A prompt recalls the rule that is there.
     ask = fixture("user_prompt_submit.json", cwd=str(web), session_id="e2e-1")

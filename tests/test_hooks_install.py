@@ -1,11 +1,13 @@
 """`playbook hooks install|uninstall claude-code|codex`: Playbook's entries in, everything else
-kept; a second install changes nothing; uninstall gives the original file back, byte for
-byte."""
+kept byte for byte; what a team commits holds no path of this machine; a second install
+changes nothing; uninstall gives each file back, byte for byte."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import shlex
+import sys
 import tomllib
 from pathlib import Path
 
@@ -37,6 +39,13 @@ SETTINGS = """{
     "env": {"NODE_ENV": "test"}
 }"""
 
+# The shape of a committed team settings file (ChrisEdwards/abacus .claude/settings.json: a
+# PreToolUse hook run from the project's folder), written compact, on one line.
+COMPACT = (
+    '{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":'
+    '"$CLAUDE_PROJECT_DIR/.claude/hooks/trauma_guard.py"}]}]}}'
+)
+
 CONFIG_TOML = """# my Codex settings
 model = "gpt-5-codex"
 
@@ -44,6 +53,8 @@ model = "gpt-5-codex"
 command = "docs-server"
 args = ["--port", "0"]
 """
+
+BIN = str(Path(sys.executable).parent)  # where this Playbook's `playbook` script is
 
 
 @pytest.fixture
@@ -55,14 +66,23 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return clean_env(XDG_STATE_HOME=str(tmp_path / "state"), HOME=str(tmp_path / "home"), **extra)
+def env_for(tmp_path: Path, *, on_path: bool = True, **extra: str) -> dict[str, str]:
+    """The person's environment: `playbook` on the PATH (or not), a home of the test's."""
+    path = f"{BIN}:/usr/bin:/bin" if on_path else "/usr/bin:/bin"
+    return clean_env(
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        HOME=str(tmp_path / "home"),
+        PATH=path,
+        **extra,
+    )
 
 
-def hooks(tmp_path: Path, cwd: Path, *args: str, **env: str) -> tuple[int, str, str]:
-    """`playbook --db … hooks ARGS…` run in `cwd`, as a person would."""
-    db = str(tmp_path / "pb.sqlite3")
-    r = run_cli("--db", db, "hooks", *args, env=env_for(tmp_path, **env), entry=ENTRY, cwd=cwd)
+def hooks(
+    tmp_path: Path, cwd: Path, *args: str, on_path: bool = True, **env: str
+) -> tuple[int, str, str]:
+    """`playbook [GLOBAL…] hooks ARGS…` run in `cwd`, as a person would."""
+    r = run_cli(*args, env=env_for(tmp_path, on_path=on_path, **env), entry=ENTRY, cwd=cwd)
     return r.rc, r.out, r.err
 
 
@@ -71,79 +91,136 @@ def commands(settings: dict[str, object], event: str) -> list[str]:
     return [h["command"] for g in groups for h in g["hooks"]]
 
 
-def test_claude_code_install_keeps_everything_else_and_uninstall_restores_bytes(
+def only_added(before: str, after: str) -> list[str]:
+    """The lines `after` adds to `before`; fails if it changes or removes any."""
+    changed = [
+        line
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if line.startswith(("- ", "+ "))
+    ]
+    removed = [line for line in changed if line.startswith("- ")]
+    # A line that only gains a comma (the last member before the new one) is the one edit.
+    assert all(f"+ {r[2:]}," in changed for r in removed), removed
+    return [
+        line[2:] for line in changed if line.startswith("+ ") and f"- {line[2:-1]}" not in changed
+    ]
+
+
+# ------------------------------------------------------------------ Claude Code
+
+
+def test_a_project_install_is_portable_and_keeps_the_files_bytes(
     tmp_path: Path, project: Path
 ) -> None:
     path = project / ".claude" / "settings.json"
-    original = path.read_bytes()
-    rc, out, err = hooks(tmp_path, project / ".git", "install", "claude-code")  # from inside
+    rc, out, err = hooks(tmp_path, project / ".git", "hooks", "install", "claude-code")
     assert rc == 0, err
-    installed = path.read_bytes()
+    installed = path.read_text(encoding="utf-8")
     settings = json.loads(installed)
-    before = json.loads(original)
-    # Everything that was there is still there, in its order.
-    assert settings["model"] == before["model"] and settings["env"] == before["env"]
-    assert settings["permissions"] == before["permissions"]
-    assert settings["hooks"]["PreToolUse"] == before["hooks"]["PreToolUse"]
-    assert list(settings) == ["model", "permissions", "hooks", "env"]
-    # The three hooks, each a command on this playbook.
-    db = str((tmp_path / "pb.sqlite3").resolve())
+    # The team's file holds no path of this machine: `playbook` from the PATH, on the
+    # playbook each session's folder finds.
     for event, verb in (
         ("SessionStart", "session-start"),
         ("UserPromptSubmit", "prompt"),
         ("SessionEnd", "session-end"),
     ):
         mine = [c for c in commands(settings, event) if " hook " in c]
-        assert len(mine) == 1
-        assert shlex.split(mine[0])[1:] == ["--db", db, "hook", verb]
+        assert mine == [f"playbook hook {verb}"]
+    assert str(tmp_path) not in installed
+    # Everything else is there, byte for byte: only lines were added.
+    added = only_added(SETTINGS, installed)
+    assert any("playbook hook prompt" in line for line in added)
+    assert list(settings) == ["model", "permissions", "hooks", "env"]
     assert commands(settings, "UserPromptSubmit")[0] == "git branch --show-current"
-    assert installed.startswith(b'{\n    "model"')  # the file's own indentation
-    assert "vérifié" in installed.decode()
+    assert not (project / ".claude" / "settings.local.json").exists()
 
-    rc, out, _ = hooks(tmp_path, project, "install", "claude-code")
+    rc, out, _ = hooks(tmp_path, project, "hooks", "install", "claude-code")
     assert rc == 0 and "nothing changed" in out
-    assert path.read_bytes() == installed  # idempotent
+    assert path.read_text(encoding="utf-8") == installed  # idempotent
 
-    rc, out, _ = hooks(tmp_path, project, "uninstall", "claude-code")
+    rc, out, _ = hooks(tmp_path, project, "hooks", "uninstall", "claude-code")
     assert rc == 0 and "byte for byte" in out
-    assert path.read_bytes() == original
+    assert path.read_text(encoding="utf-8") == SETTINGS
 
 
-def test_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, project: Path) -> None:
+def test_a_compact_settings_file_stays_compact(tmp_path: Path, project: Path) -> None:
     path = project / ".claude" / "settings.json"
-    original = path.read_bytes()
-    rc, out, _ = hooks(tmp_path, project, "install", "claude-code", "--dry-run")
-    assert rc == 0
-    assert path.read_bytes() == original
-    assert "would change" in out
-    added = [ln for ln in out.splitlines() if ln.startswith("+") and " hook " in ln]
-    assert len(added) == 3
-    assert not (tmp_path / "state" / "playbook" / "installs").exists()
+    path.write_text(COMPACT, encoding="utf-8")
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    text = path.read_text(encoding="utf-8")
+    assert "\n" not in text and text.startswith(COMPACT[:-2])
+    assert json.loads(text)["hooks"]["PreToolUse"] == json.loads(COMPACT)["hooks"]["PreToolUse"]
+    # Someone edits the file meanwhile: uninstall takes out only Playbook's, in place.
+    edited = text.replace('"matcher":"Bash"', '"matcher":"Bash|Edit"')
+    path.write_text(edited, encoding="utf-8")
+    rc, out, _ = hooks(tmp_path, project, "hooks", "uninstall", "claude-code")
+    assert rc == 0 and "changed since the install" in out
+    assert path.read_text(encoding="utf-8") == COMPACT.replace('"Bash"', '"Bash|Edit"')
 
 
-def test_uninstall_after_other_edits_removes_only_playbooks_hooks(
+def test_what_belongs_to_this_machine_goes_to_settings_local(tmp_path: Path, project: Path) -> None:
+    db = tmp_path / "pb.sqlite3"
+    shared = project / ".claude" / "settings.json"
+    local = project / ".claude" / "settings.local.json"
+    rc, out, err = hooks(tmp_path, project, "--db", str(db), "hooks", "install", "claude-code")
+    assert rc == 0, err
+    assert shared.read_text(encoding="utf-8") == SETTINGS  # the team's file: untouched
+    assert "this machine's" in out and "--db" in out
+    settings = json.loads(local.read_text(encoding="utf-8"))
+    (prompt,) = commands(settings, "UserPromptSubmit")
+    assert shlex.split(prompt) == ["playbook", "--db", str(db.resolve()), "hook", "prompt"]
+
+    # Not on the PATH: the script by its full path, also this machine's only.
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "claude-code", on_path=False)
+    assert rc == 0, err
+    (prompt,) = commands(json.loads(local.read_text(encoding="utf-8")), "UserPromptSubmit")
+    assert shlex.split(prompt) == [str(Path(BIN) / "playbook"), "hook", "prompt"]
+    assert "not on the PATH" in out
+
+    # A portable install afterwards moves them to the team's file: never both.
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "claude-code")
+    assert rc == 0, err
+    assert commands(json.loads(shared.read_text(encoding="utf-8")), "SessionEnd") == [
+        "playbook hook session-end"
+    ]
+    assert not local.exists()  # the install had made it; nothing else was in it
+
+
+def test_a_machine_install_over_the_teams_hooks_is_refused(tmp_path: Path, project: Path) -> None:
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--local")
+    assert rc == 1 and "would run each hook twice" in err
+    assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_the_model_reflector_is_this_machines_choice_and_says_what_it_costs(
     tmp_path: Path, project: Path
 ) -> None:
-    path = project / ".claude" / "settings.json"
-    hooks(tmp_path, project, "install", "claude-code")
-    edited = json.loads(path.read_text(encoding="utf-8"))
-    edited["model"] = "claude-opus-4-1"  # the person changed something meanwhile
-    path.write_text(json.dumps(edited, indent=4), encoding="utf-8")
-    rc, out, _ = hooks(tmp_path, project, "uninstall", "claude-code")
-    assert rc == 0 and "changed since the install" in out
-    after = json.loads(path.read_text(encoding="utf-8"))
-    expected = json.loads(SETTINGS)
-    expected["model"] = "claude-opus-4-1"
-    assert after == expected
+    local = project / ".claude" / "settings.local.json"
+    rc, out, err = hooks(
+        tmp_path, project, "hooks", "install", "claude-code", "--reflector", "claude"
+    )
+    assert rc == 0, err
+    assert json.loads(local.read_text(encoding="utf-8")) == {
+        "env": {"PLAYBOOK_REFLECTOR": "claude"}
+    }
+    shared = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    assert commands(shared, "SessionEnd") == ["playbook hook session-end"]
+    assert "claude -p" in out and "32,000 characters" in out and "up to 3" in out
+    rc, _, _ = hooks(tmp_path, project, "hooks", "uninstall", "claude-code")
+    assert rc == 0 and not local.exists()
+    assert (project / ".claude" / "settings.json").read_text(encoding="utf-8") == SETTINGS
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--reflector", "gpt")
+    assert rc == 2 and "expected one of claude, codex" in err
 
 
 def test_user_settings_created_and_removed_whole(tmp_path: Path, project: Path) -> None:
     user = tmp_path / "home" / ".claude" / "settings.json"
-    rc, _, err = hooks(tmp_path, project, "install", "claude-code", "--user")
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user")
     assert rc == 0, err
     assert set(json.loads(user.read_text(encoding="utf-8"))) == {"hooks"}
     assert (project / ".claude" / "settings.json").read_text(encoding="utf-8") == SETTINGS
-    rc, _, _ = hooks(tmp_path, project, "uninstall", "claude-code", "--user")
+    rc, _, _ = hooks(tmp_path, project, "hooks", "uninstall", "claude-code", "--user")
     assert rc == 0
     assert not user.exists() and not user.parent.exists()  # it made the folder; it went
 
@@ -151,53 +228,118 @@ def test_user_settings_created_and_removed_whole(tmp_path: Path, project: Path) 
 def test_settings_that_are_not_json_are_refused_untouched(tmp_path: Path, project: Path) -> None:
     path = project / ".claude" / "settings.json"
     path.write_text('{"model": "x",}', encoding="utf-8")
-    rc, _, err = hooks(tmp_path, project, "install", "claude-code")
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code")
     assert rc == 1 and err.startswith("playbook: error: ") and "not valid JSON" in err
     assert path.read_text(encoding="utf-8") == '{"model": "x",}'
 
 
-def test_codex_install_adds_mcp_and_notify_and_uninstall_restores_bytes(
-    tmp_path: Path, project: Path
-) -> None:
+def test_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path, project: Path) -> None:
+    path = project / ".claude" / "settings.json"
+    rc, out, _ = hooks(tmp_path, project, "hooks", "install", "claude-code", "--dry-run")
+    assert rc == 0
+    assert path.read_text(encoding="utf-8") == SETTINGS
+    assert "would change" in out
+    added = [ln for ln in out.splitlines() if ln.startswith("+") and " hook " in ln]
+    assert len(added) == 3
+    assert not (tmp_path / "state" / "playbook" / "installs").exists()
+
+
+# ------------------------------------------------------------------ Codex
+
+
+def codex_home(tmp_path: Path, config_text: str) -> tuple[Path, Path]:
+    """$CODEX_HOME with a config.toml of `config_text`; (the folder, the config)."""
     home = tmp_path / "codex"
     home.mkdir()
     config = home / "config.toml"
-    config.write_text(CONFIG_TOML, encoding="utf-8")
-    rc, out, err = hooks(tmp_path, project, "install", "codex", CODEX_HOME=str(home))
+    config.write_text(config_text, encoding="utf-8")
+    return home, config
+
+
+def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
+    tmp_path: Path, project: Path
+) -> None:
+    home, config = codex_home(tmp_path, CONFIG_TOML)
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
     assert rc == 0, err
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
-    db = str((tmp_path / "pb.sqlite3").resolve())
     assert parsed["model"] == "gpt-5-codex"
     assert parsed["mcp_servers"]["docs"] == {"command": "docs-server", "args": ["--port", "0"]}
-    server = parsed["mcp_servers"]["playbook"]
-    assert server["args"] == ["--db", db, "mcp"]
-    assert parsed["notify"][1:] == ["--db", db, "hook", "codex-notify"]
-    assert server["command"] == parsed["notify"][0]
-    assert "## Playbook" in out and "playbook recall" in out  # the AGENTS.md paragraph
-    installed = config.read_bytes()
-    assert hooks(tmp_path, project, "install", "codex", CODEX_HOME=str(home))[0] == 0
-    assert config.read_bytes() == installed
-    rc, _, _ = hooks(tmp_path, project, "uninstall", "codex", CODEX_HOME=str(home))
+    assert parsed["mcp_servers"]["playbook"] == {"command": "playbook", "args": ["mcp"]}
+    assert "notify" not in parsed  # Codex has hooks: its Stop hook reflects each turn
+    installed_hooks = json.loads((home / "hooks.json").read_text(encoding="utf-8"))
+    assert set(installed_hooks) == {"hooks"}  # Codex refuses other top-level keys
+    assert {e: commands(installed_hooks, e) for e in installed_hooks["hooks"]} == {
+        "SessionStart": ["playbook hook session-start"],
+        "UserPromptSubmit": ["playbook hook prompt"],
+        "Stop": ["playbook hook session-end"],
+    }
+    assert "/hooks" in out and "trust" in out
+    # The AGENTS.md paragraph is the agent's protocol: cite, write lessons down, recall.
+    paragraph = out.split("Add this to the project's AGENTS.md:", 1)[1]
+    assert "[playbook: helpful <id>]" in paragraph and "starts with RULE:" in paragraph
+    assert "playbook recall" in paragraph
+    before = (config.read_bytes(), (home / "hooks.json").read_bytes())
+    assert hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))[0] == 0
+    assert (config.read_bytes(), (home / "hooks.json").read_bytes()) == before
+    rc, _, _ = hooks(tmp_path, project, "hooks", "uninstall", "codex", CODEX_HOME=str(home))
     assert rc == 0 and config.read_text(encoding="utf-8") == CONFIG_TOML
+    assert not (home / "hooks.json").exists()
+
+
+def test_codex_with_hooks_off_gets_notify_and_loses_it_when_they_are_on(
+    tmp_path: Path, project: Path
+) -> None:
+    home, config = codex_home(tmp_path, "[features]\nhooks = false\n")
+    env = {"CODEX_HOME": str(home)}
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "codex", **env)
+    assert rc == 0, err
+    parsed = tomllib.loads(config.read_text(encoding="utf-8"))
+    assert parsed["notify"] == ["playbook", "hook", "codex-notify"]
+    assert not (home / "hooks.json").exists() and "hooks are off" in out
+    # The person turns hooks on: the next install trades notify for the hooks.
+    config.write_text(config.read_text(encoding="utf-8").replace("false", "true"), "utf-8")
+    assert hooks(tmp_path, project, "hooks", "install", "codex", **env)[0] == 0
+    assert "notify" not in tomllib.loads(config.read_text(encoding="utf-8"))
+    assert (home / "hooks.json").exists()
 
 
 def test_codex_notify_of_someone_else_is_left_alone(tmp_path: Path, project: Path) -> None:
-    home = tmp_path / "codex"
-    home.mkdir()
-    config = home / "config.toml"
-    mine = 'notify = ["/usr/local/bin/my-notifier"]\n' + CONFIG_TOML
-    config.write_text(mine, encoding="utf-8")
-    rc, out, _ = hooks(tmp_path, project, "install", "codex", CODEX_HOME=str(home))
+    mine = 'notify = ["/usr/local/bin/my-notifier"]\n[features]\ncodex_hooks = false\n'
+    home, config = codex_home(tmp_path, mine)
+    rc, out, _ = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
     assert rc == 0 and "already runs a notify program" in out
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
     assert parsed["notify"] == ["/usr/local/bin/my-notifier"]
     assert "playbook" in parsed["mcp_servers"]
-    hooks(tmp_path, project, "uninstall", "codex", CODEX_HOME=str(home))
+    hooks(tmp_path, project, "hooks", "uninstall", "codex", CODEX_HOME=str(home))
     assert config.read_text(encoding="utf-8") == mine
 
 
+def test_codex_reflector_and_project_hooks(tmp_path: Path, project: Path) -> None:
+    home = tmp_path / "codex"
+    env = {"CODEX_HOME": str(home)}
+    rc, out, err = hooks(
+        tmp_path, project, "hooks", "install", "codex", "--reflector", "codex", **env
+    )
+    assert rc == 0, err
+    installed = json.loads((home / "hooks.json").read_text(encoding="utf-8"))
+    assert commands(installed, "Stop") == ["playbook hook session-end --reflector codex"]
+    assert "codex exec" in out and "each turn" in out
+    # The repository's .codex/hooks.json is committed: portable commands only.
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "codex", "--project", **env)
+    assert rc == 0, err
+    team = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+    assert commands(team, "UserPromptSubmit") == ["playbook hook prompt"]
+    db = str(tmp_path / "pb.sqlite3")
+    rc, _, err = hooks(tmp_path, project, "--db", db, "hooks", "install", "codex", "--project")
+    assert rc == 1 and "committed" in err
+
+
 def test_bad_options_are_usage_errors(tmp_path: Path, project: Path) -> None:
-    rc, _, err = hooks(tmp_path, project, "install", "claude-code", "--user", "--project")
-    assert rc == 2 and "choose one of --user and --project" in err
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user", "--project")
+    assert rc == 2 and "choose one of --user, --project and --local" in err
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "codex", "--local")
+    assert rc == 2 and "--local is for claude-code" in err
     r = run_cli("hooks", "install", "cursor", env=env_for(tmp_path))
     assert r.rc == 2

@@ -174,7 +174,7 @@ def test_a_missing_transcript_is_one_log_line(
 ) -> None:
     r = agent.hook("session-end", session_end(tmp_path / "gone.jsonl"))
     assert (r.rc, r.out) == (0, "")
-    assert len(agent.log) == 1 and "no transcript at" in agent.log[0]
+    assert len(agent.log) == 1 and "gone.jsonl: No such file" in agent.log[0]
     assert agent.reflect_log == []
 
 

@@ -123,6 +123,9 @@ SURFACES = {
     "playbook.cli": "cli",
     "playbook.mcp_server": "mcp",
     "playbook.mcp_stdio": "mcp",  # the MCP server's stdio transport
+    "playbook.mcp_tools": "mcp",  # what its tools do, without the SDK
+    "playbook.mcp_schemas": "mcp",  # what its tools answer
+    "playbook.mcp_views": "mcp",  # the shapes of those answers
     "playbook.tui": "workbench",
     "playbook.hooks": "hooks",
 }

@@ -19,7 +19,7 @@ from playbook.curation import curate
 from playbook.errors import PermissionDenied
 from playbook.outcomes import apply_outcome
 from playbook.retrieval import recall
-from playbook.review.actions import restore
+from playbook.review.actions import activate, restore
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.copying import TABLES
@@ -58,6 +58,7 @@ def team(pg_url: str, pg_server: str) -> Iterator[dict[str, Any]]:
         staged = queue.stage(owner, [{"type": "add", "content": "Cache docker layers in CI"}])
         block = owner.block("Use --no-verify to skip hooks", "hooks are the safety net")
         conflict = owner.flag_conflict(pinned, plain, "test")
+        draft = owner.insert_bullet("Prefer uv run in scripts", state="draft").id
         install_roles(owner, agent_role, human_role)
     with open_store(pg_server) as admin:  # the test server's superuser
         for login, group in (("a", agent_role), ("h", human_role)):
@@ -74,6 +75,7 @@ def team(pg_url: str, pg_server: str) -> Iterator[dict[str, Any]]:
         "proposal": staged.staged[0],
         "block": block,
         "conflict": conflict,
+        "draft": draft,
     }
 
 
@@ -119,6 +121,10 @@ REVIEWER_ACTIONS = {
     ),
     "approve in plain SQL": lambda s, t: raw.run(
         s, "UPDATE proposals SET status = 'approved' WHERE id = ?", (t["proposal"],)
+    ),
+    "make a draft live": lambda s, t: activate(s, [t["draft"]], actor="human"),
+    "make a draft live in plain SQL": lambda s, t: raw.run(
+        s, "UPDATE bullets SET state = 'active' WHERE id = ?", (t["draft"],)
     ),
     "retire a pinned rule in plain SQL": lambda s, t: raw.run(
         s, "UPDATE bullets SET state = 'retired' WHERE id = ?", (t["pinned"],)

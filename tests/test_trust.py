@@ -270,7 +270,10 @@ def mcp_call(server: Any, tool: str, args: dict[str, Any]) -> Any:
 def test_the_mcp_server_offers_no_human_action(tmp_path: Path) -> None:
     tools = asyncio.run(_server(tmp_path / "pb.sqlite3").list_tools())
     names = {t.name for t in tools}
-    assert names == {"recall", "mark_feedback", "record_outcome", "propose_deltas", "show_bullet"}
+    assert names == {
+        "recall", "list_rules", "playbook_stats", "pending_proposals", "show_bullet",
+        "mark_feedback", "record_outcome", "propose_deltas", "reflect_session",
+    }  # fmt: skip
     assert [n for n in names for word in HUMAN_WORDS if word in n] == []
     for t in tools:  # nobody calling over MCP can say who they are
         properties = _field(t, "input_schema", "inputSchema")["properties"]
@@ -305,7 +308,8 @@ def test_nothing_an_mcp_client_asks_moves_a_pinned_rule(
             ]
         },
     )
-    assert len(proposed["staged"]) == 3 and proposed["rejected"][0]["index"] == 3
+    assert proposed["staged"] == 3
+    assert [o["status"] for o in proposed["outcomes"]] == ["staged"] * 3 + ["rejected"]
     assert bullet_state(store, rule) == before
     assert store.lineage(rule).successors == []
     statuses = raw.rows(store, "SELECT DISTINCT status FROM proposals")

@@ -354,3 +354,35 @@ async def test_refused_action_is_reported_not_raised(playbook, size) -> None:
             pilot, lambda: any("not deprecated" in str(n.message) for n in app._notifications)
         )
         assert app.is_running
+
+
+@pytest.mark.parametrize("size", SIZES)
+@async_test
+async def test_a_draft_is_made_live_by_key_palette_and_help(playbook, size) -> None:
+    """A draft (kept, never shown to agents) goes live with `a`, after a confirmation; the
+    palette offers it for the draft only, and the help lists the key."""
+    from playbook.tui.screens.help import HelpScreen
+
+    path, info = playbook
+    store = store_at(path)
+    draft = store.insert_bullet("Prefer uv run over activating a venv by hand", state="draft").id
+    live = info["ids"][0]
+    app = make_app(path)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = {s.title: dict(s.keys) for s in app.screen.sections}
+        assert keys["Bullets and Detail"]["a"] == "Make this draft live: agents are shown it"
+        await pilot.press("escape")
+        await _select_bullet(pilot, app, live)
+        assert not any(c.name.startswith("Make live") for c in app.palette_commands())
+        await _select_bullet(pilot, app, draft)
+        offered = [c for c in app.palette_commands() if c.name == f"Make live {draft}"]
+        assert len(offered) == 1 and offered[0].help.endswith("(a)")
+        await pilot.press("a")
+        await _confirm(pilot, app)
+        await after_write(pilot, app, lambda: app.row(draft).state == "active")
+    assert store.get_bullet(draft).state == "active"
+    (decision,) = [d for d in store.decisions(bullet_id=draft) if d.action == "activate"]
+    assert decision.actor == "human"

@@ -1,8 +1,13 @@
-"""Who may do what: the human-only rule, in one place.
+"""Who may do what: the human-only rule, and what an agent applies, in one place.
 
 Pins and blocks are a reviewer's decisions: an agent that could unpin a rule could then
 retire it, and one that could unblock a pattern could add it. The store enforces this on
 `pin`, `unpin`, `block` and `unblock` by calling `require_human`.
+
+Where agents and people are told apart (the MCP server, the hooks, a PostgreSQL playbook's
+agent login), an agent applies evidence and new candidates only (`AGENT_APPLIES`); its
+other deltas, which change or retire rules others rely on, wait for a person
+(`curation.agent.curate_as_agent` stages them). `curate` itself applies all six.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 from .errors import Refused
 
 HUMAN = "human"
+
+# The delta types an agent applies itself; every other type is staged for a person.
+AGENT_APPLIES = ("add", "helpful", "harmful")
 
 
 def require_human(actor: str, action: str) -> None:

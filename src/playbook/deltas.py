@@ -22,53 +22,80 @@ def _text(value: str) -> str:
     return value
 
 
+# What each field means, for the JSON schema agents read (the MCP server's tools).
+def _id() -> Any:
+    return Field(description="The id of an existing rule, e.g. b-1a2b3c4d.")
+
+
+def _context() -> Any:
+    return Field(default=None, description="What happened, briefly.")
+
+
 class AddDelta(_Delta):
+    """A new rule or anti-pattern, added as a candidate."""
+
     type: Literal["add"]
-    content: StorableText
-    category: StorableText | None = None
-    tags: list[StorableText] = Field(default_factory=list)
-    scope: Scope | None = None
-    scope_key: StorableText | None = None
-    bullet_type: BulletType | None = None
-    kind: StorableText | None = None
-    reason: StorableText | None = None
+    content: Annotated[StorableText, Field(description="The rule, one or two sentences.")]
+    category: StorableText | None = Field(default=None, description="e.g. ci, testing.")
+    tags: list[StorableText] = Field(default_factory=list, description="Short labels.")
+    scope: Scope | None = Field(default=None, description="Where it applies (default global).")
+    scope_key: StorableText | None = Field(
+        default=None, description="e.g. the language or repository the scope names."
+    )
+    bullet_type: BulletType | None = Field(
+        default=None, description="anti-pattern for a thing to avoid (default rule)."
+    )
+    kind: StorableText | None = Field(default=None, description="e.g. workflow_rule.")
+    reason: StorableText | None = Field(default=None, description="Why it is worth keeping.")
 
     _content = field_validator("content")(_text)
 
 
 class HelpfulDelta(_Delta):
+    """Evidence: the rule helped."""
+
     type: Literal["helpful"]
-    bullet_id: StorableText
-    context: StorableText | None = None
+    bullet_id: Annotated[StorableText, _id()]
+    context: StorableText | None = _context()
 
 
 class HarmfulDelta(_Delta):
+    """Evidence: the rule misled (reason default other)."""
+
     type: Literal["harmful"]
-    bullet_id: StorableText
-    reason: HarmReason | None = None
-    context: StorableText | None = None
+    bullet_id: Annotated[StorableText, _id()]
+    reason: HarmReason | None = Field(default=None, description="Why it hurt.")
+    context: StorableText | None = _context()
 
 
 class ReplaceDelta(_Delta):
+    """A better wording: a successor rule supersedes the original."""
+
     type: Literal["replace"]
-    bullet_id: StorableText
-    content: StorableText
-    reason: StorableText | None = None
+    bullet_id: Annotated[StorableText, _id()]
+    content: Annotated[StorableText, Field(description="The successor rule's text.")]
+    reason: StorableText | None = Field(default=None, description="Why it is better.")
 
     _content = field_validator("content")(_text)
 
 
 class DeprecateDelta(_Delta):
+    """The rule should no longer be followed."""
+
     type: Literal["deprecate"]
-    bullet_id: StorableText
-    reason: StorableText
+    bullet_id: Annotated[StorableText, _id()]
+    reason: Annotated[StorableText, Field(description="Why it should not be followed.")]
 
 
 class MergeDelta(_Delta):
+    """Two or more rules become one successor."""
+
     type: Literal["merge"]
-    bullet_ids: list[StorableText] = Field(min_length=2)
-    content: StorableText
-    reason: StorableText | None = None
+    bullet_ids: list[StorableText] = Field(
+        min_length=2, description="The ids of the rules merged (two or more, distinct)."
+    )
+    content: Annotated[StorableText, Field(description="The merged rule's text.")]
+    reason: StorableText | None = Field(default=None, description="Why they are one rule.")
 
     _content = field_validator("content")(_text)
 

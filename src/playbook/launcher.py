@@ -34,7 +34,7 @@ def run() -> None:
         cli_run()
         return
     if call.command == "hook":
-        sys.exit(_hook(call.options, call.values["event"], call.values["argument"]))
+        sys.exit(_hook(call.options, call.values))
     from playbook.cli import hot
     from playbook.cli.common import state
     from playbook.cli.fast import COMMANDS
@@ -48,25 +48,21 @@ def run() -> None:
     sys.exit(run_guarded(args, lambda: command(**call.values)))
 
 
-def _hook(options: dict[str, str], event: str, argument: str | None) -> int:
+def _hook(options: dict[str, str], values: dict[str, str | None]) -> int:
     from playbook.hooks.run import run_hook
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see playbook.cli.running
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    db = options.get("--db") or os.environ.get("PLAYBOOK_DB") or str(_default_db())
+    # Without --db (an empty $PLAYBOOK_DB is unset here: a hook never fails on it), the hook
+    # finds the playbook from the session's folder (`playbook.project.config`).
+    db = options.get("--db") or os.environ.get("PLAYBOOK_DB") or None
     policy = options.get("--policy") or os.environ.get("PLAYBOOK_POLICY")
     return run_hook(
-        event,
+        str(values["event"]),
         sys.stdin.buffer,
         sys.stdout,
         db=db,  # a file or a postgresql:// URL (resolved by the hook)
         policy=Path(policy).expanduser() if policy else None,
-        argument=argument,
+        argument=values["argument"],
+        reflector=values.get("reflector"),
     )
-
-
-def _default_db() -> Path:
-    """The playbook's default path (`playbook.cli.common.default_db_path`)."""
-    from playbook.cli.common import default_db_path
-
-    return default_db_path()

@@ -72,19 +72,24 @@ def check(policy: Policy, fields: Iterable[tuple[str, Any, str]]) -> None:
                 raise TooLong(reason)
 
 
+# The kind of bound on each text field of a delta (a list's bound holds for each item);
+# `tags` also has a count, Policy.max_tags.
+DELTA_FIELDS = {
+    "content": "content",
+    "context": "text",
+    "reason": "text",
+    "bullet_id": "id",
+    "bullet_ids": "id",
+    "tags": "label",
+    "category": "label",
+    "kind": "label",
+    "scope_key": "label",
+}
+
+
 def delta_problem(policy: Policy, delta: Any) -> str | None:
     """Why a delta (parsed) has a field over its bound, or None."""
-    fields: list[tuple[str, Any, str]] = [
-        ("content", getattr(delta, "content", None), "content"),
-        ("context", getattr(delta, "context", None), "text"),
-        ("reason", getattr(delta, "reason", None), "text"),
-        ("bullet_id", getattr(delta, "bullet_id", None), "id"),
-        ("bullet_ids", getattr(delta, "bullet_ids", None), "id"),
-        ("tags", getattr(delta, "tags", None), "label"),
-        ("category", getattr(delta, "category", None), "label"),
-        ("kind", getattr(delta, "kind", None), "label"),
-        ("scope_key", getattr(delta, "scope_key", None), "label"),
-    ]
+    fields = [(name, getattr(delta, name, None), kind) for name, kind in DELTA_FIELDS.items()]
     try:
         check(policy, fields)
     except TooLong as exc:

@@ -1,52 +1,94 @@
 """`playbook mcp`: the playbook served to agents over MCP (stdio), with the official SDK.
 
-Tools: `recall`, `mark_feedback`, `record_outcome`, `propose_deltas` (to the review queue,
-never applied) and `show_bullet`; one resource, `playbook://agents.md`, the playbook
-rendered as AGENTS.md text. No tool approves, pins, blocks, deprecates or deletes: those are
-human decisions made in the workbench or at the command line. Feedback recorded here is
-written with actor "agent".
+Tools (`TOOLS`): read the playbook (`recall`, `list_rules`, `playbook_stats`,
+`pending_proposals`, `show_bullet`), report on it (`mark_feedback`, `record_outcome`) and
+teach it (`propose_deltas`, `reflect_session`, both to the review queue). One resource,
+`playbook://agents.md`, the playbook rendered as AGENTS.md text. No tool approves, pins,
+blocks, deprecates or deletes: those are a person's decisions. What an agent writes here is
+recorded with actor "agent", through `curate_as_agent` or the review queue.
 
-The `mcp` package is an optional extra and is imported only when the server starts. Both
-SDK generations are supported: `mcp.server.mcpserver.MCPServer` (2.x) and
+Every parameter's schema carries its description, bounds (the policy's limits) and enums;
+every tool has an output schema (`mcp_schemas`), and the SDK checks each answer against it.
+An answer is compact JSON, as text and as structured content. A failure (every delta
+rejected, an unknown id, a refused path) is a tool error, `isError: true`, with the reason.
+
+The `mcp` package is an optional extra, imported only when the server starts. Both SDK
+generations are supported (1.19 or later): `mcp.server.mcpserver.MCPServer` (2.x) and
 `mcp.server.fastmcp.FastMCP` (1.x), which share the decorator API used here.
+
+This module has no `from __future__ import annotations`: the SDK reads the tools'
+signatures, whose annotations carry the bounds of the policy the server was started with.
 """
 
-from __future__ import annotations
-
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from .mcp_tools import PlaybookTools, ToolFailure
 
 if TYPE_CHECKING:
     from .policy import Policy
-    from .store import PlaybookStore, Target
+
+__all__ = ["TOOLS", "McpUnavailable", "PlaybookTools", "ToolFailure", "build_server", "serve"]
 
 SERVER_NAME = "playbook"
 RESOURCE_URI = "playbook://agents.md"
-TOOLS = ("recall", "mark_feedback", "record_outcome", "propose_deltas", "show_bullet")
+TOOLS = (
+    "recall",
+    "list_rules",
+    "playbook_stats",
+    "pending_proposals",
+    "show_bullet",
+    "mark_feedback",
+    "record_outcome",
+    "propose_deltas",
+    "reflect_session",
+)
+INSTALL = "pip install 'playbook-workbench[mcp]'"
 
-INSTRUCTIONS = """\
-Playbook holds rules learned on this project, scored by how often they helped or hurt.
-Before a task, call `recall` with a few words about it and follow what comes back: `bullets`
-are rules, `anti_patterns` are things to avoid, `deprecated_warnings` are rules no longer
-recommended. After the task, report on the rules you used: `mark_feedback` for one rule,
-or `record_outcome` for the task as a whole (success, failure or partial) citing the rule
-ids. When you learn something new, `propose_deltas` queues it for a human to review; nothing
-you propose is applied until a person approves it."""
+
+def instructions() -> str:
+    """What the server tells an agent: the agent's protocol (`project.protocol`, the same
+    text as SessionStart and AGENTS.md), then this server's tools for it."""
+    from .project.protocol import protocol_lines
+
+    return "\n".join(
+        [
+            "Playbook holds the rules learned on this project, scored by how often they "
+            "helped or hurt.",
+            *protocol_lines(recall_hint="recall"),
+            "- Over MCP: `mark_feedback` records one rule's help or harm, `record_outcome` a "
+            "task's result on the rules it used, `propose_deltas` and `reflect_session` put "
+            "what you learned in the review queue. A person approves changes; no tool here "
+            "applies a replace, merge or deprecate.",
+        ]
+    )
 
 
 class McpUnavailable(RuntimeError):
     """The optional `mcp` package is missing (or too old)."""
 
 
-class ToolFailure(ValueError):
-    """A tool call that cannot be carried out; the message goes back to the agent."""
+MIN_SDK = (1, 19)  # tools returning CallToolResult checked against an output model
 
 
 def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
     """(server class, ToolError, ResourceError) of whichever SDK generation is installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    missing = McpUnavailable(
+        "the MCP server needs the 'mcp' package, 1.19 or later, which is not installed"
+    )
+    try:
+        found = tuple(int(n) for n in version("mcp").split(".")[:2] if n.isdigit())
+    except PackageNotFoundError:
+        raise missing from None
+    if found < MIN_SDK:
+        raise McpUnavailable(
+            f"the MCP server needs the 'mcp' package 1.19 or later; {version('mcp')} is installed"
+        )
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -60,198 +102,7 @@ def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
 
         return FastMCP, ToolError, ResourceError
     except ImportError:
-        raise McpUnavailable(
-            "the MCP server needs the 'mcp' package (1.10 or later), which is not installed"
-        ) from None
-
-
-@contextmanager
-def _store(db: Target, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
-    """A fresh connection per call: every call sees other processes' latest writes."""
-    from .store import open_store
-
-    if not create and not db.exists():
-        raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
-    with open_store(db, policy, mode="create" if create else "write") as store:
-        yield store
-
-
-def _item(item: Any) -> dict[str, Any]:
-    """A recalled bullet, compactly: what an agent needs in its context, and no more."""
-    b = item.bullet
-    return {
-        "id": b.id,
-        "content": b.content,
-        "type": b.type,
-        "category": b.category,
-        "tags": list(b.tags),
-        "scope": b.scope if b.scope_key is None else f"{b.scope}:{b.scope_key}",
-        "maturity": b.maturity,
-        "pinned": b.pinned,
-        "relevance": round(item.relevance, 4),
-        "effective_score": round(item.effective_score, 4),
-        "final_score": round(item.final_score, 4),
-    }
-
-
-def _provenance(session_ref: str | None, byte_offset: int | None = None) -> dict[str, Any]:
-    return {"session_ref": session_ref, "byte_offset": byte_offset}
-
-
-class PlaybookTools:
-    """The tool implementations, callable without MCP (the server wraps each one)."""
-
-    def __init__(self, db: str | Path, policy: Policy | None = None) -> None:
-        from .store import resolve_target
-
-        self.db = resolve_target(db)  # a file or a postgresql:// URL
-        self.policy = policy
-
-    def recall(
-        self,
-        query: str,
-        limit: int = 10,
-        scope: list[str] | None = None,
-        explain_hidden: bool = False,
-    ) -> dict[str, Any]:
-        from .retrieval import recall
-
-        if not 0 <= limit <= 100:
-            raise ToolFailure("limit must be between 0 and 100")
-        if explain_hidden and limit < 1:
-            raise ToolFailure("explain_hidden needs a limit of at least 1")
-        self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
-        with _store(self.db, self.policy, create=False) as store:
-            r = recall(store, query, limit=limit, scope=scope or None)
-            hidden = None
-            if explain_hidden:
-                from .review import explain_hidden as explain
-
-                report = explain(store, query, limit=limit, scope=scope or None, most=10)
-                hidden = report.to_dict()
-        out = {
-            "bullets": [_item(i) for i in r.bullets],
-            "anti_patterns": [_item(i) for i in r.anti_patterns],
-            "deprecated_warnings": [_item(i) for i in r.deprecated_warnings],
-            "degraded": list(r.degraded),
-        }
-        if hidden is not None:
-            out["hidden"] = hidden
-        return out
-
-    def _bounded(self, *fields: tuple[str, Any, str]) -> None:
-        """Refuse a parameter over its bound in the policy (never cut it)."""
-        from .limits import TooLong, check
-        from .policy import DEFAULT_POLICY
-
-        try:
-            check(self.policy or DEFAULT_POLICY, fields)
-        except TooLong as exc:
-            raise ToolFailure(str(exc)) from None
-
-    def mark_feedback(
-        self,
-        bullet_id: str,
-        kind: Literal["helpful", "harmful"],
-        reason: str | None = None,
-        context: str | None = None,
-        session_ref: str | None = None,
-    ) -> dict[str, Any]:
-        from .review import NotApplied, mark
-
-        if kind not in ("helpful", "harmful"):
-            raise ToolFailure("kind must be 'helpful' or 'harmful'")
-        if reason and kind != "harmful":
-            raise ToolFailure("reason goes with harmful feedback only")
-        self._bounded(
-            ("bullet_id", bullet_id, "id"),
-            ("context", context, "text"),
-            ("session_ref", session_ref, "ref"),
-        )
-        with _store(self.db, self.policy, create=False) as store:
-            try:
-                result = mark(
-                    store,
-                    bullet_id,
-                    kind,
-                    reason=reason,
-                    context=context,
-                    provenance=_provenance(session_ref),
-                    actor="agent",
-                )
-            except NotApplied as exc:
-                raise ToolFailure(exc.reason or exc.status) from None
-        outcome = result.outcomes[0]
-        data = result.to_dict()
-        return {
-            "status": outcome.status,
-            "bullet_id": outcome.bullet_id,
-            "reason": outcome.reason,
-            "inversions": data["inversions"],
-            "maturity_changes": data["maturity_changes"],
-        }
-
-    def record_outcome(
-        self,
-        outcome: Literal["success", "failure", "partial"],
-        bullet_ids: list[str],
-        receipt: str | None = None,
-        context: str | None = None,
-        session_ref: str | None = None,
-    ) -> dict[str, Any]:
-        from .outcomes import InvalidOutcome, apply_outcome
-
-        self._bounded(("session_ref", session_ref, "ref"))
-        report = {
-            "outcome": outcome,
-            "bullet_ids": bullet_ids,
-            "receipt": receipt,
-            "context": context,
-        }
-        with _store(self.db, self.policy, create=False) as store:
-            try:
-                result = apply_outcome(
-                    store, report, provenance=_provenance(session_ref), actor="agent"
-                )
-            except InvalidOutcome as exc:
-                raise ToolFailure(str(exc)) from None
-        return result.to_dict()
-
-    def propose_deltas(
-        self,
-        deltas: list[dict[str, Any]],
-        session_ref: str | None = None,
-        byte_offset: int | None = None,
-    ) -> dict[str, Any]:
-        from .queue import stage
-
-        if byte_offset is not None and byte_offset < 0:
-            raise ToolFailure("byte_offset must be >= 0")
-        self._bounded(("session_ref", session_ref, "ref"))
-        with _store(self.db, self.policy, create=True) as store:
-            result = stage(
-                store, deltas, provenance=_provenance(session_ref, byte_offset), origin="mcp"
-            )
-        data = result.to_dict()
-        data["note"] = "queued for human review; nothing is applied until a person approves it"
-        return data
-
-    def show_bullet(self, bullet_id: str) -> dict[str, Any]:
-        from .review import bullet_detail
-
-        self._bounded(("bullet_id", bullet_id, "id"))
-        with _store(self.db, self.policy, create=False) as store:
-            return bullet_detail(store, bullet_id).to_dict()
-
-    def agents_md(self) -> str:
-        from .interop.agents_md import render_store
-
-        if not self.db.exists():
-            from .interop.agents_md import render
-
-            return render([], {})
-        with _store(self.db, self.policy, create=False) as store:
-            return render_store(store)
+        raise missing from None
 
 
 def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
@@ -269,101 +120,250 @@ def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]
     return wrapper
 
 
-def build_server(db: str | Path, policy: Policy | None = None) -> Any:
+def answer(data: dict[str, Any]) -> Any:
+    """A tool's result: `data` as structured content and, for clients that read text
+    only, the same as compact JSON (MCP's advice for structured output)."""
+    from mcp.types import CallToolResult
+
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    content = [{"type": "text", "text": text}]
+    return CallToolResult.model_validate({"content": content, "structuredContent": data})
+
+
+def build_server(db: str | Path, policy: "Policy | None" = None) -> Any:
     """The MCP server object (not yet running) for the playbook at `db`."""
     server_cls, tool_error, resource_error = _sdk()
-    from mcp.types import ToolAnnotations
+    from mcp.types import CallToolResult, ToolAnnotations
+    from pydantic import Field, WithJsonSchema
 
     from . import __version__
-    from .model import HARM_REASONS
+    from . import mcp_schemas as out
+    from .deltas import DELTA_TYPES
+    from .outcomes import Outcome
+    from .policy import DEFAULT_POLICY
+    from .terms import BulletTypeName, HarmReasonName, MaturityName
 
+    p = policy or DEFAULT_POLICY
     tools = PlaybookTools(db, policy)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
-    try:
-        server = server_cls(
-            SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
-        )
-    except TypeError:  # mcp 1.x: no version argument
-        server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = server_cls(SERVER_NAME, instructions=instructions(), log_level="WARNING")
+    # The protocol server says this version in serverInfo (the 1.x SDK says its own).
+    low = getattr(server, "_lowlevel_server", None) or server._mcp_server
+    low.version = __version__
 
     def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         return _guard(fn, tool_error)
 
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-    writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+    writes = ToolAnnotations(
+        readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+    )
+
+    # Parameters: the policy's bounds and the vocabularies' enums, in the schema itself.
+    def text(desc: str, setting: str, **kw: Any) -> Any:
+        return Field(description=desc, max_length=int(getattr(p, setting)), **kw)
+
+    BulletId = Annotated[str, text("A rule's id, e.g. b-1a2b3c4d.", "max_id_length", min_length=1)]
+    SessionRef = Annotated[
+        str | None,
+        text("Your session (e.g. its transcript path): recorded as provenance.", "max_ref_length"),
+    ]
+    Context = Annotated[str | None, text("What happened, briefly.", "max_text_length")]
+    Receipt = Annotated[
+        str | None,
+        text(
+            "An idempotency key, unique to this report (e.g. a UUID): a retry with the same "
+            "key after a lost answer counts once.",
+            "max_id_length",
+            min_length=1,
+        ),
+    ]
+    Limit = Annotated[int, Field(ge=1, le=100, description="At most this many per page.")]
+    Offset = Annotated[int, Field(ge=0, description="Skip this many (next_offset of a page).")]
+    DeltaType = Literal[DELTA_TYPES]  # type: ignore[valid-type]
+
+    def returns(model: type) -> Any:
+        return Annotated[CallToolResult, model]
 
     @server.tool(
         name="recall",
         description="Rules, anti-patterns and deprecation warnings relevant to a task, best "
-        "first. `query`: the task in a few words. `scope`: e.g. ['language:python']. "
-        "`explain_hidden`: also return `hidden`, the rules that matched but are not shown "
-        "(outranked, deprecated, retired, out of scope), each with the numbers and what "
-        "would bring it back.",
+        "first. Call it before a task with a few words about it; follow `bullets`, avoid "
+        "`anti_patterns`, and do not follow `deprecated_warnings` any more.",
         annotations=read_only,
     )
     @guard
     def recall(
-        query: str, limit: int = 10, scope: list[str] | None = None, explain_hidden: bool = False
-    ) -> dict[str, Any]:
-        return tools.recall(query, limit, scope, explain_hidden)
+        query: Annotated[
+            str,
+            text("The task in a few words.", "max_query_length", min_length=1),
+        ],
+        limit: Annotated[int, Field(ge=0, le=100, description="Rules per list.")] = 10,
+        scope: Annotated[
+            list[Annotated[str, text("kind or kind:key", "max_label_length")]] | None,
+            Field(
+                max_length=16,
+                description="Where you are working, e.g. ['language:python', "
+                "'workspace:github.com/org/repo']; rules scoped elsewhere are left out.",
+            ),
+        ] = None,
+        explain_hidden: Annotated[
+            bool,
+            Field(
+                description="Also return `hidden`: the rules that matched but are not "
+                "shown (outranked, deprecated, retired, out of scope), each with the "
+                "numbers and what would bring it back. Needs limit >= 1."
+            ),
+        ] = False,
+    ) -> returns(out.RecallOut):
+        return answer(tools.recall(query, limit, scope, explain_hidden))
+
+    @server.tool(
+        name="list_rules",
+        description="Rules without a query: by category, tag, maturity or type, highest "
+        "effective score first, a page at a time.",
+        annotations=read_only,
+    )
+    @guard
+    def list_rules(
+        category: Annotated[str | None, text("e.g. ci, testing.", "max_label_length")] = None,
+        tag: Annotated[str | None, text("One tag.", "max_label_length")] = None,
+        maturity: Annotated[
+            list[MaturityName] | None,
+            Field(max_length=4, description="Only these rungs (default: all)."),
+        ] = None,
+        type: Annotated[
+            BulletTypeName | None, Field(description="rule or anti-pattern (default both).")
+        ] = None,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> returns(out.RulesOut):
+        return answer(tools.list_rules(category, tag, maturity, type, limit, offset))
+
+    @server.tool(
+        name="playbook_stats",
+        description="The playbook in counts: rules by state, maturity and type, score "
+        "buckets, stale rules, feedback, blocked patterns, conflicts and pending proposals.",
+        annotations=read_only,
+    )
+    @guard
+    def playbook_stats() -> returns(out.StatsOut):
+        return answer(tools.stats())
+
+    @server.tool(
+        name="pending_proposals",
+        description="Proposals waiting for a person's review, oldest first; with "
+        "`session_ref`, only those from that session (yours, as you gave it when proposing).",
+        annotations=read_only,
+    )
+    @guard
+    def pending_proposals(
+        session_ref: Annotated[
+            str | None, text("Only proposals from this session.", "max_ref_length")
+        ] = None,
+        type: Annotated[DeltaType | None, Field(description="Only this delta type.")] = None,
+        limit: Limit = 20,
+        offset: Offset = 0,
+    ) -> returns(out.PendingOut):
+        return answer(tools.pending_proposals(session_ref, type, limit, offset))
+
+    @server.tool(
+        name="show_bullet",
+        description="One rule in full: score, provenance, lineage, maturity history, "
+        "conflicts, latest decisions, and its feedback newest first, a page at a time.",
+        annotations=read_only,
+    )
+    @guard
+    def show_bullet(
+        bullet_id: BulletId,
+        events_limit: Annotated[
+            int, Field(ge=0, le=100, description="Feedback events per page.")
+        ] = 10,
+        events_offset: Offset = 0,
+    ) -> returns(out.ShowOut):
+        return answer(tools.show_bullet(bullet_id, events_limit, events_offset))
 
     @server.tool(
         name="mark_feedback",
-        description="Record that a rule helped or hurt. For harmful, `reason` is one of "
-        f"{', '.join(HARM_REASONS)}.",
+        description="Record that a rule helped or hurt you. Give a `receipt` so that a "
+        "retry after a lost answer counts once. The answer shows what was stored.",
         annotations=writes,
     )
     @guard
     def mark_feedback(
-        bullet_id: str,
-        kind: Literal["helpful", "harmful"],
-        reason: str | None = None,
-        context: str | None = None,
-        session_ref: str | None = None,
-    ) -> dict[str, Any]:
-        return tools.mark_feedback(bullet_id, kind, reason, context, session_ref)
+        bullet_id: BulletId,
+        kind: Annotated[Literal["helpful", "harmful"], Field(description="Helped or hurt.")],
+        reason: Annotated[
+            HarmReasonName | None,
+            Field(description="With harmful: why it hurt (default other)."),
+        ] = None,
+        context: Context = None,
+        session_ref: SessionRef = None,
+        receipt: Receipt = None,
+    ) -> returns(out.MarkOut):
+        return answer(tools.mark_feedback(bullet_id, kind, reason, context, session_ref, receipt))
 
     @server.tool(
         name="record_outcome",
-        description="Record a task's outcome (success, failure or partial) as feedback on the "
-        "rules it relied on. A `receipt` makes the report idempotent.",
+        description="Record a task's outcome (success, failure or partial) as feedback on "
+        "the rules it relied on. Give a `receipt` so that a retry counts once.",
         annotations=writes,
     )
     @guard
     def record_outcome(
-        outcome: Literal["success", "failure", "partial"],
-        bullet_ids: list[str],
-        receipt: str | None = None,
-        context: str | None = None,
-        session_ref: str | None = None,
-    ) -> dict[str, Any]:
-        return tools.record_outcome(outcome, bullet_ids, receipt, context, session_ref)
+        outcome: Annotated[Outcome, Field(description="How the task went.")],
+        bullet_ids: Annotated[
+            list[Annotated[str, text("A rule's id.", "max_id_length")]],
+            Field(min_length=1, max_length=p.max_batch, description="The rules it relied on."),
+        ],
+        receipt: Receipt = None,
+        context: Context = None,
+        session_ref: SessionRef = None,
+    ) -> returns(out.OutcomeOut):
+        return answer(tools.record_outcome(outcome, bullet_ids, receipt, context, session_ref))
+
+    deltas_schema = out.delta_list_schema(
+        p,
+        "The changes, each one of six shapes told apart by `type`: add (a new rule), "
+        "helpful / harmful (evidence on a rule), replace (a better wording), deprecate, "
+        "merge (two or more rules into one).",
+    )
 
     @server.tool(
         name="propose_deltas",
-        description="Propose playbook changes for human review (never applied directly). Each "
-        "delta has a `type`: add {content, category?, tags?, bullet_type?}, helpful "
-        "{bullet_id}, harmful {bullet_id, reason?}, replace {bullet_id, content}, deprecate "
-        "{bullet_id, reason}, merge {bullet_ids, content}.",
+        description="Propose changes to the playbook for a person's review; nothing is "
+        "applied until a person approves it. Each delta is staged or rejected on its own; "
+        "the answer says which, with the reasons. A call whose every delta is rejected "
+        "is an error.",
         annotations=writes,
     )
     @guard
     def propose_deltas(
-        deltas: list[dict[str, Any]],
-        session_ref: str | None = None,
-        byte_offset: int | None = None,
-    ) -> dict[str, Any]:
-        return tools.propose_deltas(deltas, session_ref, byte_offset)
+        deltas: Annotated[list[dict[str, Any]], WithJsonSchema(deltas_schema)],
+        session_ref: SessionRef = None,
+        byte_offset: Annotated[
+            int | None,
+            Field(ge=0, description="Where in your session's transcript you learned it."),
+        ] = None,
+    ) -> returns(out.ProposeOut):
+        return answer(tools.propose_deltas(deltas, session_ref, byte_offset))
 
     @server.tool(
-        name="show_bullet",
-        description="One rule in full: content, score, provenance, lineage and its feedback "
-        "timeline.",
-        annotations=read_only,
+        name="reflect_session",
+        description="Read your session's transcript (a Claude Code or Codex .jsonl file "
+        "under the agent's own session folder) and stage what it teaches for review: "
+        "RULE: / AVOID: lines and [playbook: helpful|harmful <id>] citations. Reads from "
+        "where the last reflection of the same transcript stopped, a bounded share per "
+        "call; `more` says to call again.",
+        annotations=writes,
     )
     @guard
-    def show_bullet(bullet_id: str) -> dict[str, Any]:
-        return tools.show_bullet(bullet_id)
+    def reflect_session(
+        transcript_path: Annotated[
+            str, text("The transcript file's path.", "max_ref_length", min_length=1)
+        ],
+    ) -> returns(out.ReflectOut):
+        return answer(tools.reflect_session(transcript_path))
 
     @server.resource(
         RESOURCE_URI,
@@ -378,17 +378,13 @@ def build_server(db: str | Path, policy: Policy | None = None) -> Any:
     return server
 
 
-def serve(db: str | Path, *, policy: Policy | None = None) -> None:
-    """Run the server on stdin/stdout until the client disconnects.
-
-    The SDK's stdio reader drops a line it cannot validate, so a client that sent a
-    malformed request (params not an object, method not a string, another jsonrpc
-    version) would wait forever for its answer. The transport here reads stdin itself and
-    answers each such request with a JSON-RPC error for its id; every other line goes to
-    the SDK unchanged, and both write through one lock, so no frame is torn.
-    """
+def serve(db: str | Path, *, policy: "Policy | None" = None) -> None:
+    """Run the server on stdin/stdout until the client disconnects (`mcp_stdio` answers
+    what the SDK's reader would drop). McpUnavailable, before anything else is imported,
+    when the optional SDK is not installed."""
+    server = build_server(db, policy)
     import anyio
 
     from .mcp_stdio import serve_stdio
 
-    anyio.run(serve_stdio, build_server(db, policy))
+    anyio.run(serve_stdio, server)

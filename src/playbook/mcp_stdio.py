@@ -1,52 +1,119 @@
-"""The stdio transport of `playbook mcp`: the SDK's, with malformed requests answered.
+"""The stdio transport of `playbook mcp`: the SDK's, with every unreadable message answered.
 
-The SDK's stdio reader drops a line it cannot validate, so a client that sent a malformed
-request (params not an object, method not a string, another jsonrpc version) would wait
-forever. Here stdin is read line by line first: a request with an id that the server
-cannot read is answered with a JSON-RPC error for that id; every other line goes to the
-SDK unchanged. Both this reader and the SDK's writer write through one lock.
+The SDK's stdio reader drops a line it cannot parse or validate, so a client that sent one
+would wait forever for its answer. Here stdin is read line by line first, and a line the
+server cannot read gets the JSON-RPC 2.0 error its specification gives:
+
+- not JSON, or nested deeper than a parser follows: -32700 Parse error, id null;
+- a batch (a JSON array): -32600 Invalid Request, id null. MCP removed JSON-RPC batching
+  in protocol revision 2025-06-18; a client sends one message a line;
+- JSON that is not a message object (a number, a string, null), or a line over
+  `MAX_LINE_BYTES`: -32600, id null;
+- a request (it has an id) the server cannot read: deeper than `MAX_DEPTH`, params not an
+  object, method not a string, another `jsonrpc` version, or refused by the SDK's own
+  validation: -32600 for its id (for an id that is not a string or an integer, id null).
+
+A notification or a response that cannot be read is dropped: JSON-RPC never answers
+those. Every other line goes to the SDK unchanged. This reader and the SDK's writer write
+through one lock, so no frame is torn.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+MAX_DEPTH = 64  # nesting of a message; an MCP request needs about ten
+MAX_LINE_BYTES = 64 << 20  # one message; a full propose_deltas batch is a few MB
+
+# What `screen` says about a line: pass it to the SDK, or drop it (after any answer).
+FORWARD = "forward"
+DROP = "drop"
 
 
-def malformed_reply(line: str, validate: Callable[[str], object] | None = None) -> str | None:
-    """The JSON-RPC error line answering `line`, if it is a request (it has an id and is
-    not a response) that the server cannot read; None for any other line (well-formed
-    messages, notifications, responses, text that is not JSON: the SDK has them)."""
-    import json
+def _error(rid: str | int | None, code: int, message: str) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
 
+
+def depth(value: Any) -> int:
+    """How deeply `value` nests (a scalar is 0, `[]` is 1), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            level += 1
+            deepest = max(deepest, level)
+            stack.extend((child, level) for child in item if isinstance(child, dict | list))
+    return deepest
+
+
+def screen(line: str, validate: Callable[[str], object] | None = None) -> tuple[str, str | None]:
+    """(FORWARD or DROP, the JSON-RPC error line to answer or None) for one line of input."""
+    if not line.strip():
+        return DROP, None
     try:
         msg = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(msg, dict) or "id" not in msg or "result" in msg or "error" in msg:
-        return None
+    except RecursionError:
+        return DROP, _error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+    except ValueError as exc:
+        detail = getattr(exc, "msg", None) or str(exc)
+        return DROP, _error(None, PARSE_ERROR, f"Parse error: {detail}"[:200])
+    if isinstance(msg, list):
+        return DROP, _error(
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: a JSON-RPC batch (an array); MCP has no batches since "
+            "protocol 2025-06-18, send one message a line",
+        )
+    if not isinstance(msg, dict):
+        return DROP, _error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC message object")
+    is_request = "id" in msg and "result" not in msg and "error" not in msg
+    problem = _problem(msg, line, validate)
+    if problem is None:
+        return FORWARD, None
+    if not is_request:
+        return DROP, None  # a notification or a response: never answered
     rid = msg["id"]
-    problem = None
     if isinstance(rid, bool) or not isinstance(rid, str | int):
         problem, rid = "id must be a string or an integer", None
-    elif msg.get("jsonrpc") != "2.0":
-        problem = 'jsonrpc must be "2.0"'
-    elif not isinstance(msg.get("method"), str):
-        problem = "method must be a string"
-    elif "params" in msg and not isinstance(msg["params"], dict):
-        problem = "params must be an object"
-    elif validate is not None:
+    return DROP, _error(rid, INVALID_REQUEST, f"Invalid Request: {problem}")
+
+
+def _problem(
+    msg: dict[str, Any], line: str, validate: Callable[[str], object] | None
+) -> str | None:
+    """Why the server cannot read `msg`, or None."""
+    rid = msg.get("id")
+    if "id" in msg and (isinstance(rid, bool) or not isinstance(rid, str | int)):
+        return "id must be a string or an integer"
+    if depth(msg) > MAX_DEPTH:
+        return f"the message nests more than {MAX_DEPTH} levels deep"
+    if "result" in msg or "error" in msg:
+        return None  # a response: the SDK's validation below has it
+    if msg.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be "2.0"'
+    if not isinstance(msg.get("method"), str):
+        return "method must be a string"
+    if "params" in msg and not isinstance(msg["params"], dict):
+        return "params must be an object"
+    if validate is not None:
         try:
             validate(line)
         except Exception as exc:  # the SDK's own validation: its message, briefly
             first = str(exc).strip().splitlines()
-            problem = "invalid request" + (f": {first[0][:200]}" if first else "")
-    if problem is None:
-        return None
-    error = {"code": INVALID_REQUEST, "message": f"Invalid Request: {problem}"}
-    return json.dumps({"jsonrpc": "2.0", "id": rid, "error": error})
+            return "invalid request" + (f": {first[0][:200]}" if first else "")
+    return None
+
+
+def malformed_reply(line: str, validate: Callable[[str], object] | None = None) -> str | None:
+    """The JSON-RPC error line answering `line`, or None when it needs no answer."""
+    return screen(line, validate)[1]
 
 
 def _sdk_validator() -> Callable[[str], object] | None:
@@ -87,8 +154,20 @@ class _LockedOut:
         return None  # every write is flushed
 
 
+def read_line(raw: Any, limit: int = MAX_LINE_BYTES) -> tuple[bytes, bool]:
+    """(the next line, whether it was over `limit` bytes); a line over the limit is read
+    to its end and thrown away, never held whole. b"" at the end of input."""
+    line = raw.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line, False
+    while True:  # skip the rest of the oversized line
+        more = raw.readline(1 << 20)
+        if not more or more.endswith(b"\n"):
+            return b" ", True
+
+
 class _CheckedIn:
-    """stdin for the transport: the lines of a malformed request are answered here."""
+    """stdin for the transport: a line the server cannot read is answered here."""
 
     def __init__(self, raw: Any, out: _LockedOut) -> None:
         self.raw = raw
@@ -102,14 +181,22 @@ class _CheckedIn:
         import anyio
 
         while True:
-            line = await anyio.to_thread.run_sync(self.raw.readline, abandon_on_cancel=True)
+            line, oversized = await anyio.to_thread.run_sync(
+                read_line, self.raw, abandon_on_cancel=True
+            )
             if not line:
                 raise StopAsyncIteration
+            if oversized:
+                mib = MAX_LINE_BYTES >> 20
+                reply = _error(None, INVALID_REQUEST, f"Invalid Request: over {mib} MiB")
+                await self.out.write(reply + "\n")
+                continue
             text = line.decode("utf-8", "replace")
-            reply = malformed_reply(text, self.validate)
-            if reply is None:
+            verdict, reply = screen(text, self.validate)
+            if reply is not None:
+                await self.out.write(reply + "\n")
+            if verdict == FORWARD:
                 return text
-            await self.out.write(reply + "\n")
 
 
 async def serve_stdio(server: Any) -> None:

@@ -142,7 +142,15 @@ class Policy:
 
     # Reflection (SPEC §7)
     reflect_max_iterations: int = _f(3, CASS_CONFIG, "Reflection iterations per session.", ge=1)
-    reflect_max_deltas: int = _f(50, OWN_SCORING, "Deltas at which reflection stops.", ge=1)
+    reflect_max_deltas: int = _f(50, OWN_OUTCOMES, "Deltas at which reflection stops.", ge=1)
+    reflect_prompt_chars: int = _f(
+        32000,
+        OWN_HOOKS,  # a model reflector run by the session-end hook
+        "Longest prompt sent to a model reflector per call, in characters: the session goes "
+        "in as a digest (asks, errors and fixes, the final state; tool output trimmed).",
+        ge=8000,
+        le=2_000_000,
+    )
 
     # Content and every other field an agent or a caller supplies (checked, never cut)
     max_content_length: int = _f(8000, SPEC, "Longest bullet content accepted, in characters.")

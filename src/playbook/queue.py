@@ -64,6 +64,7 @@ class StageResult:
     staged: list[str] = field(default_factory=list)  # proposal ids, in input order
     rejected: list[tuple[int, str]] = field(default_factory=list)  # (index, reason)
     duplicates: list[int] = field(default_factory=list)  # already pending: not staged again
+    staged_at: list[int] = field(default_factory=list)  # the input index of each staged id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -160,6 +161,7 @@ def stage(
             pid = new_id("d")
             proposals_sql.insert(store, pid, key, prov.session_ref, prov.byte_offset, origin, now)
             result.staged.append(pid)
+            result.staged_at.append(i)
     return result
 
 

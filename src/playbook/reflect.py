@@ -17,7 +17,9 @@ Guarantees:
   are not blocked meanwhile). If it fails in any iteration, nothing is stored and the
   watermark does not move: the error is in `errors`, and the next run reads the same text.
 - Re-running on the same diary proposes nothing twice: text before the watermark is not
-  read again, and the queue does not stage a delta that is already pending.
+  read again, and the queue does not stage a delta that is already pending. A transcript
+  that copies a session already reflected (a fork, a resume written to a new file) is read
+  from past the last record a reflection read (`reflect_copies`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from .deltas import InvalidDelta
 from .diaries import Diary, read_diary
 from .model import Bullet, Provenance
 from .queue import stage, validate_proposal
+from .reflect_copies import mark_read, unread
 from .reflect_result import (
     STOP_ERROR,
     STOP_MAX_DELTAS,
@@ -67,31 +70,39 @@ def reflect_session(
     apply: bool = False,
     playbook_limit: int = PLAYBOOK_LIMIT,
     origin: str = "reflection",
+    as_agent: bool = False,
 ) -> ReflectionResult:
     """Reflect on a session diary from its watermark on; stage (or curate) what it teaches.
 
     `diary` is a path or an open binary file, a pipe included (read from the session's
     watermark with `read_diary`; a missing file raises OSError), or a `Diary` already read
-    (the text before the watermark is ignored). Up to `Policy.reflect_max_iterations` calls
-    of `reflector.propose(diary, playbook, prior)`, where `playbook` lists the existing
-    bullets (at most `playbook_limit`) followed by the adds proposed so far (ids
-    `proposed-1`, …, not real bullets), and `prior` is the validated deltas proposed so far.
-    The loop stops when an iteration proposes no new valid delta, or when
-    `Policy.reflect_max_deltas` deltas have been proposed. Deltas are the same when their
-    type, target bullets and normalized content are (so one vote per bullet per session).
+    (the text before the watermark is ignored). Transcript records that a reflection
+    already read, in this file or a copy of the session, are left out
+    (`reflect_copies.unread`; `already_read` counts them). Up to
+    `Policy.reflect_max_iterations` calls of `reflector.propose(diary, playbook, prior)`,
+    where `playbook` lists the existing bullets (at most `playbook_limit`) followed by
+    the adds proposed so far (ids `proposed-1`, …, not real bullets), and `prior` is the
+    validated deltas proposed so far. The loop stops when an iteration proposes no new
+    valid delta, or when `Policy.reflect_max_deltas` deltas have been proposed. Deltas are
+    the same when their type, target bullets and normalized content are (so one vote per
+    bullet per session).
 
     Then one transaction: by default `queue.stage` (with `origin`), otherwise `curate`
     once per diary offset (input order), each with provenance (session_ref, offset), and the
-    watermark moved past what was read. When the delta cap left deltas out, only what comes
-    before the first of them in the diary is stored and the watermark stops there, so the
-    next run goes on from it (`truncated` counts what is left for it). Any exception raised
-    by the reflector is reported in `errors` and nothing is stored.
+    watermark moved past what was read. With `as_agent` (an agent's login), applying is
+    `curate_as_agent`: replace, merge and deprecate are staged for a person instead.
+    When the delta cap left deltas out, only what comes before the first of them in the
+    diary is stored and the watermark stops there, so the next run goes on from it
+    (`truncated` counts what is left for it). Any exception raised by the reflector is
+    reported in `errors` and nothing is stored.
     """
     if not session_ref or not session_ref.strip():
         raise ValueError("reflection needs a session ref")
     before = store.watermark(session_ref)
     diary = diary.since(before) if isinstance(diary, Diary) else read_diary(diary, start=before)
+    diary, already_read = unread(store, diary)
     result = ReflectionResult(session_ref, apply, before, before)
+    result.already_read = already_read
     result.unfinished = diary.unfinished
     after = max(before, diary.end)
 
@@ -115,11 +126,12 @@ def reflect_session(
             return result
         if result.proposed:
             if apply:
-                _curate(store, session_ref, result)
+                _curate(store, session_ref, result, origin if as_agent else None)
             else:
                 _stage(store, session_ref, result, origin)
         if after != before:
             store.set_watermark(session_ref, after)
+            mark_read(store, diary, after)
     result.watermark_after = after
     return result
 
@@ -312,11 +324,22 @@ def _stage(store: PlaybookStore, session_ref: str, result: ReflectionResult, ori
         result.rejected.append(RejectedItem(p.iteration, p.delta, reason, p.byte_offset))
 
 
-def _curate(store: PlaybookStore, session_ref: str, result: ReflectionResult) -> None:
+def _curate(
+    store: PlaybookStore, session_ref: str, result: ReflectionResult, agent_origin: str | None
+) -> None:
+    """Curate the proposed deltas, one batch per diary offset; for an agent (`agent_origin`
+    set), `curate_as_agent`, whose staged proposals join `result.staged`."""
+    from .curation.agent import curate_as_agent
+
     groups: dict[int | None, list[dict[str, Any]]] = {}
     for p in result.proposed:
         groups.setdefault(p.byte_offset, []).append(p.delta)
-    result.curated = [
-        curate(store, deltas, provenance=_provenance(session_ref, offset), actor="agent")
-        for offset, deltas in groups.items()
-    ]
+    for offset, deltas in groups.items():
+        prov = _provenance(session_ref, offset)
+        if agent_origin is None:
+            result.curated.append(curate(store, deltas, provenance=prov, actor="agent"))
+            continue
+        done = curate_as_agent(store, deltas, prov, origin=agent_origin)
+        if done.curated is not None:
+            result.curated.append(done.curated)
+        result.staged += list(done.proposals.values())

@@ -80,6 +80,7 @@ class ReflectionResult:
     truncated: int = 0
     unplaced: int = 0
     unfinished: int = 0  # bytes of a last line still being written: read next time
+    already_read: int = 0  # passages a reflection of a copy of this session had read
     staged: list[str] = field(default_factory=list)  # proposal ids (apply=False)
     duplicates: list[ProposedDelta] = field(default_factory=list)  # already pending
     curated: list[CurateResult] = field(default_factory=list)  # one per offset (apply=True)
@@ -107,6 +108,7 @@ class ReflectionResult:
             "truncated": self.truncated,
             "unplaced": self.unplaced,
             "unfinished": self.unfinished,
+            "already_read": self.already_read,
             "staged": list(self.staged),
             "duplicates": [p.to_dict() for p in self.duplicates],
             "curated": [c.to_dict() for c in self.curated],

@@ -91,13 +91,13 @@ def rank_first(
                 heapq.heappush(heap, final)
             elif final > heap[0]:
                 heapq.heapreplace(heap, final)
-    ids = ids_of(store, [row[2] for row in slow])
+    ids = ids_of(store, [row[2] for row in slow]) if slow else {}
     if slow:
         evidence = store.evidence_many(list(ids.values()), at=now_t)
         for row in slow:
             ev = evidence[ids[row[2]]]
             row[1] = scoring.effective_score(ev.helpful, ev.harmful, MATURITIES[row[3]], policy)
-    out: list[list[Ranked]] = []
+    chosen: list[list[tuple[Any, ...]]] = []
     for found in lists:
         scored = [
             (-(rel * (min_conf if min_conf >= eff else eff)), -rel, seq, code, eff)
@@ -107,13 +107,20 @@ def rank_first(
         if kept:  # every row tied with the last one kept: ids settle their order
             last = kept[-1][:2]
             kept = [s for s in scored if s[:2] <= last]
-            ids.update(ids_of(store, [s[2] for s in kept if s[2] not in ids]))
-        ranked = [
-            Ranked(ids[seq], MATURITIES[code], -r, None, -r, eff, -f)
-            for f, r, seq, code, eff in kept
-        ]
-        out.append(top(ranked, limit))
-    return out
+        chosen.append(kept)
+    missing = [s[2] for kept in chosen for s in kept if s[2] not in ids]
+    if missing:  # the ids of every list's rows, in one read
+        ids.update(ids_of(store, missing))
+    return [
+        top(
+            [
+                Ranked(ids[seq], MATURITIES[code], -r, None, -r, eff, -f)
+                for f, r, seq, code, eff in kept
+            ],
+            limit,
+        )
+        for kept in chosen
+    ]
 
 
 def _batches(points: dict[int, float], floor: float) -> list[tuple[float, list[int]]]:

@@ -31,6 +31,7 @@ ActorName = Literal["agent", "human"]
 
 HUMAN = "human"  # the actor of every human decision (the workbench, `playbook approve`)
 HOOK_ORIGIN = "hook"  # a proposal staged by an agent session's end (playbook.hooks)
+CASS_DIARY_ORIGIN = "cass-diary"  # a lesson of a cass-memory diary (interop.diary_import)
 
 MATURITIES: tuple[str, ...] = get_args(MaturityName)
 HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)

@@ -34,13 +34,16 @@ class Hooked:
 
 @dataclass
 class Agent:
-    """A playbook file and a state folder (the hook log, session memory) for one test."""
+    """A playbook file and a state folder (the hook log, session memory) for one test.
+    Transcripts are read from the test's folder (the state folder's parent), as from an
+    agent's own session folder (`PLAYBOOK_SESSION_DIRS`)."""
 
     db: Path
     state: Path
 
     def env(self, **extra: str) -> dict[str, str]:
-        return clean_env(XDG_STATE_HOME=str(self.state), **extra)
+        sessions = {"PLAYBOOK_SESSION_DIRS": str(self.state.parent)}
+        return clean_env(XDG_STATE_HOME=str(self.state), **{**sessions, **extra})
 
     def hook(
         self,

@@ -1,33 +1,20 @@
-"""pin, unpin, block, unblock, blocked, stats, stale.
+"""pin, unpin, activate, block, unblock, blocked, stats, stale.
 
-Pins and blocks made here are human actions: the CLI is a person at a terminal. (Agents
-reach Playbook over MCP, which has no tool for either.)
+Pins, blocks and drafts made live here are human actions: the CLI is a person at a
+terminal. (Agents reach Playbook over MCP, which has no tool for any of them.)
 """
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 import typer
 
 from ..inert import inert
-from ..terms import MATURITIES, BulletTypeName
 from ..text import plural
 from . import app
 from .common import CliError, emit, json_option, open_store, set_json, target
 from .core import bounded
-
-# Effective-score buckets of `stats`: [min, max), None is unbounded.
-SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
-    ("< -3", None, -3.0),
-    ("-3..0", -3.0, 0.0),
-    ("0..1", 0.0, 1.0),
-    ("1..3", 1.0, 3.0),
-    ("3..10", 3.0, 10.0),
-    (">= 10", 10.0, None),
-)
-STATES = ("active", "draft", "retired")
-TYPES = get_args(BulletTypeName)
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:
@@ -76,6 +63,37 @@ def unpin(
         {"bullet_id": bullet_id, "pinned": False, "was_pinned": was},
         f"unpinned {bullet_id}" if was else f"{bullet_id} was not pinned",
     )
+
+
+@app.command()
+def activate(
+    bullet_ids: list[str] = typer.Argument(None, metavar="ID...", help="Draft rules."),
+    all_drafts: bool = typer.Option(False, "--all-drafts", help="Every draft in the playbook."),
+    json_out: bool = json_option(),
+) -> None:
+    """Make draft rules live: agents are shown them from now on (session start, the
+    AGENTS.md export, recall). A human decision; all or none (an unknown or retired id
+    changes nothing)."""
+    set_json(json_out)
+    ids = list(bullet_ids or [])
+    if not ids and not all_drafts:
+        raise CliError("usage", "name the drafts to make live (IDs), or --all-drafts", None, 2)
+    from ..policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    most = (load_policy_option() or DEFAULT_POLICY).max_batch
+    if len(ids) > most:
+        raise CliError("invalid_input", f"{len(ids):,} ids; at most {most:,} at once")
+    bounded(*(("ID", bid, "id") for bid in ids))
+    from .. import review
+
+    with open_store(create=False) as store:
+        if all_drafts:
+            ids += [b.id for b in store.bullets(state="draft")]
+        done = review.activate(store, ids, actor="human")
+    lines = [f"activated {bid}" for bid in done.activated]
+    lines += [f"{bid} was live already" for bid in done.already]
+    emit(done.to_dict(), "\n".join(lines) or "no drafts to make live")
 
 
 # ----------------------------------------------------------------------------- blocks
@@ -146,53 +164,18 @@ def blocked(
 # ----------------------------------------------------------------------------- stats
 
 
-def _bucket(score: float) -> str:
-    for label, lo, hi in SCORE_BUCKETS:
-        if (lo is None or score >= lo) and (hi is None or score < hi):
-            return label
-    raise AssertionError(score)  # pragma: no cover - the buckets cover every float
-
-
 @app.command()
 def stats(json_out: bool = json_option()) -> None:
     """Counts: bullets by state, maturity and type; score buckets; stale rules; the queue."""
     set_json(json_out)
-    from .. import queue
-    from ..store.reports import bullet_counts, feedback_counts
+    from ..review.stats import playbook_stats
 
     with open_store(read_only=True) as store:
-        counts = bullet_counts(store)
-        ids = store.active_ids()
-        scores = store.scores(ids) if ids else {}
-        feedback = feedback_counts(store)
-        blocks = len(store.blocked())
-        conflicts = len(store.conflicts())
-        pending = queue.count_pending(store)
-        stale_days = store.policy.stale_after_days
-    buckets = dict.fromkeys((b[0] for b in SCORE_BUCKETS), 0)
-    for s in scores.values():
-        buckets[_bucket(s.effective)] += 1
-    stale = sum(1 for s in scores.values() if s.stale)
-    data = {
-        "path": str(target()),
-        "bullets": {
-            "total": sum(counts["state"].values()),
-            "by_state": {k: counts["state"].get(k, 0) for k in STATES},
-            "by_maturity": {k: counts["maturity"].get(k, 0) for k in MATURITIES},
-            "by_type": {k: counts["type"].get(k, 0) for k in TYPES},
-            "pinned": counts["pinned"].get("pinned", 0),
-        },
-        "score_buckets": [
-            {"label": label, "min": lo, "max": hi, "count": buckets[label]}
-            for label, lo, hi in SCORE_BUCKETS
-        ],
-        "stale": stale,
-        "stale_after_days": stale_days,
-        "feedback": {"events": sum(feedback.values()), **feedback},
-        "blocked_patterns": blocks,
-        "open_conflicts": conflicts,
-        "pending_proposals": pending,
-    }
+        data = {"path": str(target()), **playbook_stats(store)}
+    buckets = {b["label"]: b["count"] for b in data["score_buckets"]}
+    feedback, pending = data["feedback"], data["pending_proposals"]
+    stale, stale_days = data["stale"], data["stale_after_days"]
+    conflicts, blocks = data["open_conflicts"], data["blocked_patterns"]
     b = data["bullets"]
 
     def row(values: dict[str, int]) -> str:

@@ -11,7 +11,6 @@ The contract (README, "JSON output and exit codes"):
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -162,19 +161,22 @@ def note(message: str) -> None:
 
 
 def default_db_path() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "playbook" / "state.sqlite3"
+    from ..project.config import default_playbook_path
+
+    return default_playbook_path()
 
 
 def db_target() -> str:
-    """Where the playbook is: --db, else $PLAYBOOK_DB, else the default path (a file path,
-    or a `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a
-    silent fallback to the default."""
-    given = state.db
-    if given is None and "PLAYBOOK_DB" in os.environ:
-        given = os.environ["PLAYBOOK_DB"]  # click ignores an empty variable; we do not
-    if given is None:
-        return str(default_db_path())
+    """Where the playbook is: --db, else $PLAYBOOK_DB, else the project's config (found
+    from the working folder: `project.config`), else the default path (a file path, or a
+    `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a silent
+    fallback to the default; so is a project config that cannot be used."""
+    from ..project.config import ProjectConfigError, locate_playbook
+
+    try:
+        given = locate_playbook(state.db, Path.cwd()).target
+    except ProjectConfigError as exc:
+        raise CliError("invalid_input", str(exc)) from None
     if not given.strip():
         raise CliError(
             "usage",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -64,7 +65,11 @@ def add(
     category: str | None = typer.Option(None, help="Category, e.g. ci, testing."),
     anti_pattern: bool = typer.Option(False, "--anti-pattern", help="Record an anti-pattern."),
     scope: str | None = typer.Option(None, help="global|workspace|language|framework|task."),
-    scope_key: str | None = typer.Option(None, help="e.g. the repo or language name."),
+    scope_key: str | None = typer.Option(
+        None,
+        help="e.g. the language's name; a workspace rule without one is this folder's "
+        "workspace ('playbook workspace').",
+    ),
     session: str | None = typer.Option(None, help="Provenance: the session it came from."),
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the session diary."),
     quiet: bool = typer.Option(
@@ -84,6 +89,12 @@ def add(
         delta["scope"] = scope
     if scope_key:
         delta["scope_key"] = scope_key
+    elif scope == "workspace":  # this folder's workspace, as the hooks know it
+        from ..project.workspace import workspace_of
+
+        here = workspace_of(Path.cwd())
+        if here is not None:
+            delta["scope_key"] = here.key
     _curate_one(delta, provenance=_provenance(session, offset), quiet=quiet)
 
 
@@ -181,7 +192,9 @@ CURATE_HELP = (
         for example, fields in DELTA_EXAMPLES
     )
     + "\n\nExits 1 (error code nothing_applied) when no delta applied, with each one's "
-    "reason; a batch that applied in part says so and exits 0."
+    "reason; a batch that applied in part says so and exits 0. Under an agent's login to a "
+    "team's PostgreSQL playbook, replace, merge and deprecate are staged for a person's "
+    "review."
 )
 
 
@@ -194,6 +207,7 @@ def curate_cmd(
 ) -> None:
     _json(json_out)
     from ..curation import curate
+    from ..curation.agent import agent_login
 
     bounded(("--session", session, "ref"))
     deltas = read_json_input(source)
@@ -208,22 +222,54 @@ def curate_cmd(
     if not deltas:
         raise CliError("nothing_applied", "the batch is empty: nothing to curate")
     with open_store() as store:
+        if agent_login(store):
+            _curate_as_agent(store, deltas, _provenance(session, offset))
+            return
         result = curate(store, deltas, provenance=_provenance(session, offset))
     data = result.to_dict()
     lines = [f"[{o['index']}] {_outcome_line(o)}" for o in data["outcomes"]]
-    lines += [f"{b}: {a} -> {c}" for b, a, c in result.maturity_changes]
-    lines += [f"{a} inverted into {b}" for a, b in result.inversions]
-    if result.nothing_applied:
+    _report_batch(data, lines, result.nothing_applied, result.summary(), result.reasons())
+
+
+def _report_batch(
+    data: dict[str, Any], lines: list[str], failed: bool, summary: str, reasons: str
+) -> None:
+    """A curate batch's report: a line per delta, then maturity changes and inversions;
+    a batch that changed nothing is the error `nothing_applied` (exit 1)."""
+    lines = [*lines, *(f"{b}: {a} -> {c}" for b, a, c in data["maturity_changes"])]
+    lines += [f"{a} inverted into {b}" for a, b in data["inversions"]]
+    if failed:
         if not state.json:
             sys.stdout.write("\n".join(lines) + "\n")
         err = CliError(
             "nothing_applied",
-            f"{result.summary()}: {result.reasons()}",
+            f"{summary}: {reasons}",
             "invalid deltas changed nothing; refusals are in the decision log",
         )
         err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
         raise err
-    emit(data, "\n".join([*lines, result.summary()]))
+    emit(data, "\n".join([*lines, summary]))
+
+
+def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] | None) -> None:
+    """`curate` under an agent's login: what applied, and what waits for a person."""
+    from ..curation.agent import STAGED, curate_as_agent
+
+    result = curate_as_agent(store, deltas, provenance, origin="cli")
+    data = result.to_dict()
+    lines = []
+    for o in data["outcomes"]:
+        if o["status"] == STAGED:
+            what = inert(f"{o['type']} {o['bullet_id'] or ''}".strip(), one_line=True)
+            lines.append(f"[{o['index']}] staged {o['proposal_id']} ({what}): {o['reason']}")
+        else:
+            lines.append(f"[{o['index']}] {_outcome_line(o)}")
+    if result.staged_count:
+        lines.append(
+            "this login is an agent's: replace, merge and deprecate wait for a person "
+            "('playbook proposals')"
+        )
+    _report_batch(data, lines, result.nothing_done, result.summary(), result.reasons())
 
 
 def _short_source(source: str) -> str:
@@ -257,7 +303,10 @@ def recall(
         False, "--semantic", help="Blend in hashed-trigram similarity (offline vectors)."
     ),
     scope: list[str] = typer.Option(
-        [], "--scope", help="Caller scope like language:python or workspace:web (repeatable)."
+        [],
+        "--scope",
+        help="Caller scope like language:python, or workspace:. for this folder's workspace "
+        "(repeatable).",
     ),
     explain_hidden: bool = typer.Option(
         False,

@@ -7,7 +7,7 @@ milliseconds. `read(args)` recognises exactly the plain forms of those command l
     [--db X] [--policy Y] mark ID helpful|harmful [--reason R] [--context C] [--session S] [--json]
     [--db X] [--policy Y] recall QUERY [--limit N | -n N] [--as-of T] [--semantic]
                                        [--scope S]... [--explain-hidden] [--json]
-    [--db X] [--policy Y] hook EVENT [JSON]
+    [--db X] [--policy Y] hook EVENT [JSON] [--reflector NAME]
 
 (options in any order after the command, `--name=value` or `--name value`) and returns
 what the command function is called with. Anything else (help, a version, an unknown or
@@ -108,11 +108,32 @@ def read(args: list[str]) -> Call | None:
 
 
 def _hook(options: dict[str, str], rest: list[str]) -> Call | None:
-    """`hook EVENT [JSON]`: the event and its one optional argument, nothing else."""
-    if len(rest) not in (1, 2) or any(a.startswith("-") for a in rest):
+    """`hook EVENT [JSON] [--reflector NAME]`: the event, its one optional argument and the
+    session end's reflector (anywhere after the event), nothing else."""
+    reflector = None
+    positional: list[str] = []
+    i = 0
+    while i < len(rest):
+        name, eq, value = rest[i].partition("=")
+        if name == "--reflector" and reflector is None:
+            if not eq:
+                if i + 1 >= len(rest):
+                    return None
+                value = rest[i + 1]
+                i += 1
+            if not value or value.startswith("-"):
+                return None
+            reflector = value
+        elif rest[i].startswith("-"):
+            return None
+        else:
+            positional.append(rest[i])
+        i += 1
+    if len(positional) not in (1, 2):
         return None
+    argument = positional[1] if len(positional) == 2 else None
     return Call(
-        options, "hook", {"event": rest[0], "argument": rest[1] if len(rest) == 2 else None}
+        options, "hook", {"event": positional[0], "argument": argument, "reflector": reflector}
     )
 
 

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..policy import DEFAULT_POLICY
 from . import app
-from .common import CliError, db_target, emit, json_option, set_json, state, target
+from .common import CliError, emit, json_option, load_policy_option, set_json, state
 
 if TYPE_CHECKING:
     from ..hooks.install import Plan
@@ -30,17 +31,33 @@ def hook(
     payload: str | None = typer.Argument(
         None, metavar="[JSON]", help="The hook input, when not on stdin (Codex's notify)."
     ),
+    reflector: str | None = typer.Option(
+        None,
+        "--reflector",
+        help="session-end: reflect with the agent's own CLI (claude or codex); default "
+        "$PLAYBOOK_REFLECTOR, else the RULE:/AVOID: lines only.",
+    ),
 ) -> None:
     """Run one agent hook: the agent's hook JSON on stdin, context for the agent on stdout.
 
-    Never fails: whatever goes wrong is one line in the hook log, and the exit status is 0.
+    Without --db (or $PLAYBOOK_DB) the playbook is the one the session's folder finds:
+    the project's .playbook.toml, else the default file. Never fails: whatever goes wrong
+    is one line in the hook log, and the exit status is 0.
     """
     from ..hooks.run import run_hook
 
     policy = Path(state.policy).expanduser() if state.policy else None
-    db = db_target()  # a file or a postgresql:// URL
+    db = state.db or None  # found from the payload's cwd when not given
     raise typer.Exit(
-        run_hook(event, sys.stdin.buffer, sys.stdout, db=db, policy=policy, argument=payload)
+        run_hook(
+            event,
+            sys.stdin.buffer,
+            sys.stdout,
+            db=db,
+            policy=policy,
+            argument=payload,
+            reflector=reflector,
+        )
     )
 
 
@@ -57,9 +74,22 @@ hooks_app = typer.Typer(
 )
 app.add_typer(hooks_app, name="hooks")
 
-_USER = typer.Option(False, "--user", help="~/.claude/settings.json instead of the project's.")
+_USER = typer.Option(
+    False, "--user", help="This user's settings (~/.claude/settings.json; Codex: $CODEX_HOME)."
+)
 _PROJECT = typer.Option(
-    False, "--project", help="The project's .claude/settings.json (the default)."
+    False,
+    "--project",
+    help="The repository's settings, committed for the team (Claude Code's default).",
+)
+_LOCAL = typer.Option(
+    False, "--local", help="Claude Code: the project's settings.local.json, this machine's only."
+)
+_REFLECTOR = typer.Option(
+    None,
+    "--reflector",
+    help="Reflect each session with the agent's own CLI run headless: claude or codex "
+    "(a model call per session end; the install says what it costs).",
 )
 
 
@@ -68,36 +98,49 @@ def hooks_install(
     agent: Agent = typer.Argument(..., help="claude-code or codex."),
     user: bool = _USER,
     project: bool = _PROJECT,
+    local: bool = _LOCAL,
+    reflector: str | None = _REFLECTOR,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the change; write nothing."),
     json_out: bool = json_option(),
 ) -> None:
     """Add Playbook's hooks to the agent's settings, keeping everything else.
 
-    Claude Code: SessionStart, UserPromptSubmit and SessionEnd run `playbook hook …` on this
-    playbook. Codex: the MCP server and, if free, the notify program; prints the AGENTS.md
-    paragraph that asks the agent to recall. Installing twice changes nothing.
+    Claude Code: SessionStart, UserPromptSubmit and SessionEnd run `playbook hook …`, in the
+    project's .claude/settings.json when the commands work on any teammate's machine, else
+    in .claude/settings.local.json. Codex: SessionStart, UserPromptSubmit and Stop in
+    $CODEX_HOME/hooks.json (--project: the repository's .codex/hooks.json), the MCP server,
+    and the AGENTS.md paragraph to paste. Installing twice changes nothing.
     """
     set_json(json_out)
     from ..hooks import install as inst
+    from ..hooks.session_end import REFLECTORS
 
-    path = _settings_path(agent, user, project)
-    policy = Path(state.policy).expanduser() if state.policy else None
-    where = target()
-    base = inst.hook_command(where, policy)
-    planner = inst.plan_claude if agent is Agent.claude_code else inst.plan_codex
-    plan = _plan(lambda: planner(path, base))
-    from ..store import holds_playbook
-
-    if not holds_playbook(where):
-        plan.notes.append(f"no playbook at {where} yet: the hooks do nothing until 'playbook init'")
-    if inst.has_password(where):
-        plan.notes.append(
-            "the database URL carries a password, which is now written in the agent's "
-            "settings: prefer a ~/.pgpass file or $PGPASSWORD"
+    scope = _scope(agent, user, project, local)
+    if reflector is not None and reflector not in REFLECTORS:
+        raise CliError(
+            "usage", f"--reflector: expected one of {', '.join(REFLECTORS)}, not {reflector!r}"
         )
-    _carry_out(plan, dry_run, installing=True)
+    req = inst.Request(
+        agent=agent.value,
+        scope=scope,
+        cwd=Path.cwd(),
+        db=state.db,
+        policy=Path(state.policy).expanduser() if state.policy else None,
+        reflector=reflector,
+    )
+    plans, notes = _planned(lambda: inst.plan_install(req))
+    plans = [p for p in plans if p.before is not None or p.after is not None]
+    notes += _playbook_notes()
+    if reflector is not None:
+        policy = load_policy_option() or DEFAULT_POLICY
+        notes.append(
+            inst.reflector_note(
+                reflector, policy.reflect_prompt_chars, policy.reflect_max_iterations
+            )
+        )
+    _carry_out(plans, notes, dry_run, installing=True)
     if agent is Agent.codex and not json_out:
-        sys.stdout.write("\nAdd this to the project's AGENTS.md:\n\n" + inst.AGENTS_MD)
+        sys.stdout.write("\nAdd this to the project's AGENTS.md:\n\n" + inst.codex_agents_md())
 
 
 @hooks_app.command("uninstall")
@@ -108,28 +151,57 @@ def hooks_uninstall(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the change; write nothing."),
     json_out: bool = json_option(),
 ) -> None:
-    """Take out exactly what `hooks install` added: the original file back, byte for byte,
-    when it has not changed since; otherwise only Playbook's entries."""
+    """Take out exactly what `hooks install` added: each file back, byte for byte, when it
+    has not changed since; otherwise only Playbook's entries."""
     set_json(json_out)
     from ..hooks import install as inst
 
-    path = _settings_path(agent, user, project)
-    _carry_out(_plan(lambda: inst.plan_uninstall(path, agent.value)), dry_run, installing=False)
+    scope = _scope(agent, user, project, False)
+    if agent is Agent.claude_code and scope == "local":
+        scope = "project"
+    paths = inst.uninstall_paths(agent.value, scope, Path.cwd())
+    plans = _planned(lambda: ([inst.plan_uninstall(p, kind) for p, kind in paths], []))[0]
+    present = [p for p in plans if p.before is not None] or plans[:1]
+    _carry_out(present, [], dry_run, installing=False)
 
 
-def _settings_path(agent: Agent, user: bool, project: bool) -> Path:
-    from ..hooks import install as inst
-
-    if user and project:
-        raise CliError("usage", "choose one of --user and --project")
+def _scope(agent: Agent, user: bool, project: bool, local: bool) -> str:
+    if sum((user, project, local)) > 1:
+        raise CliError("usage", "choose one of --user, --project and --local")
+    if local and agent is Agent.codex:
+        raise CliError("usage", "--local is for claude-code (Codex has no per-project local file)")
+    if user:
+        return "user"
+    if local:
+        return "local"
     if agent is Agent.codex:
-        if user or project:
-            raise CliError("usage", "--user and --project are for claude-code")
-        return inst.codex_config_path()
-    return inst.claude_settings_path(user=user)
+        return "project" if project else "user"
+    return "project"
 
 
-def _plan(make: Callable[[], Plan]) -> Plan:
+def _playbook_notes() -> list[str]:
+    """Which playbook the hooks use from here, and whether it is there yet."""
+    from ..hooks.install import project_root
+    from ..project.config import ProjectConfigError, locate_playbook
+    from ..store import holds_playbook, resolve_target
+
+    try:
+        located = locate_playbook(state.db, project_root(Path.cwd()))
+    except ProjectConfigError as exc:
+        return [f"the hooks will find no playbook here: {exc}"]
+    where = resolve_target(located.target)
+    notes = [f"from this project the hooks use the playbook at {where} ({located.describe()})"]
+    if not holds_playbook(where):
+        notes.append(f"no playbook at {where} yet: the hooks do nothing until 'playbook init'")
+    if located.source == "--db" and not where.is_file and str(where) != where.location:
+        notes.append(
+            "the database URL carries a password, which is now written in the agent's "
+            "settings: prefer a ~/.pgpass file or $PGPASSWORD"
+        )
+    return notes
+
+
+def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Plan], list[str]]:
     from ..hooks.install import InstallError
 
     try:
@@ -138,30 +210,42 @@ def _plan(make: Callable[[], Plan]) -> Plan:
         raise CliError("invalid_input", str(exc)) from None
 
 
-def _carry_out(plan: Plan, dry_run: bool, *, installing: bool) -> None:
+def _carry_out(plans: list[Plan], notes: list[str], dry_run: bool, *, installing: bool) -> None:
     from ..hooks.install import apply
 
     if not dry_run:
-        try:
-            apply(plan, installing=installing)
-        except OSError as exc:
-            raise CliError("file_error", f"cannot write {plan.path}: {exc.strerror}") from None
+        for plan in plans:
+            try:
+                apply(plan, installing=installing)
+            except OSError as exc:
+                raise CliError("file_error", f"cannot write {plan.path}: {exc.strerror}") from None
     verb = "would change" if dry_run else "changed"
-    if not plan.changes:
-        summary = f"{plan.path}: already as it should be, nothing changed"
-    elif plan.restore:
-        summary = f"{plan.path}: {verb} back to the original, byte for byte"
-    else:
-        summary = f"{plan.path}: {verb}"
+    files = []
+    human: list[str] = []
+    for plan in plans:
+        if not plan.changes:
+            human.append(f"{plan.path}: already as it should be, nothing changed")
+        elif plan.restore:
+            human.append(f"{plan.path}: {verb} back to the original, byte for byte")
+        else:
+            human.append(f"{plan.path}: {verb}")
+        human += [f"note: {n}" for n in plan.notes]
+        if dry_run and plan.changes:
+            human.append(plan.diff().rstrip("\n"))
+        files.append(
+            {
+                "path": str(plan.path),
+                "changed": plan.changes and not dry_run,
+                "restored": plan.restore,
+                "diff": plan.diff(),
+                "notes": plan.notes,
+            }
+        )
+    human += [f"note: {n}" for n in notes]
     data = {
-        "path": str(plan.path),
-        "changed": plan.changes and not dry_run,
+        "files": files,
+        "changed": any(f["changed"] for f in files),
         "dry_run": dry_run,
-        "restored": plan.restore,
-        "diff": plan.diff(),
-        "notes": plan.notes,
+        "notes": notes,
     }
-    human = [summary, *(f"note: {n}" for n in plan.notes)]
-    if dry_run and plan.changes:
-        human.append(plan.diff().rstrip("\n"))
     emit(data, "\n".join(human))

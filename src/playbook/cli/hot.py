@@ -81,7 +81,7 @@ def mark_command(
         raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
     if reason and kind != "harmful":
         raise CliError("invalid_input", "--reason goes with harmful marks")
-    with open_store() as store:
+    with open_store(create=False) as store:  # a vote needs a playbook that holds the rule
         try:
             result = mark_bullet(
                 store,
@@ -120,6 +120,7 @@ def recall_command(
             when = parse_when(as_of)
         except ValueError:
             raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
+    scope = _here(scope)
     with open_store(read_only=True) as store:
         vectors = None
         if semantic:
@@ -146,6 +147,21 @@ def recall_command(
         data["hidden"] = hidden
         human += "\n\n" + render_hidden(hidden)
     emit(data, human)
+
+
+def _here(scope: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ...]:
+    """``workspace:.`` in a recall's scope: this folder's workspace (`project.workspace`,
+    the key the hooks recall with)."""
+    if "workspace:." not in scope:
+        return scope
+    from pathlib import Path
+
+    from ..project.workspace import workspace_of
+
+    here = workspace_of(Path.cwd())
+    if here is None:
+        raise CliError("invalid_input", "--scope workspace:.: this folder is no workspace")
+    return [f"workspace:{here.key}" if s == "workspace:." else s for s in scope]
 
 
 def _render_recall(result: Any) -> str:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
+from .core import bounded
 
 if TYPE_CHECKING:
     from ..store import Target
@@ -45,14 +45,28 @@ def export(
         "json", "--format", "-f", help="json or yaml (the whole database), or agents-md."
     ),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write to this file instead of stdout."
+        None,
+        "--output",
+        "-o",
+        help="Write to this file instead of stdout (agents-md: merged into it, between "
+        "the playbook's markers; the rest of the file is kept).",
     ),
-    title: str = typer.Option("Playbook", help="agents-md: the document's title."),
+    title: str = typer.Option("Playbook", help="agents-md: the block's heading."),
+    max_bytes: int | None = typer.Option(
+        None, "--max-bytes", min=1, help="agents-md: the block's size at most (default 8192)."
+    ),
+    top: int | None = typer.Option(None, "--top", min=0, help="agents-md: at most N rules."),
+    workspace: str | None = typer.Option(
+        None,
+        "--workspace",
+        metavar="PATH|KEY",
+        help="agents-md: whose rules (default: the repository the output file is in).",
+    ),
     json_out: bool = json_option(),
 ) -> None:
-    """Export the playbook: json/yaml round-trip through 'playbook import'; agents-md is
-    AGENTS.md / CLAUDE.md text (proven and established rules by category, anti-patterns
-    as "Avoid", deprecated rules left out)."""
+    """Export the playbook: json/yaml round-trip through 'playbook import'; agents-md is a
+    block for AGENTS.md / CLAUDE.md (the agent's protocol and this workspace's live rules,
+    best first, within a byte budget), merged into the file between its markers."""
     set_json(json_out)
     if fmt not in EXPORT_FORMATS:
         raise CliError(
@@ -60,29 +74,35 @@ def export(
             f"unknown export format {fmt!r}",
             f"use one of {', '.join(EXPORT_FORMATS)}",
         )
-    counts: dict[str, int] | None = None
-    content: Any
+    if fmt == "agents-md":
+        from .agents_export import export_agents_md
+
+        export_agents_md(
+            output,
+            title=title,
+            workspace=workspace,
+            max_bytes=max_bytes,
+            top=top,
+            json_out=json_out,
+        )
+        return
+    if max_bytes is not None or top is not None or workspace is not None:
+        raise CliError("usage", "--max-bytes, --top and --workspace go with --format agents-md")
+    from ..interop.snapshot import counts as count_sections
+    from ..interop.snapshot import export_snapshot, to_json, to_yaml
+
     with open_store(read_only=True) as store:
-        if fmt == "agents-md":
-            from ..interop.agents_md import render_store
-
-            text = content = render_store(store, title=title)
-        else:
-            from ..interop.snapshot import counts as count_sections
-            from ..interop.snapshot import export_snapshot, to_json, to_yaml
-
-            doc = export_snapshot(store)
-            counts = count_sections(doc)
-            text = to_json(doc) if fmt == "json" else to_yaml(doc)
-            content = doc if fmt == "json" else text
+        doc = export_snapshot(store)
+    counts = count_sections(doc)
+    text = to_json(doc) if fmt == "json" else to_yaml(doc)
+    content: Any = doc if fmt == "json" else text
     if output is not None and output != "-":
         path = Path(output)
         _write_atomically(path, text)
         data = {"format": fmt, "path": str(path), "bytes": len(text.encode()), "counts": counts}
-        what = f"{counts['bullets']} bullets, {counts['feedback']} events" if counts else fmt
-        emit(data, f"exported {what} to {path}")
+        emit(data, f"exported {counts['bullets']} bullets, {counts['feedback']} events to {path}")
         return
-    if sys.stdout.isatty() and not json_out and fmt != "agents-md":
+    if sys.stdout.isatty() and not json_out:
         note("playbook: writing the export to the terminal; use -o FILE to save it")
     if json_out:
         emit({"format": fmt, "counts": counts, "content": content})
@@ -159,20 +179,6 @@ def _remove_database(where: Target) -> None:
     remove_playbook_file(where)
 
 
-_LABELS = {
-    "bullets": "bullets",
-    "feedback": "feedback events",
-    "edges": "edges",
-    "maturity_log": "maturity-log entries",
-    "blocked_patterns": "blocked patterns",
-    "receipts": "receipts",
-    "proposals": "proposals",
-    "conflicts": "conflicts",
-    "decisions": "decisions",
-    "watermarks": "watermarks",
-}
-
-
 @app.command("import")
 def import_cmd(
     source: str = typer.Argument(..., metavar="FILE|-", help="The file to import ('-': stdin)."),
@@ -192,12 +198,26 @@ def import_cmd(
     max_size: str = typer.Option(
         "512M", "--max-size", metavar="SIZE", help="Refuse files larger than this (e.g. 1G)."
     ),
+    workspace: str | None = typer.Option(
+        None,
+        "--workspace",
+        metavar="PATH|KEY",
+        help="cass-memory: the workspace whose rules the file holds (a folder here, a remote "
+        "URL or a key). Default: the repository whose .cass folder holds the file.",
+    ),
+    keep_global: bool = typer.Option(
+        False,
+        "--keep-global",
+        help="cass-memory: keep a repository's global rules global (default: they are that "
+        "repository's, as cass-memory reads its .cass/playbook.yaml only there).",
+    ),
     json_out: bool = json_option(),
 ) -> None:
-    """Import a Playbook export into an empty database, or a cass-memory playbook.yaml or
-    blocked.log into any playbook, in one transaction (a bad file changes nothing). Our own
-    exports come back exactly; cass-memory rules already here merge into theirs; what has
-    no home here is listed on stderr."""
+    """Import a Playbook export into an empty database, or a cass-memory playbook.yaml,
+    blocked.log or diary into any playbook, in one transaction (a bad file changes
+    nothing). Our own exports come back exactly; cass-memory rules already here merge into
+    theirs, drafts come in live, workspace rules get their repository's identity, diaries
+    become proposals to review; what has no home here is listed on stderr."""
     set_json(json_out)
     from ..interop import formats
     from ..interop.importing import InvalidImport, load, require_empty
@@ -221,23 +241,55 @@ def import_cmd(
     if existed and expected in ("json", "yaml") and fmt in ("auto", expected):
         with open_store(create=False) as store:  # refuse before parsing a large export
             require_empty(store)
+    if workspace is not None:
+        bounded(("--workspace", workspace, "ref"))
+    home = _home(source, workspace)
     reading = _ProgressBar("reading", enabled=sys.stderr.isatty())
     try:
-        kind, parsed = load(data, fmt, max_bytes=cap, progress=reading)
+        name = None if source == "-" else Path(source).name
+        kind, parsed = load(data, fmt, max_bytes=cap, progress=reading, name=name)
     except InvalidImport as exc:
         reading.close()
         raise CliError("invalid_import", f"{source}: {exc}") from None
     reading.close()
     del data
-    report = _write(path, existed, source, kind, parsed, rerate)
+    report = _write(path, existed, source, kind, parsed, rerate, home, keep_global)
     for line in report.warnings:
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
     data_out["path"] = str(path)
-    emit(data_out, _summary(report, path))
+    from .import_summary import summary
+
+    emit(data_out, summary(report, path))
 
 
-def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rerate: bool) -> Any:
+def _name(source: str) -> str:
+    return "stdin" if source == "-" else Path(source).name
+
+
+def _home(source: str, workspace: str | None) -> Any:
+    """The workspace a cass-memory file's rules without a key belong to: `--workspace`,
+    else the repository whose `.cass` folder holds the file; (key, how it was found)."""
+    from ..interop.cass.workspaces import home_of, workspace_key
+
+    if workspace is not None:
+        return workspace_key(workspace), "given with --workspace"
+    found = home_of(source) if source != "-" else None
+    if found is None:
+        return None, None
+    return found.key, "the repository whose .cass folder holds the file"
+
+
+def _write(
+    path: Target,
+    existed: bool,
+    source: str,
+    kind: str,
+    parsed: Any,
+    rerate: bool,
+    home: tuple[str | None, str | None],
+    keep_global: bool,
+) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
     from ..interop.importing import InvalidImport, import_snapshot
@@ -249,11 +301,26 @@ def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rer
             if isinstance(parsed, Snapshot):
                 report = import_snapshot(store, parsed, progress=bar, rerate=rerate)
                 report.format = kind
+            elif parsed.kind == "diary":
+                from ..interop.diary_import import import_diary
+
+                report = import_diary(store, parsed, source=_name(source), workspace=home[0])
+                report.workspaces["found_by"] = home[1]
             else:
                 from ..interop.cass_import import import_cass
 
-                name = "stdin" if source == "-" else Path(source).name
-                report = import_cass(store, parsed, progress=bar, source=name, rerate=rerate)
+                name = _name(source)
+                report = import_cass(
+                    store,
+                    parsed,
+                    progress=bar,
+                    source=name,
+                    rerate=rerate,
+                    workspace=home[0],
+                    keep_global=keep_global,
+                )
+                if report.workspaces:
+                    report.workspaces["found_by"] = home[1]
     except InvalidImport as exc:
         bar.close()
         if not existed:
@@ -266,28 +333,3 @@ def _write(path: Target, existed: bool, source: str, kind: str, parsed: Any, rer
         raise
     bar.close()
     return report
-
-
-def _summary(report: Any, path: Target) -> str:
-    c = report.counts
-    parts = [f"{n} {_LABELS.get(k, k)}" for k, n in c.items() if n or k in ("bullets", "feedback")]
-    what = ", ".join(parts) if any(c.values()) else "nothing new"
-    human = [f"imported {what} ({report.format}) into {path}"]
-    if report.merged:
-        human.append(f"{len(report.merged)} rule(s) already here: their new events were added")
-    m = report.maturity
-    if m.get("rated"):
-        if m["kept"] == "as recorded":
-            human.append(
-                f"maturity kept as recorded; on {m['earned_differs']} of {m['rated']} rules it "
-                "differs from the rung their evidence earns (--rerate applies the maturity pass)"
-            )
-        else:
-            human.append(f"maturity pass run (--rerate): {len(report.maturity_changes)} moved")
-    if report.notes:
-        human.append(f"{len(report.notes)} item(s) could not be mapped (listed on stderr)")
-    for old, new in report.ids.items():
-        human.append(f"id {inert(old, one_line=True)} is now {new}")
-    for bid, before, after in report.maturity_changes:
-        human.append(f"{bid}: {before} -> {after}")
-    return "\n".join(human)

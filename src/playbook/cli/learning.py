@@ -66,6 +66,7 @@ def reflect(
     _json(json_out)
     import sys
 
+    from ..curation.agent import agent_login
     from ..reflect import reflect_session
     from ..reflectors import CommandReflector, HeuristicReflector, Reflector
 
@@ -86,7 +87,10 @@ def reflect(
     # The diary is opened before the playbook, so a bad path changes nothing.
     source = _open_diary(diary) if diary != "-" else sys.stdin.buffer
     with source, open_store() as store:
-        result = reflect_session(store, session, source, chosen, apply=apply)
+        if isinstance(chosen, CommandReflector):
+            chosen.max_prompt_chars = store.policy.reflect_prompt_chars
+        as_agent = apply and agent_login(store)
+        result = reflect_session(store, session, source, chosen, apply=apply, as_agent=as_agent)
         if not result.ok:
             raise CliError(
                 "reflector_failed",
@@ -127,7 +131,12 @@ def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
         for batch in data["curated"]:
             for o in batch["outcomes"]:
                 lines.append(f"  {_outcome_line(o)}")
-    else:
+        if data["staged"]:  # an agent's login: replace, merge and deprecate wait
+            lines.append(
+                f"this login is an agent's: {plural(len(data['staged']), 'proposal')} "
+                "(replace, merge, deprecate) staged for a person ('playbook proposals')"
+            )
+    if not data["applied"] or data["staged"]:
         for pid in data["staged"]:
             p = get(store, pid)
             if p is not None:

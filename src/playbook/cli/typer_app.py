@@ -35,7 +35,8 @@ def _root(
         None,
         "--db",
         help="Playbook file, or a postgresql:// URL (a team's shared playbook). Default: "
-        "$PLAYBOOK_DB, else $XDG_DATA_HOME/playbook/state.sqlite3.",
+        "$PLAYBOOK_DB, else the project's .playbook.toml, else "
+        "$XDG_DATA_HOME/playbook/state.sqlite3 ('playbook where' says which).",
         envvar="PLAYBOOK_DB",
         show_envvar=False,
     ),
@@ -72,6 +73,7 @@ from . import workbench  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
 from . import pg  # noqa: E402,F401
 from . import hooks  # noqa: E402,F401
+from . import project  # noqa: E402,F401
 # isort: on
 
 

@@ -40,7 +40,13 @@ _HEAD_BYTES = 1 << 20  # how much of a file format detection looks at
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 
 
-def read_diary(source: str | Path | BinaryIO, *, start: int = 0, ref: str | None = None) -> Diary:
+def read_diary(
+    source: str | Path | BinaryIO,
+    *,
+    start: int = 0,
+    ref: str | None = None,
+    limit: int | None = None,
+) -> Diary:
     """Read the diary at ``source`` from byte ``start``, choosing the format by its content.
 
     ``source`` is a path or a binary file already open, which may be a pipe (``<(cmd)``,
@@ -52,17 +58,25 @@ def read_diary(source: str | Path | BinaryIO, *, start: int = 0, ref: str | None
     decides for an empty file. From a file, only the head and the part from the watermark
     on are read, so re-reading a long session costs what was appended. Only whole lines are
     read: a last line without its newline is left for the next read (``Diary.unfinished``).
+
+    ``limit`` bounds the bytes read past ``start`` (a file that grew to gigabytes is read a
+    part at a time, from one watermark to the next): the line the limit falls in is left for
+    the next read, and a single line longer than ``limit`` is passed over whole (counted in
+    ``Diary.skipped``) without being held in memory.
     Raises ``OSError`` if the source cannot be read, never on its content.
     """
+    if limit is not None and limit < 1:
+        raise ValueError("limit must be a positive number of bytes")
     if isinstance(source, str | Path):
         with Path(source).open("rb") as f:
-            return _read_open(f, start, str(source) if ref is None else ref, Path(source).suffix)
+            ref = str(source) if ref is None else ref
+            return _read_open(f, start, ref, Path(source).suffix, limit)
     name = getattr(source, "name", "")
     name = name if isinstance(name, str) else ""
-    return _read_open(source, start, name if ref is None else ref, Path(name).suffix)
+    return _read_open(source, start, name if ref is None else ref, Path(name).suffix, limit)
 
 
-def _read_open(f: BinaryIO, start: int, ref: str, suffix: str) -> Diary:
+def _read_open(f: BinaryIO, start: int, ref: str, suffix: str, limit: int | None) -> Diary:
     if f.seekable():
         f.seek(0)
         head = f.read(_HEAD_BYTES)
@@ -75,16 +89,38 @@ def _read_open(f: BinaryIO, start: int, ref: str, suffix: str) -> Diary:
         fmt = "jsonl" if suffix.lower() in _JSONL_SUFFIXES else "text"
     # JSONL needs the byte before the watermark, to tell whether it falls on a line start.
     base = max(0, start - 1) if fmt == "jsonl" else max(0, start)
+    want = -1 if limit is None else max(0, start - base) + limit
     if data is not None:
-        data = data[base:]
+        data = data[base:] if want < 0 else data[base : base + want]
     elif base <= len(head):
-        data = head[base:] + f.read()
+        data = head[base:]
+        if want < 0 or len(data) < want:
+            data += f.read(-1 if want < 0 else want - len(data))
+        else:
+            data = data[:want]
     else:
         f.seek(base)
-        data = f.read()
-    if fmt == "jsonl":
-        return read_jsonl_from(data, start=start, ref=ref, base=base)
-    return read_text_from(data, start=start, ref=ref, base=base)
+        data = f.read(want)
+    reader = read_jsonl_from if fmt == "jsonl" else read_text_from
+    diary = reader(data, start=start, ref=ref, base=base)
+    if limit is not None and not diary.passages and diary.end == start and len(data) >= want:
+        return _past_long_line(f, diary, want)
+    return diary
+
+
+def _past_long_line(f: BinaryIO, diary: Diary, read: int) -> Diary:
+    """The diary past a line longer than the read limit (a file: found by scanning on, a
+    chunk at a time); unchanged when the line has no end yet (it is still being written)."""
+    if not f.seekable():
+        return diary
+    pos = diary.end
+    f.seek(pos)
+    while chunk := f.read(_HEAD_BYTES):
+        nl = chunk.find(b"\n")
+        if nl != -1:
+            return Diary(diary.ref, [], pos + nl + 1, diary.skipped + 1, 0)
+        pos += len(chunk)
+    return diary
 
 
 def detect_format(

@@ -20,6 +20,9 @@ class Passage:
     # Text paragraphs: the byte offset in the file of each line of `text` (split on "\n").
     # Empty for a transcript record, which is one line of the file whatever its text holds.
     line_starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # A transcript record's own identity (`jsonl.record_identity`): the same in a copy of the
+    # session (a fork, a resume written to a new file), unlike the file and its offsets.
+    record: str | None = field(default=None, compare=False, repr=False)
 
     def lines(self) -> list[tuple[int, str]]:
         """Each line of the text with the byte offset of the line of the file it came from.

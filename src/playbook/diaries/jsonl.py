@@ -2,11 +2,23 @@
 
 Tool calls and results are reduced to one line starting with ``TOOL_LINE_PREFIX``, so that
 readers (the heuristic reflector) can tell what the agent wrote from what a tool printed.
+
+What nobody typed in the session is left out: Claude Code's meta records and its compaction
+summary (``isCompactSummary``: the model's summary of the conversation so far, which would
+repeat every lesson of it), and the blocks Codex injects as user input (its environment,
+instructions, permissions, plugin lists: a user message that is one ``<compound_tag>…``
+element, or starts with one of ``_INJECTED_PREFIXES``).
+
+Each passage carries its record's identity (`record_identity`), which a copy of the session
+keeps: Claude Code's ``uuid``, or for Codex (whose items have none, and whose fork writes
+them again with new timestamps) a digest of the item itself.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from typing import Any
 
 from .base import Diary, Passage, loads
@@ -15,7 +27,18 @@ TOOL_LINE_PREFIX = "[tool"
 TOOL_SUMMARY_MAX = 200  # characters of a tool call or result kept in its one-line summary
 
 # Text a Codex session injects as "user" input that nobody typed in this session.
-_INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<recommended_plugins>",
+    "# AGENTS.md instructions",
+)
+# A whole message made of elements with compound tag names (``<turn_aborted>…
+# </turn_aborted>``, ``<system-reminder>…``, ``<command-name>/clear</command-name>
+# <command-message>…``): an agent's own wrapping, never a person's words.
+_OPENING = re.compile(r"\s*<([a-z][a-z0-9]*(?:[ _-][a-z0-9]+)+)>")
+_MAX_RECORD_ID = 128  # characters of a uuid worth keeping as an identity
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 _SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning", "image", "input_image"})
 _CODEX_TOOL_CALLS = frozenset(
@@ -67,7 +90,14 @@ def read_jsonl_from(data: bytes, *, start: int, ref: str, base: int) -> Diary:
                 if reduced is None:
                     skipped += 1
                 elif reduced[1]:
-                    passages.append(Passage(offset=base + pos, text=reduced[1], role=reduced[0]))
+                    passages.append(
+                        Passage(
+                            offset=base + pos,
+                            text=reduced[1],
+                            role=reduced[0],
+                            record=record_identity(record),
+                        )
+                    )
         pos = nl + 1
         end = pos
     return Diary(
@@ -77,6 +107,23 @@ def read_jsonl_from(data: bytes, *, start: int, ref: str, base: int) -> Diary:
         skipped=skipped,
         unfinished=size - end,
     )
+
+
+def record_identity(record: dict[str, Any]) -> str | None:
+    """What a record is, wherever it is written: ``cc:<uuid>`` for Claude Code (each record
+    has one, kept when a fork or a resume copies the history into a new file); ``cx:<digest>``
+    for a Codex item (a digest of its payload, which a fork writes again unchanged)."""
+    uuid = record.get("uuid")
+    if isinstance(uuid, str) and 0 < len(uuid) <= _MAX_RECORD_ID:
+        return f"cc:{uuid}"
+    payload = record.get("payload")
+    item = payload if isinstance(payload, dict) else record
+    try:
+        text = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"cx:{digest}"
 
 
 def _reduce_record(record: dict[str, Any]) -> tuple[str | None, str] | None:
@@ -91,7 +138,7 @@ def _reduce_record(record: dict[str, Any]) -> tuple[str | None, str] | None:
     # Claude Code: {"type": "user" | "assistant", "message": {"role", "content"}, ...}
     message = record.get("message")
     if rtype in ("user", "assistant") and isinstance(message, dict):
-        if record.get("isMeta") is True:
+        if record.get("isMeta") is True or record.get("isCompactSummary") is True:
             return None, ""
         role = message.get("role")
         return (role if isinstance(role, str) else rtype), _content_text(message.get("content"))
@@ -122,10 +169,29 @@ def _reduce_item(item: dict[str, Any]) -> tuple[str | None, str]:
     return None, ""
 
 
+def _injected(text: str) -> bool:
+    return text.lstrip().startswith(_INJECTED_PREFIXES) or _only_elements(text)
+
+
+def _only_elements(text: str) -> bool:
+    """Whether `text` is nothing but one or more ``<compound_tag>…</compound_tag>``."""
+    pos = 0
+    while True:
+        m = _OPENING.match(text, pos)
+        if m is None:
+            return False
+        close = text.find(f"</{m.group(1)}>", m.end())
+        if close == -1:
+            return False
+        pos = close + len(m.group(1)) + 3
+        if not text[pos:].strip():
+            return True
+
+
 def _content_text(content: object) -> str:
     """Text of a message's content: a string, or a list of typed blocks."""
     if isinstance(content, str):
-        return "" if content.lstrip().startswith(_INJECTED_PREFIXES) else content.strip()
+        return "" if _injected(content) else content.strip()
     if not isinstance(content, list):
         return ""
     parts: list[str] = []
@@ -151,7 +217,7 @@ def _block_text(block: object) -> str:
         return _tool_line(label, _flatten(block.get("content")))
     text = block.get("text")
     if isinstance(text, str) and (btype in _TEXT_BLOCKS or btype is None):
-        return "" if text.lstrip().startswith(_INJECTED_PREFIXES) else text.strip()
+        return "" if _injected(text) else text.strip()
     return ""
 
 

@@ -7,14 +7,16 @@ is what `playbook hook EVENT` and `playbook hooks install|uninstall` do:
 
 - ``run``: the hook entry point; whatever goes wrong, a hook exits 0, prints nothing into
   the agent's context and writes one line to its log.
-- ``payload``: the hook's JSON, read leniently; the workspace a session works in.
-- ``context``: the rules, anti-patterns and deprecated warnings given to the agent, with
-  ids to cite, within a character budget, never twice in one session.
-- ``session_end``: the session's transcript reflected into the review queue by a detached
-  process, and the agent's citations recorded as feedback.
-- ``state``: the hook log, the per-session memory, the reflection config.
-- ``install``: Claude Code's ``settings.json`` and Codex's ``config.toml``, edited without
-  touching anything else.
+- ``payload``: the hook's JSON (Claude Code's, which Codex's hooks send too), read leniently.
+- ``context``: the agent's protocol at a session's start, and the rules, anti-patterns and
+  deprecated warnings given to the agent, with ids to cite, within a character budget,
+  never twice in one session.
+- ``session_end``, ``worker``: the session's transcript reflected into the review queue by
+  a detached process, a part at a time, and the agent's citations recorded as feedback.
+- ``state``: the hook log, the per-session memory, all the user's only.
+- ``install`` (with ``install_plan``, ``install_settings``, ``install_codex``,
+  ``jsonedit``): Claude Code's and Codex's settings, edited in place without touching
+  anything else; what a team commits holds nothing of one machine.
 
 Nothing here imports the CLI: the command line resolves the playbook's path and passes it.
 """

@@ -1,5 +1,6 @@
-"""What a hook adds to the agent's context: rules to follow, patterns to avoid, deprecated
-advice to stop following, each with the id the agent cites, within a character budget.
+"""What a hook adds to the agent's context: the agent's protocol at a session's start, and
+rules to follow, patterns to avoid, deprecated advice to stop following, each with the id
+the agent cites, within a character budget.
 
 The text is plain and short, for a model to read:
 
@@ -16,6 +17,9 @@ Items are taken best first (recall's final score, or effective score at session 
 while the whole text stays within `Policy.hook_context_chars`; the first item that does not
 fit ends the list, so what is shown is always the top of the ranking. Rules already given
 earlier in the session are not given again.
+
+At a session's start the context opens with the protocol (`project.protocol`): how to
+cite a rule and how to write a lesson down, what the session's end reads back.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from playbook.text import strip_avoid
 
 if TYPE_CHECKING:
     from playbook.model import Bullet
+    from playbook.project.workspace import Workspace
     from playbook.store import PlaybookStore
     from playbook.store.records import BulletRecord
 
-__all__ = ["Item", "prompt_items", "render", "session_start_items"]
+__all__ = ["Item", "prompt_items", "protocol_text", "render", "session_start_items"]
 
 ITEM_MAX = 400  # characters of one rule's text; `playbook show ID` has the rest
 PROMPT_LIMIT = 8  # bullets recalled per list for a prompt
@@ -40,6 +45,7 @@ CITE = (
     "Cite the ones you use: [playbook: helpful b-…], or [playbook: harmful b-… reason] "
     "when one misled you."
 )
+PROTOCOL_HEADING = "Playbook: this project keeps the lessons of past sessions as rules."
 SECTIONS = (
     ("rule", "Rules:"),
     ("anti-pattern", "Avoid:"),
@@ -72,10 +78,21 @@ class Item:
         return f"- [{self.bullet_id}] {self.text}{rung}"
 
 
-def render(heading: str, items: list[Item], budget: int) -> tuple[str, list[Item]]:
+def protocol_text(recall_hint: str | None = None) -> str:
+    """The agent's protocol as a session's context opens with it."""
+    from playbook.project.protocol import protocol_lines
+
+    lines = protocol_lines(recall_hint=recall_hint) if recall_hint else protocol_lines()
+    return "\n".join([PROTOCOL_HEADING, *lines])
+
+
+def render(
+    heading: str, items: list[Item], budget: int, *, cite: bool = True
+) -> tuple[str, list[Item]]:
     """The context text for `items` (best first) and the items it holds, within `budget`
-    characters; ("", []) when not even the first item fits."""
-    head = f"{heading} {CITE}"
+    characters; ("", []) when not even the first item fits. `cite`: the heading says how
+    to cite (unless the protocol said it already)."""
+    head = f"{heading} {CITE}" if cite else heading
     chosen: list[Item] = []
     size = len(head)
     sections: set[str] = set()
@@ -99,12 +116,13 @@ def render(heading: str, items: list[Item], budget: int) -> tuple[str, list[Item
 
 
 def prompt_items(
-    store: PlaybookStore, prompt: str, workspace: str | None, skip: set[str]
+    store: PlaybookStore, prompt: str, workspace: Workspace | None, skip: set[str]
 ) -> list[Item]:
-    """What the playbook says about `prompt`, best first, without the ids in `skip`."""
+    """What the playbook says about `prompt`, best first, without the ids in `skip`; of the
+    scoped rules, only those of this `workspace` (`project.workspace`)."""
     from playbook.retrieval import recall
 
-    scope = [f"workspace:{workspace}"] if workspace else None
+    scope = [f"workspace:{workspace.key}"] if workspace else None
     limit = PROMPT_LIMIT + len(skip)
     found = recall(store, prompt[:PROMPT_QUERY_MAX], limit=limit, scope=scope)
     ranked = [
@@ -121,13 +139,15 @@ def prompt_items(
     return [item for _, item in ranked]
 
 
-def session_start_items(store: PlaybookStore, workspace: str | None, skip: set[str]) -> list[Item]:
+def session_start_items(
+    store: PlaybookStore, workspace: Workspace | None, skip: set[str]
+) -> list[Item]:
     """The proven bullets for this workspace (global ones and its own), best first."""
     proven = [
         b
         for b in store.bullets(state="active", maturity="proven")
         if b.id not in skip
-        and (b.scope == "global" or (b.scope == "workspace" and _same(b.scope_key, workspace)))
+        and (b.scope == "global" or (b.scope == "workspace" and _mine(b.scope_key, workspace)))
     ]
     if not proven:
         return []
@@ -136,5 +156,8 @@ def session_start_items(store: PlaybookStore, workspace: str | None, skip: set[s
     return [Item.of(b) for b in proven[:SESSION_START_LIMIT]]
 
 
-def _same(key: str | None, workspace: str | None) -> bool:
-    return key is None or (workspace is not None and key.lower() == workspace.lower())
+def _mine(key: str | None, workspace: Workspace | None) -> bool:
+    """A workspace rule without a key is every workspace's; one with a key, its own."""
+    from playbook.project.workspace import same_workspace
+
+    return key is None or same_workspace(key, workspace)

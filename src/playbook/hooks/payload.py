@@ -1,11 +1,13 @@
-"""The JSON an agent gives a hook on stdin, read leniently, and the workspace it names.
+"""The JSON an agent gives a hook on stdin, read leniently.
 
 Claude Code's hook input (hooks reference, "common input fields"): every event carries
 ``session_id``, ``transcript_path``, ``cwd``, ``permission_mode`` and ``hook_event_name``;
 ``UserPromptSubmit`` adds ``prompt``, ``SessionStart`` adds ``source`` (``startup``,
 ``resume``, ``clear``, ``compact``), ``SessionEnd`` adds ``reason``, ``Stop`` adds
-``stop_hook_active``. Fields a hook does not use are ignored; a missing or mistyped field
-it needs is a `PayloadError`.
+``stop_hook_active``. Codex's hooks send the same fields (its ``Stop`` runs when a turn
+ends, and adds ``turn_id``). Fields a hook does not use are ignored; a missing or mistyped
+field it needs is a `PayloadError`. The workspace a session works in is
+`project.workspace.workspace_of(cwd)`.
 """
 
 from __future__ import annotations
@@ -22,11 +24,9 @@ __all__ = [
     "PayloadError",
     "parse_codex_notify",
     "parse_payload",
-    "workspace_of",
 ]
 
 MAX_PAYLOAD_BYTES = 8 << 20  # a prompt can hold a pasted log; more than this is not a payload
-_MAX_WALK = 64  # folders climbed looking for the repository's top
 
 
 class PayloadError(ValueError):
@@ -41,6 +41,7 @@ class HookInput:
     prompt: str | None = None
     source: str | None = None  # SessionStart: startup, resume, clear, compact
     event: str | None = None  # hook_event_name, as sent
+    turn_id: str | None = None  # Codex's hooks send it (Claude Code's do not)
 
     def need(self, name: str) -> str:
         value = getattr(self, name)
@@ -74,6 +75,7 @@ def parse_payload(data: bytes) -> HookInput:
         prompt=_text(doc, "prompt"),
         source=_text(doc, "source"),
         event=_text(doc, "hook_event_name"),
+        turn_id=_text(doc, "turn_id"),
     )
 
 
@@ -104,22 +106,3 @@ def _text(doc: dict[str, Any], key: str) -> str | None:
 
 def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:120]
-
-
-def workspace_of(cwd: str | None) -> str | None:
-    """The workspace a session works in: the name of the repository's top folder (the
-    nearest folder at or above `cwd` holding ``.git``), else of `cwd` itself."""
-    if not cwd:
-        return None
-    start = Path(cwd)
-    folder = start
-    for _ in range(_MAX_WALK):
-        try:
-            if (folder / ".git").exists():
-                return folder.name or None
-        except OSError:
-            break
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return start.name or None

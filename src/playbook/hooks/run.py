@@ -3,9 +3,13 @@
 | event | agent event | prints |
 |---|---|---|
 | ``prompt`` | ``UserPromptSubmit`` | the rules recalled for the prompt, as ``additionalContext`` |
-| ``session-start`` | ``SessionStart`` | the proven rules for the workspace, the same way |
-| ``session-end`` | ``SessionEnd`` (or ``Stop``) | nothing: starts the session's reflection |
+| ``session-start`` | ``SessionStart`` | the agent's protocol and the workspace's proven rules |
+| ``session-end`` | ``SessionEnd``, ``Stop`` (Codex: ``Stop``) | nothing: starts the reflection |
 | ``codex-notify`` | Codex ``notify`` (JSON as the last argument) | nothing: the same, per turn |
+
+Claude Code and Codex send the same hook input. Without ``--db`` the playbook is the one
+the session's folder finds (`project.config`), so one committed hook command serves every
+clone of the repository.
 
 A hook never breaks the agent. A missing or locked playbook, hook JSON that is not what it
 should be, an unknown event, a failure of any kind: the hook exits 0, prints nothing, and
@@ -19,22 +23,19 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from .payload import (
-    MAX_PAYLOAD_BYTES,
-    HookInput,
-    parse_codex_notify,
-    parse_payload,
-    workspace_of,
-)
+from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload
 from .state import SessionMemory, log_line, prune_sessions
 
 if TYPE_CHECKING:
+    from playbook.project.workspace import Workspace
     from playbook.store import PlaybookStore
 
     from .context import Item
@@ -55,12 +56,17 @@ def run_hook(
     stdin: BinaryIO,
     stdout: TextIO,
     *,
-    db: str | Path,
+    db: str | Path | None,
     policy: Path | None = None,
     argument: str | None = None,
+    reflector: str | None = None,
 ) -> int:
     """Run one hook; always returns 0 (see the module doc). `argument` is the hook input
-    when the agent passes it as an argument instead of on stdin (Codex's notify)."""
+    when the agent passes it as an argument instead of on stdin (Codex's notify). Without
+    `db` (``--db``) the playbook is found from the session's folder, the payload's
+    ``cwd`` (`project.config.locate_playbook`: ``$PLAYBOOK_DB``, the project's config, the
+    default file). `reflector` (else ``$PLAYBOOK_REFLECTOR``) names the model reflector a
+    session's end runs (`session_end.REFLECTORS`)."""
     if os.environ.get("PLAYBOOK_HOOKS", "").lower() == "off":
         return 0
     answered = threading.Lock()  # held by whoever ends the hook: the answer or the deadline
@@ -73,7 +79,9 @@ def run_hook(
         if data is None:
             data = stdin.read(MAX_PAYLOAD_BYTES + 1)
         payload = parse_codex_notify(data, _codex_home()) if event == "codex-notify" else None
-        out = handler(payload or parse_payload(data), db, policy)
+        payload = payload or parse_payload(data)
+        where = db if db is not None else _locate(payload)
+        out = handler(payload, _Config(where, policy, reflector, explicit=db is not None))
     except BaseException as exc:  # a hook never breaks the agent
         out = ""
         if answered.acquire(blocking=False):
@@ -109,6 +117,32 @@ def _deadline(event: str, answered: threading.Lock) -> threading.Timer | None:
     return timer
 
 
+@dataclass(frozen=True)
+class _Config:
+    """What every hook is given: the playbook, the policy file, the session-end reflector."""
+
+    db: str | Path
+    policy: Path | None
+    reflector: str | None = None
+    explicit: bool = False  # the playbook was named (--db), not found from the session
+
+    def recall_hint(self) -> str:
+        """How the agent recalls from this playbook, in its shell."""
+        import shlex
+
+        words = 'recall "<a few words>"'
+        if not self.explicit or "://" in str(self.db):
+            return f"playbook {words}"  # found from the project, as the hook found it
+        script = sys.argv[0] if os.path.basename(sys.argv[0]) == "playbook" else "playbook"
+        return f"{shlex.join([script, '--db', str(self.db)])} {words}"
+
+
+def _locate(payload: HookInput) -> str:
+    from playbook.project.config import locate_playbook
+
+    return locate_playbook(None, payload.cwd).target
+
+
 def _codex_home() -> Path:
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 
@@ -121,100 +155,117 @@ def _describe(exc: BaseException) -> str:
 
 
 @contextmanager
-def _store(db: str | Path, policy: Path | None) -> Iterator[PlaybookStore]:
+def _store(config: _Config) -> Iterator[PlaybookStore]:
     """The playbook, which a hook never creates (a file, or a database URL)."""
     from playbook.store import open_store, resolve_target
 
-    where = resolve_target(db)
+    where = resolve_target(config.db)
     if not where.exists():
         raise HookError(f"no playbook at {where}")
 
     loaded = None
-    if policy is not None:
+    if config.policy is not None:
         from playbook.policy import load_policy
 
-        loaded = load_policy(policy)
-    with open_store(db, loaded, mode="write") as store:
+        loaded = load_policy(config.policy)
+    with open_store(config.db, loaded, mode="write") as store:
         yield store
 
 
 def _give(
     payload: HookInput,
-    db: str | Path,
-    policy: Path | None,
+    config: _Config,
     event_name: str,
     heading: str,
     pick: Callable[[PlaybookStore, set[str]], list[Item]],
+    preface: str = "",
 ) -> str:
-    """The hook's answer: the items `pick` chooses (given the ids the session has had),
-    within the budget, remembered for the session; "" when there is nothing to say."""
+    """The hook's answer: `preface`, then the items `pick` chooses (given the ids the
+    session has had), within the budget, remembered for the session; "" when there is
+    nothing to say."""
     from .context import render
 
     memory = SessionMemory(payload.session_id)
-    with _store(db, policy) as store:
+    with _store(config) as store:
         items = pick(store, memory.seen())
-        context, chosen = render(heading, items, store.policy.hook_context_chars)
-    if not chosen:
+        budget = store.policy.hook_context_chars - (len(preface) + 1 if preface else 0)
+        context, chosen = render(heading, items, budget, cite=not preface)
+    if chosen:
+        try:
+            memory.remember(i.bullet_id for i in chosen)
+        except OSError as exc:  # the rules are still worth giving; they may come again
+            log_line(f"hook {event_name}: could not remember the rules given: {exc}")
+    text = "\n".join(t for t in (preface, context) if t)
+    if not text:
         return ""
-    try:
-        memory.remember(i.bullet_id for i in chosen)
-    except OSError as exc:  # the rules are still worth giving; they may come again
-        log_line(f"hook {event_name}: could not remember the rules given: {exc}")
-    doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+    doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
     return json.dumps(doc, ensure_ascii=False)
 
 
-def prompt(payload: HookInput, db: str | Path, policy: Path | None) -> str:
+def _workspace(payload: HookInput) -> Workspace | None:
+    from playbook.project.workspace import workspace_of
+
+    return workspace_of(payload.cwd)
+
+
+def prompt(payload: HookInput, config: _Config) -> str:
     from .context import prompt_items
 
     text = payload.need("prompt")
     if not text.strip():
         return ""
-    workspace = workspace_of(payload.cwd)
+    workspace = _workspace(payload)
     return _give(
         payload,
-        db,
-        policy,
+        config,
         "UserPromptSubmit",
         PROMPT_HEADING,
         lambda store, seen: prompt_items(store, text, workspace, seen),
     )
 
 
-def session_start(payload: HookInput, db: str | Path, policy: Path | None) -> str:
-    from .context import session_start_items
+def session_start(payload: HookInput, config: _Config) -> str:
+    """The agent's protocol (`project.protocol`), then the proven rules for the workspace.
+    The protocol is told at every start, resume, clear and compaction: it is what makes a
+    session leave something behind, and a cleared context no longer holds it."""
+    from .context import protocol_text, session_start_items
 
     if payload.source in ("clear", "compact"):
         SessionMemory(payload.session_id).forget()  # the context that held them is gone
     else:
         prune_sessions()
-    workspace = workspace_of(payload.cwd)
-    heading = f"Playbook: proven rules for {workspace}." if workspace else "Playbook: proven rules."
+    workspace = _workspace(payload)
+    name = workspace.name if workspace else None
+    heading = f"Proven rules for {name}:" if name else "Proven rules:"
     return _give(
         payload,
-        db,
-        policy,
+        config,
         "SessionStart",
         heading,
         lambda store, seen: session_start_items(store, workspace, seen),
+        preface=protocol_text(config.recall_hint()),
     )
 
 
-def session_end(payload: HookInput, db: str | Path, policy: Path | None) -> str:
-    from .session_end import start_session_end
+def session_end(payload: HookInput, config: _Config) -> str:
+    return _end(payload, config, "claude-code")
 
-    start_session_end(payload, db, policy, agent="claude-code")
+
+def codex_notify(payload: HookInput, config: _Config) -> str:
+    return _end(payload, config, "codex")
+
+
+def _end(payload: HookInput, config: _Config, agent: str) -> str:
+    from .session_end import REFLECTOR_ENV, start_session_end
+
+    if payload.turn_id is not None:
+        agent = "codex"  # Codex's Stop hook, which runs when each turn ends
+    reflector = config.reflector or os.environ.get(REFLECTOR_ENV) or None
+    start_session_end(payload, config.db, config.policy, agent=agent, reflector=reflector)
     return ""
 
 
-def codex_notify(payload: HookInput, db: str | Path, policy: Path | None) -> str:
-    from .session_end import start_session_end
-
-    start_session_end(payload, db, policy, agent="codex")
-    return ""
-
-
-EVENTS: dict[str, Callable[[HookInput, Path, Path | None], str]] = {
+EVENTS: dict[str, Callable[[HookInput, _Config], str]] = {
     "prompt": prompt,
     "session-start": session_start,
     "session-end": session_end,

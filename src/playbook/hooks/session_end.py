@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .payload import HookInput, PayloadError
-from .state import reflect_log_path
+from .payload import HookInput
+from .state import private_append, reflect_log_path, state_dir
 
 if TYPE_CHECKING:
     from playbook.diaries import Diary
@@ -46,6 +46,24 @@ __all__ = [
 
 DEFAULT_REFLECT_TIMEOUT = 300.0  # seconds a configured reflector command may run
 DISABLE_ENV = "PLAYBOOK_HOOKS"  # "off" in a process started by a reflector: no hooks there
+REFLECTOR_ENV = "PLAYBOOK_REFLECTOR"  # a preset's name, when the hook is not given one
+# `--reflector NAME`: the agent's own CLI run headless, the prompt on stdin, the answer on
+# stdout. Opt-in: each session end costs a model call (up to `reflect_max_iterations`) of at
+# most `reflect_prompt_chars` characters.
+REFLECTORS: dict[str, list[str]] = {
+    # no tools (the diary is all it needs), and no session file of its own
+    "claude": [
+        "claude",
+        "-p",
+        "--output-format",
+        "text",
+        "--tools",
+        "",
+        "--no-session-persistence",
+    ],
+    "codex": ["codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "-"],
+}
+SESSION_READ_BYTES = 16 << 20  # bytes of a transcript read per pass (one reflection each)
 _FEEDBACK = ("helpful", "harmful")
 
 
@@ -54,20 +72,30 @@ class ConfigError(ValueError):
 
 
 def start_session_end(
-    payload: HookInput, db: str | Path, policy: Path | None, *, agent: str = "claude-code"
+    payload: HookInput,
+    db: str | Path,
+    policy: Path | None,
+    *,
+    agent: str = "claude-code",
+    reflector: str | None = None,
 ) -> None:
-    """Start the session's reflection in a detached process and return at once."""
-    transcript = Path(payload.need("transcript_path")).expanduser()
-    if not transcript.is_file():
-        raise PayloadError(f"no transcript at {transcript}")
-    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", str(db)]
+    """Start the session's reflection in a detached process and return at once. The
+    transcript must be one the agent may have read (`project.sessions.check_transcript`:
+    under an agent's own session folders); any other path is refused, unread."""
+    from playbook.project.sessions import check_transcript
+    from playbook.store import resolve_target
+
+    transcript = check_transcript(Path(payload.need("transcript_path")).expanduser())
+    where = resolve_target(db)
+    location = str(where.path.absolute()) if where.is_file else where.location
+    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", location]
     if policy is not None:
-        args += ["--policy", str(policy)]
+        args += ["--policy", str(policy.absolute())]
+    if reflector is not None:
+        args += ["--reflector", reflector]
     args += ["--agent", agent, "--session-id", payload.session_id]
-    args += ["--transcript", str(transcript.resolve())]
-    log = reflect_log_path()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as out:
+    args += ["--transcript", str(transcript)]
+    with private_append(reflect_log_path()) as out:
         subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,
@@ -75,17 +103,28 @@ def start_session_end(
             stderr=out,
             close_fds=True,
             start_new_session=True,  # not killed with the agent's hook process group
+            # Out of the project: a model CLI run from there would load its settings,
+            # hooks and instructions (Claude Code's -p does, untrusted folder or not).
+            cwd=state_dir(),
         )
 
 
-def reflector_from_config(policy: Path | None) -> Reflector:
-    """The reflector a ``[reflect]`` table names (``command = "claude -p"``, optional
-    ``timeout`` in seconds), else the heuristic one. The command runs with hooks off, so a
-    model CLI that has Playbook's hooks installed does not reflect on its own prompt."""
+def reflector_from_config(
+    policy: Path | None, preset: str | None = None, *, prompt_chars: int | None = None
+) -> Reflector:
+    """The reflector to run: a `preset` (`REFLECTORS`: the agent's own CLI, headless), else
+    the one a ``[reflect]`` table names (``command = "claude -p"``, optional ``timeout`` in
+    seconds), else the heuristic one. A model's prompt holds at most `prompt_chars`
+    characters (`Policy.reflect_prompt_chars`). The command runs with hooks off, so a model
+    CLI that has Playbook's hooks installed does not reflect on its own prompt."""
     from playbook.reflectors import CommandReflector, HeuristicReflector
 
     table = _reflect_table(policy)
-    command = table.get("command")
+    command: object = table.get("command")
+    if preset is not None:
+        if preset not in REFLECTORS:
+            raise ConfigError(f"unknown reflector {preset!r} (known: {', '.join(REFLECTORS)})")
+        command = REFLECTORS[preset]
     if command is None:
         return HeuristicReflector()
     if not isinstance(command, str | list) or not command:
@@ -95,7 +134,10 @@ def reflector_from_config(policy: Path | None) -> Reflector:
         raise ConfigError("[reflect] timeout must be a positive number of seconds")
     try:
         return CommandReflector(
-            command, timeout=float(timeout), env={**os.environ, DISABLE_ENV: "off"}
+            command,
+            timeout=float(timeout),
+            env={**os.environ, DISABLE_ENV: "off"},
+            max_prompt_chars=prompt_chars,
         )
     except ValueError as exc:
         raise ConfigError(f"[reflect] command: {exc}") from None
@@ -126,18 +168,26 @@ class SessionEndResult:
     recorded: list[tuple[str, str]] = field(default_factory=list)  # (kind, bullet id)
     repeated: int = 0  # citations already recorded for this session
     refused: list[str] = field(default_factory=list)  # citations curation rejected, why
-    reflection: ReflectionResult | None = None
+    reflections: list[ReflectionResult] = field(default_factory=list)  # one per pass
+    already_read: int = 0  # passages a reflection of a copy of this session had read
+
+    @property
+    def reflection(self) -> ReflectionResult | None:
+        """The last pass's reflection (the one that failed, if one did)."""
+        return self.reflections[-1] if self.reflections else None
 
     def summary(self) -> str:
+        passes = self.reflections
         r = self.reflection
         parts = [f"session {self.session_ref}:"]
         if r is not None and not r.ok:
             parts.append(f"reflection failed ({'; '.join(r.errors)}); nothing staged;")
         elif r is not None:
-            parts.append(f"staged {len(r.staged)}")
-            if r.staged:
-                parts.append(f"({', '.join(r.staged)})")
-            parts.append(f"of {len(r.proposed)} proposed,")
+            staged = [i for p in passes for i in p.staged]
+            parts.append(f"staged {len(staged)}")
+            if staged:
+                parts.append(f"({', '.join(staged)})")
+            parts.append(f"of {sum(len(p.proposed) for p in passes)} proposed,")
             if r.truncated:
                 parts.append(f"{r.truncated} left for the next run,")
         parts.append(f"recorded {len(self.recorded)} citation(s)")
@@ -145,8 +195,12 @@ class SessionEndResult:
             parts.append(f"({self.repeated} already recorded)")
         if self.refused:
             parts.append(f"refused {len(self.refused)}: {self.refused[0]}")
-        if r is not None:
-            parts.append(f"watermark {r.watermark_before} -> {r.watermark_after}")
+        if self.already_read:
+            parts.append(f"{self.already_read} passage(s) already read in a copy of the session")
+        if passes:
+            parts.append(f"watermark {passes[0].watermark_before} -> {r.watermark_after}")  # type: ignore[union-attr]
+            if len(passes) > 1:
+                parts.append(f"in {len(passes)} passes")
         return " ".join(parts)
 
 
@@ -157,20 +211,28 @@ def end_session(
     reflector: Reflector,
     *,
     agent: str = "claude-code",
+    read_bytes: int = SESSION_READ_BYTES,
 ) -> SessionEndResult:
-    """Record the agent's citations, then reflect the rest (see the module doc)."""
+    """Record the agent's citations, then reflect the rest (see the module doc), a part of
+    at most `read_bytes` of the transcript at a time, until its end or a failed pass."""
     from playbook.diaries import read_diary
     from playbook.queue import HOOK_ORIGIN
     from playbook.reflect import reflect_session
+    from playbook.reflect_copies import unread
 
     session_ref = str(transcript)
     result = SessionEndResult(session_ref)
-    diary = read_diary(transcript, start=store.watermark(session_ref))
-    cited = _record_citations(store, diary, session_ref, f"{agent}:{session_id}", result)
-    result.reflection = reflect_session(
-        store, session_ref, diary, _WithoutCitations(reflector, cited), origin=HOOK_ORIGIN
-    )
-    return result
+    while True:
+        start = store.watermark(session_ref)
+        diary, copied = unread(store, read_diary(transcript, start=start, limit=read_bytes))
+        result.already_read += copied
+        cited = _record_citations(store, diary, session_ref, f"{agent}:{session_id}", result)
+        done = reflect_session(
+            store, session_ref, diary, _WithoutCitations(reflector, cited), origin=HOOK_ORIGIN
+        )
+        result.reflections.append(done)
+        if not done.ok or done.truncated or done.watermark_after <= start or not diary.unfinished:
+            return result
 
 
 def _citations(diary: Diary) -> list[ProposedItem]:

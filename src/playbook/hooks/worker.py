@@ -16,13 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .session_end import end_session, reflector_from_config
-from .state import log_line, reflect_log_path, session_key, state_dir
+from .state import log_line, private_folder, reflect_log_path, session_key, state_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m playbook.hooks.worker")
     ap.add_argument("--db", required=True)  # a file or a postgresql:// URL
     ap.add_argument("--policy", type=Path)
+    ap.add_argument("--reflector")  # a preset of session_end.REFLECTORS
     ap.add_argument("--agent", default="claude-code")
     ap.add_argument("--session-id", required=True)
     ap.add_argument("--transcript", required=True, type=Path)
@@ -38,16 +39,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> str:
-    from playbook.policy import load_policy
+    from playbook.policy import DEFAULT_POLICY, load_policy
+    from playbook.project.sessions import TranscriptRefused, check_transcript
     from playbook.store import open_store, resolve_target
 
+    try:
+        transcript = check_transcript(args.transcript)
+    except TranscriptRefused as exc:
+        return f"session {args.transcript}: refused: {exc}"
     where = resolve_target(args.db)
     if not where.exists():
-        return f"session {args.transcript}: no playbook at {where}; nothing done"
-    reflector = reflector_from_config(args.policy)
+        return f"session {transcript}: no playbook at {where}; nothing done"
     policy = load_policy(args.policy) if args.policy is not None else None
+    prompt_chars = (policy or DEFAULT_POLICY).reflect_prompt_chars
+    reflector = reflector_from_config(args.policy, args.reflector, prompt_chars=prompt_chars)
     with open_store(args.db, policy, mode="write") as store:
-        done = end_session(store, args.session_id, args.transcript, reflector, agent=args.agent)
+        done = end_session(store, args.session_id, transcript, reflector, agent=args.agent)
         return done.summary()
 
 
@@ -61,7 +68,7 @@ def _session_lock(session_id: str) -> Iterator[None]:
         yield
         return
     path = state_dir() / "sessions" / f"{session_key(session_id)}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

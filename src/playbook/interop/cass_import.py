@@ -14,6 +14,9 @@ already has rules:
   (normalized) is blocked already, lifted blocks included: a person's unblock stands;
 - imported deprecation reasons go to the decision log (`deprecate` entries).
 
+Drafts come in active (cass-memory shows its drafts to agents), and workspace rules get
+the workspace identity of their repository (`cass.workspaces`).
+
 So importing the same file twice adds nothing the second time. Existing bullets that got new
 evidence go through the maturity pass (their own evidence moved them); imported bullets keep
 the maturity cass-memory recorded unless `rerate` is set.
@@ -38,6 +41,7 @@ from ..store.interchange import (
 )
 from ..store.store import new_id
 from ..text import content_hash, normalize
+from .cass.workspaces import assign_workspaces
 from .importing import (
     ImportReport,
     Progress,
@@ -122,10 +126,18 @@ def import_cass(
     actor: str = "human",
     source: str | None = None,
     rerate: bool = False,
+    workspace: str | None = None,
+    keep_global: bool = False,
 ) -> ImportReport:
-    """Write a parsed cass-memory file into `store` in one transaction (see the module)."""
+    """Write a parsed cass-memory file into `store` in one transaction (see the module).
+    Workspace rules are keyed by the workspace identity (`cass.workspaces`); `workspace`
+    is the one rules without a key take (the repository whose `.cass` folder holds the
+    file), None when it is not known; with it, the file's global rules are that
+    repository's too, unless `keep_global`."""
     fmt = "cass" if cass.kind == "playbook" else "cass-blocked-log"
     report = ImportReport(format=fmt, notes=list(cass.notes.items), batch_id=new_batch_id())
+    if cass.kind == "playbook":
+        report.workspaces = assign_workspaces(cass.bullets, workspace, keep_global=keep_global)
     batch = report.batch_id
     total = len(cass.bullets) + len(cass.events) + len(cass.edges) + len(cass.blocks)
     tick = Ticker(total, progress)
@@ -135,6 +147,7 @@ def import_cass(
         plan = _Plan(store, cass.bullets, empty)
         report.ids, report.merged = plan.renamed, plan.merged
         new = [b for b in cass.bullets if plan.is_new(b.source_id)]
+        report.live = _live(new)
         events: list[ImportedEvent] = []
         if cass.kind == "playbook":
             report.counts["bullets"] = insert_rows(
@@ -164,6 +177,8 @@ def import_cass(
                 "unmapped": len(report.notes),
                 "ids": report.ids,
                 "merged": report.merged,
+                "live": report.live,
+                "workspaces": report.workspaces,
             }
             if cass.kind == "blocked-log":
                 log["forgotten"] = {b["id"]: b["source"] for b in blocks if b.get("source")}
@@ -185,6 +200,21 @@ def import_cass(
 # --------------------------------------------------------------------------- rows
 
 
+def _state(b: ImportedBullet) -> str:
+    """A cass-memory draft is live there (its active set is "not retired, not
+    deprecated"), so it comes in active: what agents are shown. `playbook activate` is for
+    drafts made here."""
+    return "active" if b.state == "draft" else b.state
+
+
+def _live(new: list[ImportedBullet]) -> dict[str, int]:
+    """How many of the imported rules agents will be shown, and how many were drafts."""
+    return {
+        "rules": sum(1 for b in new if _state(b) == "active" and b.maturity != "deprecated"),
+        "from_draft": sum(1 for b in new if b.state == "draft"),
+    }
+
+
 def _bullet_row(b: ImportedBullet, ids: dict[str, str], batch: str | None) -> dict[str, Any]:
     return {
         "id": ids[b.source_id],
@@ -196,7 +226,7 @@ def _bullet_row(b: ImportedBullet, ids: dict[str, str], batch: str | None) -> di
         "type": b.type,
         "kind": b.kind,
         "source": "imported",
-        "state": b.state,
+        "state": _state(b),
         "maturity": b.maturity,
         "pinned": b.pinned,
         "pinned_reason": b.pinned_reason if b.pinned else None,
@@ -238,6 +268,7 @@ def _events_to_write(
                 "feedback",
                 f"{len(future)} event(s) dated after the import (e.g. {_stamp(future[0].at)}); "
                 "they count as new (age 0) until then",
+                "feedback events dated after the import count as new (age 0) until then",
             )
         )
     if empty or not plan.merged:

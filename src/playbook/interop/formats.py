@@ -17,16 +17,20 @@ PLAYBOOK_JSON = "playbook-json"
 PLAYBOOK_YAML = "playbook-yaml"
 CASS_PLAYBOOK = "cass-playbook"
 CASS_BLOCKED_LOG = "cass-blocked-log"
+CASS_DIARY = "cass-diary"
 OTHER_JSON = "json"
 OTHER_YAML = "yaml"
+EMPTY = "empty"
 
 NAMES = {
     PLAYBOOK_JSON: "a Playbook export in JSON",
     PLAYBOOK_YAML: "a Playbook export in YAML",
     CASS_PLAYBOOK: "a cass-memory playbook.yaml",
     CASS_BLOCKED_LOG: "a cass-memory blocked.log",
+    CASS_DIARY: "a cass-memory diary",
     OTHER_JSON: "JSON that is not a Playbook export",
     OTHER_YAML: "YAML (or text) that is neither a Playbook export nor a cass-memory playbook",
+    EMPTY: "an empty file",
 }
 # The --format that reads each kind.
 FORMAT_FOR = {
@@ -34,6 +38,7 @@ FORMAT_FOR = {
     PLAYBOOK_YAML: "yaml",
     CASS_PLAYBOOK: "cass",
     CASS_BLOCKED_LOG: "cass",
+    CASS_DIARY: "cass",
 }
 
 _HEAD = 64 * 1024
@@ -44,14 +49,21 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
 
 
 def sniff(data: bytes) -> str:
-    """The kind of file `data` looks like (one of the constants above)."""
+    """The kind of file `data` looks like (one of the constants above). Nothing but white
+    space is `EMPTY`: what cass-memory leaves as a `blocked.log` when nothing was
+    forgotten (`load` decides from the name and `--format` what an empty file is)."""
     from .cass.blocked_log import looks_like_blocked_log
+    from .cass.diary import looks_like_diary
 
     head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head and not data[_HEAD:].strip():
+        return EMPTY
     if head.startswith(b"{"):
         if looks_like_blocked_log(head):
             return CASS_BLOCKED_LOG
-        return PLAYBOOK_JSON if _JSON_FORMAT.search(head) else OTHER_JSON
+        if _JSON_FORMAT.search(head):
+            return PLAYBOOK_JSON
+        return CASS_DIARY if looks_like_diary(head) else OTHER_JSON
     if head.startswith(b"["):
         return OTHER_JSON
     if _YAML_FORMAT.search(head):

@@ -1,4 +1,5 @@
-"""Import a file into a playbook: our own export, or a cass-memory playbook or blocked.log.
+"""Import a file into a playbook: our own export, or a cass-memory playbook, blocked.log or
+diary.
 
 Every import is one transaction: every row is written and the evidence cache is folded from
 the imported log; any failure rolls everything back. Imported bullets keep the maturity their
@@ -8,7 +9,8 @@ Playbook's earned rung differs, and `rerate=True` runs the maturity pass over th
 
 - A Playbook export (JSON or YAML) is a whole history with its own ids: it is restored into
   an *empty* database only (`DatabaseNotEmpty` otherwise, before anything is parsed);
-- a cass-memory file goes into any playbook: see `cass_import`.
+- a cass-memory file goes into any playbook: see `cass_import` (a diary's lessons go to
+  the review queue: `diary_import`).
 
 `load` tells the format from the content and refuses a file that is not in the format asked
 for, naming the format it looks like; files over the size cap are refused before parsing.
@@ -31,6 +33,7 @@ from .notes import Note, summarize
 if TYPE_CHECKING:
     from ..store import PlaybookStore
     from .cass import CassImport
+    from .cass.diary import CassDiary
     from .snapshot import Snapshot
 
 Progress = Callable[[int, int], None]  # (rows done, rows in total)
@@ -59,6 +62,10 @@ class ImportReport:
     maturity: dict[str, Any] = field(default_factory=dict)
     maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
     batch_id: str | None = None
+    # cass-memory: the rules that are live (shown to agents) and how many were drafts there
+    live: dict[str, int] = field(default_factory=dict)
+    # cass-memory: where workspace rules were scoped (see `interop.cass.workspaces`)
+    workspaces: dict[str, Any] = field(default_factory=dict)
 
     @property
     def unmapped(self) -> list[str]:
@@ -81,6 +88,8 @@ class ImportReport:
             "maturity": dict(self.maturity),
             "maturity_changes": [list(c) for c in self.maturity_changes],
             "batch_id": self.batch_id,
+            "live": dict(self.live),
+            "workspaces": dict(self.workspaces),
         }
 
 
@@ -114,18 +123,27 @@ def load(
     *,
     max_bytes: int = formats.DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
-) -> tuple[str, Snapshot | CassImport]:
+    name: str | None = None,
+) -> tuple[str, Snapshot | CassImport | CassDiary]:
     """Parse and validate a file's bytes; nothing touches a database.
 
     Returns ("json" | "yaml", Snapshot) for a Playbook export, ("cass", CassImport) for a
-    cass-memory playbook.yaml or blocked.log. `progress` follows the reading of a large
-    cass-memory playbook (characters read, characters in all).
+    cass-memory playbook.yaml or blocked.log, ("cass", CassDiary) for a cass-memory diary.
+    `progress` follows the reading of a large cass-memory playbook (characters read,
+    characters in all). An empty file is an empty blocked.log (nothing to import) under
+    `--format cass`, or when its `name` is a log's (`blocked.log`: cass-memory leaves it
+    empty when nothing was forgotten).
     """
     if fmt not in FORMATS:
         raise InvalidImport(f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if len(data) > max_bytes:
         raise InvalidImport(formats.too_large(len(data), max_bytes))
     kind = formats.sniff(data)
+    if kind == formats.EMPTY:
+        if fmt == "cass" or (fmt == "auto" and (name or "").lower().endswith(".log")):
+            return "cass", _load_cass(data, formats.CASS_BLOCKED_LOG, max_bytes, progress)
+        hint = " (an empty cass-memory blocked.log imports with --format cass)"
+        raise InvalidImport("the file is empty" + (hint if fmt == "auto" else ""))
     expected = formats.FORMAT_FOR.get(kind)
     if fmt != "auto" and expected is not None and expected != fmt:
         raise InvalidImport(
@@ -144,12 +162,18 @@ def load(
         raise InvalidImport(str(exc)) from None
 
 
-def _load_cass(data: bytes, kind: str, max_bytes: int, progress: Progress | None) -> CassImport:
+def _load_cass(
+    data: bytes, kind: str, max_bytes: int, progress: Progress | None
+) -> CassImport | CassDiary:
     from .cass import CassImportError, parse_blocked_log, parse_cass_playbook
 
     try:
         if kind == formats.CASS_BLOCKED_LOG:
             return parse_blocked_log(data)
+        if kind == formats.CASS_DIARY:
+            from .cass.diary import parse_diary
+
+            return parse_diary(data)
         return parse_cass_playbook(data, max_bytes=max_bytes, progress=progress)
     except CassImportError as exc:
         raise InvalidImport(str(exc)) from None
@@ -227,20 +251,24 @@ def finish(
 
 
 def rung_check(store: PlaybookStore, movable: dict[str, str], *, rerate: bool) -> dict[str, Any]:
-    """On how many of the `movable` bullets (id -> recorded maturity) the recorded maturity
-    differs from the rung their evidence earns."""
-    from ..scoring import earned_rung
+    """What the maturity pass would make of the `movable` bullets (id -> recorded
+    maturity): on how many it would move the rung (`would_move`, what `--rerate` moves),
+    and on how many the rung their evidence earns differs from the recorded one
+    (`earned_differs`: more, since the pass lowers a rung only on a negative score, never
+    because evidence is missing or has decayed)."""
+    from ..scoring import earned_rung, next_maturity
 
-    evidence = store.evidence_many(movable)
+    evidence = store.evidence_many(movable, at=store.now())
     policy = store.policy
-    differs = sum(
-        1
-        for bid, maturity in movable.items()
-        if earned_rung(evidence[bid].helpful, evidence[bid].harmful, policy) != maturity
-    )
+    differs = moves = 0
+    for bid, maturity in movable.items():
+        ev = evidence[bid]
+        differs += earned_rung(ev.helpful, ev.harmful, policy) != maturity
+        moves += next_maturity(maturity, ev.helpful, ev.harmful, False, policy) != maturity
     return {
         "kept": "no (--rerate)" if rerate else "as recorded",
         "rated": len(movable),
+        "would_move": moves,
         "earned_differs": differs,
     }
 
@@ -298,18 +326,35 @@ def import_data(
     source: str | None = None,
     rerate: bool = False,
     max_bytes: int = formats.DEFAULT_MAX_BYTES,
+    workspace: str | None = None,
+    keep_global: bool = False,
 ) -> ImportReport:
-    """Parse `data` (see `load`) and import it into `store` (empty, for our own exports)."""
+    """Parse `data` (see `load`; `source` is the file's name) and import it into `store`
+    (empty, for our own exports). `workspace`: the identity of the repository a cass-memory
+    file belongs to, and `keep_global` (see `cass_import.import_cass`)."""
     expected = formats.FORMAT_FOR.get(formats.sniff(data))
     if expected in ("json", "yaml") and fmt in ("auto", expected):
         require_empty(store)  # before a large export is parsed for nothing
-    kind, parsed = load(data, fmt, max_bytes=max_bytes)
+    kind, parsed = load(data, fmt, max_bytes=max_bytes, name=source)
     from .cass import CassImport
+    from .cass.diary import CassDiary
 
+    if isinstance(parsed, CassDiary):
+        from .diary_import import import_diary
+
+        return import_diary(store, parsed, source=source, workspace=workspace)
     if isinstance(parsed, CassImport):
         from .cass_import import import_cass
 
-        return import_cass(store, parsed, progress=progress, source=source, rerate=rerate)
+        return import_cass(
+            store,
+            parsed,
+            progress=progress,
+            source=source,
+            rerate=rerate,
+            workspace=workspace,
+            keep_global=keep_global,
+        )
     report = import_snapshot(store, parsed, progress=progress, rerate=rerate)
     report.format = kind
     return report

@@ -14,14 +14,20 @@ __all__ = ["protocol_lines"]
 
 
 def protocol_lines(*, recall_hint: str = 'playbook recall "<a few words>"') -> list[str]:
-    """The protocol as Markdown list items; `recall_hint` says how this agent recalls more."""
+    """The protocol as Markdown list items; `recall_hint` says how this agent recalls more.
+
+    No line starts with a marker, and the examples use ``<id>`` (not an id): an agent's
+    transcript that records this text gives the reflector nothing to read back. The markers
+    are not in code spans either, so an agent copying the form writes them bare."""
     return [
-        f"- Rules from this project's playbook are given to you; `{recall_hint}` finds more.",
-        "- Cite each rule you used, in your reply: `[playbook: helpful <id>]` when it helped, "
-        "`[playbook: harmful <id> <reason>]` when it misled you (reason: "
+        f"- Rules from this project's playbook are given to you with their ids; "
+        f"`{recall_hint}` finds more.",
+        "- Cite each rule you used, in your reply: [playbook: helpful <id>] when it helped, "
+        "[playbook: harmful <id> <reason>] when it misled you (reason: "
         + ", ".join(HARM_REASONS)
         + ").",
-        "- When you learn a lesson worth keeping, write it on a line of its own: "
-        "`RULE: <what to do>` or `AVOID: <what not to do>`. A person reviews it before "
-        "it becomes a rule.",
+        "- When you learn something worth keeping for this project (a fix that worked, a "
+        "trap you fell into), write it on a line of its own that starts with RULE: (what to "
+        "do) or AVOID: (what not to do), one short sentence. A person reviews it before it "
+        "becomes a rule.",
     ]

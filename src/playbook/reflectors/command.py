@@ -33,6 +33,8 @@ class CommandReflector:
     a shell. The prompt is ``build_prompt(diary, playbook, prior)``; the output is parsed with
     ``parse_deltas``; each item's offset comes from ``match_offset``.
 
+    ``max_prompt_chars`` bounds the prompt (`Policy.reflect_prompt_chars`: the diary goes
+    in as a digest, see `build_prompt`); None sends the whole diary.
     ``timeout`` (seconds) bounds the whole run and ``max_output`` (bytes) bounds stdout: past
     either, the program (with its process group, on POSIX) is killed and ``ReflectorError``
     raised. So is a missing program, a non-zero exit (with the tail of stderr), or output
@@ -46,6 +48,7 @@ class CommandReflector:
         timeout: float = 120,
         max_output: int = 1_000_000,
         env: Mapping[str, str] | None = None,
+        max_prompt_chars: int | None = None,
     ) -> None:
         args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not args:
@@ -54,10 +57,13 @@ class CommandReflector:
             raise ValueError("timeout must be positive")
         if max_output <= 0:
             raise ValueError("max_output must be positive")
+        if max_prompt_chars is not None and max_prompt_chars <= 0:
+            raise ValueError("max_prompt_chars must be positive")
         self.args = args
         self.timeout = timeout
         self.max_output = max_output
         self.env = dict(env) if env is not None else None
+        self.max_prompt_chars = max_prompt_chars
 
     def __repr__(self) -> str:
         return f"CommandReflector({shlex.join(self.args)!r}, timeout={self.timeout})"
@@ -65,7 +71,8 @@ class CommandReflector:
     def propose(
         self, diary: Diary, playbook: list[dict[str, Any]], prior: list[dict[str, Any]]
     ) -> list[ProposedItem]:
-        output, stderr = self._run(build_prompt(diary, playbook, prior))
+        prompt = build_prompt(diary, playbook, prior, self.max_prompt_chars)
+        output, stderr = self._run(prompt)
         items = parse_deltas(output)
         if items is None:
             head = " ".join(output.split())[:80]

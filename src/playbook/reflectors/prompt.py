@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,7 +62,10 @@ DIARY>>>
 
 
 def build_prompt(
-    diary: Diary, playbook: Sequence[Mapping[str, Any]], prior: Sequence[object]
+    diary: Diary,
+    playbook: Sequence[Mapping[str, Any]],
+    prior: Sequence[object],
+    max_chars: int | None = None,
 ) -> str:
     """The prompt ``CommandReflector`` writes to the program's stdin.
 
@@ -71,12 +74,36 @@ def build_prompt(
     line; and the diary rendered with its offset markers (``Diary.render``) between
     ``<<<DIARY`` and ``DIARY>>>``. The prompt explains the delta shapes of SPEC §5, forbids
     provenance fields, and asks for a bare JSON array.
+
+    With `max_chars` (`Policy.reflect_prompt_chars`) the whole prompt stays within it: the
+    playbook and the prior deltas take at most a quarter of it each (the first ones that
+    fit), and the diary goes in as a digest of the rest (`digest.digest`).
     """
-    bullets = "\n".join(_bullet_line(b) for b in playbook) or "(empty)"
-    prior_lines = "\n".join(_json_line(d) for d in prior) or "(none)"
-    fills = {"{playbook}": bullets, "{prior}": prior_lines, "{diary}": diary.render() or "(empty)"}
+    share = None if max_chars is None else max_chars // 4
+    bullets = _lines((_bullet_line(b) for b in playbook), share) or "(empty)"
+    prior_lines = _lines((_json_line(d) for d in prior), share) or "(none)"
+    if max_chars is None:
+        text = diary.render()
+    else:
+        from .digest import digest
+
+        fixed = len(PROMPT_TEMPLATE) + len(bullets) + len(prior_lines)
+        text = digest(diary, max(0, max_chars - fixed))
+    fills = {"{playbook}": bullets, "{prior}": prior_lines, "{diary}": text or "(empty)"}
     # One pass, so braces or placeholders inside the diary are never substituted again.
     return re.sub(r"\{playbook\}|\{prior\}|\{diary\}", lambda m: fills[m.group()], PROMPT_TEMPLATE)
+
+
+def _lines(lines: Iterable[str], budget: int | None) -> str:
+    """The lines joined, as many of the first ones as fit in `budget` characters."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        size += len(line) + 1
+        if budget is not None and size > budget:
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _bullet_line(bullet: Mapping[str, Any]) -> str:

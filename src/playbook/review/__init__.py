@@ -23,7 +23,7 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
   (`keep_both`, `deprecate_one`, `merge`);
 - `actions`: the human actions on one bullet (`restore`, `pin`, `unpin`, `deprecate`,
-  `mark`).
+  `mark`), and `activate` (drafts made live).
 """
 
 from __future__ import annotations
@@ -45,7 +45,18 @@ from .conflicts import (
 )
 
 if TYPE_CHECKING:
-    from .actions import NotApplied, Restored, deprecate, mark, pin, restore, restore_target, unpin
+    from .actions import (
+        Activated,
+        NotApplied,
+        Restored,
+        activate,
+        deprecate,
+        mark,
+        pin,
+        restore,
+        restore_target,
+        unpin,
+    )
     from .detail import (
         BulletDetail,
         NotFound,
@@ -77,8 +88,10 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(
     __name__,
     {
+        "Activated": ".actions",
         "NotApplied": ".actions",
         "Restored": ".actions",
+        "activate": ".actions",
         "deprecate": ".actions",
         "mark": ".actions",
         "pin": ".actions",
@@ -124,6 +137,7 @@ __getattr__ = lazy_exports(
 
 
 __all__ = [
+    "Activated",
     "BulletDetail",
     "ConflictSide",
     "ConflictView",
@@ -142,6 +156,7 @@ __all__ = [
     "SeriesEvent",
     "StaleItem",
     "StaleList",
+    "activate",
     "approve_many",
     "bullet_detail",
     "bullet_score",

@@ -1,4 +1,5 @@
-"""The human actions on one bullet: restore, pin, unpin, deprecate, and a mark.
+"""The human actions on one bullet: restore, pin, unpin, deprecate, a mark, and making
+drafts live (activate).
 
 Each checks what it acts on inside the transaction that writes, so a second reviewer (the
 workbench and a terminal at once) gets a clear refusal, never a double write.
@@ -50,6 +51,14 @@ def mark(
     actor: str = HUMAN,
 ) -> CurateResult:
     """One helpful or harmful mark, curated (harmful without a reason is "other")."""
+    delta = mark_delta(bullet_id, kind, reason=reason, context=context)
+    return curate_one(store, delta, actor, provenance=provenance)
+
+
+def mark_delta(
+    bullet_id: str, kind: str, *, reason: str | None = None, context: str | None = None
+) -> dict[str, Any]:
+    """The delta of one helpful or harmful mark (harmful without a reason is "other")."""
     if kind not in ("helpful", "harmful"):
         raise StoreError(f"expected helpful or harmful, not {kind[:40]!r}")
     if reason is not None and kind != "harmful":
@@ -59,7 +68,7 @@ def mark(
         delta["context"] = context
     if kind == "harmful":
         delta["reason"] = reason or "other"
-    return curate_one(store, delta, actor, provenance=provenance)
+    return delta
 
 
 def deprecate(
@@ -90,6 +99,27 @@ def unpin(store: PlaybookStore, bullet_id: str, *, actor: str = HUMAN) -> bool:
         if bullet.pinned:
             store.unpin(bullet_id, actor=actor)
     return bullet.pinned
+
+
+@dataclass(frozen=True)
+class Activated:
+    activated: list[str]  # drafts made live, in the order given
+    already: list[str]  # live already: left as they were
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"activated": self.activated, "already_active": self.already}
+
+
+def activate(store: PlaybookStore, bullet_ids: list[str], *, actor: str = HUMAN) -> Activated:
+    """Make drafts live: from now on agents are shown them (SessionStart, the AGENTS.md
+    export, recall). A human decision, each logged; all or none: an unknown or retired id
+    refuses the whole request before anything is written."""
+    done: list[str] = []
+    already: list[str] = []
+    with store.transaction():
+        for bid in dict.fromkeys(bullet_ids):
+            (done if store.activate(bid, actor=actor) else already).append(bid)
+    return Activated(done, already)
 
 
 def restore_target(helpful: float, harmful: float, policy: Policy) -> str:

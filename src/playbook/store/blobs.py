@@ -1,5 +1,7 @@
 """Keyed blobs and progress marks: the embedding cache (`cache_blob`, keyed by embedder id
-and content hash) and per-session reflection watermarks (byte offset per session ref)."""
+and content hash), per-session reflection watermarks (byte offset per session ref), and the
+transcript records a reflection read up to (rows of the same table, keyed ``record:<id>``:
+a copy of the session in another file is read from past them)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,9 @@ from collections.abc import Iterable
 from .base import StoreBase
 from .records import iso
 from .schema import next_seq
+
+RECORD_MARK = "record:"  # the watermarks row of a transcript record a reflection read up to
+_MARK_CHUNK = 500  # record ids looked up per statement
 
 
 class BlobsMixin(StoreBase):
@@ -53,3 +58,22 @@ class BlobsMixin(StoreBase):
             "updated_at = excluded.updated_at",
             (session_ref, byte_offset, iso(self.now())),
         )
+
+    # ---------------------------------------------------------------- record marks
+    def mark_record(self, record: str, byte_offset: int) -> None:
+        """Remember that a reflection read a session up to and including `record` (at
+        `byte_offset` of its own file)."""
+        self.set_watermark(RECORD_MARK + record, byte_offset)
+
+    def marked_records(self, records: Iterable[str]) -> set[str]:
+        """Which of `records` a reflection has read up to (`mark_record`)."""
+        keys = list(dict.fromkeys(RECORD_MARK + r for r in records))
+        d = self.sql.dialect
+        found: set[str] = set()
+        for i in range(0, len(keys), _MARK_CHUNK):
+            rows = self.sql.execute(
+                f"SELECT session_ref FROM watermarks WHERE {d.in_list('session_ref')}",
+                (d.list_param(keys[i : i + _MARK_CHUNK]),),
+            )
+            found.update(str(r[0])[len(RECORD_MARK) :] for r in rows)
+        return found

@@ -163,6 +163,27 @@ class BulletsMixin(StoreBase):
             )
             self.log_decision(None, actor, "pin", bullet_id, "applied", reason)
 
+    def activate(self, bullet_id: str, *, actor: str = "human") -> bool:
+        """Make a draft live (state active): agents are shown it from now on. Human only.
+        Returns whether it was a draft; an active bullet is left as it is, and a retired
+        one is refused (its interval is closed: a successor carries it on)."""
+        require_human(actor, "make a draft live")
+        with self.transaction():
+            state = self.bullet_state(bullet_id)
+            if state is None:
+                raise NotFound(f"no bullet with id {bullet_id!r}")
+            if state == "retired":
+                raise StoreError(f"{bullet_id} is retired; a retired rule cannot be made live")
+            if state == "active":
+                return False
+            self.sql.execute(
+                "UPDATE bullets SET state = 'active', rev = rev + 1 "
+                "WHERE id = ? AND state = 'draft'",
+                (bullet_id,),
+            )
+            self.log_decision(None, actor, "activate", bullet_id, "applied", None)
+        return True
+
     def unpin(self, bullet_id: str, *, actor: str = "human") -> None:
         require_human(actor, "unpin a bullet")
         with self.transaction():

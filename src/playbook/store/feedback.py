@@ -94,12 +94,25 @@ class FeedbackMixin(EvidenceMixin):
         )
         return [event_of(r) for r in rows]
 
+    def batch_events(self, bullet_id: str, batch_id: str) -> list[FeedbackEvent]:
+        """The events one curate batch wrote on a bullet (what a mark stored), oldest first."""
+        rows = self.sql.execute(
+            f"SELECT {EVENT_COLUMNS} FROM feedback WHERE bullet_id = ? AND batch_id = ? "
+            "ORDER BY id",
+            (bullet_id, batch_id),
+        )
+        return [event_of(r) for r in rows]
+
     def event_count(self) -> int:
         return int(self.sql.scalar("SELECT COUNT(*) FROM feedback", default=0))
 
     # ---------------------------------------------------------------- outcome receipts
     def has_receipt(self, receipt: str) -> bool:
         return self.sql.one("SELECT 1 FROM receipts WHERE receipt = ?", (receipt,)) is not None
+
+    def receipt_batch(self, receipt: str) -> str | None:
+        """The batch a receipt was spent on (None: unknown receipt, or no batch)."""
+        return self.sql.scalar("SELECT batch_id FROM receipts WHERE receipt = ?", (receipt,))
 
     def add_receipt(self, receipt: str, outcome: str, batch_id: str | None) -> None:
         self.sql.execute(

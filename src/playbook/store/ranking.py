@@ -177,22 +177,28 @@ def keyword_lists(
         if tokens
         else []
     )
-    hits: list[tuple[list[int], float]] = []
-    for q in tokens:
-        exact = sql.column("SELECT seq FROM bullet_tokens WHERE token = ?", (q,))
-        containing = [v for v in vocab if q in v and v != q]
-        partial = (
-            sql.column(
-                f"SELECT DISTINCT seq FROM bullet_tokens WHERE {d.in_list('token')}",
-                (d.list_param(containing),),
+    # then every token's postings in one round trip: exact, containing, tag, per token
+    containing = [[v for v in vocab if q in v and v != q] for q in tokens]
+    queries: list[tuple[str, tuple[Any, ...]]] = []
+    for q, contains in zip(tokens, containing, strict=True):
+        queries.append(("SELECT seq FROM bullet_tokens WHERE token = ?", (q,)))
+        if contains:
+            queries.append(
+                (
+                    f"SELECT DISTINCT seq FROM bullet_tokens WHERE {d.in_list('token')}",
+                    (d.list_param(contains),),
+                )
             )
-            if containing
-            else []
-        )
-        tags = sql.column("SELECT seq FROM bullet_tags WHERE tag = ?", (q,))
-        hits.append((list(exact), policy.exact_points))
+        queries.append(("SELECT seq FROM bullet_tags WHERE tag = ?", (q,)))
+    answers = iter(sql.all_of(queries)) if queries else iter(())
+    hits: list[tuple[list[int], float]] = []
+    for contains in containing:
+        exact = [r[0] for r in next(answers)]
+        partial = [r[0] for r in next(answers)] if contains else []
+        tags = [r[0] for r in next(answers)]
+        hits.append((exact, policy.exact_points))
         hits.append((sorted(set(partial).difference(exact)), policy.substring_points))
-        hits.append((list(tags), policy.tag_points))
+        hits.append((tags, policy.tag_points))
     return hits
 
 

@@ -314,8 +314,13 @@ def schema_version(db: Database | sqlite3.Connection | Executor, namespace: str 
     )
 
 
-def check_version(db: Database | sqlite3.Connection | Executor, migration: Migration) -> int:
-    current = schema_version(db, migration.namespace)
+def check_version(
+    db: Database | sqlite3.Connection | Executor, migration: Migration, current: int | None = None
+) -> int:
+    """The namespace's version (`current` when the caller has just read it); refused when
+    it is newer than this Playbook understands."""
+    if current is None:
+        current = schema_version(db, migration.namespace)
     if current > migration.latest:
         raise SchemaTooNewError(
             f"this database's '{migration.namespace}' schema is version {current}, newer than "

@@ -114,14 +114,17 @@ def open_store(
         if mode != "create" and version == 0:
             raise errors.NotAPlaybook(f"{where} is not a playbook database")
         migration = memory_migration(MEMORY_LATEST)
-        check_version(ex, migration)
+        check_version(ex, migration, version)
         if mode == "read" and version < MEMORY_LATEST:
             raise errors.SchemaTooOld(
                 f"{where} holds a playbook of an older schema (version {version}) that must "
                 "be upgraded before it can be read"
             )
-        return PlaybookStore(
-            ex, policy=policy or DEFAULT_POLICY, clock=clock or utcnow, migrate=mode != "read"
+        return PlaybookStore(  # at the latest version already: no migration to look for
+            ex,
+            policy=policy or DEFAULT_POLICY,
+            clock=clock or utcnow,
+            migrate=mode != "read" and version < MEMORY_LATEST,
         )
     except BaseException:
         ex.close()

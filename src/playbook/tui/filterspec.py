@@ -27,6 +27,7 @@ FLAGS = (
     "pinned",
     "stale",
     "retired",
+    "draft",
     "all",
     "rule",
     "anti",
@@ -57,6 +58,8 @@ def row_passes(row: BulletRow, flags: frozenset[str]) -> bool:
     elif "retired" in flags:
         return False
     if "pinned" in flags and not row.pinned:
+        return False
+    if "draft" in flags and row.state != "draft":
         return False
     if "stale" in flags and not row.stale:
         return False

@@ -57,6 +57,12 @@ def deprecate(source: Source, bullet_id: str, reason: str) -> str:
     return "Deprecated: " + outcome_text(result)
 
 
+def activate(source: Source, bullet_id: str) -> str:
+    with source.open() as store:
+        done = review.activate(store, [bullet_id])
+    return f"{bullet_id} is live" if done.activated else f"{bullet_id} was live already"
+
+
 def restore(source: Source, bullet_id: str, reason: str | None) -> str:
     with source.open() as store:
         done = review.restore(store, bullet_id, reason or None)

@@ -32,7 +32,7 @@ def looks_like_blocked_log(head: bytes) -> bool:
 
 def parse_blocked_log(data: bytes | str) -> CassImport:
     """Parse a blocked.log into blocks; raises CassImportError only when no line is usable
-    because the file is not a blocked.log at all."""
+    because the file is not a blocked.log at all. An empty one holds no blocks."""
     if isinstance(data, bytes | bytearray | memoryview):
         try:
             text = bytes(data).decode("utf-8-sig")
@@ -87,7 +87,7 @@ def parse_blocked_log(data: bytes | str) -> CassImport:
             )
         )
     if lines == 0:
-        raise CassImportError("the file is empty")
+        return out  # what cass-memory leaves when nothing was forgotten
     if not out.blocks:
         raise CassImportError(
             "not a cass-memory blocked.log: no line is an entry with an id and content"

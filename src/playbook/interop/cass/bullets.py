@@ -203,6 +203,9 @@ class BulletReader:
 
 def _scope(raw: dict[Any, Any], note: Note) -> tuple[str, str | None]:
     scope = raw.get("scope", "global")
+    if scope == "project":  # not in cass-memory's enum, but found in repositories' files
+        note("scope 'project' read as 'workspace' (this project's rules)", "scope 'project'")
+        scope = "workspace"
     if not member(scope, SCOPES):
         note(f"scope {show(scope)} is unknown; imported as 'global'", "unknown scopes -> global")
         scope = "global"

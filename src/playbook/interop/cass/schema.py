@@ -83,6 +83,15 @@ Mapping decisions (beyond the obvious renames)
 * A tag written twice on one bullet is kept once, with a note.
 * Missing ``bullets`` is an error even though cass-memory defaults it to []: every file
   cass-memory writes has the key, so a mapping without it is not a cass-memory playbook.
+* ``state: draft`` is read as found, and the import writes it ``active``: cass-memory's
+  active set is "not retired, not deprecated", so its drafts are shown to agents, and
+  Playbook shows none (``cass_import``).
+* ``scope: project`` is not in cass-memory's enum but is written by hand in repositories'
+  files (theirongolddev/gitlab-insights): it is read as ``workspace``, this project's.
+* A workspace rule's key is mapped to Playbook's workspace identity after parsing, since
+  that reads the file system (``workspaces``); so are a repository file's global rules.
+* An empty ``blocked.log`` (what ``cm init --repo`` leaves) holds no blocks; it is not an
+  error. Diaries (``diary``) are a file of their own.
 """
 
 from __future__ import annotations

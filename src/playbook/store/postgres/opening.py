@@ -21,12 +21,72 @@ CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise
 
 def _psycopg() -> Any:
     try:
-        import psycopg
+        return import_psycopg()
     except ImportError:
         raise errors.BackendUnavailable(
             "PostgreSQL playbooks need psycopg: pip install 'playbook-workbench[postgres]'"
         ) from None
+
+
+# psycopg's and psycopg-binary's `version` modules, and the distributions they ask.
+_VERSIONED = (("psycopg.version", "psycopg"), ("psycopg_binary.version", "psycopg_binary"))
+
+
+def import_psycopg() -> Any:
+    """`import psycopg`, without its cost of asking the installed distributions for their
+    versions: its `version` module and psycopg-binary's import `importlib.metadata` (with
+    `email`, `zipfile`, `csv`: ~35 ms of a hook's ~200 ms). Their one name, `__version__`,
+    is read here from the `*.dist-info` folder's name beside the package instead. Should a
+    later psycopg want more of them, the stand-ins are dropped and psycopg imported as it
+    is; a psycopg already imported is returned as it is."""
+    import sys
+
+    if "psycopg" in sys.modules:
+        import psycopg
+
+        return psycopg
+    placed = [name for name, dist in _VERSIONED if _stand_in(name, dist)]
+    try:
+        import psycopg
+    except ImportError:
+        for name in placed:
+            sys.modules.pop(name, None)
+        for name in [m for m in sys.modules if m == "psycopg" or m.startswith("psycopg.")]:
+            sys.modules.pop(name, None)
+        import psycopg
     return psycopg
+
+
+def _stand_in(module: str, dist: str) -> bool:
+    """Put a `module` holding the installed `dist`'s `__version__` in `sys.modules`."""
+    import importlib.util
+    import os
+    import sys
+    import types
+
+    if module in sys.modules:
+        return False
+    try:
+        spec = importlib.util.find_spec(dist)
+    except (ImportError, ValueError):
+        return False
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    site = os.path.dirname(next(iter(spec.submodule_search_locations)))
+    prefix = dist.replace("_", "-").lower()
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return False
+    for name in names:
+        stem, _, suffix = name.rpartition(".")
+        base, _, version = stem.partition("-")
+        if suffix == "dist-info" and base.replace("_", "-").lower() == prefix and version:
+            stand_in = types.ModuleType(module)
+            stand_in.__version__ = version  # type: ignore[attr-defined]
+            sys.modules[module] = stand_in
+            return True
+    return False
 
 
 def connect(url: str, label: str, *, read_only: bool = False) -> Any:
@@ -43,18 +103,16 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
         options["connect_timeout"] = CONNECT_TIMEOUT
     if "application_name" not in given:
         options["application_name"] = "playbook"
+    # The session's settings go with the connection request (no round trip of their own),
+    # after the URL's own options, so that they win.
+    settings = [f"-c lock_timeout={BUSY_TIMEOUT}"]
+    if read_only:
+        settings.append("-c default_transaction_read_only=on")
+    options["options"] = " ".join([given.get("options") or "", *settings]).strip()
     try:
-        conn = psycopg.connect(url, **options)
+        return psycopg.connect(url, **options)
     except psycopg.Error as exc:
         raise _connect_error(exc, label) from None
-    try:
-        conn.execute(f"SET lock_timeout = '{BUSY_TIMEOUT}'")
-        if read_only:
-            conn.execute("SET default_transaction_read_only = on")
-    except psycopg.Error as exc:
-        conn.close()
-        raise translate(exc, label) or exc from None
-    return conn
 
 
 def _connect_error(exc: Exception, label: str) -> errors.PlaybookError:

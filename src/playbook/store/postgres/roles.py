@@ -9,8 +9,9 @@
   (`blocked_patterns`), approve or reject (`proposals` updates) or resolve a conflict
   (`conflicts` updates);
 * a **guard trigger** refuses, inside PostgreSQL, what grants cannot express: an agent
-  moving a pinned rule or bringing a deprecated one back (a restore), inserting a pinned
-  rule or a decided proposal, and writing anything in a human's name (`actor = 'human'`);
+  moving a pinned rule, bringing a deprecated one back (a restore) or making a draft live
+  (`playbook activate`), inserting a pinned rule or a decided proposal, and writing
+  anything in a human's name (`actor = 'human'`);
 * the **human** role (`playbook_human`) may do all of that (a reviewer's workbench and CLI).
 
 Both are group roles (NOLOGIN): give each person or agent a login role in one of them
@@ -52,7 +53,8 @@ AGENT_UPDATE = {
 GUARDS = (
     ("agent_guard_pin", "bullets", "INSERT", "NEW.pinned <> 0"),
     ("agent_guard_rule", "bullets", "UPDATE",
-     "OLD.pinned <> 0 OR OLD.maturity = 'deprecated' OR NEW.pinned <> OLD.pinned"),
+     "OLD.pinned <> 0 OR OLD.maturity = 'deprecated' OR NEW.pinned <> OLD.pinned "
+     "OR (NEW.state = 'active' AND OLD.state <> 'active')"),
     ("agent_guard_actor", "feedback", "INSERT", "NEW.actor = 'human'"),
     ("agent_guard_actor", "decisions", "INSERT", "NEW.actor = 'human'"),
     ("agent_guard_actor", "blocked_patterns", "INSERT", "NEW.actor = 'human'"),
@@ -112,6 +114,10 @@ BEGIN
         IF NEW.pinned <> OLD.pinned THEN
             RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
                 MESSAGE = 'only a reviewer pins or unpins a rule (' || OLD.id || ')';
+        END IF;
+        IF NEW.state = 'active' AND OLD.state <> 'active' THEN
+            RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+                MESSAGE = 'only a reviewer makes a draft live (' || OLD.id || ')';
         END IF;
         RETURN NEW;
     END IF;

@@ -81,7 +81,7 @@ def _why_not(name: str, subject: Any, ctx: Context) -> Refusal | None:
 
 def _why_not_bullet(name: str, row: BulletRow) -> Refusal | None:
     if row.state == "retired":
-        hide = name in ("unpin", "restore")
+        hide = name in ("unpin", "restore", "activate")
         return Refusal(f"{row.id} is retired (superseded or inverted): it can only be read.", hide)
     if name == "pin" and row.pinned:
         return Refusal(f"{row.id} is already pinned.", hide=True)
@@ -89,6 +89,8 @@ def _why_not_bullet(name: str, row: BulletRow) -> Refusal | None:
         return Refusal(f"{row.id} is not pinned.", hide=True)
     if name == "deprecate" and row.maturity == "deprecated":
         return Refusal(f"{row.id} is already deprecated.", hide=True)
+    if name == "activate" and row.state != "draft":
+        return Refusal(f"{row.id} is live already.", hide=True)
     if name == "restore" and row.maturity != "deprecated":
         return Refusal(f"{row.id} is {row.maturity}, not deprecated: nothing to restore.", True)
     return None

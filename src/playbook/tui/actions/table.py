@@ -186,6 +186,27 @@ ACTIONS: dict[str, ActionSpec] = {
                 lambda r, h: bullet_card(r),
             ),
         ),
+        ActionSpec(
+            "activate",
+            "bullet",
+            "a",
+            "Make live",
+            "Make this draft live: agents are shown it",
+            "Make live",
+            lambda s, r, v: writes.activate(s, r.id),
+            Ask(
+                "confirm",
+                lambda r: f"Make {r.id} live?",
+                lambda r, h: (
+                    "A draft is kept but never shown to agents. Live, it is given at session "
+                    "start, in the AGENTS.md export and by recall, and earns its trust from "
+                    "their feedback."
+                ),
+                "Make live",
+                "primary",
+                subject=lambda r, h: bullet_card(r),
+            ),
+        ),
         # ---- a proposal
         ActionSpec(
             "approve",

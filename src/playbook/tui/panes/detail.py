@@ -7,7 +7,9 @@ feedback event, newest first.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
@@ -19,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from ...project.workspace import Workspace, same_workspace, workspace_of
 from ...store.views import BulletRow
 from .. import format as fmt
 from ..actions.rule import bindings_for
@@ -47,6 +50,12 @@ def _pair(label: str, value: Text) -> Text:
     text = Text(label, style=fmt.MUTED)
     text.append_text(value)
     return text
+
+
+@functools.cache
+def _this_workspace() -> Workspace | None:
+    """The workspace the workbench runs in (`project.workspace`), read once."""
+    return workspace_of(Path.cwd())
 
 
 def _when(t: datetime) -> str:
@@ -198,6 +207,9 @@ class DetailPane(ActionPane, Horizontal):
         facts.add_row("tags", Text(fmt.tags(b.tags) or "-", style="#bb9af7"))
         facts.add_row("category", fmt.untrusted(b.category, one_line=True))
         scope = b.scope + (f": {b.scope_key}" if b.scope_key else "")
+        if b.scope == "workspace" and b.scope_key:
+            here = _this_workspace()
+            scope += " (this workspace)" if same_workspace(b.scope_key, here) else ""
         facts.add_row("scope", fmt.untrusted(scope, one_line=True))
         facts.add_row("kind", fmt.untrusted(b.kind, one_line=True))
         facts.add_row("source", Text(str(b.source)))
