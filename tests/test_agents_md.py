@@ -138,4 +138,5 @@ def test_content_cannot_break_the_document(store: PlaybookStore) -> None:
 def test_empty_playbook_says_so_and_still_teaches_the_protocol(store: PlaybookStore) -> None:
     text = render_store(store)
     assert "_No live rules yet._" in text
-    assert "`RULE: <what to do>`" in text
+    assert "starts with RULE: (what to do) or AVOID: (what not to do)" in text
+    assert "[playbook: helpful <id>]" in text and "[playbook: harmful <id> <reason>]" in text
