@@ -171,7 +171,8 @@ DELTA_EXAMPLES: tuple[tuple[str, str], ...] = (
     ),
     (
         '{"type": "replace", "bullet_id": "b-7f3a9c2e", "content": "Pin npm to 11.4"}',
-        "a new rule takes the old one's place and its evidence; optional: reason",
+        "a new rule takes the old one's place and its evidence (not when it flips the "
+        "rule: a leading Never, Don't, Avoid...); optional: reason",
     ),
     (
         '{"type": "deprecate", "bullet_id": "b-7f3a9c2e", "reason": "moved to pnpm"}',
@@ -180,7 +181,8 @@ DELTA_EXAMPLES: tuple[tuple[str, str], ...] = (
     (
         '{"type": "merge", "bullet_ids": ["b-7f3a9c2e", "b-0c1d2e3f"],\n'
         ' "content": "Pin npm and node in CI"}',
-        "two or more rules become one that carries their evidence; optional: reason",
+        "two or more rules become one that carries their evidence (each of the same "
+        "polarity); optional: reason",
     ),
 )
 CURATE_HELP = (
