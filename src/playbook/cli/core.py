@@ -181,8 +181,8 @@ DELTA_EXAMPLES: tuple[tuple[str, str], ...] = (
     (
         '{"type": "merge", "bullet_ids": ["b-7f3a9c2e", "b-0c1d2e3f"],\n'
         ' "content": "Pin npm and node in CI"}',
-        "two or more rules become one that carries their evidence (each of the same "
-        "polarity); optional: reason",
+        "two or more rules become one that carries the evidence of those of its "
+        "polarity; optional: reason",
     ),
 )
 CURATE_HELP = (
