@@ -25,6 +25,7 @@ from the package's bytecode, written first as any first run writes it; `--source
 - `playbook tui` on each synthetic playbook: the same two times.
 
 Targets (issue 14): demo first paint <= 1 s (cold and warm), 100k first paint <= 1.5 s,
+(issue 30) demo filled table <= 2 s on a cold cache,
 filter keystroke <= 100 ms at 100k, time-travel switch <= 500 ms at 10k. The machine is
 shared: figures move by tens of percent from run to run.
 """
@@ -175,7 +176,7 @@ def measure_process(args: list[str], env: dict[str, str], timeout: float = 120) 
         text = re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", seen)
         if "frame_s" not in times and b"PLAYBOOK" in text:
             times["frame_s"] = time.perf_counter() - started
-        if b"live " in text:
+        if re.search(rb"live \d\d:\d\d:\d\d", text):  # the clock, not a key's "Make live"
             times["filled_s"] = time.perf_counter() - started
     os.write(master, b"\x11")  # ctrl+q
     try:
@@ -189,9 +190,14 @@ def measure_process(args: list[str], env: dict[str, str], timeout: float = 120) 
 NEVER = 999.0  # a frame that never came: reported as a miss, not a crash
 
 
-def report_process(what: str, times: dict[str, float], paint_target: float | None) -> None:
+def report_process(
+    what: str,
+    times: dict[str, float],
+    paint_target: float | None,
+    filled_target: float | None = None,
+) -> None:
     figure(f"{what}: first paint", times.get("frame_s", NEVER), "s", paint_target)
-    figure(f"{what}: filled table", times.get("filled_s", NEVER), "s")
+    figure(f"{what}: filled table", times.get("filled_s", NEVER), "s", filled_target)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -203,7 +209,8 @@ def bench_demo() -> None:
     cache = Path(tempfile.mkdtemp(prefix="playbook-bench-cache-"))
     state = Path(tempfile.mkdtemp(prefix="playbook-bench-state-"))
     env = _env(XDG_CACHE_HOME=str(cache), XDG_STATE_HOME=str(state))
-    report_process("playbook demo, cold cache", measure_process(["demo"], env), 1.0)
+    # Issue 30: a first run shows rows within 2 s (the build shipped with the package).
+    report_process("playbook demo, cold cache", measure_process(["demo"], env), 1.0, 2.0)
     warm = [measure_process(["demo"], env) for _ in range(2)]
     worst = max(warm, key=lambda t: t.get("frame_s", NEVER))  # the slower of two runs
     report_process("playbook demo, warm cache (slower of 2)", worst, 1.0)

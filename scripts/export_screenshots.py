@@ -2,8 +2,9 @@
 
     python scripts/export_screenshots.py [--out screenshots] [--size 160x45]
 
-The playbook is `playbook demo`'s: built through the real API in a temporary folder, so
-the pictures are the real app on the demo data. PNGs need `rsvg-convert` (Debian
+The playbook is `playbook demo`'s (the build shipped with the package, which a test holds
+to the builder), restored in a temporary folder, so the pictures are the real app on the
+demo data. The `narrow-*` pictures are the same workbench at 80x24. PNGs need `rsvg-convert` (Debian
 `librsvg2-bin`) and a monospace font with box drawing (Debian `fonts-firacode`); without
 it only the SVGs are written.
 """
@@ -24,18 +25,20 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from playbook.demo import build_demo
+from playbook.demo_cache import make_demo
 from playbook.queue import Proposal
 from playbook.tui.app import Workbench
 from playbook.tui.panes.proposals import ProposalsPane
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenScreen
 from playbook.tui.screens.modals import FormModal, HarmfulModal
+from playbook.tui.screens.policy import PolicyScreen
 from playbook.tui.tour import TourWorkbench
 from playbook.tui.widgets.table import RowTable
 
 # What `playbook demo` shows in its top bar, with the temporary folder's name left generic.
-LABEL = "demo: $TMPDIR/playbook-demo-XXXX/demo.sqlite3  (deleted on exit; --keep keeps it)"
+LABEL = "demo: $TMPDIR/playbook-demo-XXXX/demo.sqlite3"
+NOTE = "deleted on exit; --keep keeps it"
 SHOTS = (
     "bullets",
     "bullets-filter",
@@ -56,7 +59,12 @@ SHOTS = (
     "narrow-harmful",
     "narrow-time-travel",
     "narrow-hidden",
+    "narrow-proposals-diff",
+    "narrow-conflicts",
+    "narrow-then-and-now",
+    "narrow-policy",
     "tour",
+    "narrow-tour",
 )
 TRAVEL_DAYS = 60  # how far back the time-travel pictures go
 
@@ -196,14 +204,9 @@ async def capture_review_and_travel(
     await pilot.press("1")
     await travel(app, pilot)
     save("time-travel")
-    await pilot.press("c")  # while travelling: then (the moment shown) against now
-    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
-    screen = app.screen
-    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
-    await pilot.pause(0.3)
+    await then_and_now(app, pilot)
     save("then-and-now")
-    await pilot.press("escape", "T")
-    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
+    await back_to_now(app, pilot)
 
     await hidden(app, pilot)
     save("hidden")
@@ -217,6 +220,21 @@ async def travel(app: Workbench, pilot: Pilot[None]) -> None:
     app.travel_to(app.now() - timedelta(days=TRAVEL_DAYS))
     await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of, "time travel")
     await settle(pilot, app)
+
+
+async def then_and_now(app: Workbench, pilot: Pilot[None]) -> None:
+    """While travelling: then (the moment shown) against now (`c`), its list read."""
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CompareScreen), "then-vs-now")
+    screen = app.screen
+    await until(pilot, lambda: screen.diff is not None, "the diff")  # type: ignore[attr-defined]
+    await pilot.pause(0.3)
+
+
+async def back_to_now(app: Workbench, pilot: Pilot[None]) -> None:
+    """Out of then-vs-now and back from time travel."""
+    await pilot.press("escape", "T")
+    await until(pilot, lambda: app.snapshot is not None and app.snapshot.as_of is None, "now")
 
 
 async def hidden(app: Workbench, pilot: Pilot[None]) -> None:
@@ -294,6 +312,24 @@ async def capture_narrow(app: Workbench, pilot: Pilot[None], out: Path) -> list[
     await hidden(app, pilot)
     save("narrow-hidden")
     await pilot.press("escape")
+    app.set_filter("")
+    await on_proposal(app, pilot, lambda p: p.delta.get("type") == "replace")
+    save("narrow-proposals-diff")
+    await pilot.press("4")
+    await settle(pilot, app)
+    save("narrow-conflicts")
+    await pilot.press("1")
+    await travel(app, pilot)
+    await then_and_now(app, pilot)
+    save("narrow-then-and-now")
+    await back_to_now(app, pilot)
+    app.push_screen(PolicyScreen(app.source.path, app.policy))
+    policy = app.screen
+    await until(pilot, lambda: policy.report is not None, "the evaluation")  # type: ignore[attr-defined]
+    await pilot.press("end")  # by keys, to the forest plot and the verdict
+    await pilot.pause(0.5)
+    save("narrow-policy")
+    await pilot.press("escape")
     return written
 
 
@@ -305,23 +341,29 @@ async def capture_tour(app: TourWorkbench, pilot: Pilot[None], out: Path) -> lis
         await until(pilot, lambda step=step: app.step == step, f"the tour's step {step + 1}")
         await settle(pilot, app)
     await settle(pilot, app)
-    app.save_screenshot("tour.svg", str(out))
-    return [out / "tour.svg"]
+    name = "tour.svg" if app.size.width > 100 else "narrow-tour.svg"
+    app.save_screenshot(name, str(out))
+    return [out / name]
 
 
 async def main_async(out: Path, size: tuple[int, int]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="playbook-demo-") as tmp:
-        info = build_demo(Path(tmp) / "demo.sqlite3")
-        app = Workbench(info.path, label=LABEL)
+        info = make_demo(Path(tmp) / "demo.sqlite3")
+        app = Workbench(info.path, label=LABEL, note=NOTE)
         async with app.run_test(size=size) as pilot:
             written = await capture(app, pilot, out)
-        app = Workbench(info.path, label=LABEL)
+        app = Workbench(info.path, label=LABEL, note=NOTE)
         async with app.run_test(size=(80, 24)) as pilot:
             written += await capture_narrow(app, pilot, out)
-        tour = TourWorkbench(info.path, prepare=lambda progress: None, label=LABEL)
-        async with tour.run_test(size=size) as pilot:
-            return written + await capture_tour(tour, pilot, out)
+        for tour_size in (size, (80, 24)):  # (the tour writes: each on a fresh copy)
+            copy = Path(tmp) / f"tour-{tour_size[0]}" / "demo.sqlite3"
+            copy.parent.mkdir()
+            make_demo(copy)
+            tour = TourWorkbench(copy, prepare=lambda progress: None, label=LABEL, note=NOTE)
+            async with tour.run_test(size=tour_size, notifications=True) as pilot:
+                written += await capture_tour(tour, pilot, out)
+        return written
 
 
 def main() -> int:

@@ -191,11 +191,38 @@ def test_stats_and_stale(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- policy
 
 
+def test_policy_show_names_sources_a_reader_can_look_up() -> None:
+    """Every default's source is cass-memory (a public repository, named in the README),
+    a section of the README, or a function of the package; never a design note a user
+    has no copy of ("seed 000") or "SPEC"."""
+    import importlib
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^#+ (.+)$", readme, re.M))
+    assert "github.com/Dicklesworthstone/cass_memory_system" in readme
+    for item in run_cli("policy", "show", "--json").data:
+        source = item["source"]
+        assert not re.search(r"seed|SPEC", source), (item["name"], source)
+        if source.startswith("cass-memory"):
+            continue
+        where = re.fullmatch(r"Playbook's own \((?:README: (.+)|(playbook\.[\w.]+))\)", source)
+        assert where is not None, (item["name"], source)
+        section, dotted = where.groups()
+        if section is not None:
+            assert section in headings, (item["name"], section)
+        else:
+            module, _, name = dotted.rpartition(".")
+            assert callable(getattr(importlib.import_module(module), name))
+
+
 def test_policy_show_every_constant(tmp_path: Path) -> None:
     items = run_cli("policy", "show", "--json").data
     assert [i["name"] for i in items] == Policy.names()
     hl = next(i for i in items if i["name"] == "half_life_days")
-    assert hl["value"] == 90.0 and hl["source"].startswith("seed 000") and hl["description"]
+    assert (
+        hl["value"] == 90.0 and hl["source"] == "cass-memory src/scoring.ts" and hl["description"]
+    )
     assert not any(i["overridden"] for i in items)
 
     toml = tmp_path / "playbook.toml"

@@ -120,3 +120,35 @@ def test_a_partly_applied_batch_says_so(db: Path) -> None:
         "curate", "-", db=db, stdin=b'[{"type": "add", "content": "Squash fixup commits"}]'
     )
     assert whole.out.splitlines()[-1] == "applied: 1 delta"
+
+
+# ----------------------------------------------------------------------------- the format
+def test_the_six_delta_shapes_are_documented_where_users_look(tmp_path: Path) -> None:
+    """`curate --help` and the README show one example of each of the six delta types, and
+    each example is a valid delta that curates: on a playbook holding the ids it names."""
+    import re
+
+    from playbook.cli import typer_app  # noqa: F401  (loads the command modules in order)
+    from playbook.cli.core import DELTA_EXAMPLES
+    from playbook.curation import curate
+
+    examples = [json.loads(example) for example, _ in DELTA_EXAMPLES]
+    assert sorted(e["type"] for e in examples) == sorted(
+        ["add", "helpful", "harmful", "replace", "deprecate", "merge"]
+    )
+    help_text = run_cli("curate", "--help").out
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    in_readme = [json.loads(m) for m in re.findall(r"^\| `\w+` \| `(\{.*?\})` \|", readme, re.M)]
+    assert in_readme == examples
+    for example, fields in DELTA_EXAMPLES:
+        assert " ".join(example.split()) in " ".join(help_text.split())
+        assert " ".join(fields.split()) in " ".join(help_text.split())
+    with open_store(tmp_path / "pb.sqlite3") as store:
+        words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+        for word, (example, _) in zip(words, DELTA_EXAMPLES, strict=True):
+            # Two rules of its own stand for the ids the example names.
+            rules = [f"Cache the {word} wheels in CI", f"Pin node in the {word} release image"]
+            first, second = curate(store, [{"type": "add", "content": c} for c in rules]).added
+            text = example.replace("b-7f3a9c2e", first).replace("b-0c1d2e3f", second)
+            (outcome,) = curate(store, [json.loads(text)]).outcomes
+            assert outcome.status in ("added", "applied"), (example, outcome)

@@ -499,3 +499,76 @@ def test_a_pin_carries_only_from_a_superseded_original_and_only_when_asked(
     merge = {"type": "merge", "bullet_ids": [a3, n3], "content": "Never sign tags by hand"}
     unpinned = curate(store, [merge], actor="human", carry_pins=False).outcomes[0].bullet_id
     assert store.get_bullet(unpinned).pinned is False
+
+
+# ------------------------------------------------------------------ polarity (SPEC §5)
+@pytest.mark.parametrize(
+    ("content", "negative"),
+    [
+        ("AVOID: force-pushing to main", True),
+        ("Avoid global state in tests", True),
+        ("Never print secrets", True),
+        ("Don't commit .env files", True),
+        ("Don\u2019t commit .env files", True),
+        ("Do not edit generated files", True),
+        ("Stop using yarn 1 for releases", True),
+        ("Stop the dev server before running migrations", False),
+        ("Run tests with -x to stop at first failure", False),
+        ("Pin npm to 11 so lockfile changes do not break publishing", False),
+        ("Close a channel only from the sender and never twice", False),
+        ("Use a concurrency group to avoid duplicate runs", False),
+        ("Nevertheless run the linter", False),
+    ],
+)
+def test_polarity_is_a_leading_prohibition_not_a_word_anywhere(
+    content: str, negative: bool
+) -> None:
+    from playbook.text import is_negative
+
+    assert is_negative(content) is negative
+    assert is_negative(content, "anti-pattern") is True  # the type decides first
+
+
+def test_a_merge_carries_the_evidence_of_a_rule_that_merely_mentions_stop(
+    store: PlaybookStore,
+) -> None:
+    # The case: "stop" in the first rule made it read as a prohibition, so the merge
+    # linked it by `inverts` and dropped its evidence.
+    x = add(store, "Run tests with -x to stop at first failure")
+    q = add(store, "Use pytest -q for quiet output in CI")
+    curate(store, [{"type": "helpful", "bullet_id": x}, {"type": "helpful", "bullet_id": q}])
+    curate(store, [{"type": "harmful", "bullet_id": x, "reason": "wasted_time"}])
+    r = curate(
+        store, [{"type": "merge", "bullet_ids": [x, q], "content": "Run pytest -q -x in CI"}]
+    )
+    assert statuses(r) == ["applied"] and "not carried over" not in (r.outcomes[0].reason or "")
+    new = r.outcomes[0].bullet_id
+    assert store.lineage(new).predecessors == [("supersedes", x), ("supersedes", q)]
+    s = store.score(new)
+    assert (s.helpful, s.harmful) == (2.0, 1.0)
+
+
+def test_a_replace_that_starts_a_prohibition_flips_the_rule(store: PlaybookStore) -> None:
+    old = add(store, "Use yarn 1 for release builds")
+    store.add_feedback(old, "harmful", reason="caused_bug")
+    r = curate(
+        store,
+        [{"type": "replace", "bullet_id": old, "content": "Stop using yarn 1 for release builds"}],
+    )
+    new = r.outcomes[0].bullet_id
+    assert store.lineage(new).predecessors == [("inverts", old)]
+    assert store.score(new).harmful == 0.0
+
+
+def test_duplicate_or_conflict_follows_the_leading_prohibition(store: PlaybookStore) -> None:
+    bid = add(store, "Run pytest with -x to stop at the first failure")
+    # A rephrasing is a duplicate: "stop" inside the sentence is no prohibition.
+    r = curate(
+        store, [{"type": "add", "content": "Run pytest with -x to halt at the first failure"}]
+    )
+    assert statuses(r) == ["folded"] and r.outcomes[0].bullet_id == bid
+    # The same words behind a leading "Never" are the opposite rule.
+    r = curate(
+        store, [{"type": "add", "content": "Never run pytest with -x to stop at the first failure"}]
+    )
+    assert statuses(r) == ["conflict"] and r.conflicts == [(r.added[0], bid)]

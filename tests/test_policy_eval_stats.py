@@ -193,3 +193,13 @@ def test_write_policy_keeps_other_settings_and_validates(tmp_path: Path) -> None
     with pytest.raises(ValueError):
         write_policy(f, {"half_life_days": -1.0}, {})
     assert f.read_bytes() == before  # a refused value writes nothing
+
+
+def test_a_difference_that_rounds_to_zero_prints_without_a_minus_sign() -> None:
+    from playbook.policy_eval.bootstrap import Estimate
+    from playbook.policy_eval.report import _cell
+
+    tiny = Estimate(value=0.2357, diff=-0.00001, lo=-0.003, hi=0.00004, mde=0.003, events=9,
+                    sessions=3)  # fmt: skip
+    assert _cell(tiny) == ("0.2357", "+0.0000 [-0.0030, +0.0000]")
+    assert _cell(tiny, 3)[1] == "+0.000 [-0.003, +0.000]"

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from playbook.curation import curate
-from playbook.demo import DemoPlaybook, build_demo
+from playbook.demo import DemoPlaybook
+from playbook.demo_cache import make_demo
 from playbook.store import open_store
 
 from .helpers.cli import run_cli
@@ -47,7 +48,7 @@ READ_COMMANDS: list[list[str]] = [
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoPlaybook:
-    return build_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
+    return make_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -37,3 +37,22 @@ def test_ci_runs_the_readme_test_command() -> None:
     # CI performs the same steps as the README's one-liner, on a fresh clone.
     for step in ("python3 -m venv .venv", "pip install", "-e '.[dev,mcp]'", "-m pytest"):
         assert step in test_command and step in ci
+
+
+def test_the_policy_eval_walkthrough_is_what_the_demo_says(tmp_path: Path) -> None:
+    """The README's `playbook policy eval` on the demo: its table and its verdict are what
+    the demo gives (only the dates of its first line depend on the day it ran)."""
+    from playbook.demo_cache import make_demo
+    from playbook.policy_eval import evaluate
+    from playbook.policy_eval.report import table
+    from playbook.store import open_store
+
+    block = README.split("$ playbook policy eval\n", 1)[1].split("```", 1)[0]
+    shown = [line.rstrip() for line in block.splitlines()]
+    demo = make_demo(tmp_path / "demo.sqlite3")
+    with open_store(demo.path, mode="read") as store:
+        report = evaluate(store)
+    rows = table(report)
+    assert rows[1:] == shown[shown.index(rows[0]) + 1 :][: len(rows) - 1]
+    assert report.line() in shown
+    assert report.line() in README.split("--write playbook.toml | tail -1", 1)[1]

@@ -144,6 +144,28 @@ def test_feedback_markers_and_harmful_reason_mapping() -> None:
     assert [p.offset for p in items] == [*starts, starts[-1]]
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # A citation that ends the sentence: the full stop is no context.
+        ("It misled me [playbook: harmful b-0a0b0c0d caused_bug].", {"reason": "caused_bug"}),
+        ("Kept it [playbook: helpful b-0a0b0c0d]. ", {}),
+        ("[playbook: helpful b-0a0b0c0d]!", {}),
+        # Text that starts with dashes is the agent's words, kept whole.
+        (
+            "[playbook: helpful b-0a0b0c0d] --force-with-lease saved the branch",
+            {"context": "--force-with-lease saved the branch"},
+        ),
+        ("[playbook: helpful b-0a0b0c0d] -- the hint was right", {"context": "the hint was right"}),
+        ("[playbook: helpful b-0a0b0c0d]: it worked.", {"context": "it worked."}),
+    ],
+)
+def test_punctuation_after_a_citation_is_not_its_context(line: str, expected: dict) -> None:
+    (item,) = propose(read_text_diary(f"{line}\n".encode()))
+    verb = "harmful" if "harmful" in line else "helpful"
+    assert item.item == {"type": verb, "bullet_id": "b-0a0b0c0d", **expected}
+
+
 @pytest.mark.parametrize("reason", HARMFUL_REASONS)
 def test_every_harmful_reason_is_recognised(reason: str) -> None:
     diary = read_text_diary(f"[playbook: harmful b-0a0b0c0d {reason} because]\n".encode())

@@ -130,6 +130,17 @@ def test_an_empty_database_location_is_a_usage_error(tmp_path: Path, how: str) -
     assert not (tmp_path / "xdg").exists()  # no fallback to the default path
 
 
+@pytest.mark.parametrize("argv", [["stats"], ["add", "A rule"], ["init"]])
+def test_a_directory_named_as_the_database_is_a_user_error(tmp_path: Path, argv: list) -> None:
+    folder = tmp_path / "playbooks"
+    folder.mkdir()
+    r = run_cli("--db", str(folder), *argv, "--json", env=clean_env())
+    err = assert_user_error(r, "not_a_playbook", exit_code=1)
+    assert "is a directory" in err["message"]
+    assert str(folder / "state.sqlite3") in (err["hint"] or "")
+    assert list(folder.iterdir()) == []
+
+
 def _nobody_listens() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -18,7 +18,16 @@ from playbook.tui.screens.modals import ConfirmModal, FormModal
 from playbook.tui.seen import LastLooked
 
 from .helpers import store_at
-from .helpers.tui import SIZES, after_write, async_test, loaded, make_app, screen_lines, wait_for
+from .helpers.tui import (
+    SIZES,
+    after_write,
+    async_test,
+    loaded,
+    make_app,
+    plain,
+    screen_lines,
+    wait_for,
+)
 
 HOOK_SESSION = "/home/dev/.claude/projects/app/3f2a-session.jsonl"
 
@@ -297,7 +306,7 @@ async def test_a_stale_proposal_shows_its_target_now_and_approve_says_why_not(
         row = next(line for line in screen_lines(app) if stale in line or "stale" in line)
         assert "stale" in row
         assert "STALE" in " ".join(screen_lines(app))
-        target = str(app.query_one("#p-similar", Static).content)
+        target = plain(app.query_one("#p-similar", Static).content)
         assert f"retired since (succeeded by {new})" in target
         await pilot.press("a")
         await pilot.pause()
@@ -432,5 +441,5 @@ async def test_a_rewrite_shows_its_word_diff_and_an_add_its_closest_rules(
         assert f"vs {info['rule']}" in shown
         pane.table.move_to(info["add"])
         await pilot.pause()
-        similar = str(app.query_one("#p-similar", Static).content)
+        similar = plain(app.query_one("#p-similar", Static).content)
         assert info["rule"] in similar and "Pin npm to 11 in release jobs" in similar

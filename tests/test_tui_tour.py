@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from playbook import queue
-from playbook.demo import DemoPlaybook, build_demo
+from playbook.demo import DemoPlaybook
+from playbook.demo_cache import make_demo
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenScreen
 from playbook.tui.seen import LastLooked
@@ -21,7 +22,7 @@ from .helpers.tui import SIZES, async_test, screen_lines, wait_for, workers_done
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoPlaybook:
-    return build_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
+    return make_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
 
 
 def _caption(app: TourWorkbench) -> str:

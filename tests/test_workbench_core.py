@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from playbook import curate, queue, review
-from playbook.demo import DemoPlaybook, build_demo
+from playbook.demo import DemoPlaybook
+from playbook.demo_cache import make_demo
 from playbook.demo_writer import run_writer
 from playbook.policy import DEFAULT_POLICY
 from playbook.store import parse_iso
@@ -95,7 +96,7 @@ def test_snapshot_lists_every_pane(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoPlaybook, float]:
     started = time.process_time()  # CPU time: a busy machine does not make it fail
-    info = build_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
+    info = make_demo(tmp_path_factory.mktemp("demo") / "demo.sqlite3")
     return info, time.process_time() - started
 
 

@@ -8,7 +8,8 @@ session diary is reflected into the review queue. Decay, maturity moves, inversi
 decision log are therefore the real thing, not fixtures.
 
 `python -m playbook.demo writer PATH` runs `demo_writer.run_writer`, the `playbook demo
---writer` companion; `demo_cache` keeps a built demo for the next run.
+--writer` companion; `demo_cache` keeps a built demo for the next run; `python -m
+playbook.demo template` writes the build shipped with the package (`demo_template`).
 
 No Textual here: this module is part of the core.
 """
@@ -376,7 +377,15 @@ def _main(argv: list[str]) -> int:
         info = build_demo(argv[1])
         print(f"{info.path}: {info.bullets} bullets, {info.events} events in {info.seconds:.2f}s")
         return 0
-    print("usage: python -m playbook.demo (build PATH | writer PATH [PARENT_PID])", file=sys.stderr)
+    if argv == ["template"]:  # after a change to the demo or the curator (demo_template)
+        from .demo_template import make_template
+
+        print(f"wrote {make_template()}")
+        return 0
+    print(
+        "usage: python -m playbook.demo (build PATH | writer PATH [PARENT_PID] | template)",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -60,10 +60,28 @@ def cached_demo(root: Path, *, now: float | None = None) -> Path | None:
     return path
 
 
-def build_cached_demo(root: Path, progress: Progress | None = None) -> DemoPlaybook:
-    """Build the demo into the cache (its diary beside it) and return it.
+def make_demo(
+    path: Path, progress: Progress | None = None, *, replay: bool = False
+) -> DemoPlaybook:
+    """A new demo at `path`: the build shipped with the package, dated now (under a
+    second), or, with `replay` or when the shipped one is not this demo's, a build that
+    replays the history through the API (seconds)."""
+    from .demo_template import instantiate
 
-    The file is built under a name of its own and renamed into place when complete, so a
+    info = None
+    if not replay:
+        if progress is not None:
+            progress(0.0, "restoring the demo shipped with Playbook")
+        info = instantiate(path)
+    return info or build_demo(path, progress=progress)
+
+
+def build_cached_demo(
+    root: Path, progress: Progress | None = None, *, replay: bool = False
+) -> DemoPlaybook:
+    """Make the demo in the cache (its diary beside it; see `make_demo`) and return it.
+
+    The file is made under a name of its own and renamed into place when complete, so a
     reader never sees half a demo and two builds at once do not collide; demos of other
     versions or content are removed."""
     folder = demo_folder(root)
@@ -71,7 +89,7 @@ def build_cached_demo(root: Path, progress: Progress | None = None) -> DemoPlayb
     partial = folder / f"{DEMO_FILE}.{os.getpid()}.partial"
     for leftover in folder.glob(f"{partial.name}*"):
         leftover.unlink()
-    info = build_demo(partial, progress=progress)
+    info = make_demo(partial, progress, replay=replay)
     final = folder / DEMO_FILE
     os.replace(partial, final)
     for old in root.glob("demo-*"):

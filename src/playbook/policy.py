@@ -20,10 +20,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-SEED = "seed 000 (the playbook design)"
-CASS = "cass-memory (the TypeScript peer)"
-SEED_OUTCOMES = "seed 001 (outcome confidence)"
-SPEC = "SPEC (this project's contract)"
+# Where each default came from, in words a reader can look up: the file of cass-memory
+# (github.com/Dicklesworthstone/cass_memory_system) that holds the same value, or the
+# section of Playbook's README that explains a value of its own.
+CASS_SCORING = "cass-memory src/scoring.ts"
+CASS_CONFIG = "cass-memory src/config.ts (DEFAULT_CONFIG)"
+CASS = "cass-memory"
+OWN_SCORING = "Playbook's own (README: How scoring works)"
+OWN_OUTCOMES = "Playbook's own (README: Reflection, the review queue and outcomes)"
+SPEC = "Playbook's own (README: Limits)"  # the limits of every field a caller supplies
+OWN_HOOKS = "Playbook's own (README: Use it with Claude Code)"
+OWN_CONFIDENCE = "Playbook's own (playbook.outcomes.project_outcome_confidence)"
 CASS_STOP = "cass-memory src/utils.ts STOP_WORDS (commit b30ddbe)"
 
 # cass-memory's query stop words, verbatim: English function words and the programming
@@ -93,63 +100,81 @@ class Policy:
     """
 
     # Scoring (SPEC §4)
-    half_life_days: float = _f(90.0, SEED, "Default half-life of a feedback event, in days.", gt=0)
-    harm_multiplier: float = _f(4.0, SEED, "Weight of decayed harm against help.", ge=0)
-    multiplier_candidate: float = _f(0.5, SEED, "Score multiplier for candidate bullets.")
-    multiplier_established: float = _f(1.0, SEED, "Score multiplier for established bullets.")
-    multiplier_proven: float = _f(1.5, SEED, "Score multiplier for proven bullets.")
-    multiplier_deprecated: float = _f(0.0, SEED, "Score multiplier for deprecated bullets.")
-    min_events_for_rung: float = _f(3.0, SEED, "Total decayed events before leaving candidate.")
-    deprecate_harm_ratio: float = _f(0.3, SEED, "Harm ratio above which a bullet is deprecated.")
-    proven_min_helpful: float = _f(10.0, SEED, "Decayed help needed to be proven.")
-    proven_max_harm_ratio: float = _f(0.1, SEED, "Harm ratio below which a bullet may be proven.")
+    half_life_days: float = _f(
+        90.0, CASS_SCORING, "Default half-life of a feedback event, in days.", gt=0
+    )
+    harm_multiplier: float = _f(4.0, CASS_SCORING, "Weight of decayed harm against help.", ge=0)
+    multiplier_candidate: float = _f(0.5, CASS_SCORING, "Score multiplier for candidate bullets.")
+    multiplier_established: float = _f(
+        1.0, CASS_SCORING, "Score multiplier for established bullets."
+    )
+    multiplier_proven: float = _f(1.5, CASS_SCORING, "Score multiplier for proven bullets.")
+    multiplier_deprecated: float = _f(0.0, CASS_SCORING, "Score multiplier for deprecated bullets.")
+    min_events_for_rung: float = _f(
+        3.0, CASS_SCORING, "Total decayed events before leaving candidate."
+    )
+    deprecate_harm_ratio: float = _f(
+        0.3, CASS_SCORING, "Harm ratio above which a bullet is deprecated."
+    )
+    proven_min_helpful: float = _f(10.0, CASS_SCORING, "Decayed help needed to be proven.")
+    proven_max_harm_ratio: float = _f(
+        0.1, CASS_SCORING, "Harm ratio below which a bullet may be proven."
+    )
     deprecate_score_below: float = _f(
-        -3.0, SEED, "Effective score below which deprecation is outright."
+        -3.0, OWN_SCORING, "Effective score below which deprecation is outright."
     )
     epsilon: float = _f(0.01, CASS, "Tolerance for float comparisons of rungs.", ge=0)
     stale_after_days: float = _f(
-        180.0, SEED, "Silence after which a bullet needs re-validation.", gt=0
+        180.0, OWN_SCORING, "Silence after which a bullet needs re-validation.", gt=0
     )
 
     # Curation (SPEC §5)
-    duplicate_jaccard: float = _f(0.85, SEED, "Token Jaccard at which an add folds into a helpful.")
-    blocked_jaccard: float = _f(0.85, SPEC, "Token Jaccard at which an add matches a block.")
-    blocked_fuzz_ratio: float = _f(90.0, SPEC, "rapidfuzz ratio at which an add matches a block.")
-    invert_min_harm: float = _f(3.0, SEED, "Decayed harm at which a rule may be inverted.")
-    invert_harm_over_help: float = _f(2.0, SEED, "Harm must exceed help by this factor to invert.")
+    duplicate_jaccard: float = _f(
+        0.85, OWN_SCORING, "Token Jaccard at which an add folds into a helpful."
+    )
+    blocked_jaccard: float = _f(0.85, OWN_SCORING, "Token Jaccard at which an add matches a block.")
+    blocked_fuzz_ratio: float = _f(
+        90.0, OWN_SCORING, "rapidfuzz ratio at which an add matches a block."
+    )
+    invert_min_harm: float = _f(3.0, OWN_SCORING, "Decayed harm at which a rule may be inverted.")
+    invert_harm_over_help: float = _f(
+        2.0, OWN_SCORING, "Harm must exceed help by this factor to invert."
+    )
 
     # Recall (SPEC §6)
     exact_points: float = _f(3.0, CASS, "Keyword points for an exact token match.")
     substring_points: float = _f(1.0, CASS, "Keyword points for a substring match.")
     tag_points: float = _f(5.0, CASS, "Extra keyword points when a query token equals a tag.")
-    semantic_weight: float = _f(0.6, SEED, "Weight of similarity in relevance.", ge=0, le=1)
-    similarity_scale: float = _f(10.0, SPEC, "cosine → keyword-point scale.")
-    min_relevance: float = _f(0.1, SEED, "Relevance below which a bullet is not recalled.")
-    min_confidence: float = _f(0.1, SEED, "Floor on effective score in the final score.")
+    semantic_weight: float = _f(0.6, OWN_SCORING, "Weight of similarity in relevance.", ge=0, le=1)
+    similarity_scale: float = _f(10.0, OWN_SCORING, "cosine → keyword-point scale.")
+    min_relevance: float = _f(0.1, CASS_CONFIG, "Relevance below which a bullet is not recalled.")
+    min_confidence: float = _f(0.1, OWN_SCORING, "Floor on effective score in the final score.")
     query_stop_words: tuple[str, ...] = _f(
         CASS_STOP_WORDS, CASS_STOP, "Words dropped from a recall query (never from content)."
     )
     query_stop_words_extra: tuple[str, ...] = _f(
-        EXTRA_STOP_WORDS, SPEC, "More query words dropped; set [] to match cass-memory exactly."
+        EXTRA_STOP_WORDS,
+        OWN_SCORING,
+        "More query words dropped; set [] to match cass-memory exactly.",
     )
 
     # Outcomes (SPEC §8)
-    outcome_success_weight: float = _f(1.0, SPEC, "Helpful weight of a successful outcome.")
-    outcome_failure_weight: float = _f(1.0, SPEC, "Harmful weight of a failed outcome.")
-    outcome_partial_weight: float = _f(1 / 3, SPEC, "Helpful weight of a partial outcome.")
-    confidence_start: float = _f(0.5, SEED_OUTCOMES, "Starting confidence when absent.")
-    confidence_success: float = _f(0.15, SEED_OUTCOMES, "Confidence added by a success.")
-    confidence_failure: float = _f(-0.25, SEED_OUTCOMES, "Confidence added by a failure.")
-    confidence_partial: float = _f(0.05, SEED_OUTCOMES, "Confidence added by a partial success.")
-    confidence_min: float = _f(0.1, SEED_OUTCOMES, "Lower clamp of confidence.")
-    confidence_max: float = _f(1.0, SEED_OUTCOMES, "Upper clamp of confidence.")
+    outcome_success_weight: float = _f(1.0, OWN_OUTCOMES, "Helpful weight of a successful outcome.")
+    outcome_failure_weight: float = _f(1.0, OWN_OUTCOMES, "Harmful weight of a failed outcome.")
+    outcome_partial_weight: float = _f(1 / 3, OWN_OUTCOMES, "Helpful weight of a partial outcome.")
+    confidence_start: float = _f(0.5, OWN_CONFIDENCE, "Starting confidence when absent.")
+    confidence_success: float = _f(0.15, OWN_CONFIDENCE, "Confidence added by a success.")
+    confidence_failure: float = _f(-0.25, OWN_CONFIDENCE, "Confidence added by a failure.")
+    confidence_partial: float = _f(0.05, OWN_CONFIDENCE, "Confidence added by a partial success.")
+    confidence_min: float = _f(0.1, OWN_CONFIDENCE, "Lower clamp of confidence.")
+    confidence_max: float = _f(1.0, OWN_CONFIDENCE, "Upper clamp of confidence.")
 
     # Reflection (SPEC §7)
-    reflect_max_iterations: int = _f(3, SEED, "Reflection iterations per session.", ge=1)
-    reflect_max_deltas: int = _f(50, SEED, "Deltas at which reflection stops.", ge=1)
+    reflect_max_iterations: int = _f(3, CASS_CONFIG, "Reflection iterations per session.", ge=1)
+    reflect_max_deltas: int = _f(50, OWN_OUTCOMES, "Deltas at which reflection stops.", ge=1)
     reflect_prompt_chars: int = _f(
         32000,
-        SPEC,
+        OWN_HOOKS,  # a model reflector run by the session-end hook
         "Longest prompt sent to a model reflector per call, in characters: the session goes "
         "in as a digest (asks, errors and fixes, the final state; tool output trimmed).",
         ge=8000,
@@ -180,7 +205,7 @@ class Policy:
 
     # Agent hooks (SPEC §10)
     hook_context_chars: int = _f(
-        4000, SPEC, "Characters of context a hook may add to an agent's prompt.", ge=0
+        4000, OWN_HOOKS, "Characters of context a hook may add to an agent's prompt.", ge=0
     )
 
     def __init__(self, **values: Any) -> None:
@@ -340,8 +365,8 @@ def describe_provenance(p: dict[str, Any]) -> str:
     interval = p.get("interval") or [float("nan"), float("nan")]
     return (
         f"measured {p.get('date', '?')} by policy eval ({p.get('candidate', '?')}): "
-        f"{p.get('metric', '?')} {p.get('difference', float('nan')):+.4f} "
-        f"[95% CI {interval[0]:+.4f}, {interval[1]:+.4f}] over {p.get('heldout_events', '?')} "
+        f"{p.get('metric', '?')} {p.get('difference', float('nan')):+z.4f} "
+        f"[95% CI {interval[0]:+z.4f}, {interval[1]:+z.4f}] over {p.get('heldout_events', '?')} "
         f"held-out events in {p.get('sessions', '?')} sessions, log {p.get('log_span', '?')}"
     )
 

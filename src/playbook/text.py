@@ -10,13 +10,16 @@ from typing import Any
 
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
 
-# Words that set a rule's polarity. They are left out of duplicate detection so that
-# "Always X" and "Never X" are recognised as the same subject with opposite polarity.
-NEGATIVE_RE = re.compile(
-    r"\b(never|avoid|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|no longer|"
-    r"stop|forbid(?:den)?|disallow|refrain)\b",
+# A rule is a prohibition when it *starts* with one (SPEC §5 "Polarity"): `AVOID:`, Never,
+# Don't, Do not, Avoid, or Stop followed by a verb in -ing ("Stop using yarn"; "Stop the
+# server first" is an instruction). A word further in ("... so lockfile changes do not break
+# publishing", "... to stop at the first failure") says nothing about the rule's polarity.
+PROHIBITION_RE = re.compile(
+    r"""^[\s"'`*_>#-]*(?:avoid\b|never\b|don['\u2019]?t\b|do\s+not\b|stop\s+[a-z]+ing\b)""",
     re.IGNORECASE,
 )
+# Words that set a rule's polarity. They are left out of duplicate detection so that
+# "Always X" and "Never X" are recognised as the same subject with opposite polarity.
 POLARITY_WORDS = frozenset(
     """
     never avoid don dont do not must mustn should shouldn always use using prefer stop no
@@ -70,8 +73,8 @@ def normalize(text: str) -> str:
 
 
 def is_negative(text: str, bullet_type: str = "rule") -> bool:
-    """Polarity: an anti-pattern, or a rule phrased as a prohibition."""
-    return bullet_type == "anti-pattern" or bool(NEGATIVE_RE.search(text))
+    """Polarity: an anti-pattern, or a rule that starts with a prohibition."""
+    return bullet_type == "anti-pattern" or PROHIBITION_RE.match(text) is not None
 
 
 def content_hash(text: str) -> str:

@@ -109,6 +109,13 @@ def screen_lines(app: App[Any]) -> list[str]:
     return [line.rstrip() for line in console.export_text().splitlines()]
 
 
+def plain(renderable: Any, width: int = 200) -> str:
+    """A Rich renderable (what a Static shows: a Text, a Group, a table) as plain text."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+    console.print(renderable)
+    return console.export_text()
+
+
 def screen_text(app: App[Any]) -> str:
     """The screen's rows, joined."""
     return "".join(screen_lines(app))

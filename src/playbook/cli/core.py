@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +29,21 @@ from .hot import (
 JSON = typer.Option(False, "--json", help="Print one JSON document on stdout.")
 
 
-def _curate_one(delta: dict[str, Any], *, provenance: dict[str, Any] | None = None) -> None:
-    """`add`: one delta, and a failure (non-zero exit) when it applied nothing."""
+def _curate_one(
+    delta: dict[str, Any], *, provenance: dict[str, Any] | None = None, quiet: bool = False
+) -> None:
+    """`add`: one delta, and a failure (non-zero exit) when it applied nothing. `quiet`
+    prints only the id of the rule it added (or folded into), for a script."""
     from ..curation import curate
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
+    o = result.outcomes[0]
     if result.nothing_applied:
-        o = result.outcomes[0]
         raise _not_applied(o.status, o.reason)
+    if quiet and not state.json:
+        print(o.bullet_id)
+        return
     _report_one(result)
 
 
@@ -65,6 +72,9 @@ def add(
     ),
     session: str | None = typer.Option(None, help="Provenance: the session it came from."),
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the session diary."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Print only the rule's id: id=$(playbook add ... -q)."
+    ),
     json_out: bool = JSON,
 ) -> None:
     """Add a rule (curated: duplicates fold, blocked patterns are refused)."""
@@ -85,7 +95,7 @@ def add(
         here = workspace_of(Path.cwd())
         if here is not None:
             delta["scope_key"] = here.key
-    _curate_one(delta, provenance=_provenance(session, offset))
+    _curate_one(delta, provenance=_provenance(session, offset), quiet=quiet)
 
 
 @app.command()
@@ -170,7 +180,55 @@ def _json_kind(value: object) -> str:
     return "an object" if isinstance(value, dict) else "a list"
 
 
-@app.command("curate")
+# The six delta shapes, one example each, as `curate --help` prints them (and the README's
+# "The command line" shows): each example is checked against the delta union by a test.
+DELTA_EXAMPLES: tuple[tuple[str, str], ...] = (
+    (
+        '{"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci"]}',
+        "optional: category, tags, scope (global, workspace, language, framework, task), "
+        "scope_key, bullet_type (rule, anti-pattern; an AVOID: prefix makes an "
+        "anti-pattern), kind, reason",
+    ),
+    (
+        '{"type": "helpful", "bullet_id": "b-7f3a9c2e", "context": "release passed"}',
+        "optional: context",
+    ),
+    (
+        '{"type": "harmful", "bullet_id": "b-7f3a9c2e", "reason": "outdated"}',
+        f"optional: reason ({', '.join(HARM_REASONS)}), context",
+    ),
+    (
+        '{"type": "replace", "bullet_id": "b-7f3a9c2e", "content": "Pin npm to 11.4"}',
+        "a new rule takes the old one's place and its evidence (not when it flips the "
+        "rule: a leading Never, Don't, Avoid...); optional: reason",
+    ),
+    (
+        '{"type": "deprecate", "bullet_id": "b-7f3a9c2e", "reason": "moved to pnpm"}',
+        "reason is required",
+    ),
+    (
+        '{"type": "merge", "bullet_ids": ["b-7f3a9c2e", "b-0c1d2e3f"],\n'
+        ' "content": "Pin npm and node in CI"}',
+        "two or more rules become one that carries the evidence of those of its "
+        "polarity; optional: reason",
+    ),
+)
+CURATE_HELP = (
+    'Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction.\n\n'
+    "A delta is one of six shapes (ids are the ones `playbook recall` and `show` print):\n\n"
+    "\b\n"
+    + "\n".join(
+        f"{example}\n" + textwrap.fill(fields, 76, initial_indent="    ", subsequent_indent="    ")
+        for example, fields in DELTA_EXAMPLES
+    )
+    + "\n\nExits 1 (error code nothing_applied) when no delta applied, with each one's "
+    "reason; a batch that applied in part says so and exits 0. Under an agent's login to a "
+    "team's PostgreSQL playbook, replace, merge and deprecate are staged for a person's "
+    "review."
+)
+
+
+@app.command("curate", help=CURATE_HELP)
 def curate_cmd(
     source: str = typer.Argument(..., metavar="FILE|-", help="A JSON list of deltas."),
     session: str | None = typer.Option(None, help="Provenance: the session they came from."),
@@ -178,12 +236,6 @@ def curate_cmd(
     max_bytes: str = max_size_option("64M"),
     json_out: bool = JSON,
 ) -> None:
-    """Curate a batch of deltas (a JSON list, or {"deltas": [...]}) in one transaction.
-
-    Exits 1 (error code nothing_applied) when no delta applied, with each one's reason; a
-    batch that applied in part says so and exits 0. Under an agent's login to a team's
-    PostgreSQL playbook, replace, merge and deprecate are staged for a person's review.
-    """
     _json(json_out)
     from ..curation import curate
     from ..curation.agent import agent_login

@@ -53,7 +53,7 @@ def _moment(option: str, text: str, now: Any) -> Any:
 
 
 def _score(value: float | None) -> str:
-    return "     -" if value is None else f"{value:+6.2f}"
+    return "     -" if value is None else f"{value:+z6.2f}"
 
 
 SHOWN = 10  # rules listed per section in the text report; --json has them all
@@ -104,7 +104,7 @@ def render_diff(data: dict[str, Any], *, until_given: bool = False) -> str:
         for r in data["movers"]:
             lines.append(
                 f"  {r['id']}  {_score(r['score_then'])} -> {_score(r['score_now'])}  "
-                f"({r['delta']:+.2f})  {_short(r['content'], 50)}"
+                f"({r['delta']:+z.2f})  {_short(r['content'], 50)}"
             )
     if not any(data[k] for k in ("appeared", "retired", "rung_changes", "movers")):
         lines.append("nothing changed")

@@ -60,7 +60,10 @@ def demo(
         "where it is.",
     ),
     rebuild: bool = typer.Option(
-        False, "--rebuild", help="Build the demo afresh instead of reusing the cached one."
+        False,
+        "--rebuild",
+        help="Build the demo afresh, replaying its nine months through the API, instead of "
+        "starting from the build shipped with Playbook or the cached one.",
     ),
     tour: bool = typer.Option(
         False,
@@ -86,17 +89,16 @@ def demo(
     def prepare(progress: Callable[[float, str], None]) -> None:
         """In the app's worker: a copy of the cached demo, built first if need be. (The core
         is imported here, after the frame is on screen.)"""
-        from ..demo import build_demo
-        from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo
+        from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo, make_demo
 
         root = cache_root()
         cached = None if rebuild else cached_demo(root)
         try:
             if cached is None:
-                cached = build_cached_demo(root, progress=progress).path
+                cached = build_cached_demo(root, progress=progress, replay=rebuild).path
             copy_demo(cached, path)
-        except OSError:  # no usable cache folder: build the demo in place
-            build_demo(path, progress=progress)
+        except OSError:  # no usable cache folder: make the demo in place
+            make_demo(path, progress, replay=rebuild)
         if writer:
             writers.append(
                 subprocess.Popen(
@@ -132,9 +134,9 @@ def demo(
     from ..tui.tour import TourWorkbench
 
     fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
-    label = f"demo: {path}  ({fate})" + ("  live writer on" if writer else "")
+    note = fate + ("; live writer on" if writer else "")
     try:
         kind = TourWorkbench if tour else DemoWorkbench
-        kind(path, prepare=prepare, label=label, policy=policy).run()
+        kind(path, prepare=prepare, label=f"demo: {path}", note=note, policy=policy).run()
     finally:
         clean_up()

@@ -82,8 +82,8 @@ class EvalReport:
             return f"inert: keep the current policy — {v.reason}"
         est = challenger.metrics[PRIMARY]
         evidence = (
-            f"held-out log-loss gain {est.diff:+.4f} nats per event "
-            f"[95% CI {est.lo:+.4f}, {est.hi:+.4f}], MDE {est.mde:.4f}, "
+            f"held-out log-loss gain {est.diff:+z.4f} nats per event "
+            f"[95% CI {est.lo:+z.4f}, {est.hi:+z.4f}], MDE {est.mde:.4f}, "
             f"over {est.events:,} events in {est.sessions:,} sessions"
         )
         if v.status == "recommended":
@@ -174,8 +174,8 @@ def _cell(e: Estimate | None, width: int = 4) -> tuple[str, str]:
     if e.diff == 0 and e.lo == 0 and e.hi == 0:
         return value, "—"
     if e.lo != e.lo:
-        return value, f"{e.diff:+.{width}f}"
-    return value, f"{e.diff:+.{width}f} [{e.lo:+.{width}f}, {e.hi:+.{width}f}]"
+        return value, f"{e.diff:+z.{width}f}"
+    return value, f"{e.diff:+z.{width}f} [{e.lo:+z.{width}f}, {e.hi:+z.{width}f}]"
 
 
 def table_cells(report: EvalReport) -> tuple[list[str], list[list[str]]]:

@@ -29,6 +29,10 @@ _RULE_RE = re.compile(
     re.IGNORECASE,
 )
 _TAG_RE = re.compile(r"#[A-Za-z][\w.+/-]*")
+# What joins a marker to the text after it ("]: it worked", "] - it worked", "] — ..."), or
+# punctuation that ends the sentence ("]."): a run of these followed by a space or the end.
+# "--force" is not one: the dashes are followed by a word.
+_JOINER_RE = re.compile(r"^[:;,.!?\u2013\u2014-]+(?=\s|$)")
 _MARKER_RE = re.compile(
     r"\[\s*playbook\s*:\s*(?P<verb>helpful|harmful|deprecate)\s+(?P<id>b-[0-9a-z]+)\b"
     r"(?P<inner>[^\[\]]*)\]",  # no brackets inside: each try stops at the next one
@@ -113,7 +117,7 @@ def _playbook_markers(line: str) -> Iterator[dict[str, Any]]:
     for i, m in enumerate(matches):
         after_end = matches[i + 1].start() if i + 1 < len(matches) else len(line)
         inner = m.group("inner").strip()
-        after = line[m.end() : after_end].strip().lstrip(":–—-").strip()
+        after = _JOINER_RE.sub("", line[m.end() : after_end].strip()).strip()
         verb, bullet_id = m.group("verb").lower(), m.group("id").lower()
         item: dict[str, Any] = {"type": verb, "bullet_id": bullet_id}
         if verb == "harmful":

@@ -53,6 +53,7 @@ from .seen import LastLooked
 from .theme import PLAYBOOK_THEME
 from .travel import READ_AHEAD_UP_TO
 from .widgets.footer import WorkbenchFooter
+from .widgets.topbar import TopLabel
 
 if TYPE_CHECKING:
     from .. import queue
@@ -105,11 +106,13 @@ class Workbench(DetailingApp):
         policy: Policy | None = None,
         poll_seconds: float = POLL_SECONDS,
         label: str | None = None,
+        note: str | None = None,
         seen: LastLooked | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
         self.label = label or str(path)
+        self.label_note = note  # said after the label when the top bar has room
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
         self.snapshot: reading.Snapshot | None = None
@@ -132,7 +135,7 @@ class Workbench(DetailingApp):
         self._fit_classes(self.size)  # before the first style pass (each change restyles all)
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
-            yield Static(fmt.untrusted(self.label, one_line=True), id="dbpath")
+            yield TopLabel(self.label, self.label_note, id="dbpath")
             yield Static("", id="asof")
             yield Static("", id="live")
         with TabbedContent(id="tabs", initial="bullets"):
@@ -325,6 +328,8 @@ class Workbench(DetailingApp):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         tab = event.pane.id or ""
+        if tab != "detail":
+            self.detail_back = None  # left Detail another way: escape there means bullets
         self._focus_tab(tab)
         if tab == "proposals":
             self.badge_since = self.seen_at  # what arrived since the last visit stays marked

@@ -90,5 +90,5 @@ class WorkbenchCommands(Provider):
                 display,
                 partial(self.host.open_bullet, row.id),
                 text=f"Jump to {row.id}",
-                help=f"{row.maturity} {row.type}, score {row.effective:+.2f}",
+                help=f"{row.maturity} {row.type}, score {row.effective:+z.2f}",
             )

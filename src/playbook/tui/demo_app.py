@@ -65,7 +65,7 @@ class DemoWorkbench(Workbench):
     @on(Progressed)
     def _progressed(self, message: Progressed) -> None:
         self.query_one("#building-bar", ProgressBar).update(progress=100 * message.fraction)
-        text = Text("Building the demo (cached for next time): ")
+        text = Text("Preparing the demo (kept for next time): ")
         text.append(message.what, style=fmt.MUTED)
         self.query_one("#building-text", Static).update(text)
 

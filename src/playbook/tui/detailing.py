@@ -3,6 +3,8 @@ thread worker while the pane shows what the snapshot already knows (never an emp
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import on, work
 from textual.worker import get_current_worker
 
@@ -19,6 +21,9 @@ class DetailingApp(TravellingApp):
     `_update_labels()`."""
 
     detail_id: str | None = None  # the bullet Detail shows (set by the app)
+    # Where escape in Detail goes back to: then and now's list (its moment and row), or
+    # None for the bullets.
+    detail_back: tuple[datetime, str] | None = None
     snapshot: reading.Snapshot | None = None
 
     @on(BulletsPane.Opened)
@@ -28,13 +33,22 @@ class DetailingApp(TravellingApp):
     @on(CompareScreen.OpenBullet)
     def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
         self.open_bullet(message.bullet_id)
+        self.detail_back = (message.since, message.key)
 
     @on(DetailPane.BackRequested)
     def _back(self) -> None:
+        """Escape in Detail: back where the rule was opened from (then and now's list, on
+        its row), else to the bullets."""
+        back, self.detail_back = self.detail_back, None
+        if back is not None:
+            since, key = back
+            self.push_screen(CompareScreen(self.source, since, select=key))
+            return
         self.show_tab("bullets")
 
     def open_bullet(self, bullet_id: str) -> None:
         """Show a bullet in Detail: what the snapshot knows at once, its history when read."""
+        self.detail_back = None
         self.detail_id = bullet_id
         self.query_one(DetailPane).loading(bullet_id, self.row(bullet_id))
         if self.snapshot is not None:

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from rich.cells import cell_len
+from rich.columns import Columns
 from rich.style import Style
 from rich.text import Text
 
@@ -38,6 +40,17 @@ def untrusted(text: str | None, *, one_line: bool = False, style: str | Style = 
     return Text(inert(text or "", one_line=one_line), style=style)
 
 
+def flow(items: list[Text], gap: int = 3) -> Columns:
+    """Short items (a label and its number) side by side as far as the width allows, then
+    on the next line: an item is never broken ("harm" on one line, "0.00" on the next)."""
+    return Columns(items, padding=(0, gap))
+
+
+def fit(forms: list[str], width: int) -> str:
+    """The first of `forms` (longest first) that fits in `width` cells, else the last."""
+    return next((f for f in forms if cell_len(f) <= width), forms[-1])
+
+
 def maturity(m: str, *, glyph: bool = True) -> Text:
     label = f"{MATURITY_GLYPH.get(m, ' ')} {m}" if glyph else m
     return Text(label, style=MATURITY_STYLE.get(m, ""))
@@ -50,7 +63,7 @@ def bullet_type(t: str) -> Text:
 def score(value: float, *, signed: bool = True) -> Text:
     if abs(value) < 0.005:
         return Text("0.00", style=MUTED)
-    text = f"{value:+.2f}" if signed else f"{value:.2f}"
+    text = f"{value:+z.2f}" if signed else f"{value:.2f}"
     return Text(text, style=GOOD if value > 0 else BAD)
 
 

@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, TextArea
 
-from . import format as fmt
 from .actions.table import ACTIONS
 from .demo_app import DemoWorkbench
 from .panes.conflicts import ConflictsPane
@@ -51,8 +50,12 @@ class TourCaption(Static):
         border: round $accent;
         border-title-color: $accent;
         border-title-style: bold;
+        border-subtitle-color: $accent;
+        border-subtitle-style: bold;
         background: $panel;
     }
+    /* At 80x24 every row the caption takes is a row of the panel it describes. */
+    .-short TourCaption { margin: 0 0 1 0; max-height: 6; }
     """
 
 
@@ -128,9 +131,24 @@ def _block(app: TourWorkbench) -> None:
 
 
 def _conflict(app: TourWorkbench) -> None:
+    """A conflict whose right side can still be deprecated (not one already deprecated,
+    which the step would deprecate again), selected so the caption matches the screen."""
     app.close_screens()
     app.show_tab("conflicts")
-    app.tour_subject = app.query_one(ConflictsPane).current()
+    pane = app.query_one(ConflictsPane)
+    open_right = next(
+        (
+            v
+            for v in pane.conflicts.values()
+            if v.b.bullet is not None
+            and v.b.bullet.maturity != "deprecated"
+            and v.b.bullet.state != "retired"
+        ),
+        None,
+    )
+    if open_right is not None:
+        pane.table.move_to(str(open_right.conflict.id))
+    app.tour_subject = pane.current()
 
 
 def _resolve(app: TourWorkbench) -> None:
@@ -278,18 +296,15 @@ class TourWorkbench(DemoWorkbench):
         """The step's caption on the screen showing now (updated in place if there is one;
         the captions of screens below stay hidden under it)."""
         step = self.steps[self.step]
-        text = Text()
-        text.append(step.caption)
-        text.append("\n")
         last = self.step == len(self.steps) - 1
         go_on = f"→ {step.act_label}, then next" if step.act_label else "→ next"
-        text.append("← back   " if self.step else "", style=fmt.MUTED)
-        text.append("q quits" if last else go_on, style=f"bold {fmt.ACCENT}")
+        keys = ("← back   " if self.step else "") + ("q quits" if last else go_on)
         title = f"Tour {self.step + 1}/{len(self.steps)}: {step.title}"
         found = self.screen.query(TourCaption)
         caption = found.first() if found else TourCaption()
-        caption.update(text)
+        caption.update(Text(step.caption))
         caption.border_title = title
+        caption.border_subtitle = keys  # on the border: a line less over the panels
         if not found:
             self.screen.mount(caption)
 

@@ -89,8 +89,8 @@ REFUSALS = {
 
 
 def matching_sql(s: str, policy: Policy) -> list[str]:
-    """Block matching in SQL (`playbook.text`: normalize, tokens, is_negative; jaccard;
-    rapidfuzz's ratio)."""
+    """Block matching in SQL (`playbook.text`: normalize, tokens, is_negative and its
+    PROHIBITION_RE; jaccard; rapidfuzz's ratio): keep them in step with it."""
     lower = _LOWER.format(t="t")
     return [
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_normalize(t text) RETURNS text
@@ -107,8 +107,8 @@ FROM regexp_matches(lower({lower}),
 $$""",
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_is_negative(t text, kind text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-SELECT kind = 'anti-pattern' OR t ~* ('\\y(never|avoid|don''?t|do not|must not|mustn''?t|'
-    'should not|shouldn''?t|no longer|stop|forbid(?:den)?|disallow|refrain)\\y')
+SELECT kind = 'anti-pattern' OR t ~* ('^[[:space:]"''`*_>#-]*(avoid\\y|never\\y|'
+    'don[''\u2019]?t\\y|do[[:space:]]+not\\y|stop[[:space:]]+[a-z]+ing\\y)')
 $$""",
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_jaccard(a text[], b text[]) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$

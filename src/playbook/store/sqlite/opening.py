@@ -74,7 +74,11 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
         if mode != "create" and not p.exists():
             raise errors.NoDatabase(f"no playbook at {p}")
         if p.is_dir():
-            raise errors.CannotOpen(f"cannot open {p}: it is a directory, not a playbook file")
+            # The user named a folder, not a file in it: their mistake to mend (exit 1).
+            raise errors.NotAPlaybook(
+                f"{p} is a directory, not a playbook file",
+                hint=f"name a file in it, e.g. --db {p / 'state.sqlite3'}",
+            )
         if p.exists() and not p.is_file():  # a FIFO would hang the open; a device, worse
             raise errors.CannotOpen(
                 f"cannot open {p}: it is not a regular file (a pipe, a device or a socket), "

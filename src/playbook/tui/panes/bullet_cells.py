@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.text import Text
 
 from .. import format as fmt
@@ -28,10 +29,11 @@ COLUMNS = [
     Column("harmful", "harm", 6, "right", priority=39),
     Column("pinned", "pin", 3, "center", priority=50),
     Column("stale", "stale", 5, priority=45),
+    Column("created", "added", 10, priority=35),
 ]
 NARROW = 110  # columns below which the filter's info line is abridged
 SORT_CYCLE = ["effective", "maturity", "helpful", "harmful", "created", "id", "content", "type"]
-SORT_LABEL = {"effective": "score", "created": "newest", "helpful": "help", "harmful": "harm"}
+SORT_LABEL = {"effective": "score", "created": "added", "helpful": "help", "harmful": "harm"}
 
 
 def render_cell(row: BulletRow, column: str) -> Text:
@@ -56,36 +58,40 @@ def render_cell(row: BulletRow, column: str) -> Text:
         return Text("pin", style=f"bold {fmt.ACCENT}") if row.pinned else Text("")
     if column == "stale":
         return Text("stale", style="#ff9e64") if row.stale else Text("")
+    if column == "created":
+        return Text(row.created_at[:10], style=fmt.MUTED)
     return Text("")
 
 
-def peek_text(row: BulletRow, wide: bool) -> Text:
-    """The selected rule under the table: its facts on two lines, then its whole text."""
-    text = Text()
-    text.append(row.id, style="bold #7aa2f7")
-    text.append("  ")
-    text.append_text(fmt.bullet_type(row.type))
-    text.append("  ")
-    text.append_text(fmt.maturity(row.maturity))
+def peek_text(row: BulletRow, wide: bool) -> Group:
+    """The selected rule under the table: its facts on two lines, then its whole text.
+
+    The facts lines are cut at the edge rather than wrapped: the peek keeps its height
+    when the same rule changes rung (deprecating it must not shorten the table under the
+    cursor), and a number is never split from its label."""
+    facts = Text(no_wrap=True, overflow="ellipsis")
+    facts.append(row.id, style="bold #7aa2f7")
+    facts.append("  ")
+    facts.append_text(fmt.bullet_type(row.type))
+    facts.append("  ")
+    facts.append_text(fmt.maturity(row.maturity))
     if row.pinned:
-        text.append("  pinned", style=f"bold {fmt.ACCENT}")
+        facts.append("  pinned", style=f"bold {fmt.ACCENT}")
     if row.stale:
-        text.append("  stale", style="#ff9e64")
+        facts.append("  stale", style="#ff9e64")
     if row.state == "retired":
-        text.append("  retired", style=fmt.MUTED)
-    text.append("  ")
-    text.append(fmt.tags(row.tags), style="#bb9af7")
-    text.append(f"  {row.category} · {row.scope} · {row.source}", style=fmt.MUTED)
-    text.append("\n")
-    text.append("score ", style=fmt.MUTED)
-    text.append_text(fmt.score(row.effective))
-    text.append("  help ", style=fmt.MUTED)
-    text.append(f"{row.helpful:.2f}", style=fmt.GOOD)
-    text.append("  harm ", style=fmt.MUTED)
-    text.append(f"{row.harmful:.2f}", style=fmt.BAD)
-    text.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
+        facts.append("  retired", style=fmt.MUTED)
+    facts.append("  ")
+    facts.append(fmt.tags(row.tags), style="#bb9af7")
+    facts.append(f"  {row.category} · {row.scope} · {row.source}", style=fmt.MUTED)
+    numbers = Text(no_wrap=True, overflow="ellipsis")
+    numbers.append("score ", style=fmt.MUTED)
+    numbers.append_text(fmt.score(row.effective))
+    numbers.append("  help ", style=fmt.MUTED)
+    numbers.append(f"{row.helpful:.2f}", style=fmt.GOOD)
+    numbers.append("  harm ", style=fmt.MUTED)
+    numbers.append(f"{row.harmful:.2f}", style=fmt.BAD)
+    numbers.append(f"  created {row.created_at[:10]}", style=fmt.MUTED)
     if wide:
-        text.append("   enter: detail and history", style=fmt.MUTED)
-    text.append("\n")
-    text.append_text(fmt.untrusted(row.content))
-    return text
+        numbers.append("   enter: detail and history", style=fmt.MUTED)
+    return Group(facts, numbers, fmt.untrusted(row.content))

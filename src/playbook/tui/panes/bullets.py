@@ -79,7 +79,7 @@ class BulletsPane(ActionPane, Vertical):
             id="filter",
         ),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="clear-filter"),
-        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column", id="sort"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column on screen", id="sort"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="reverse-sort"),
         *bindings_for("bullet"),
     ]
@@ -325,9 +325,13 @@ class BulletsPane(ActionPane, Vertical):
         self.sort(event.column, not self.view.sort_reverse if same else False)
 
     def action_cycle_sort(self) -> None:
+        """The next column on screen: a column the width left out (help and harm at 80
+        columns) is not sorted by, or the order would look random."""
+        shown = set(self.table.shown_columns())
+        cycle = [c for c in SORT_CYCLE if c in shown] or ["effective"]
         current = self.view.sort_column or "effective"
-        i = SORT_CYCLE.index(current) if current in SORT_CYCLE else -1
-        self.sort(SORT_CYCLE[(i + 1) % len(SORT_CYCLE)], False)
+        i = cycle.index(current) if current in cycle else -1
+        self.sort(cycle[(i + 1) % len(cycle)], False)
 
     def action_reverse_sort(self) -> None:
         self.sort(self.view.sort_column or "effective", not self.view.sort_reverse)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -40,31 +41,26 @@ COLUMNS = [
 ]
 
 
-def card(side: ConflictSide) -> Text:
+def card(side: ConflictSide) -> RenderableType:
     b, score, events = side.bullet, side.score, side.events
     if b is None:
         return Text(f"{side.bullet_id} (bullet missing)", style=fmt.MUTED)
-    text = Text()
-    text.append(b.id, style="bold #7aa2f7")
-    text.append("  ")
-    text.append_text(fmt.bullet_type(b.type))
-    text.append("  ")
-    text.append_text(fmt.maturity(b.maturity))
+    head = [Text(b.id, style="bold #7aa2f7"), fmt.bullet_type(b.type), fmt.maturity(b.maturity)]
     if b.pinned:
-        text.append("  pinned", style=f"bold {fmt.ACCENT}")
+        head.append(Text("pinned", style=f"bold {fmt.ACCENT}"))
     if b.state == "retired":
-        text.append("  retired", style=fmt.MUTED)
-    text.append("\n\n")
-    text.append_text(fmt.untrusted(b.content, style="bold"))
-    text.append("\n\n")
-    if score is not None:
-        text.append("score ", style=fmt.MUTED)
-        text.append_text(fmt.score(score.effective))
-        text.append("   help ", style=fmt.MUTED)
-        text.append(f"{score.helpful:.2f}", style=fmt.GOOD)
-        text.append("   harm ", style=fmt.MUTED)
-        text.append(f"{score.harmful:.2f}", style=fmt.BAD)
-        text.append("\n")
+        head.append(Text("retired", style=fmt.MUTED))
+    parts: list[RenderableType] = [fmt.flow(head, gap=2), Text()]
+    parts.append(fmt.untrusted(b.content, style="bold"))
+    parts.append(Text())
+    if score is not None:  # each number with its label, even in a half-width card
+        numbers = [Text("score ", style=fmt.MUTED) + fmt.score(score.effective)]
+        numbers.append(
+            Text("help ", style=fmt.MUTED) + Text(f"{score.helpful:.2f}", style=fmt.GOOD)
+        )
+        numbers.append(Text("harm ", style=fmt.MUTED) + Text(f"{score.harmful:.2f}", style=fmt.BAD))
+        parts.append(fmt.flow(numbers))
+    text = Text()
     text.append(fmt.tags(b.tags), style="#bb9af7")
     text.append(f"   {b.category} · {b.source} · created {b.created_at:%Y-%m-%d}", style=fmt.MUTED)
     text.append("\n")
@@ -85,7 +81,8 @@ def card(side: ConflictSide) -> Text:
         text.append_text(fmt.untrusted(e.context or e.reason or "", one_line=True))
         text.append("\n")
     text.rstrip()
-    return text
+    parts.append(text)
+    return Group(*parts)
 
 
 class ConflictsPane(ActionPane, Vertical):

@@ -45,6 +45,13 @@ EVENT_COLUMNS = [
 ]
 
 
+def _pair(label: str, value: Text) -> Text:
+    """A muted label and its value, kept together."""
+    text = Text(label, style=fmt.MUTED)
+    text.append_text(value)
+    return text
+
+
 @functools.cache
 def _this_workspace() -> Workspace | None:
     """The workspace the workbench runs in (`project.workspace`), read once."""
@@ -145,8 +152,7 @@ class DetailPane(ActionPane, Horizontal):
             head.append("   ")
             head.append_text(fmt.maturity(row.maturity))
             head.append("\n")
-            head.append("score ", style=fmt.MUTED)
-            head.append_text(fmt.score(row.effective))
+            head.append_text(_pair("score ", fmt.score(row.effective)))
         head.append("\n")
         head.append("reading its history…", style=f"italic {fmt.MUTED}")
         self.query_one("#d-head", Static).update(head)
@@ -173,28 +179,26 @@ class DetailPane(ActionPane, Horizontal):
         b, s = detail.bullet, detail.score
         now = datetime.now(UTC)
 
-        head = Text()
-        head.append(b.id, style="bold #7aa2f7")
-        head.append("   ")
-        head.append_text(fmt.bullet_type(b.type))
-        head.append("   ")
-        head.append_text(fmt.maturity(b.maturity))
+        # Each label stays with its number: at 80 columns the pairs go to the next line
+        # whole, never "harm" on one line and "0.00" on the next.
+        first = [
+            Text(b.id, style="bold #7aa2f7"),
+            fmt.bullet_type(b.type),
+            fmt.maturity(b.maturity),
+        ]
         if b.pinned:
-            head.append("   pinned", style=f"bold {fmt.ACCENT}")
+            first.append(Text("pinned", style=f"bold {fmt.ACCENT}"))
         if b.state != "active":
-            head.append(f"   {b.state}", style=fmt.MUTED)
+            first.append(Text(b.state, style=fmt.MUTED))
         if s.stale:
-            head.append("   stale", style="#ff9e64")
-        head.append("\n")
-        head.append("score ", style=fmt.MUTED)
-        head.append_text(fmt.score(s.effective))
-        head.append("   help ", style=fmt.MUTED)
-        head.append(f"{s.helpful:.2f}", style=fmt.GOOD)
-        head.append("   harm ", style=fmt.MUTED)
-        head.append(f"{s.harmful:.2f}", style=fmt.BAD)
-        head.append("   earns ", style=fmt.MUTED)
-        head.append_text(fmt.maturity(s.earned, glyph=False))
-        self.query_one("#d-head", Static).update(head)
+            first.append(Text("stale", style="#ff9e64"))
+        numbers = [
+            _pair("score ", fmt.score(s.effective)),
+            _pair("help ", Text(f"{s.helpful:.2f}", style=fmt.GOOD)),
+            _pair("harm ", Text(f"{s.harmful:.2f}", style=fmt.BAD)),
+            _pair("earns ", fmt.maturity(s.earned, glyph=False)),
+        ]
+        self.query_one("#d-head", Static).update(Group(fmt.flow(first), fmt.flow(numbers)))
         self.query_one("#d-content", Static).update(fmt.untrusted(b.content))
 
         facts = Table.grid(padding=(0, 2))
@@ -209,7 +213,8 @@ class DetailPane(ActionPane, Horizontal):
         facts.add_row("scope", fmt.untrusted(scope, one_line=True))
         facts.add_row("kind", fmt.untrusted(b.kind, one_line=True))
         facts.add_row("source", Text(str(b.source)))
-        facts.add_row("created", Text(f"{_when(b.created_at)}  ({format_age(b.created_at, now)})"))
+        age = Text(f"({format_age(b.created_at, now)})", style=fmt.MUTED)
+        facts.add_row("created", fmt.flow([Text(_when(b.created_at)), age], gap=2))
         if b.valid_to:
             facts.add_row("retired", Text(_when(b.valid_to)))
         half_life = b.half_life_days or self.context.policy.half_life_days
@@ -286,12 +291,27 @@ class DetailPane(ActionPane, Horizontal):
         box = self.query_one("#d-chart-box")
         first, last = read.series[0][1], read.series[-1][1]
         peak = max(v for _, v in read.series)
-        box.border_subtitle = f"now {last:+.2f}  peak {peak:+.2f}  first {first:+.2f}"
+        room = box.size.width - 6  # the corners and the spaces around a subtitle
+        box.border_subtitle = fmt.fit(
+            [
+                f"now {last:+z.2f}  peak {peak:+z.2f}  first {first:+z.2f}",
+                f"now {last:+z.2f}  peak {peak:+z.2f}",
+                f"now {last:+z.2f}",
+            ],
+            room,
+        )
 
         table = self.query_one("#d-timeline", RowTable)
         table.empty_text = "No feedback yet."
         table.set_rows({e.id: e for e in reversed(detail.timeline)})
         helpful = sum(1 for e in detail.timeline if e.kind == "helpful")
         harmful = len(detail.timeline) - helpful
-        table.border_title = f"Feedback events  {helpful} helpful, {harmful} harmful"
+        table.border_title = fmt.fit(
+            [
+                f"Feedback events  {helpful} helpful, {harmful} harmful",
+                f"Events  {helpful} helpful, {harmful} harmful",
+                f"Events  {helpful}+ {harmful}x",
+            ],
+            table.size.width - 6,
+        )
         self.refresh_bindings()

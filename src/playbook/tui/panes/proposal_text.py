@@ -28,9 +28,15 @@ def diff_text(ops: DiffOps) -> Text:
     """A word-level diff: deleted words struck through in red, inserted ones underlined
     in green, the rest as it was (all of it inert text)."""
     text = Text()
+    previous = "equal"
     for op, part in ops:
         style = DELETED if op == "delete" else INSERTED if op == "insert" else Style()
+        if {previous, op} == {"delete", "insert"} and not (
+            text.plain[-1:].isspace() or part[:1].isspace()
+        ):
+            text.append(" ")  # "log, not" then "log and": two changes, each read on its own
         text.append_text(fmt.untrusted(part, style=style))
+        previous = op
     return text
 
 
@@ -46,6 +52,8 @@ def delta_grid(
     grid.add_column()
     kind = str(d.get("type"))
     grid.add_row("type", Text(kind, style=type_style.get(kind, "")))
+    for target, ops in diffs or []:  # first: what the rewrite changes, word by word
+        grid.add_row(f"vs {target}", diff_text(ops))
     for key in FIELDS:
         if key in d:
             value = d[key]
@@ -54,8 +62,6 @@ def delta_grid(
             grid.add_row(key.replace("_", " "), fmt.untrusted(text, style=style))
     if d.get("tags"):
         grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style="#bb9af7"))
-    for target, ops in diffs or []:
-        grid.add_row(f"vs {target}", diff_text(ops))
     grid.add_row("proposal", Text(f"{p.id} ({p.origin})", style=fmt.MUTED))
     if not p.stale:
         return grid
@@ -85,46 +91,48 @@ def target_line(t: Target) -> Text:
     return text
 
 
-def near_text(p: Proposal) -> tuple[str, Text]:
-    """(box title, text): the bullets a proposal acts on, now; or, for a new rule, the
-    nearest existing bullets with their similarity."""
-    near = Text()
+def near_text(p: Proposal) -> tuple[str, RenderableType]:
+    """(box title, renderable): the bullets a proposal acts on, now; or, for a new rule,
+    the nearest existing bullets with their similarity."""
     if p.targets:
         title = "The bullet it acts on" if len(p.targets) == 1 else "The bullets it acts on"
+        near = Text()
         for t in p.targets:
             near.append_text(target_line(t))
             near.append("\n\n")
         near.rstrip()
-        if p.similar:
-            near.append("\n\nalso close:\n", style=fmt.MUTED)
-            near.append_text(_similar(p))
-        return f"{title} (now)", near
+        if not p.similar:
+            return f"{title} (now)", near
+        return f"{title} (now)", Group(
+            near, Text(), Text("also close:", style=fmt.MUTED), _similar(p)
+        )
     kind = str(p.delta.get("type", "?"))
     if not p.similar:
-        near.append(
+        return "Nearest existing bullets", Text(
             "nothing close: this would be a new rule"
             if kind == "add"
             else "(only adds and rewrites are compared)",
             style=fmt.MUTED,
         )
-        return "Nearest existing bullets", near
     return "Nearest existing bullets", _similar(p)
 
 
-def _similar(p: Proposal) -> Text:
-    near = Text()
+def _similar(p: Proposal) -> Group:
+    """Each close bullet: its similarity, id and rung on one line (cut at the edge, never
+    wrapped: "○" on one line and "candidate" on the next), then its text."""
+    parts: list[RenderableType] = []
     for s in p.similar:
+        head = Text(no_wrap=True, overflow="ellipsis")
         filled = round(s.similarity * 10)
-        near.append("█" * filled, style=fmt.ACCENT)
-        near.append("░" * (10 - filled), style=fmt.MUTED)
-        near.append(f" {s.similarity:.2f}  ", style=fmt.ACCENT)
-        near.append(s.bullet_id, style="#7aa2f7")
-        near.append("  ")
-        near.append_text(fmt.maturity(s.maturity))
+        head.append("█" * filled, style=fmt.ACCENT)
+        head.append("░" * (10 - filled), style=fmt.MUTED)
+        head.append(f" {s.similarity:.2f}  ", style=fmt.ACCENT)
+        head.append(s.bullet_id, style="#7aa2f7")
+        head.append("  ")
+        head.append_text(fmt.maturity(s.maturity))
         if s.state == "retired":
-            near.append(" retired", style=fmt.MUTED)
-        near.append("\n")
-        near.append_text(fmt.untrusted(s.content))
-        near.append("\n\n")
-    near.rstrip()
-    return near
+            head.append(" retired", style=fmt.MUTED)
+        if parts:
+            parts.append(Text())
+        parts += [head, fmt.untrusted(s.content)]
+    return Group(*parts)

@@ -69,16 +69,20 @@ class CompareScreen(Screen[None]):
             self.error = error
 
     class OpenBullet(Message):
-        """Show this rule in the workbench's Detail tab."""
+        """Show this rule in the workbench's Detail tab; escape there comes back to this
+        list, at `since`, on the row `key`."""
 
-        def __init__(self, bullet_id: str) -> None:
+        def __init__(self, bullet_id: str, since: datetime, key: str) -> None:
             super().__init__()
             self.bullet_id = bullet_id
+            self.since = since
+            self.key = key
 
-    def __init__(self, source: Source, since: datetime) -> None:
+    def __init__(self, source: Source, since: datetime, *, select: str | None = None) -> None:
         super().__init__()
         self.source = source
         self.since = since
+        self.select = select  # the row to put the cursor on once the list is read
         self.diff: PlaybookDiff | None = None
         self.changes: dict[str, tuple[str, RuleChange]] = {}
 
@@ -139,6 +143,9 @@ class CompareScreen(Screen[None]):
         counts.update(text)
         table.empty_text = "Nothing changed."
         table.set_rows(dict(self.changes))  # type: ignore[arg-type]
+        if self.select is not None:  # back from a rule opened here: on its row again
+            table.move_to(self.select)
+            self.select = None
 
     def _cell(self, item: tuple[str, RuleChange], column: str) -> Text:
         label, ch = item
@@ -171,9 +178,10 @@ class CompareScreen(Screen[None]):
     @on(RowTable.Selected)
     def action_open(self) -> None:
         item = self.current()
+        key = self.query_one(RowTable).cursor_key
         if item is not None:
             self.dismiss()
-            self.app.post_message(self.OpenBullet(item[1].id))
+            self.app.post_message(self.OpenBullet(item[1].id, self.since, str(key)))
 
     def action_next_group(self) -> None:
         """The cursor to the first rule of the next group that has any (after the last,

@@ -196,6 +196,8 @@ class HiddenScreen(Screen[None]):
             self.query_one("#hidden-summary", Static).update(
                 Text("Type the words to recall (enter), as in the bullets filter.", style=fmt.MUTED)
             )
+            # Nothing is being read: the table waits for words, it is not "Reading…".
+            self.query_one(HiddenPane).table.empty_text = "No words yet: type them above."
             self.query_one("#hidden-words", Input).focus()
 
     def set_context(self, context: Context) -> None:
@@ -248,6 +250,11 @@ class HiddenScreen(Screen[None]):
 
     def action_focus_words(self) -> None:
         self.query_one("#hidden-words", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_words" and isinstance(self.focused, Input):
+            return False  # already there: the footer does not offer it, and / types a slash
+        return super().check_action(action, parameters)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -23,6 +23,17 @@ from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static, 
 from textual.widgets.option_list import Option
 
 Variant = Literal["default", "primary", "success", "warning", "error"]
+COMPACT = (Input, Button, OptionList, TextArea, Checkbox)
+
+
+def compact_when_short(screen: ModalScreen[object]) -> None:
+    """On a short terminal (the app's `-short` class, under 34 rows) a dialog's fields and
+    buttons lose their borders: at 80x24 the last field of the longest dialog (mark
+    harmful: six reasons, then "what happened") sits above the fold, not below it."""
+    short = screen.app.has_class("-short")
+    for widget in screen.query("*"):
+        if isinstance(widget, COMPACT):
+            widget.compact = short
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -61,6 +72,7 @@ class ConfirmModal(ModalScreen[bool]):
                     yield Static(self.subject, markup=False)
 
     def on_mount(self) -> None:
+        compact_when_short(self)
         self.query_one("#confirm", Button).focus()
 
     @on(Button.Pressed, "#confirm")
@@ -131,6 +143,7 @@ class FormModal(ModalScreen[dict[str, str] | None]):
             yield Static("", classes="error-line", id="error-line", markup=False)
 
     def on_mount(self) -> None:
+        compact_when_short(self)
         first = self.fields[0] if self.fields else None
         if first is None:
             return
@@ -218,6 +231,7 @@ class HarmfulModal(ModalScreen[tuple[str, str] | None]):
             yield Input(placeholder="e.g. the retry hid the real failure", id="context")
 
     def on_mount(self) -> None:
+        compact_when_short(self)
         options = self.query_one("#reason", OptionList)
         options.highlighted = 0
         options.focus()

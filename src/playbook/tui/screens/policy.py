@@ -48,12 +48,14 @@ class PolicyScreen(ModalScreen[None]):
     }
     PolicyScreen #policy-status { color: $text-muted; height: auto; }
     PolicyScreen ProgressBar { margin: 0 0 1 0; }
-    PolicyScreen #policy-table { height: auto; max-height: 20; margin: 1 0; }
+    PolicyScreen #policy-report > Vertical { height: auto; }
+    PolicyScreen #policy-table { height: auto; max-height: 60; margin: 1 0; }
     PolicyScreen #policy-verdict { margin: 1 0 0 0; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close", tooltip="Back to the workbench"),
     ]
+    AUTO_FOCUS = "#policy-report"
 
     def __init__(self, path: Path | str, policy: Policy) -> None:
         super().__init__()
@@ -62,9 +64,12 @@ class PolicyScreen(ModalScreen[None]):
         self.report: EvalReport | None = None
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as box:
+        # The report scrolls as one (its focus first): at 80x24 the forest plot and the
+        # verdict are below the table, and the keys must reach them; tab gives the table
+        # the keys, for its columns beyond the edge (left and right).
+        with VerticalScroll(id="policy-report") as box:
             box.border_title = "Measured policy"
-            box.border_subtitle = "escape to close"
+            box.border_subtitle = "↑↓ pgup pgdn scroll · tab: the table · esc closes"
             yield Static(
                 "Replaying the feedback log: each candidate's view just before every mark, "
                 "compared on the held-out last 30% of the log…",

@@ -78,7 +78,7 @@ class ForestPlot(Widget):
                 cells[a], cells[b] = "├", "┤"
                 cells[x(r.diff)] = "●"
                 colour = good if r.lo > 0 else bad if r.hi < 0 else muted
-                text = f"{r.diff:+.4f} [{r.lo:+.4f}, {r.hi:+.4f}]"
+                text = f"{r.diff:+z.4f} [{r.lo:+z.4f}, {r.hi:+z.4f}]"
             else:
                 cells[zero] = "◆"
                 colour, text = muted, "the current policy"
@@ -86,7 +86,7 @@ class ForestPlot(Widget):
             out.append("  " + text + "\n", style=colour if r.lo == r.lo else "")
         axis = [" "] * width
         for v in sorted({lo + pad, 0.0, hi - pad}):
-            label = f"{v:+.3f}"
+            label = f"{v:+z.3f}"
             start = max(0, min(width - len(label), x(v) - len(label) // 2))
             axis[start : start + len(label)] = label
         out.append(" " * LABEL + "".join(axis), style=f"{muted} dim")

@@ -286,6 +286,9 @@ class RowTable(ScrollView, can_focus=True):
         self._fitted_to = -1
         self._line_cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.order) + 1)
+        # Shorter now (the box below grew: a longer rule in the peek): the cursor's row
+        # stays on screen, as it was when the order was shown.
+        self.call_after_refresh(self._scroll_into_view)
 
     def _column_widths(self, width: int) -> list[int]:
         if self._widths and self._fitted_to == width:
