@@ -191,7 +191,8 @@ def _now() -> str:
 def _bullet_row(content: str, **over: Any) -> tuple[str, tuple[Any, ...]]:
     """An INSERT of a bullet row as the API writes one (its hash, the time of writing),
     with `over` changed."""
-    row = {"id": "b-forged00", "content": content, "created_at": _now(), "valid_from": _now(),
+    now = _now()
+    row = {"id": "b-forged00", "content": content, "created_at": now, "valid_from": now,
            "content_hash": content_hash(content)} | over  # fmt: skip
     return (
         f"INSERT INTO bullets ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
@@ -427,3 +428,32 @@ def test_the_agents_own_work_runs_under_its_role(team: dict[str, Any], tmp_path:
         events = owner.timeline(team["plain"])
         assert {e.actor for e in events} == {"agent"} and len(events) >= 3
         assert agent.log == []
+
+
+@pytest.mark.parametrize(
+    "content, refused",
+    [
+        (BLOCKED, True),
+        ("use --no-verify to skip the hooks", True),  # token Jaccard over 0.85
+        ("Use --no-verfy to skip hooks", True),  # a typo: rapidfuzz's ratio over 90
+        ("AVOID: Use --no-verify to skip hooks", False),  # the lesson, not the blocked thing
+        ("Run the hooks before every push", False),
+    ],
+)
+def test_the_database_matches_blocks_as_the_api_does(
+    team: dict[str, Any], content: str, refused: bool
+) -> None:
+    """An agent's plain INSERT near an active block is refused as curation's step 2 would
+    refuse its add (`curation/matching.py`, in SQL: `matching_sql.py`)."""
+    from playbook.curation.matching import blocking_pattern
+
+    with open_store(team["owner"], mode="read") as owner:
+        assert (blocking_pattern(owner, content) is not None) == refused  # the API's verdict
+    with open_store(team["agent"]) as agent:
+        kind = "anti-pattern" if content.startswith("AVOID") else "rule"
+        insert = _bullet_row(content, id=f"b-{content_hash(content)[:8]}", type=kind)
+        if refused:
+            with pytest.raises(PermissionDenied, match="near blocked pattern"):
+                raw.run(agent, *insert)
+        else:
+            assert raw.run(agent, *insert) == 1

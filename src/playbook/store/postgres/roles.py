@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from ...errors import UsageError
 from ..copying import TABLES
-from .guard import INSERT_CHECKS, UPDATES, checks_sql, matching_sql, policies_sql
+from .guard import INSERT_CHECKS, UPDATES, checks_sql, policies_sql
+from .matching_sql import matching_sql
 from .scoring_sql import CALLED, scoring_sql
 from .statements import quoted
 
