@@ -14,6 +14,13 @@ Figures, in-process, per backend and size: keyword recall (median over repeated 
 on a warm store), a mark (one helpful vote through `curate`, median of 200), and at 10k a
 batch of 100 adds + 100 helpful (median of 5); the copy's time is shown too. Targets
 (issue 16): PostgreSQL's recall within 2x of SQLite's; a mark ≤ 5 ms; the batch ≤ 150 ms.
+
+Then `playbook pg roles` is run on the 10k schema and the mark and the batch are measured
+again, by the owner, logged in as a reviewer's role (row-level security on, with a policy
+that lets it do everything: the targets hold) and as an agent's (every row it writes
+checked by the database, the fold and the maturity pass run by the database: shown,
+without a target), the batches in turn so that the playbook grows alike under each. The
+agent's store runs on the real clock, which the database checks its timestamps against.
 """
 
 from __future__ import annotations
@@ -91,6 +98,8 @@ def drop_schemas(url: str, schemas: list[str]) -> None:
 
 
 def opened(target: str | Path) -> PlaybookStore:
+    if isinstance(target, str) and "_agent_login@" in target:
+        return open_store(target)  # the database checks an agent's timestamps: real time
     return open_store(target, clock=lambda: synth.NOW)
 
 
@@ -121,9 +130,9 @@ def mark_ms(target: str | Path, marks: int = 200) -> float:
     return statistics.median(times) * 1000
 
 
-def batch_ms(target: str | Path, rounds: int = 5) -> float:
+def batch_ms(target: str | Path, rounds: int = 5, label: str = "Batch") -> float:
     with opened(target) as store:
-        return batch_median(store, rounds) * 1000
+        return batch_median(store, rounds, label) * 1000
 
 
 def measure(n: int, targets: dict[str, str | Path]) -> None:
@@ -143,6 +152,52 @@ def measure(n: int, targets: dict[str, str | Path]) -> None:
                 "ms",
                 BATCH_MS,
             )
+        owner = str(targets["postgresql"])
+        with logins(owner) as (human, agent):
+            logins_by_role = {"owner": owner, "reviewer's role": human, "agent's role": agent}
+            for role, url in logins_by_role.items():
+                target = MARK_MS if role != "agent's role" else None
+                figure(f"mark in-process at 10k, PostgreSQL, roles made, {role}", mark_ms(url),
+                       "ms", target)  # fmt: skip
+            # One batch each in turn, five times: the playbook grows alike under each.
+            times: dict[str, list[float]] = {role: [] for role in logins_by_role}
+            for r in range(5):
+                for role, url in logins_by_role.items():
+                    times[role].append(batch_ms(url, rounds=1, label=f"{role[:5]}{r}"))
+            for role, values in times.items():
+                target = BATCH_MS if role != "agent's role" else None
+                figure(f"curate 100 adds + 100 helpful at 10k, PostgreSQL, roles made, {role}",
+                       statistics.median(values), "ms", target)  # fmt: skip
+
+
+@contextmanager
+def logins(url: str) -> Iterator[tuple[str, str]]:
+    """`playbook pg roles` on the playbook at `url` (its owner's login), and the URLs of a
+    login in each role; the roles are dropped afterwards."""
+    import psycopg
+
+    from playbook.store.postgres.roles import install_roles
+
+    tag = f"bench{os.getpid()}"
+    names = {"agent": f"{tag}_agent", "human": f"{tag}_human"}
+    with opened(url) as owner:
+        install_roles(owner, names["agent"], names["human"])
+    conninfo = url.split("?", 1)[0]
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        for group in names.values():
+            conn.execute(f"CREATE ROLE {group}_login LOGIN IN ROLE {group}")
+    rest = url.split("://", 1)[1].split("@", 1)[1]
+    try:
+        yield (
+            f"postgresql://{names['human']}_login@{rest}",
+            f"postgresql://{names['agent']}_login@{rest}",
+        )
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            for group in names.values():
+                conn.execute(f"DROP ROLE IF EXISTS {group}_login")
+                conn.execute(f"DROP OWNED BY {group}")
+                conn.execute(f"DROP ROLE IF EXISTS {group}")
 
 
 def timed(what: Callable[[], object]) -> float:

@@ -25,15 +25,16 @@ from playbook.curation import curate
 from playbook.store import PlaybookStore, connect
 
 
-def batch_median(store: PlaybookStore, rounds: int = 5) -> float:
+def batch_median(store: PlaybookStore, rounds: int = 5, label: str = "Batch") -> float:
     """Median seconds of `rounds` batches of 100 new rules + 100 helpful marks on `store`
-    (bench/backends.py times the same batch on each backend)."""
+    (bench/backends.py times the same batch on each backend; another `label` makes rules
+    of their own, for a second measure on one playbook)."""
     ids = [b.id for b in store.bullets(state="active")]
     rng = random.Random(3)
     times = []
     for r in range(rounds):
         batch = [
-            {"type": "add", "content": f"Batch {r} rule {i}: check config{r}x{i} first",
+            {"type": "add", "content": f"{label} {r} rule {i}: check config{r}x{i} first",
              "tags": ["bench"]}
             for i in range(100)
         ] + [{"type": "helpful", "bullet_id": b} for b in rng.sample(ids, 100)]  # fmt: skip

@@ -213,6 +213,8 @@ BELOW_THE_STORE = {
     "playbook.text",
     "playbook.authority",
     "playbook.lazy",
+    "playbook.files",  # writing and reading the files a user names (a new database file)
+    "playbook.inert",
 }
 
 

@@ -281,7 +281,7 @@ def test_step_2_keeps_the_insertion_order_of_rows_keyed_by_text(tmp_path: Path) 
         conn.execute("INSERT INTO proposals (id, delta, created_at) VALUES (?, '{}', 't')", (key,))
     before = {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in ORDERED}
 
-    assert run_migrations(conn, [memory_migration()]) == [("memory", 2)]
+    assert run_migrations(conn, [memory_migration(2)]) == [("memory", 2)]
     for table in ORDERED:
         rows = conn.execute(f"SELECT *, seq FROM {table} ORDER BY seq").fetchall()
         assert [r[:-2] for r in rows] == before[table]  # (`*` now ends with seq too)

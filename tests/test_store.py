@@ -237,6 +237,7 @@ def test_core_imports_no_textual() -> None:
 RELEASED_MEMORY_STEPS = [
     "f4c334fbf0c326c59113b97acb862aec0c47a4437ead0459302fde943e07f5e3",
     "e34efccd59d5242e0f1912324172c8ed1356b512454faa6d18aa46c498c94dc1",
+    "9305877e05c9155859d8bad129933b14f85818bab4a086fa1af163029b75b755",  # store/checks.py
 ]
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -208,13 +209,16 @@ def test_a_missing_folder_is_named_not_called_an_unusable_database(tmp_path: Pat
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_full_disk_at_open_says_the_disk_is_full(tmp_path: Path) -> None:
+def test_a_device_as_the_playbook_is_refused_at_once(tmp_path: Path) -> None:
+    """A device (here /dev/full, through a link) is no playbook file: SQLite would write
+    into it and make its journal files beside it, in /dev. A full disk itself is said as
+    such (tests/test_files.py, on a small file system of its own)."""
     path = tmp_path / "pb.sqlite3"
-    path.symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
+    path.symlink_to("/dev/full")
     r = run_cli("init", "--json", db=path)
-    err = assert_user_error(r, "disk_full", exit_code=3)
-    assert "disk is full" in err["message"]
-    assert "not a usable SQLite database" not in err["message"]
+    err = assert_user_error(r, "cannot_open", exit_code=3)
+    assert "not a regular file" in err["message"]
+    assert path.is_symlink() and stat.S_ISCHR(Path("/dev/full").stat().st_mode)
 
 
 def test_a_full_disk_during_import_says_so_and_changes_nothing(tmp_path: Path) -> None:

@@ -150,6 +150,15 @@ class DatabaseBusy(DatabaseError):
     hint = "another process holds the database"
 
 
+class ConnectionLost(DatabaseError):
+    """The connection to the database server broke (a restart, a terminated backend): what
+    was under way failed whole (a transaction is never half-applied), and the next request
+    connects again."""
+
+    code = "connection_lost"
+    hint = "run it again once the server is back (an outcome's receipt makes that safe)"
+
+
 class ConstraintError(DatabaseError):
     """A write broke a rule of the schema (a duplicate key, the append-only log)."""
 
@@ -172,6 +181,7 @@ SchemaError = DatabaseError  # the name SPEC-era code catches: every unusable-da
 __all__ = [
     "BackendUnavailable",
     "CannotOpen",
+    "ConnectionLost",
     "ConstraintError",
     "DatabaseBusy",
     "DatabaseDamaged",

@@ -8,6 +8,7 @@ CLI and the workbench show such characters as visible escapes (`\\x1b`, `\\u202e
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -52,7 +53,22 @@ def _json_escape(m: re.Match[str]) -> str:
 
 
 def dumps(data: Any, *, indent: int | None = 2) -> str:
-    """JSON for a terminal: UTF-8 kept readable, but C1 and bidi controls escaped too."""
-    return _UNSAFE.sub(
-        _json_escape, json.dumps(data, ensure_ascii=False, indent=indent, default=str)
-    )
+    """JSON for a terminal: UTF-8 kept readable, but C1 and bidi controls escaped too. Always
+    JSON: a number that is not finite (a statistic of too little data) is written null, never
+    as `NaN` or `Infinity`, which no JSON reader accepts."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, indent=indent, default=str, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(data), ensure_ascii=False, indent=indent, default=str)
+    return _UNSAFE.sub(_json_escape, text)
+
+
+def _finite(data: Any) -> Any:
+    """`data` with every float that is not finite replaced by None."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    return data

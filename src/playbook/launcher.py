@@ -41,9 +41,9 @@ def run() -> None:
     from playbook.cli.running import run_guarded
 
     # What typer's root callback sets: --db (else $PLAYBOOK_DB, read by `db_target`), and
-    # --policy, else a non-empty $PLAYBOOK_POLICY.
+    # --policy (else $PLAYBOOK_POLICY, read by `policy_path`).
     state.db = call.options.get("--db")
-    state.policy = call.options.get("--policy") or os.environ.get("PLAYBOOK_POLICY") or None
+    state.policy = call.options.get("--policy")  # else $PLAYBOOK_POLICY (`policy_path`)
     command = getattr(hot, COMMANDS[call.command].function)
     sys.exit(run_guarded(args, lambda: command(**call.values)))
 

@@ -64,9 +64,14 @@ __all__ = [
 
 
 def _storable(value: str) -> str:
-    """`value`, if it is text SQLite can store (UTF-8). `json.loads` turns "\\ud800" into a
-    lone surrogate, which no encoder accepts: refused here, as invalid input, so that it is
-    reported instead of failing the write."""
+    """`value`, if it is text both backends can store: UTF-8 without a NUL character.
+    `json.loads` turns "\\ud800" into a lone surrogate, which no encoder accepts, and
+    "\\u0000" into a NUL, which PostgreSQL cannot store: refused here, as invalid input,
+    so that it is reported instead of failing the write."""
+    if "\x00" in value:
+        raise invalid(
+            f"a NUL character (\\x00) cannot be stored (at position {value.index(chr(0))})"
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -32,6 +32,13 @@ class OutcomeReport(BaseModel):
     context: StorableText | None = None
     at: datetime | None = None  # when it happened (observation time); default now
 
+    @field_validator("receipt")
+    @classmethod
+    def _receipt(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise invalid("a receipt is not empty (leave it out for none)")
+        return value
+
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
@@ -153,7 +160,7 @@ def apply_outcome(
                 batch_id=batch,
             )
             result.applied.append(bid)
-        if report.receipt is not None:
+        if report.receipt is not None and result.applied:  # spent only by one that applied
             store.add_receipt(report.receipt, report.outcome, batch)
         store.log_decision(
             batch,

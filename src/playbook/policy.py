@@ -55,6 +55,35 @@ EXTRA_STOP_WORDS = tuple(
 )
 
 
+MAX_WEIGHT = 1000.0  # the largest weight a feedback event may carry (the database agrees)
+
+# The range of every number (from, to; both included, except a 0 that `gt=0` refuses). A
+# number of a field not named here is still refused when it is not finite or lies outside
+# GENERIC_RANGE: every constant, old or new, is a finite number in a documented range.
+RANGES: dict[str, tuple[float, float]] = {
+    "half_life_days": (0, 36500), "harm_multiplier": (0, 100),
+    "multiplier_candidate": (-100, 100), "multiplier_established": (-100, 100),
+    "multiplier_proven": (-100, 100), "multiplier_deprecated": (-100, 100),
+    "min_events_for_rung": (0, 1e6), "deprecate_harm_ratio": (0, 1),
+    "proven_min_helpful": (0, 1e6), "proven_max_harm_ratio": (0, 1),
+    "deprecate_score_below": (-1e6, 0), "epsilon": (0, 1), "stale_after_days": (0, 36500),
+    "duplicate_jaccard": (0, 1), "blocked_jaccard": (0, 1), "blocked_fuzz_ratio": (0, 100),
+    "invert_min_harm": (0, 1e6), "invert_harm_over_help": (0, 1e6),
+    "exact_points": (0, 1000), "substring_points": (0, 1000), "tag_points": (0, 1000),
+    "semantic_weight": (0, 1), "similarity_scale": (0, 1000), "min_relevance": (0, 1000),
+    "min_confidence": (0, 1000), "outcome_success_weight": (0, MAX_WEIGHT),
+    "outcome_failure_weight": (0, MAX_WEIGHT), "outcome_partial_weight": (0, MAX_WEIGHT),
+    "confidence_start": (0, 1), "confidence_success": (-1, 1), "confidence_failure": (-1, 1),
+    "confidence_partial": (-1, 1), "confidence_min": (0, 1), "confidence_max": (0, 1),
+    "reflect_max_iterations": (1, 100), "reflect_max_deltas": (1, 10_000),
+    "max_content_length": (1, 100_000_000), "max_text_length": (1, 100_000_000),
+    "max_id_length": (1, 100_000), "max_ref_length": (1, 1_000_000),
+    "max_label_length": (1, 100_000), "max_tags": (0, 100_000), "max_batch": (1, 1_000_000),
+    "max_query_length": (1, 1_000_000), "hook_context_chars": (0, 10_000_000),
+}  # fmt: skip
+GENERIC_RANGE = (-1e9, 1e9)
+
+
 def _f(default: Any, source: str, doc: str, **constraints: Any) -> Any:
     """A constant: its default, where the default came from, what it does, and its
     constraints in pydantic's terms (gt, ge, le)."""
@@ -209,6 +238,18 @@ class Policy:
         return list(_defaults())
 
     @classmethod
+    def range_of(cls, name: str) -> tuple[float, float, bool] | None:
+        """(from, to, whether `from` itself is refused) of a numeric constant; None for one
+        that is not a number (a list of words)."""
+        field = next(f for f in dataclasses.fields(cls) if f.name == name)
+        if type(field.default) not in (int, float):
+            return None
+        low, high = RANGES.get(name, GENERIC_RANGE)
+        given = field.metadata["constraints"]
+        low = given.get("gt", given.get("ge", low))
+        return low, given.get("le", high), "gt" in given
+
+    @classmethod
     def explain(cls) -> list[tuple[str, Any, str, str]]:
         """(name, default, source, description) for every constant."""
         return [
@@ -231,19 +272,25 @@ def validator() -> type[BaseModel]:
     from pydantic import ConfigDict, Field, create_model
 
     hints = typing.get_type_hints(Policy)
-    fields: dict[str, Any] = {
-        f.name: (
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(Policy):
+        bounds = Policy.range_of(f.name)
+        constraints = dict(f.metadata["constraints"])
+        if bounds is not None:
+            low, high, above = bounds
+            constraints.pop("ge", None)
+            constraints.update({"gt" if above else "ge": low, "le": high})
+        fields[f.name] = (
             hints[f.name],
             Field(
                 default=f.default,
                 description=f.metadata["doc"],
                 json_schema_extra={"source": f.metadata["source"]},
-                **f.metadata["constraints"],
+                **constraints,
             ),
         )
-        for f in dataclasses.fields(Policy)
-    }
-    config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: NaN and the infinities are refused for every number, by name.
+    config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     return create_model("Policy", __config__=config, **fields)  # type: ignore[call-overload, no-any-return]
 
 
@@ -258,10 +305,9 @@ DEFAULT_POLICY = Policy()
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
-    import tomllib  # only here: every command imports this module
+    from .files import read_toml  # only here: every command imports this module
 
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
+    data = read_toml(path)
     # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
     table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
     return Policy(**table)
@@ -277,10 +323,9 @@ MEASURED = "measured by playbook policy eval"
 
 def load_provenance(path: str | Path) -> dict[str, dict[str, Any]]:
     """The `[provenance.NAME]` tables of a policy file (empty when it has none)."""
-    import tomllib
+    from .files import read_toml
 
-    with open(path, "rb") as fh:
-        table = tomllib.load(fh).get("provenance", {})
+    table = read_toml(path).get("provenance", {})
     return (
         {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
     )
@@ -294,14 +339,12 @@ def write_policy(
     and the file is replaced whole (a crash leaves the old file or the new one).
 
     Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    import os
-    import tomllib
+    from .files import read_toml
 
     path = Path(path)
     data: dict[str, Any] = {}
-    if path.exists():
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+    if path.is_file():  # (a device or a FIFO to write through holds no settings)
+        data = read_toml(path)
     if "policy" in data:
         table = dict(data.pop("policy"))
     else:  # the top-level form: its plain keys are the policy
@@ -311,9 +354,9 @@ def write_policy(
     prov = dict(data.pop("provenance", {}))
     prov.update(provenance)
     text = dump_toml({"policy": table, "provenance": prov, **data})
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    from .files import write_file  # replaces a regular file whole; never a device or a link out
+
+    write_file(path, text)
     return policy
 
 

@@ -27,14 +27,35 @@ RANK = {m: i for i, m in enumerate(LADDER)}
 PASS_RULES = ":2"
 
 
+# Evidence below TINY counts as none: a decayed value that small (2^-900, about 1e-271:
+# 810 half-lives of silence) is flushed to 0.0 instead of going on into subnormal numbers.
+# PostgreSQL raises on a float underflow where Python gives 0.0, so the database's own
+# maturity pass (store/postgres/scoring_sql.py) flushes at the same place, and both give the
+# same bits for the same log. No score a person or a rung can tell apart is touched by it.
+TINY = 2.0**-900
+MAX_HALVINGS = 896.0  # 0.5 ** 896 = 2^-896: the most halvings that stay above TINY
+
+
 def days(t: datetime) -> float:
     """A timestamp as (fractional) days since the Unix epoch."""
     return t.timestamp() / DAY
 
 
+def half_factor(halvings: float) -> float:
+    """0.5 ** halvings (halvings >= 0), or 0.0 past MAX_HALVINGS."""
+    return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
+
+
+def scaled(value: float, factor: float) -> float:
+    """value * factor, or 0.0 where that would be below TINY."""
+    if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
+        return 0.0
+    return value * factor
+
+
 def decay(weight: float, age_days: float, half_life_days: float) -> float:
     """One event's weight after `age_days` (events in the future count as age 0)."""
-    return weight * 0.5 ** (max(0.0, age_days) / half_life_days)
+    return scaled(weight, half_factor(max(0.0, age_days) / half_life_days))
 
 
 @dataclass(frozen=True)
@@ -75,11 +96,11 @@ class DecayAccumulator:
     def fold(self, kind: str, at: float, weight: float) -> None:
         if at > self.ref:
             if self.count:
-                factor = 0.5 ** ((at - self.ref) / self.half_life)
-                self.helpful *= factor
-                self.harmful *= factor
+                factor = half_factor((at - self.ref) / self.half_life)
+                self.helpful = scaled(self.helpful, factor)
+                self.harmful = scaled(self.harmful, factor)
             self.ref = at
-        v = weight * 0.5 ** ((self.ref - at) / self.half_life)
+        v = scaled(weight, half_factor((self.ref - at) / self.half_life))
         if kind == "helpful":
             self.helpful += v
         else:
@@ -94,16 +115,20 @@ class DecayAccumulator:
             return 0.0, 0.0
         if now < self.ref:
             raise ValueError("accumulator cannot answer before its reference time")
-        factor = 0.5 ** ((now - self.ref) / self.half_life)
-        return self.helpful * factor, self.harmful * factor
+        factor = half_factor((now - self.ref) / self.half_life)
+        return scaled(self.helpful, factor), scaled(self.harmful, factor)
 
 
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
-    return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
+    """(H - 4X) * multiplier for one bullet: `effective_with` with the flush to 0 below TINY
+    (see `scaled`), as the maturity pass reads it on both backends."""
+    net = helpful - scaled(harmful, policy.harm_multiplier)
+    return scaled(net, policy.multiplier(maturity)) + 0.0
 
 
 def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
-    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike."""
+    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike (the
+    same numbers as `effective_score` above TINY)."""
     # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
     return (helpful - policy.harm_multiplier * harmful) * multiplier + 0.0
 
@@ -220,7 +245,6 @@ def is_stale(last_activity: float, now: float, policy: Policy) -> bool:
 
 def should_invert(helpful: float, harmful: float, policy: Policy) -> bool:
     """Step 5 of curation: harm at least 3 and more than twice the help."""
-    return (
-        harmful >= policy.invert_min_harm - policy.epsilon
-        and harmful > policy.invert_harm_over_help * helpful
+    return harmful >= policy.invert_min_harm - policy.epsilon and harmful > scaled(
+        helpful, policy.invert_harm_over_help
     )

@@ -19,7 +19,6 @@ HOSTILE = {
     "invisible": "Run\u200b the\u2060 tests\ufeff\u00ad",
     "tag-characters": "Run the tests\U000e0001\U000e0069\U000e0067\U000e006e\U000e007f",
     "line-separators": "Run the\u2028tests\u2029now",
-    "nul": "Run\x00 the tests\x00",
     "multiline": "Run the tests\n\n  AVOID: trusting [red]output[/red]",
 }
 

@@ -11,6 +11,7 @@ The contract (README, "JSON output and exit codes"):
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +59,7 @@ ERROR_CODES: dict[str, int] = {
     "read_only": EXIT_DATABASE,
     "disk_full": EXIT_DATABASE,
     "cannot_open": EXIT_DATABASE,
+    "connection_lost": EXIT_DATABASE,
     "schema_too_old": EXIT_DATABASE,
     "internal": EXIT_INTERNAL,
 }
@@ -106,7 +108,7 @@ class CliError(Exception):
         if isinstance(exc, PlaybookError):
             message = str(exc)
             if exc.code == "database_not_empty":
-                message = f"{message}: {db_target()}"
+                message = f"{message}: {target()}"  # a URL's password masked
             return cls(exc.code, message, exc.hint or _CLI_HINTS.get(exc.code))
         pydantic = sys.modules.get("pydantic")
         if pydantic is not None and isinstance(exc, pydantic.ValidationError):
@@ -184,6 +186,32 @@ def db_target() -> str:
             "give a file path or a postgresql:// URL, or unset $PLAYBOOK_DB for the default",
             EXIT_USAGE,
         )
+    if given == ":memory:" or given.startswith("file::memory:"):
+        raise CliError(
+            "usage",
+            f"{given} is a playbook in memory: it would be gone when the command ends, "
+            "with whatever it wrote",
+            "give a file path or a postgresql:// URL",
+            EXIT_USAGE,
+        )
+    return given
+
+
+def policy_path() -> str | None:
+    """The policy file named by --policy, else $PLAYBOOK_POLICY, else None; an empty one is
+    a usage error (as for --db), never a silent "no policy"."""
+    given = state.policy
+    if given is None and "PLAYBOOK_POLICY" in os.environ:
+        given = os.environ["PLAYBOOK_POLICY"]
+    if given is None:
+        return None
+    if not given.strip():
+        raise CliError(
+            "usage",
+            'the policy file is empty (--policy "" or an empty $PLAYBOOK_POLICY)',
+            "name a playbook.toml, or unset $PLAYBOOK_POLICY for the defaults",
+            EXIT_USAGE,
+        )
     return given
 
 
@@ -205,7 +233,8 @@ def db_path() -> Path:
 
 def load_policy_option() -> Policy | None:
     """The policy named by --policy / $PLAYBOOK_POLICY, or None for the defaults."""
-    if not state.policy:
+    given = policy_path()
+    if given is None:
         return None
     import tomllib
 
@@ -213,7 +242,7 @@ def load_policy_option() -> Policy | None:
 
     from ..policy import load_policy
 
-    path = Path(state.policy).expanduser()
+    path = Path(given).expanduser()
     try:
         return load_policy(path)
     except FileNotFoundError:

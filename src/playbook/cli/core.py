@@ -116,27 +116,55 @@ def mark(
     )
 
 
-def read_json_input(source: str) -> Any:
-    """JSON from a file or '-' (stdin); a user error when it is not JSON."""
+def read_json_input(source: str, max_bytes: int = 64 << 20) -> Any:
+    """JSON from a file or '-' (stdin), read up to `max_bytes`; a user error when it is not
+    JSON (an object naming a key twice included)."""
+    from ..files import TooLarge, loads_json, read_capped
+
     try:
-        if source == "-":
-            text = sys.stdin.read()
-        else:
-            with open(source, encoding="utf-8") as fh:
-                text = fh.read()
+        data = read_capped(source, max_bytes, "the batch")
+    except TooLarge as exc:
+        raise CliError("invalid_input", str(exc)) from None
     except FileNotFoundError:
         raise CliError("file_not_found", f"no such file: {_short_source(source)}") from None
+    except IsADirectoryError:
+        raise CliError("file_error", f"{_short_source(source)} is a directory") from None
+    except PermissionError:
+        raise CliError("file_error", f"permission denied: {_short_source(source)}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise CliError("invalid_json", f"{_short_source(source)}: not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise CliError(
             "invalid_json",
             f"{_short_source(source)}: not valid JSON ({exc.msg} at line {exc.lineno})",
         ) from None
+    except ValueError as exc:  # a key named twice, NaN or Infinity
+        raise CliError("invalid_json", f"{_short_source(source)}: {exc}") from None
     except RecursionError:
         raise CliError("invalid_json", f"{_short_source(source)}: JSON nested too deeply") from None
+
+
+def max_size_option(default: str) -> Any:
+    return typer.Option(
+        default, "--max-size", metavar="SIZE", help="Refuse input larger than this (e.g. 1G)."
+    )
+
+
+def max_size(text: str) -> int:
+    """The bytes a --max-size option names (a usage error when it names none)."""
+    from ..interop.formats import parse_size
+
+    try:
+        cap = parse_size(text)
+    except ValueError as exc:
+        raise CliError("invalid_input", f"--max-size: {exc}") from None
+    if not 0 < cap <= 1 << 40:
+        raise CliError("invalid_input", f"--max-size: {text!r} is not between 1 byte and 1T")
+    return cap
 
 
 def _json_kind(value: object) -> str:
@@ -205,6 +233,7 @@ def curate_cmd(
     source: str = typer.Argument(..., metavar="FILE|-", help="A JSON list of deltas."),
     session: str | None = typer.Option(None, help="Provenance: the session they came from."),
     offset: int | None = typer.Option(None, help="Provenance: byte offset in the diary."),
+    max_bytes: str = max_size_option("64M"),
     json_out: bool = JSON,
 ) -> None:
     _json(json_out)
@@ -212,7 +241,7 @@ def curate_cmd(
     from ..curation.agent import agent_login
 
     bounded(("--session", session, "ref"))
-    deltas = read_json_input(source)
+    deltas = read_json_input(source, max_size(max_bytes))
     if isinstance(deltas, dict) and "deltas" in deltas:
         deltas = deltas["deltas"]
     if not isinstance(deltas, list):

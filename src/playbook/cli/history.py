@@ -36,7 +36,7 @@ def diff(
     with open_store(read_only=True) as store:
         now = store.now()
         start = _moment("--since", since, now)
-        end = _moment("--until", until, now) if until else None
+        end = _moment("--until", until, now) if until is not None else None
         if end is not None and start > end:
             raise CliError("invalid_input", f"--since ({since}) is later than --until ({until})")
         data = diff_since(store, start, until=end, movers=movers).to_dict()

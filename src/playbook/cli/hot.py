@@ -115,7 +115,7 @@ def recall_command(
     bounded(("query", query, "query"))
 
     when = None
-    if as_of:
+    if as_of is not None:  # an empty --as-of is a mistake, not "now"
         try:
             when = parse_when(as_of)
         except ValueError:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
 from .core import bounded
@@ -20,23 +19,6 @@ if TYPE_CHECKING:
 
 EXPORT_FORMATS = ("json", "yaml", "agents-md")
 IMPORT_FORMATS = ("auto", "json", "yaml", "cass")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same folder, so a reader never
-    sees half a file and a failed write leaves the old one intact."""
-    path = path.expanduser()
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise CliError("file_error", f"no such folder: {folder}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @app.command()
@@ -97,8 +79,10 @@ def export(
     text = to_json(doc) if fmt == "json" else to_yaml(doc)
     content: Any = doc if fmt == "json" else text
     if output is not None and output != "-":
+        from ..files import write_file
+
         path = Path(output)
-        _write_atomically(path, text)
+        write_file(path, text)  # a device or a pipe is written through, never replaced
         data = {"format": fmt, "path": str(path), "bytes": len(text.encode()), "counts": counts}
         emit(data, f"exported {counts['bullets']} bullets, {counts['feedback']} events to {path}")
         return
@@ -148,27 +132,22 @@ class _ProgressBar:
 
 
 def _read_input(source: str, max_bytes: int) -> bytes:
-    """The file's bytes; a file over the cap is refused before it is read (stdin: as soon as
-    more than the cap has arrived)."""
+    """The file's bytes (a file, `-`, a device or a pipe), refused as soon as more than the
+    cap has arrived (a file whose size says so, before it is read)."""
+    from ..files import TooLarge, read_capped
     from ..interop.formats import too_large
 
     try:
-        if source == "-":
-            data = sys.stdin.buffer.read(max_bytes + 1)
-            if len(data) > max_bytes:
-                raise CliError("invalid_import", f"stdin: {too_large(len(data), max_bytes)}")
-            return data
-        path = Path(source).expanduser()
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise CliError("invalid_import", f"{source}: {too_large(size, max_bytes)}")
-        return path.read_bytes()
+        return read_capped(source, max_bytes, "the import")
+    except TooLarge as exc:
+        where = "stdin" if source == "-" else inert(source, one_line=True)
+        raise CliError("invalid_import", f"{where}: {too_large(exc.size, exc.limit)}") from None
     except FileNotFoundError:
-        raise CliError("file_not_found", f"no such file: {source}") from None
+        raise CliError("file_not_found", f"no such file: {inert(source, one_line=True)}") from None
     except IsADirectoryError:
-        raise CliError("file_error", f"{source} is a directory") from None
+        raise CliError("file_error", f"{inert(source, one_line=True)} is a directory") from None
     except PermissionError:
-        raise CliError("file_error", f"permission denied: {source}") from None
+        raise CliError("file_error", f"permission denied: {inert(source, one_line=True)}") from None
 
 
 def _remove_database(where: Target) -> None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
@@ -12,7 +13,7 @@ from ..inert import inert
 from ..text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line, bounded
+from .core import JSON, _json, _outcome_line, bounded, max_size, max_size_option
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -54,6 +55,7 @@ def reflect(
     apply: bool = typer.Option(
         False, "--apply", help="Curate at once instead of staging in the review queue."
     ),
+    max_bytes: str = max_size_option("512M"),
     json_out: bool = JSON,
 ) -> None:
     """Turn a session diary into proposed deltas, staged for review (or curated with --apply).
@@ -76,6 +78,14 @@ def reflect(
         )
     if not session.strip():
         raise CliError("usage", "--session needs a session ref", exit_code=EXIT_USAGE)
+    from ..reflectors.command import MAX_TIMEOUT
+
+    if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):  # nan or inf: no bound
+        raise CliError(
+            "usage",
+            f"--timeout is a number of seconds above 0, at most {MAX_TIMEOUT:g}, not {timeout!r}",
+            exit_code=EXIT_USAGE,
+        )
     chosen: Reflector
     if reflector is not None:
         try:
@@ -84,13 +94,28 @@ def reflect(
             raise CliError("usage", f"--reflector: {exc}") from None
     else:
         chosen = HeuristicReflector()
-    # The diary is opened before the playbook, so a bad path changes nothing.
-    source = _open_diary(diary) if diary != "-" else sys.stdin.buffer
+    # The diary is opened before the playbook, so a bad path changes nothing; it is read
+    # through a cap, so /dev/zero or a huge stdin is refused instead of filling memory.
+    from ..files import Capped, TooLarge
+
+    cap = max_size(max_bytes)
+    raw = _open_diary(diary) if diary != "-" else sys.stdin.buffer
+    source = Capped(raw, cap, "the diary" if diary != "-" else "the diary on stdin")
     with source, open_store() as store:
         if isinstance(chosen, CommandReflector):
             chosen.max_prompt_chars = store.policy.reflect_prompt_chars
         as_agent = apply and agent_login(store)
-        result = reflect_session(store, session, source, chosen, apply=apply, as_agent=as_agent)
+        try:
+            result = reflect_session(
+                store,
+                session,
+                source,
+                chosen,
+                apply=apply,
+                as_agent=as_agent,  # type: ignore[arg-type]
+            )
+        except TooLarge as exc:
+            raise CliError("invalid_input", str(exc), "nothing was stored") from None
         if not result.ok:
             raise CliError(
                 "reflector_failed",
@@ -237,13 +262,9 @@ def topics(
     from ..consolidation import topics as find_topics
 
     if not 0 < threshold <= 1:
-        raise CliError("invalid_input", "--threshold must be in (0, 1]", exit_code=EXIT_USAGE)
+        raise CliError("invalid_input", "--threshold must be in (0, 1]")
     if max_groups < 1 or max_group_size < 2:
-        raise CliError(
-            "invalid_input",
-            "--max-groups must be >= 1 and --max-group-size >= 2",
-            exit_code=EXIT_USAGE,
-        )
+        raise CliError("invalid_input", "--max-groups must be >= 1 and --max-group-size >= 2")
     with open_store(create=False) as store:
         found = find_topics(
             store, threshold=threshold, max_groups=max_groups, max_group_size=max_group_size

@@ -34,6 +34,14 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+def _range(bounds: tuple[float, float, bool] | None) -> str | None:
+    """A constant's range in words ("0 to 100", "above 0, to 36500")."""
+    if bounds is None:
+        return None
+    low, high, above = bounds
+    return f"above {low:g}, to {high:g}" if above else f"{low:g} to {high:g}"
+
+
 def _one_line(text: str) -> str:
     return inert(text or "", one_line=True)
 
@@ -41,14 +49,15 @@ def _one_line(text: str) -> str:
 def _provenance() -> dict[str, dict[str, Any]]:
     """The measured constants' provenance in the --policy file (none without one)."""
     from ..policy import load_provenance
-    from .common import state
+    from .common import policy_path
 
-    if not state.policy:
+    given = policy_path()
+    if not given:
         return {}
     import tomllib
 
     try:
-        return load_provenance(state.policy)
+        return load_provenance(given)
     except (OSError, tomllib.TOMLDecodeError):  # load_policy_option already reported it
         return {}
 
@@ -58,7 +67,7 @@ def policy_show(json_out: bool = json_option()) -> None:
     """Every constant: its value, where the value came from, and what it does."""
     set_json(json_out)
     from ..policy import Policy, describe_provenance
-    from .common import state
+    from .common import policy_path
 
     policy = load_policy_option()
     measured = _provenance()
@@ -72,11 +81,12 @@ def policy_show(json_out: bool = json_option()) -> None:
                 "name": name,
                 "value": value,
                 "default": default,
-                "source": f"{state.policy}" if name in overridden else source,
+                "source": f"{policy_path()}" if name in overridden else source,
                 "default_source": source,
                 "overridden": name in overridden,
                 "provenance": prov,
                 "description": description,
+                "range": _range(Policy.range_of(name)),
             }
         )
     width = max(len(i["name"]) for i in items)
@@ -96,7 +106,8 @@ def policy_show(json_out: bool = json_option()) -> None:
                 lines.append(
                     f"{'':<{width}}  (edited since: the measured value was {prov['value']:g})"
                 )
-        lines.append(f"{'':<{width}}  {i['description']}")
+        bounds = f" ({i['range']})" if i["range"] else ""
+        lines.append(f"{'':<{width}}  {i['description']}{bounds}")
     emit(items, "\n".join(lines))
 
 

@@ -28,6 +28,7 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         result = call()
+        _tell_malformed()
         return int(result) if isinstance(result, int) and not isinstance(result, bool) else 0
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
@@ -56,6 +57,21 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
             "playbook: this is a bug in Playbook; please report it with the traceback above\n"
         )
         return EXIT_INTERNAL
+
+
+def _tell_malformed() -> None:
+    """One line on stderr when a reader skipped rows that break the database's rules
+    (`store/checks.py`): they count as absent, and `playbook doctor` lists them."""
+    checks = sys.modules.get("playbook.store.checks")
+    seen = checks.malformed_seen() if checks is not None else {}
+    if not seen:
+        return
+    from ..inert import inert
+
+    parts = [f"{table} {', '.join(sorted(map(str, keys))[:5])}" for table, keys in seen.items()]
+    n = sum(len(keys) for keys in seen.values())
+    line = f"playbook: note: skipped {n} malformed row(s) ({'; '.join(parts)}); "
+    sys.stderr.write(inert(line + "'playbook doctor' lists them", one_line=True) + "\n")
 
 
 def _click_error(exc: BaseException, name: str) -> bool:

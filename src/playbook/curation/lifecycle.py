@@ -42,6 +42,9 @@ def invert_harmed(
         and states[bid].state != "retired"
         and scoring.should_invert(evidence[bid].helpful, evidence[bid].harmful, policy)
     ]
+    if store.derived_by_database:  # the database decides, with its own policy
+        judged = store.database_should_invert(ids)
+        due = [bid for bid in ids if bid in judged]
     bullets = store.get_bullets(due) if due else {}
     done: list[tuple[str, str]] = []
     for bid in due:
@@ -95,6 +98,11 @@ def run_maturity_pass(
     unrelated mark leaves every other bullet where it is. After a policy change every live
     bullet is visited once, since new constants can change any verdict.
     """
+    if store.derived_by_database:  # the database runs the pass itself (roles.py)
+        changes = store.database_maturity_pass(touched, batch_id)
+        if result is not None:
+            result.maturity_changes.extend(changes)
+        return changes
     ids = dict.fromkeys(touched)
     full = store.maturity_policy_changed()
     now = scoring.days(store.now())
@@ -124,6 +132,8 @@ def rerate(
     changes: list[tuple[str, str, str]] = []
     if not ids:
         return changes
+    if store.derived_by_database:
+        return store.database_maturity_pass(ids, batch_id)
     policy = store.policy
     now_t = store.now()
     now = scoring.days(now_t)

@@ -46,8 +46,8 @@ class Vote:
 
 
 def _text(value: object) -> bool:
-    """A plain str that UTF-8 can encode (no lone surrogate)."""
-    if type(value) is not str:
+    """A plain str that both backends store (UTF-8 can encode it, no NUL)."""
+    if type(value) is not str or "\x00" in value:
         return False
     try:
         value.encode("utf-8")

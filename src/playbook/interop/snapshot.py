@@ -123,10 +123,14 @@ def decode(data: bytes, fmt: str) -> Any:
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"not UTF-8 text (byte {exc.start})") from None
     if fmt == "json":
+        from ..files import loads_json
+
         try:
-            return json.loads(text)
+            return loads_json(text)
         except json.JSONDecodeError as exc:
             raise SnapshotError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except ValueError as exc:  # a key named twice, NaN, Infinity
+            raise SnapshotError(f"not valid JSON: {exc}") from None
         except RecursionError:
             raise SnapshotError("JSON is nested too deeply") from None
     import yaml

@@ -95,10 +95,11 @@ def load_candidates(path: str | Path, current: Policy) -> list[Candidate]:
     each a few settings changed from the current policy."""
     import tomllib
 
+    from ..files import read_toml
+
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        data = read_toml(path)
     except tomllib.TOMLDecodeError as exc:
         raise CandidateError(f"{path}: not valid TOML ({exc})") from None
     tables = data.get("candidates", data)

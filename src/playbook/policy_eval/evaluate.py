@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..errors import InvalidInput
 from ..store import iso, parse_iso
 from ..store.log_replay import read_history, token_matches
 from . import metrics
@@ -69,7 +70,7 @@ def evaluate(
     import numpy as np
 
     if not 0.0 < split < 1.0:
-        raise ValueError(f"split must be between 0 and 1 (not {split})")
+        raise InvalidInput(f"split must be between 0 and 1 (not {split})")
     current = current or store.policy
     cands = with_current(current, list(candidates) if candidates is not None else
                          default_grid(current))  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shlex
 import signal
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["CommandReflector"]
 
 _STDERR_TAIL = 4096  # bytes of stderr kept for error messages
+MAX_TIMEOUT = 86400.0  # a day: a reflector that runs longer is stuck
 _READ_CHUNK = 65536
 
 
@@ -53,8 +55,11 @@ class CommandReflector:
         args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
         if not args:
             raise ValueError("CommandReflector needs a command to run")
-        if timeout <= 0:
-            raise ValueError("timeout must be positive")
+        if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
+            raise ValueError(
+                f"the timeout is a number of seconds above 0 and at most {MAX_TIMEOUT:g}, "
+                f"not {timeout!r}"
+            )
         if max_output <= 0:
             raise ValueError("max_output must be positive")
         if max_prompt_chars is not None and max_prompt_chars <= 0:

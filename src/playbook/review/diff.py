@@ -97,7 +97,9 @@ def diff_since(
     """
     end = until or store.now()
     if since > end:
-        raise ValueError(f"--since {iso(since)} is after --until {iso(end)}")
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
     before = {r.id: r for r in rows_as_of(store, since)}
     after = {r.id: r for r in (rows_as_of(store, end) if until else bullet_rows(store))}
 

@@ -46,11 +46,14 @@ def parse_moment(text: str, now: datetime) -> datetime:
     m = _RELATIVE.match(text)
     if m:
         n, unit = int(m.group(1)), m.group(2).lower()
-        if unit == "d":
-            return now - timedelta(days=n)
-        if unit == "w":
-            return now - timedelta(weeks=n)
-        return _months_back(now, n * (12 if unit == "y" else 1))
+        try:
+            if unit == "d":
+                return now - timedelta(days=n)
+            if unit == "w":
+                return now - timedelta(weeks=n)
+            return _months_back(now, n * (12 if unit == "y" else 1))
+        except (OverflowError, ValueError):
+            raise ValueError(f"{text[:40]!r} goes back before the year 1") from None
     from ..retrieval import parse_when
 
     try:

@@ -79,6 +79,13 @@ class StoreBase:
         return self.sql.read_only
 
     @property
+    def derived_by_database(self) -> bool:
+        """The connection may not write what is derived from the log (the evidence cache, a
+        rule's maturity): the database computes it (PostgreSQL's agent role, `pg roles`), so
+        the maturity pass and step 5's test are asked of it."""
+        return self.sql.derived_by_database
+
+    @property
     def location(self) -> str:
         """Where the playbook is (a path, or a URL without its password), for messages."""
         return self.sql.label

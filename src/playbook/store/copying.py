@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DatabaseNotEmptyError, UsageError
+from .checks import well_formed
 from .interchange import INTEGER_KEYS
 
 if TYPE_CHECKING:
@@ -164,5 +165,5 @@ def _pages(store: PlaybookStore, table: str, columns: tuple[str, ...], key: tupl
             rows = store.sql.all(f"{select} WHERE ({', '.join(key)}) > ({marks}){order}", after)
         if not rows:
             return
-        yield [tuple(r) for r in rows]
+        yield [tuple(r) for r in rows if well_formed(table, columns, r)]
         after = [rows[-1][i] for i in at]

@@ -45,6 +45,7 @@ def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
     every other finding is in the returned `Diagnosis`."""
     where = resolve_target(target)
     report = Diagnosis(path=str(where))
+    malformed: list[str] = []
     try:
         ex = open_executor(where, "read")
     except errors.DatabaseDamaged as exc:
@@ -78,10 +79,19 @@ def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
         if report.playbook:
             for table in ORDER:
                 report.readable[table] = _readable_rows(ex, table)
+            malformed = _malformed_rows(ex)
     finally:
         ex.close()
     if report.problems:
         return _damaged(report)
+    if report.playbook and malformed:
+        report.healthy = False
+        report.problems += malformed
+        report.recovery.append(
+            "every reader skips these rows (as if they were not there) and says so; they were "
+            "written before the database refused such rows, or behind its back. To be rid of "
+            "them: export (they are left out, with a note) and import into a new playbook"
+        )
     if not report.playbook:
         report.healthy = False
         report.recovery.append(
@@ -90,6 +100,33 @@ def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
     elif report.schema_version is not None and report.schema_version > MEMORY_LATEST:
         report.recovery.append("written by a newer Playbook: upgrade playbook-workbench to use it")
     return report
+
+
+def _malformed_rows(ex: Executor) -> list[str]:
+    """One line per row that breaks a rule of `store/checks.py` (its key, the rule and the
+    value), at most MAX_PROBLEMS."""
+    from .checks import RULES
+
+    def preview(value: object) -> str:
+        text = repr(value)
+        return text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
+
+    out: list[str] = []
+    for table, (rules, key) in RULES.items():
+        columns = ", ".join(r.column for r in rules)
+        try:
+            rows = ex.execute(f"SELECT {key}, {columns} FROM {table} ORDER BY 1")
+            for row in rows:
+                for rule, value in zip(rules, row[1:], strict=True):
+                    if not rule.ok(value):
+                        out.append(
+                            f"{table} row {preview(row[0])}: {rule.says()}, not {preview(value)}"
+                        )
+                if len(out) >= MAX_PROBLEMS:
+                    return out[:MAX_PROBLEMS]
+        except errors.DatabaseError:  # a damaged table: reported by the checks above
+            continue
+    return out
 
 
 def _readable_rows(ex: Executor, table: str) -> int | str:

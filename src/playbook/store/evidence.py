@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import scoring
 from ..errors import NotFound
 from .bullets import BulletsMixin
-from .records import Evidence, iso, parse_iso
+from .records import Evidence, event_point, iso, stored_time
 
 if TYPE_CHECKING:
     from ..model import Score
@@ -103,13 +103,16 @@ class EvidenceMixin(BulletsMixin):
             if last <= mark:
                 return 0  # the common case for a reader: one statement
         with self.transaction():
+            if self.sql.derived_by_database:  # the database folds them itself (roles.py)
+                self._unfolded = False
+                return int(self.sql.call("SELECT playbook_fold()")[0][0])
             # Under the write lock. (The watermark is a parameter, not a subquery: the
             # planner then sees how few events are past it, and looks their bullets up
             # rather than hashing every bullet.)
             mark = self.evidence_watermark()
             rows = self.sql.all(
-                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days "
-                "FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
+                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days, "
+                "f.recorded_at FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
                 "WHERE f.id > ? ORDER BY f.id",
                 (mark,),
             )
@@ -117,7 +120,10 @@ class EvidenceMixin(BulletsMixin):
             if not rows:
                 return 0
             aggs = self._load_aggs({r[1] for r in rows})
-            for eid, bid, kind, at, weight, hl in rows:
+            for eid, bid, kind, at, weight, hl, recorded in rows:
+                point = event_point(eid, at, weight, recorded)
+                if point is None:  # a malformed row (noted): no event, for every reader
+                    continue
                 h = self.half_life(value=hl)
                 agg = aggs.get(bid)
                 if agg is None and mark == 0:
@@ -127,8 +133,8 @@ class EvidenceMixin(BulletsMixin):
                 elif agg is None or agg.acc.half_life != h:
                     agg = self._rebuild_agg(bid, h, upto=eid - 1)
                     aggs[bid] = agg
-                t = scoring.days(parse_iso(at))
-                agg.acc.fold(kind, t, weight)
+                t, w = point
+                agg.acc.fold(kind, t, w)
                 agg.last_at = max(agg.last_at, t)
                 agg.last_event_id = eid
             self.sql.later(
@@ -170,12 +176,16 @@ class EvidenceMixin(BulletsMixin):
         acc = scoring.DecayAccumulator(half_life)
         last_at = float("-inf")
         last_id = 0
-        for eid, kind, at, weight in self.sql.execute(
-            "SELECT id, kind, at, weight FROM feedback WHERE bullet_id = ? AND id <= ? ORDER BY id",
+        for eid, kind, at, weight, recorded in self.sql.execute(
+            "SELECT id, kind, at, weight, recorded_at FROM feedback "
+            "WHERE bullet_id = ? AND id <= ? ORDER BY id",
             (bullet_id, upto),
         ):
-            t = scoring.days(parse_iso(at))
-            acc.fold(kind, t, weight)
+            point = event_point(eid, at, weight, recorded)
+            if point is None:
+                continue
+            t, w = point
+            acc.fold(kind, t, w)
             last_at = max(last_at, t)
             last_id = eid
         return _Agg(bullet_id, acc, last_at, last_id)
@@ -190,15 +200,14 @@ class EvidenceMixin(BulletsMixin):
             extra = " AND recorded_at <= ?"
             args_tail = [iso(recorded_by)]
         d = self.sql.dialect
-        for bid, kind, at, weight in self.sql.execute(
-            f"SELECT bullet_id, kind, at, weight FROM feedback WHERE {d.in_list('bullet_id')}"
-            + extra
-            + " ORDER BY id",
+        for eid, bid, kind, at, weight, recorded in self.sql.execute(
+            "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
+            f"WHERE {d.in_list('bullet_id')}" + extra + " ORDER BY id",
             [d.list_param(ids), *args_tail],
         ):
-            out.setdefault(bid, []).append(
-                scoring.RawEvent(kind, scoring.days(parse_iso(at)), weight)
-            )
+            point = event_point(eid, at, weight, recorded)
+            if point is not None:
+                out.setdefault(bid, []).append(scoring.RawEvent(kind, *point))
         return out
 
     def supersedes_map(self, *, as_of: datetime | None = None) -> dict[str, list[str]]:
@@ -252,7 +261,8 @@ class EvidenceMixin(BulletsMixin):
             f"SELECT id, half_life_days, created_at FROM bullets WHERE {d.in_list('id')}",
             (d.list_param(members),),
         ):
-            info[bid] = (hl, scoring.days(parse_iso(created)))
+            created_at = stored_time(created, "bullets", bid)
+            info[bid] = (hl, scoring.days(created_at) if created_at else 0.0)
         raw: dict[str, list[scoring.RawEvent]] | None = None
         aggs: dict[str, _Agg] = {}
         # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a
@@ -264,7 +274,10 @@ class EvidenceMixin(BulletsMixin):
             self.sync_evidence()
             aggs = self._load_aggs(members)
         out: dict[str, Evidence] = {}
-        need_raw: set[str] = set()
+        # (bullet, member) pairs the cache cannot answer for that bullet's half-life and
+        # moment: only those read the raw events (a bullet's sums never depend on which
+        # other bullets were asked for with it: the database's own pass asks one at a time)
+        need_raw: set[tuple[str, str]] = set()
         for bid, group in groups.items():
             if bid not in info:
                 continue
@@ -273,9 +286,9 @@ class EvidenceMixin(BulletsMixin):
                 for m in group:
                     agg = aggs.get(m)
                     if agg and (agg.acc.half_life != h or not agg.acc.covers(now)):
-                        need_raw.add(m)
+                        need_raw.add((bid, m))
         if need_raw:
-            raw = self.raw_events(need_raw)
+            raw = self.raw_events({m for _, m in need_raw})
         for bid, group in groups.items():
             if bid not in info:
                 continue
@@ -284,7 +297,7 @@ class EvidenceMixin(BulletsMixin):
             last = info[bid][1]
             pending: float | None = None
             for m in group:
-                if raw is not None and (all_raw or m in need_raw):
+                if raw is not None and (all_raw or (bid, m) in need_raw):
                     events = raw.get(m, [])
                     eh, ex = scoring.decayed_totals(events, now, h)
                     for e in events:
@@ -302,6 +315,28 @@ class EvidenceMixin(BulletsMixin):
                 total_x += ex
             out[bid] = Evidence(total_h, total_x, last, pending)
         return out
+
+    def database_maturity_pass(
+        self, touched: Iterable[str], batch_id: str | None
+    ) -> list[tuple[str, str, str]]:
+        """The maturity pass, run by the database itself over `touched` and the bullets due
+        (a connection that may not write maturity: the agent role of `roles.py`, whose
+        moves use the policy the roles were made with): (id, from, to) of every move."""
+        with self.transaction():
+            rows = self.sql.call(
+                "SELECT bullet_id, was, now_is FROM playbook_maturity_pass(?, ?)",
+                (list(dict.fromkeys(touched)), batch_id),
+            )
+        return [(str(b), str(f), str(t)) for b, f, t in rows]
+
+    def database_should_invert(self, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` the database says step 5 inverts now (the agent role, as above)."""
+        return set(
+            self.sql.column(
+                "SELECT i FROM unnest(?::text[]) AS u(i) WHERE playbook_should_invert(i)",
+                (list(ids),),
+            )
+        )
 
     def evidence(
         self, bullet_id: str, *, at: datetime | None = None, as_of: datetime | None = None

@@ -46,6 +46,9 @@ class Executor(Protocol):
     dialect: Dialect  # the SQL fragments that differ (`store/dialect.py`)
     label: str  # where the database is, for messages (a path; a URL without password)
     read_only: bool  # opened for reading only: `transaction()` raises ReadOnlyPlaybook
+    # The connection may not write what is derived from the log (the evidence cache, a
+    # rule's maturity): the database computes it (PostgreSQL's agent role, `roles.py`).
+    derived_by_database: bool
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Result: ...
 
@@ -63,6 +66,10 @@ class Executor(Protocol):
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """The rows of each of several reads that do not depend on each other (on
         PostgreSQL, sent together: one round trip)."""
+
+    def call(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of a SELECT of a database function that writes (inside a write
+        transaction: it counts as a write, for the commit and `change_token`)."""
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from ..terms import refuse_future
 from .bullets import _where
 from .evidence import EvidenceMixin
-from .records import EVENT_COLUMNS, event_of, iso
+from .records import EVENT_COLUMNS, event_of, event_point, iso
 from .schema import next_seq
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class FeedbackMixin(EvidenceMixin):
             f"SELECT {EVENT_COLUMNS} FROM feedback WHERE bullet_id = ? ORDER BY at, id",
             (bullet_id,),
         )
-        return [event_of(r) for r in rows]
+        return [event_of(r) for r in rows if event_point(r[0], r[3], r[5], r[4]) is not None]
 
     def batch_events(self, bullet_id: str, batch_id: str) -> list[FeedbackEvent]:
         """The events one curate batch wrote on a bullet (what a mark stored), oldest first."""

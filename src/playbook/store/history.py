@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import scoring
-from .records import iso, parse_iso
+from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -47,13 +47,15 @@ def events_recorded_by(
     """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
     bullets) recorded by `when`."""
     d = store.sql.dialect
-    sql = "SELECT bullet_id, kind, at, weight FROM feedback WHERE recorded_at <= ?"
+    sql = "SELECT bullet_id, kind, at, weight, id, recorded_at FROM feedback WHERE recorded_at <= ?"
     if ids is None:
-        return store.sql.all(sql, (iso(when),))
-    return store.sql.all(
-        f"{sql} AND {d.in_list('bullet_id')}",
-        (iso(when), d.list_param(ids)),
-    )
+        rows = store.sql.all(sql, (iso(when),))
+    else:
+        rows = store.sql.all(
+            f"{sql} AND {d.in_list('bullet_id')}",
+            (iso(when), d.list_param(ids)),
+        )
+    return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
 
 def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
@@ -63,7 +65,8 @@ def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
 
 def every_event(store: PlaybookStore) -> list[tuple[str, str, Any, float, Any]]:
     """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
-    return store.sql.all("SELECT bullet_id, kind, at, weight, recorded_at FROM feedback")
+    rows = store.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
+    return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
 
 
 def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:

@@ -21,6 +21,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from ..text import tokens
+from .checks import well_formed
 from .schema import ORDERED_TABLES, next_seq
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ def read_table(store: PlaybookStore, table: str) -> Iterator[dict[str, Any]]:
     cols = TABLES[table]
     order = _ORDER_BY[table]
     for row in store.sql.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {order}"):
+        if not well_formed(table, cols, row):  # skipped, and noted (`store/checks.py`)
+            continue
         out: dict[str, Any] = {}
         for col, value in zip(cols, row, strict=True):
             if (table, col) in JSON_COLUMNS and value is not None:

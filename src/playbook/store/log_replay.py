@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from .records import event_point
+
 if TYPE_CHECKING:
     from .store import PlaybookStore
 
@@ -71,15 +73,14 @@ def read_history(store: PlaybookStore) -> History:
             ),
         )
     )
-    events = list(
-        map(
-            LogEvent._make,
-            conn.execute(
-                "SELECT id, bullet_id, kind, at, recorded_at, weight, context, session_ref, "
-                "batch_id FROM feedback ORDER BY recorded_at, id"
-            ),
+    events = [
+        LogEvent._make(r)
+        for r in conn.execute(
+            "SELECT id, bullet_id, kind, at, recorded_at, weight, context, session_ref, "
+            "batch_id FROM feedback ORDER BY recorded_at, id"
         )
-    )
+        if event_point(r[0], r[3], r[5], r[4]) is not None
+    ]
     maturity = list(
         map(
             MaturityEntry._make,

@@ -11,10 +11,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..scoring import days
+from .checks import is_time, is_weight, note_malformed
+
 if TYPE_CHECKING:
     from ..model import Bullet, FeedbackEvent
 
 ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # what a malformed stored time reads as
 BULLET_COLUMNS = (
     "id, content, category, tags, scope, scope_key, type, kind, source, state, maturity, "
     "pinned, pinned_reason, half_life_days, session_ref, byte_offset, created_at, valid_from, "
@@ -45,6 +49,38 @@ def parse_iso(s: str) -> datetime:
     return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
+def stored_time(text: object, table: str = "", key: object = None) -> datetime | None:
+    """A timestamp read back from the database, or None for one that is not a time of the
+    years a row may name (written before the database checked them: `store/checks.py`);
+    such a row is noted for the command to report (`checks.note_malformed`)."""
+    if not is_time(text):
+        note_malformed(table, key)
+        return None
+    return parse_iso(text)  # type: ignore[arg-type]
+
+
+def event_point(
+    key: object, at: object, weight: object, recorded_at: object
+) -> tuple[float, float] | None:
+    """(observation time in epoch days, weight) of a stored feedback event, or None for a
+    malformed one (noted, and counted as no event by every reader alike, the database's
+    own fold included: `store/postgres/scoring_sql.py`)."""
+    if not (is_weight(weight) and is_time(recorded_at)):
+        note_malformed("feedback", key)
+        return None
+    t = stored_time(at, "feedback", key)
+    return None if t is None else (days(t), float(weight))  # type: ignore[arg-type]
+
+
+def stored_json(text: object, table: str, key: object, default: Any) -> Any:
+    """JSON read back from the database; `default` (and a note) for text that is not."""
+    try:
+        return json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        note_malformed(table, key)
+        return default
+
+
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
     from ..model import Bullet, Provenance
@@ -53,7 +89,7 @@ def bullet_of(row: Sequence[Any]) -> Bullet:
         id=row[0],
         content=row[1],
         category=row[2],
-        tags=json.loads(row[3]),
+        tags=stored_json(row[3], "bullets", row[0], []),
         scope=row[4],
         scope_key=row[5],
         type=row[6],
@@ -65,9 +101,9 @@ def bullet_of(row: Sequence[Any]) -> Bullet:
         pinned_reason=row[12],
         half_life_days=row[13],
         provenance=Provenance.model_construct(session_ref=row[14], byte_offset=row[15]),
-        created_at=parse_iso(row[16]),
-        valid_from=parse_iso(row[17]),
-        valid_to=parse_iso(row[18]) if row[18] else None,
+        created_at=stored_time(row[16], "bullets", row[0]) or EPOCH,
+        valid_from=stored_time(row[17], "bullets", row[0]) or EPOCH,
+        valid_to=(stored_time(row[18], "bullets", row[0]) or EPOCH) if row[18] else None,
         content_hash=row[19],
     )
 
@@ -105,7 +141,7 @@ def bullet_json(row: Sequence[Any]) -> dict[str, Any]:
         "id": row[0],
         "content": row[1],
         "category": row[2],
-        "tags": json.loads(row[3]),
+        "tags": stored_json(row[3], "bullets", row[0], []),
         "scope": row[4],
         "scope_key": row[5],
         "type": row[6],
@@ -117,17 +153,17 @@ def bullet_json(row: Sequence[Any]) -> dict[str, Any]:
         "pinned_reason": row[12],
         "half_life_days": row[13],
         "provenance": {"session_ref": row[14], "byte_offset": row[15]},
-        "created_at": json_time(row[16]),
-        "valid_from": json_time(row[17]),
-        "valid_to": json_time(row[18]) if row[18] else None,
+        "created_at": json_time(row[16], row[0]),
+        "valid_from": json_time(row[17], row[0]),
+        "valid_to": json_time(row[18], row[0]) if row[18] else None,
         "content_hash": row[19],
     }
 
 
-def json_time(stored: str) -> str:
+def json_time(stored: str, key: object = None) -> str:
     """A stored timestamp as pydantic writes a datetime in JSON (ISO 8601, "Z" for UTC,
-    no fraction when the microseconds are 0)."""
-    t = parse_iso(stored)
+    no fraction when the microseconds are 0); the epoch for a malformed one (noted)."""
+    t = stored_time(stored, "bullets", key) or EPOCH
     text = t.isoformat()
     return text[:-6] + "Z" if t.utcoffset() == _ZERO and text.endswith("+00:00") else text
 

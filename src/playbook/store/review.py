@@ -4,14 +4,23 @@ Edges and decisions are append-only in the database (triggers in the schema)."""
 
 from __future__ import annotations
 
-import json
-
 from ..authority import require_human
 from ..errors import NotFound, StoreError
 from ..text import normalize
 from . import ids
 from .base import StoreBase
-from .records import BlockedPattern, Conflict, Decision, Lineage, iso, parse_iso, where_equal
+from .records import (
+    EPOCH,
+    BlockedPattern,
+    Conflict,
+    Decision,
+    Lineage,
+    iso,
+    parse_iso,
+    stored_json,
+    stored_time,
+    where_equal,
+)
 from .schema import next_seq
 
 
@@ -114,6 +123,11 @@ class ReviewMixin(StoreBase):
         sql += f"FROM decisions{where} ORDER BY id DESC LIMIT ?"
         rows = self.sql.all(sql, [*args, limit])
         return [
-            Decision(r[0], parse_iso(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
+            Decision(
+                r[0],
+                stored_time(r[1], "decisions", r[0]) or EPOCH,
+                *r[2:8],
+                detail=stored_json(r[8], "decisions", r[0], {}),
+            )
             for r in reversed(rows)
         ]

@@ -9,7 +9,10 @@ the same file (a session graph, say) are left alone. A released step is never ed
 
 Steps: 1 — the tables of SPEC §3; 2 — an explicit insertion-order column (`seq`) for the
 tables whose key is text (receipts, watermarks, proposals, blocked patterns), which were
-ordered by SQLite's hidden `rowid` (VACUUM may renumber it; PostgreSQL has none).
+ordered by SQLite's hidden `rowid` (VACUUM may renumber it; PostgreSQL has none); 3 — the
+database refuses a malformed row (a timestamp that is not one, a weight that is infinite,
+NaN or negative, detail that is not JSON: `store/checks.py`), since one such row in an
+append-only table would stay there for good.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import SchemaError as SchemaError  # re-exported
 from ..errors import SchemaTooNewError
+from .checks import sqlite_step
 from .executor import executor_of
 
 if TYPE_CHECKING:
@@ -278,8 +282,10 @@ MEMORY_V2 = "".join(
     for t in ("receipts", "watermarks", "proposals", "blocked_patterns")
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1), _split(MEMORY_V2))
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1), _split(MEMORY_V2), sqlite_step())
 MEMORY_LATEST = len(MEMORY_STEPS)
+# The oldest version a read-only open reads as it is: step 3 adds only checks on writes.
+MEMORY_READABLE = 2
 ORDERED_TABLES = ("receipts", "watermarks", "proposals", "blocked_patterns")  # step 2
 
 

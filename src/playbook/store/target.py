@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .. import errors
-from .schema import MEMORY_LATEST, check_version, memory_migration, schema_version
+from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
 
 if TYPE_CHECKING:
@@ -89,8 +89,47 @@ def resolve_target(target: str | os.PathLike[str] | Target) -> Target:
 
 
 def _without_password(url: str) -> str:
-    url = re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", url)
+    url = re.sub(r"(://[^/:@]*):[^/?]*@", r"\1:***@", url)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
+
+
+def url_without_password(url: str) -> str:
+    """`url` with its password taken out (the user's, and a `password=` parameter): what a
+    file may hold, since libpq finds the password in ~/.pgpass or $PGPASSWORD. For a
+    writer of settings (`hooks install`); messages mask it instead (`str(Target)`)."""
+    url = re.sub(r"(://[^/:@]*):[^/?]*@", r"\1@", url)
+    url = re.sub(r"([?&])password=[^&]*&?", r"\1", url)
+    return url[:-1] if url.endswith(("?", "&")) else url
+
+
+def has_password(url: str) -> bool:
+    return url_without_password(url) != url
+
+
+def scrub(text: str, url: str) -> str:
+    """`text` (a driver's message about `url`) with the URL masked and its password, as
+    written or decoded, nowhere in it; when the password is too short to mask without
+    garbling the message, the driver's words are dropped (libpq quotes whatever it could
+    not parse: a password included)."""
+    from urllib.parse import unquote
+
+    secrets = set()
+    user = re.search(r"://[^/:@]*:([^/?]*)@", url)
+    if user:  # libpq ends the password at the first "@", this module at the last: both
+        parts = user.group(1).split("@")
+        secrets.update(
+            "@".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)
+        )
+    secrets.update(re.findall(r"[?&]password=([^&]*)", url))
+    secrets |= {unquote(s) for s in secrets}
+    secrets.discard("")
+    text = text.replace(url, _without_password(url))
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret in text:
+            if len(secret) < 4:
+                return "(the driver's message is withheld: it quotes the password)"
+            text = text.replace(secret, "***")
+    return text
 
 
 def open_store(
@@ -115,7 +154,7 @@ def open_store(
             raise errors.NotAPlaybook(f"{where} is not a playbook database")
         migration = memory_migration(MEMORY_LATEST)
         check_version(ex, migration, version)
-        if mode == "read" and version < MEMORY_LATEST:
+        if mode == "read" and version < MEMORY_READABLE:
             raise errors.SchemaTooOld(
                 f"{where} holds a playbook of an older schema (version {version}) that must "
                 "be upgraded before it can be read"

@@ -72,6 +72,18 @@ class ActionFailed(Message):
         self.text = text
 
 
+class ServerLost(Message):
+    """A poll could not reach the playbook (a server restarting, a connection cut)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class ServerBack(Message):
+    """The playbook answers again after a `ServerLost`."""
+
+
 class LoadFailed(Message):
     def __init__(self, text: str) -> None:
         super().__init__()

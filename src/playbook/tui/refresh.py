@@ -10,6 +10,7 @@ panes to apply.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from textual import on, work
@@ -18,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.worker import Worker, get_current_worker
 
 from .data import Source, Watcher
-from .messages import LoadFailed, PollFinished
+from .messages import LoadFailed, PollFinished, ServerBack, ServerLost
 
 
 class LiveApp(App[None]):
@@ -34,6 +35,7 @@ class LiveApp(App[None]):
         self._closing = False
         self._polling = False
         self._again = False
+        self.lost = False  # the last poll could not reach the playbook
 
     def start_refresh(self) -> None:
         self.poll()
@@ -76,11 +78,50 @@ class LiveApp(App[None]):
                 if self._watcher is None:
                     self._watcher = self.source.watcher()
                 version = self._watcher.version()
+        except Exception as exc:  # the server went away, say: a new watcher next tick
+            self._drop_watcher()
+            self.post_message(ServerLost(f"{exc}"))
+            self.post_message(PollFinished())
+            return
+        try:
+            if self.lost:  # back: what was written meanwhile, whatever the token says
+                self.post_message(ServerBack())
+                known = None
             if version == known or not self.read_changes(version, worker):
                 self.post_message(PollFinished())
         except Exception as exc:  # reported, and the next tick tries again
             self.post_message(LoadFailed(f"could not read {self.source.path}: {exc}"))
             self.post_message(PollFinished())
+
+    def _drop_watcher(self) -> None:
+        with self._watch_lock:
+            if self._watcher is not None:
+                with contextlib.suppress(Exception):
+                    self._watcher.close()
+                self._watcher = None
+
+    @on(ServerLost)
+    def _server_lost(self, message: ServerLost) -> None:
+        """Said once, and left on screen until the playbook answers again (the panes show
+        what was read last meanwhile; an action tried meanwhile says it failed)."""
+        if self.lost or self.closing:
+            return
+        self.lost = True
+        self.notify(
+            f"lost the playbook ({message.text}); showing what was read last, and trying "
+            f"again every {self.poll_seconds:g} s",
+            severity="error",
+            title="Playbook offline",
+            timeout=24 * 3600,
+        )
+
+    @on(ServerBack)
+    def _server_back(self) -> None:
+        if not self.lost:
+            return
+        self.lost = False
+        self.clear_notifications()
+        self.notify("the playbook answers again: caught up with what changed meanwhile")
 
     # A message, not `call_from_thread`: that blocks the thread until the UI runs it, and
     # an app shutting down (waiting for its threads) would never run it.

@@ -110,6 +110,24 @@ class Cluster:
             self._watchdog(owner_pid, bindir)
         return self.url
 
+    def halt(self, *, immediate: bool = True) -> None:
+        """Stop the server as a crash does (`-m immediate`: no checkpoint, every client cut
+        off), keeping its data, for `resume` (the tests of a server that goes away)."""
+        bindir = binaries()
+        if bindir is None:
+            raise ClusterError("no PostgreSQL server binaries")
+        mode = "immediate" if immediate else "fast"
+        self._run([str(bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"])
+
+    def resume(self) -> None:
+        """Start the server `halt` stopped, on the same port."""
+        bindir = binaries()
+        if bindir is None:
+            raise ClusterError("no PostgreSQL server binaries")
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 {SETTINGS}"
+        self._run([str(bindir / "pg_ctl"), "-D", str(self.data), "-o", options,
+                   "-l", str(self.folder / "log"), "-w", "-t", "60", "start"])  # fmt: skip
+
     def stop(self) -> None:
         """Stop the server (fast shutdown) and remove its folder."""
         bindir = binaries()

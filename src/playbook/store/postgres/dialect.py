@@ -17,6 +17,7 @@ _DAMAGED = {"XX001", "XX002"}  # data_corrupted, index_corrupted
 _FULL = {"53100"}  # disk_full
 _CONSTRAINT_CLASS = "23"  # integrity_constraint_violation, and the append-only trigger
 _NO_DATABASE = {"3D000"}  # invalid_catalog_name: the database does not exist
+_TOO_LARGE = {"22003"}  # numeric_value_out_of_range: a parameter beyond a bigint
 _CANNOT_CONNECT_CLASSES = {"08", "28"}  # connection exceptions, invalid authorization
 
 
@@ -42,9 +43,13 @@ def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
         return errors.DiskFull(f"the database server's disk is full ({detail})")
     if state.startswith(_CONSTRAINT_CLASS):
         return errors.ConstraintError(detail)
+    if state in _TOO_LARGE:
+        return errors.InvalidInput(f"a number too large to use ({detail})")
     if state in _NO_DATABASE:
         return errors.NoDatabase(f"no database at {where} ({detail})")
     if not state and isinstance(exc, psycopg.DataError):  # refused before it was sent
+        if "NUL" in detail:  # the words SQLite's executor uses for the same refusal
+            return errors.InvalidInput("text with a NUL character (\\x00) cannot be stored")
         return errors.InvalidInput(f"PostgreSQL cannot store this value: {detail}")
     if state[:2] in _CANNOT_CONNECT_CLASSES or (
         not state and isinstance(exc, psycopg.OperationalError)

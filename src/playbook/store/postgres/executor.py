@@ -24,133 +24,38 @@ commit of anyone, strictly (the recall cache is keyed by it); a listening execut
 
 from __future__ import annotations
 
-import re
-import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from functools import lru_cache
 from typing import Any
 
 import psycopg
 
+from ... import errors
 from ..dialect import POSTGRESQL
 from ..executor import ExecutorBase
 from .dialect import translate
+from .statements import (
+    LOCK_CLASS,
+    PgRows,
+    channel_of,
+    lock_key,
+    many_statements,
+    one_statement,
+    only_appends,
+    prepare,
+    quoted,
+)
 
-LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
-_WRITES = frozenset(("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "TRUNCATE"))
-
-
-@lru_cache(maxsize=4096)
-def prepare(sql: str) -> tuple[str, bool]:
-    """(`sql` with `?` as `%s` and `%` as `%%`, whether it writes). Question marks inside
-    quotes (strings, identifiers, dollar-quoted bodies) are left as they are."""
-    out: list[str] = []
-    i, n = 0, len(sql)
-    while i < n:
-        c = sql[i]
-        if c in "'\"":
-            end = sql.find(c, i + 1)
-            while end != -1 and end + 1 < n and sql[end + 1] == c:  # doubled quote
-                end = sql.find(c, end + 2)
-            end = n - 1 if end == -1 else end
-            out.append(sql[i : end + 1].replace("%", "%%"))
-            i = end + 1
-            continue
-        if c == "$" and (tag_end := sql.find("$", i + 1)) != -1 and _is_tag(sql[i + 1 : tag_end]):
-            tag = sql[i : tag_end + 1]
-            end = sql.find(tag, tag_end + 1)
-            end = n if end == -1 else end + len(tag)
-            out.append(sql[i:end].replace("%", "%%"))
-            i = end
-            continue
-        out.append("%s" if c == "?" else "%%" if c == "%" else c)
-        i += 1
-    first = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-    return "".join(out), first in _WRITES
-
-
-def _statement(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[Any] | None]:
-    """What psycopg is sent for `sql`: the `%s` form with parameters; without any, the text
-    as it is (psycopg then reads no placeholders in it)."""
-    return (prepare(sql)[0], params) if params else (sql, None)
-
-
-# An INSERT of one row of parameters: what comes before its VALUES tuple, the tuple, what
-# comes after (an ON CONFLICT clause).
-_ONE_ROW = re.compile(r"(?is)^(INSERT\s.*?\bVALUES\s*)(\([^()'\"]*\))([^'\"]*)$")
-MANY_ROWS = 500  # rows one multi-row INSERT carries at most
-
-
-def _statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequence[Any] | None]]:
-    """The statements that write `rows` with `sql`: a one-row INSERT is sent as multi-row
-    INSERTs (a statement costs the client about as much as its rows together), so an
-    upsert's rows must not repeat a key (PostgreSQL refuses to update a row twice in one
-    statement); anything else, once per row."""
-    one = _ONE_ROW.match(sql) if len(rows) > 1 and all(rows) else None
-    if one is None:
-        return [_statement(sql, row) for row in rows]
-    head, values, tail = one.groups()
-    out: list[tuple[str, Sequence[Any] | None]] = []
-    for start in range(0, len(rows), MANY_ROWS):
-        chunk = rows[start : start + MANY_ROWS]
-        text = head + ", ".join([values] * len(chunk)) + tail
-        out.append(_statement(text, [v for row in chunk for v in row]))
-    return out
-
-
-def _appends(sql: str, rows: list[Sequence[Any]]) -> bool:
-    """Whether `sql` only appends rows (a one-row INSERT with no ON CONFLICT clause): its
-    waiting writes are then sent together, where the first of them waited."""
-    one = _ONE_ROW.match(sql) if all(rows) else None
-    return one is not None and "CONFLICT" not in one.group(3).upper()
-
-
-def _is_tag(text: str) -> bool:
-    return text == "" or (text.replace("_", "a").isalnum() and not text[0].isdigit())
-
-
-class PgRows:
-    """A cursor's results (what `Executor.execute` returns)."""
-
-    __slots__ = ("_cur",)
-
-    def __init__(self, cur: psycopg.Cursor[Any]) -> None:
-        self._cur = cur
-
-    @property
-    def rowcount(self) -> int:
-        return self._cur.rowcount
-
-    @property
-    def lastrowid(self) -> int:
-        raise NotImplementedError("PostgreSQL has no lastrowid: use Executor.insert")
-
-    def fetchone(self) -> Any:
-        return self._cur.fetchone() if self._cur.description else None
-
-    def fetchall(self) -> list[Any]:
-        return self._cur.fetchall() if self._cur.description else []
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._cur) if self._cur.description else iter(())
-
-
-def lock_key(schema: str) -> int:
-    """The second key of a playbook's advisory lock: its schema's name, hashed to int4."""
-    h = zlib.crc32(schema.encode())
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def channel_of(schema: str) -> str:
-    """The NOTIFY channel of the playbook in `schema`."""
-    return f"playbook:{schema}"[:63]
+__all__ = ["LOCK_CLASS", "PostgresExecutor", "channel_of", "lock_key", "prepare"]
 
 
 class PostgresExecutor(ExecutorBase):
     """See the module's docstring. `schema` is the playbook's schema (its tables)."""
 
     dialect = POSTGRESQL
+    # The connection's role may not write what is derived from the log (the evidence
+    # cache, maturity): the database's own functions do (`roles.py`, the agent role).
+    derived_by_database = False
 
     def __init__(
         self,
@@ -179,15 +84,29 @@ class PostgresExecutor(ExecutorBase):
             f"SELECT pg_notify('{channel}', '')",
             "COMMIT",
         )
-        self._listen = 'LISTEN "{}"'.format(channel_of(schema).replace('"', '""'))
+        self._listen = f"LISTEN {quoted(channel_of(schema))}"
+        # How to connect again after the connection broke (`opening.open_postgres` sets it).
+        self.reopen: Callable[[], psycopg.Connection[Any]] | None = None
 
     # -------------------------------------------------------------- running SQL
     def _run(self, sql: str, params: Sequence[Any] | None) -> psycopg.Cursor[Any]:
-        text, params = _statement(sql, params)
+        text, params = one_statement(sql, params)
         writes = prepare(sql)[1]
         if writes and not self._depth:  # a lone write takes the write lock like any other
             with self.transaction():
                 return self._run(sql, params)
+        if self._depth:
+            return self._attempt(text, params, writes)
+        self._connected()
+        try:
+            return self._attempt(text, params, writes)
+        except errors.ConnectionLost:  # a read on its own: asked again, once, anew
+            self._connected()
+            return self._attempt(text, params, writes)
+
+    def _attempt(
+        self, text: str, params: Sequence[Any] | None, writes: bool
+    ) -> psycopg.Cursor[Any]:
         try:
             if self._later:
                 cur = self._send_later([(text, params)])[0]
@@ -200,8 +119,36 @@ class PostgresExecutor(ExecutorBase):
             self._writes += 1
         return cur
 
-    def _error(self, exc: psycopg.Error) -> BaseException:
+    def _error(self, exc: psycopg.Error, *, committing: bool = False) -> BaseException:
+        if self._conn.broken or self._conn.closed:
+            where = self.label or "the database server"
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else "closed"
+            if committing:
+                return errors.ConnectionLost(
+                    f"lost the connection to {where} while committing ({detail}): the batch "
+                    "was applied whole or not at all; look before repeating it"
+                )
+            return errors.ConnectionLost(
+                f"lost the connection to {where} ({detail}); what was under way was not "
+                "applied, and the next request connects again"
+            )
         return translate(exc, self.label) or exc
+
+    def _connected(self) -> bool:
+        """Outside a transaction, a connection that broke is opened again (the server came
+        back; a refused login raises `CannotOpen`); False when it was fine."""
+        if self._depth or not (self._conn.broken or self._conn.closed) or self.reopen is None:
+            return False
+        fresh = self.reopen()
+        with suppress(psycopg.Error):
+            self._conn.close()
+        self._conn = fresh
+        self._later, self._appended = [], {}
+        if self._listening:  # notifications sent meanwhile are lost: count one
+            self._listening = False
+            self._notified += 1
+            self.listen()
+        return True
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> PgRows:
         return PgRows(self._run(sql, params))
@@ -214,6 +161,7 @@ class PostgresExecutor(ExecutorBase):
         if writes and not self._depth:
             with self.transaction():
                 return self.executemany(sql, rows)
+        self._connected()
         try:
             if self._later:
                 self._send_later()
@@ -232,7 +180,7 @@ class PostgresExecutor(ExecutorBase):
         next statement, or the commit, in one pipeline (one round trip for all of them),
         in the order they were asked for, but for one thing: the rows of a plain INSERT
         (no ON CONFLICT; the decision, maturity and feedback logs) asked for again while
-        the first still waits join it, as one multi-row INSERT (`_appends`), so such a
+        the first still waits join it, as one multi-row INSERT (`only_appends`), so such a
         row must not need a row that another waiting write adds. Outside a transaction:
         at once, all the rows in one transaction of their own (`executemany`)."""
         rows = list(rows)
@@ -244,7 +192,7 @@ class PostgresExecutor(ExecutorBase):
             waiting += rows
         else:
             self._later.append((sql, rows))
-            if _appends(sql, rows):
+            if only_appends(sql, rows):
                 self._appended[sql] = rows
         self._wrote = True
         self._writes += 1
@@ -252,22 +200,30 @@ class PostgresExecutor(ExecutorBase):
     def _send_later(
         self, queries: Sequence[tuple[str, Sequence[Any] | None]] = ()
     ) -> list[psycopg.Cursor[Any]]:
-        """Send the waiting writes, then `queries` (statements as `_statement` gives them),
+        """Send the waiting writes, then `queries` (statements as `one_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later, self._appended = self._later, [], {}
         with self._conn.pipeline():
             for sql, rows in waiting:
-                for text, params in _statements(sql, rows):
+                for text, params in many_statements(sql, rows):
                     self._conn.execute(text, params)  # type: ignore[arg-type]
             return [self._conn.execute(text, params) for text, params in queries]  # type: ignore[arg-type]
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one pipeline, after any writes still waiting."""
+        self._connected()
         try:
-            cursors = self._send_later([_statement(sql, params) for sql, params in queries])
+            cursors = self._send_later([one_statement(sql, params) for sql, params in queries])
         except psycopg.Error as exc:
             raise self._error(exc) from exc
         return [cur.fetchall() for cur in cursors]
+
+    def call(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """`Executor.call`: the rows, and the transaction marked as one that wrote."""
+        rows = self.all(sql, params)
+        self._wrote = True
+        self._writes += 1
+        return rows
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
@@ -321,6 +277,7 @@ class PostgresExecutor(ExecutorBase):
     # -------------------------------------------------------------- transactions
     def _begin_write(self) -> None:
         """BEGIN and this playbook's write lock, in one round trip."""
+        self._connected()
         self._later, self._appended = [], {}
         try:
             self._conn.execute(self._begin)
@@ -336,6 +293,7 @@ class PostgresExecutor(ExecutorBase):
         if self._depth:
             yield
             return
+        self._connected()
         try:
             self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         except psycopg.Error as exc:
@@ -355,13 +313,13 @@ class PostgresExecutor(ExecutorBase):
                 self._conn.execute("; ".join(ending))
         except psycopg.Error as exc:
             self._rollback()
-            raise self._error(exc) from exc
+            raise self._error(exc, committing=True) from exc
 
     def _has_counter(self) -> bool:
         """Whether the commit-counter table exists (it does once step 1 has run)."""
         if not self._counter:
             found = self._conn.execute(
-                "SELECT to_regclass(%s) IS NOT NULL", (f'"{self.schema}"._playbook_changes',)
+                "SELECT to_regclass(%s) IS NOT NULL", (f"{quoted(self.schema)}._playbook_changes",)
             ).fetchone()
             self._counter = bool(found and found[0])
         return self._counter
@@ -379,6 +337,7 @@ class PostgresExecutor(ExecutorBase):
     # -------------------------------------------------------------- live refresh
     def change_token(self) -> tuple[int, int]:
         """Changes whenever anyone commits to this playbook (or this connection writes)."""
+        self._connected()
         if self._listening:
             self._drain()
             return (self._notified, self._writes)
@@ -405,6 +364,9 @@ class PostgresExecutor(ExecutorBase):
         """Count the notifications that arrived (reads the socket; never blocks)."""
         pgconn = self._conn.pgconn
         try:
+            # Twice: a server that cut the connection sent its last message, then EOF; the
+            # first read takes the message, the second meets the end (and raises).
+            pgconn.consume_input()
             pgconn.consume_input()
         except psycopg.Error as exc:
             raise self._error(exc) from exc

@@ -8,6 +8,7 @@ CREATE privilege on the database); `read` and `write` never create anything.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -94,10 +95,13 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     psycopg = _psycopg()
     from psycopg.conninfo import conninfo_to_dict
 
+    from ..target import scrub
+
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
-        raise errors.UsageError(f"not a valid PostgreSQL URL: {label} ({exc})") from None
+        detail = scrub(" ".join(str(exc).split()), url)
+        raise errors.UsageError(f"not a valid PostgreSQL URL: {label} ({detail})") from None
     options: dict[str, Any] = {"autocommit": True}
     if "connect_timeout" not in given:
         options["connect_timeout"] = CONNECT_TIMEOUT
@@ -112,11 +116,13 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     try:
         return psycopg.connect(url, **options)
     except psycopg.Error as exc:
-        raise _connect_error(exc, label) from None
+        raise _connect_error(exc, label, url) from None
 
 
-def _connect_error(exc: Exception, label: str) -> errors.PlaybookError:
-    text = str(exc).strip()
+def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
+    from ..target import scrub
+
+    text = scrub(str(exc).strip(), url)
     reason = text.split("FATAL:", 1)[-1].strip().splitlines()[0] if text else type(exc).__name__
     if re.search(r'database ".*" does not exist', text):
         return errors.NoDatabase(
@@ -126,14 +132,17 @@ def _connect_error(exc: Exception, label: str) -> errors.PlaybookError:
     return errors.CannotOpen(f"cannot connect to {label}: {reason}")
 
 
-def playbook_schema(conn: Any, label: str, mode: Mode) -> str:
-    """The schema the playbook lives in; made in `create` mode when it does not exist."""
-    current, path = conn.execute(
-        "SELECT current_schema(), current_setting('search_path')"
+def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
+    """The schema the playbook lives in (made in `create` mode when it does not exist), and
+    whether the connection's role leaves what is derived from the log to the database: it
+    may not write the evidence cache (the agent role of `playbook pg roles`)."""
+    current, path, restricted = conn.execute(
+        "SELECT current_schema(), current_setting('search_path'), "
+        "to_regclass('evidence') IS NOT NULL AND NOT has_table_privilege('evidence', 'INSERT')"
     ).fetchone()
     if current is not None:
-        return str(current)
-    wanted = [s.strip().strip('"') for s in path.split(",") if s.strip() and "$user" not in s]
+        return str(current), bool(restricted)
+    wanted = [name for name in search_path_names(path) if name != "$user"]
     if not wanted:
         raise errors.CannotOpen(f"{label}: the connection's search_path names no schema")
     if mode != "create":
@@ -143,13 +152,52 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> str:
     psycopg = _psycopg()
     from psycopg import sql
 
+    made = sql.Identifier(wanted[0])
     try:
-        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(wanted[0])))
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(made))
+        now = conn.execute("SELECT current_schema()").fetchone()[0]
     except psycopg.errors.UniqueViolation:
-        pass  # another process made it a moment ago
+        now = wanted[0]  # another process made it a moment ago
     except psycopg.Error as exc:
         raise translate(exc, label) or exc from None
-    return wanted[0]
+    if now != wanted[0]:  # never leave a schema behind that the playbook will not be in
+        with contextlib.suppress(psycopg.Error):
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} RESTRICT").format(made))
+        raise errors.CannotOpen(
+            f"{label}: made the schema {wanted[0]!r}, but the connection's search_path "
+            f"({path}) does not select it"
+        )
+    return wanted[0], False
+
+
+def search_path_names(path: str) -> list[str]:
+    """The schema names of a `search_path` setting, as PostgreSQL reads them: split at the
+    commas outside double quotes; a quoted name kept as written (`""` is a quote), an
+    unquoted one folded to lower case (ASCII, as the server folds identifiers)."""
+    names: list[str] = []
+    name: list[str] = []
+    quoted = was_quoted = False
+    i = 0
+    while i < len(path):
+        c = path[i]
+        if quoted:
+            if c == '"' and path[i + 1 : i + 2] == '"':
+                name.append('"')
+                i += 1
+            elif c == '"':
+                quoted = False
+            else:
+                name.append(c)
+        elif c == '"':
+            quoted = was_quoted = True
+        elif c == ",":
+            names.append("".join(name))
+            name, was_quoted = [], False
+        elif not c.isspace():
+            name.append(c if was_quoted else c.lower() if c.isascii() else c)
+        i += 1
+    names.append("".join(name))
+    return [n for n in names if n]
 
 
 def open_postgres(url: str, mode: Mode, label: str) -> Any:
@@ -159,8 +207,11 @@ def open_postgres(url: str, mode: Mode, label: str) -> Any:
 
     conn = connect(url, label, read_only=mode == "read")
     try:
-        schema = playbook_schema(conn, label, mode)
+        schema, restricted = playbook_schema(conn, label, mode)
     except BaseException:
         conn.close()
         raise
-    return PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
+    ex = PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
+    ex.derived_by_database = restricted
+    ex.reopen = lambda: connect(url, label, read_only=mode == "read")
+    return ex

@@ -19,6 +19,8 @@ The `_migrations` table is the one `store/schema.py` creates, for both backends.
 
 from __future__ import annotations
 
+from ..checks import postgres_step
+
 T = 'TEXT COLLATE "C"'  # every text column
 
 APPEND_ONLY_FUNCTION = """
@@ -250,4 +252,4 @@ MEMORY_V2: tuple[str, ...] = tuple(
     for statement in _order_column(table, append_only=table == "receipts")
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2)
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step())

@@ -52,7 +52,22 @@ def translate(exc: sqlite3.Error, label: str) -> errors.PlaybookError | None:
         return errors.ConstraintError(detail)
     if code is None and isinstance(exc, sqlite3.IntegrityError):
         return errors.ConstraintError(detail)
+    if isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_IOERR and _disk_full(label):
+        # SQLite says "disk I/O error" when its lock or log file cannot grow on a full disk
+        return errors.DiskFull(f"the disk is full: could not write {where} ({detail})")
     return errors.DatabaseError(f"database error: {detail}")
+
+
+def _disk_full(label: str) -> bool:
+    """Whether the file system of `label` has (next to) no space left."""
+    import shutil
+
+    if not label or label == ":memory:":
+        return False
+    try:
+        return shutil.disk_usage(Path(label).parent).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def driver_error(exc: BaseException) -> errors.PlaybookError | None:

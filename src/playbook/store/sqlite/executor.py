@@ -54,6 +54,22 @@ class Rows:
             yield from batch
 
 
+NUL_REFUSED = "text with a NUL character (\\x00) cannot be stored"
+
+
+def _refuse_nul(params: Sequence[Any]) -> Sequence[Any]:
+    """`params`, unless a text among them holds a NUL character (SQLite would store it, but
+    PostgreSQL cannot, so a playbook holding one could never be copied there) or a number
+    is beyond a 64-bit integer (`--limit 10**30`): refused as invalid input, the same way
+    on both backends."""
+    for value in params:
+        if type(value) is str and "\x00" in value:
+            raise errors.InvalidInput(f"{NUL_REFUSED} ({value[:40]!r})")
+        if type(value) is int and not -(1 << 63) <= value < 1 << 63:
+            raise errors.InvalidInput(f"{str(value)[:40]}: a number too large to use")
+    return params
+
+
 def _translated(exc: sqlite3.Error, label: str) -> BaseException:
     return translate(exc, label) or exc
 
@@ -67,6 +83,7 @@ class SqliteExecutor(ExecutorBase):
     """
 
     dialect = SQLITE
+    derived_by_database = False  # no roles: whoever writes the file writes everything
 
     def __init__(
         self, conn: sqlite3.Connection, *, label: str = "", read_only: bool = False
@@ -78,12 +95,14 @@ class SqliteExecutor(ExecutorBase):
 
     # -------------------------------------------------------------- running SQL
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        _refuse_nul(params)
         try:
             return Rows(self._conn.execute(sql, params), self.label)
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        rows = [_refuse_nul(row) for row in rows]
         try:
             return self._conn.executemany(sql, rows).rowcount
         except sqlite3.Error as exc:
@@ -99,14 +118,21 @@ class SqliteExecutor(ExecutorBase):
         """`Executor.all_of`: one after the other."""
         return [self.all(sql, params) for sql, params in queries]
 
+    def call(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """`Executor.call` (SQLite has no functions that write: its commits are counted by
+        the file itself)."""
+        return self.all(sql, params)
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first row, or None."""
+        _refuse_nul(params)
         try:
             return self._conn.execute(sql, params).fetchone()
         except sqlite3.Error as exc:
             raise _translated(exc, self.label) from exc
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        _refuse_nul(params)
         try:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:

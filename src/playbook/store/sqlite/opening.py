@@ -3,6 +3,8 @@ PRAGMAs every connection gets, the read-only fallback, the WAL switch."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -45,6 +47,12 @@ def _touch(conn: sqlite3.Connection) -> str:
     return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
 
 
+def _io_error(exc: sqlite3.Error) -> bool:
+    """An I/O error (a full disk makes the lock files fail so)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL)
+
+
 def _cannot_lock(exc: sqlite3.Error) -> bool:
     """A WAL file in a folder we cannot write: readable only as an immutable file."""
     code = getattr(exc, "sqlite_errorcode", None)
@@ -71,7 +79,22 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
                 f"{p} is a directory, not a playbook file",
                 hint=f"name a file in it, e.g. --db {p / 'state.sqlite3'}",
             )
+        if p.exists() and not p.is_file():  # a FIFO would hang the open; a device, worse
+            raise errors.CannotOpen(
+                f"cannot open {p}: it is not a regular file (a pipe, a device or a socket), "
+                "and a playbook is one"
+            )
+        if mode == "create" and not p.exists():
+            from ...files import create_private
+
+            # 0600: the log of what agents did is nobody else's (SQLite's own open then says
+            # what is wrong, if something is)
+            with contextlib.suppress(OSError):
+                create_private(p)
     read_only = mode == "read"
+    logs = [] if memory else [p.with_name(p.name + s) for s in ("-wal", "-shm")]
+    had = [f for f in logs if f.exists()]
+    empty_log = not logs or not logs[0].exists() or logs[0].stat().st_size == 0
     try:
         if memory:
             conn = _raw(label, uri=label.startswith("file:"))
@@ -84,10 +107,17 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
             journal = _touch(conn)
         except sqlite3.Error as exc:
             conn.close()
-            if memory or mode == "create" or not _cannot_lock(exc):
+            if _io_error(exc):  # a full disk: the lock files the open began, taken away
+                for made in (f for f in logs if f not in had):
+                    with contextlib.suppress(OSError):
+                        made.unlink()
+            full = read_only and empty_log and _io_error(exc)
+            if memory or mode == "create" or not (_cannot_lock(exc) or full):
                 raise
             # A WAL playbook in a folder we cannot write: SQLite cannot make its lock files,
-            # so read it as an immutable file (nobody can change it there anyway).
+            # so read it as an immutable file (nobody can change it there anyway). On a
+            # full disk, the same for a read: with no log beside it, or an empty one, the
+            # file is all there is.
             conn = _raw(_uri(p, mode="ro", immutable="1"), uri=True)
             configure(conn)
             journal = _touch(conn)
@@ -120,6 +150,12 @@ def _reader(path: Path) -> sqlite3.Connection:
     the files that are there and never checkpoints the log into the playbook; so it is
     too where the file cannot be written."""
     if not path.with_name(path.name + "-wal").exists():
+        if not os.access(path, os.W_OK):
+            # Nobody may write it (a read-only file: chmod 444, a backup): with no log
+            # beside it, the file is all there is. Read as immutable: `mode=ro` would make
+            # -wal and -shm files it cannot remove, read-only too, and every write after
+            # the file is made writable again would fail on them.
+            return _raw(_uri(path, mode="ro", immutable="1"), uri=True)
         try:
             conn = _raw(_uri(path, mode="rw"), uri=True)
             conn.execute("PRAGMA query_only=ON")

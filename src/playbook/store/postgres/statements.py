@@ -1,0 +1,128 @@
+"""The statements the PostgreSQL executor sends: the store's `?` SQL in psycopg's `%s` form,
+one-row INSERTs joined into multi-row ones, results as the `Executor` protocol's rows, and
+the names of a playbook's write lock and notification channel."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+
+LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
+_WRITES = frozenset(("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "TRUNCATE"))
+
+
+@lru_cache(maxsize=4096)
+def prepare(sql: str) -> tuple[str, bool]:
+    """(`sql` with `?` as `%s` and `%` as `%%`, whether it writes). Question marks inside
+    quotes (strings, identifiers, dollar-quoted bodies) are left as they are."""
+    out: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"":
+            end = sql.find(c, i + 1)
+            while end != -1 and end + 1 < n and sql[end + 1] == c:  # doubled quote
+                end = sql.find(c, end + 2)
+            end = n - 1 if end == -1 else end
+            out.append(sql[i : end + 1].replace("%", "%%"))
+            i = end + 1
+            continue
+        if c == "$" and (tag_end := sql.find("$", i + 1)) != -1 and _is_tag(sql[i + 1 : tag_end]):
+            tag = sql[i : tag_end + 1]
+            end = sql.find(tag, tag_end + 1)
+            end = n if end == -1 else end + len(tag)
+            out.append(sql[i:end].replace("%", "%%"))
+            i = end
+            continue
+        out.append("%s" if c == "?" else "%%" if c == "%" else c)
+        i += 1
+    first = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+    return "".join(out), first in _WRITES
+
+
+def one_statement(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[Any] | None]:
+    """What psycopg is sent for `sql`: the `%s` form with parameters; without any, the text
+    as it is (psycopg then reads no placeholders in it)."""
+    return (prepare(sql)[0], params) if params else (sql, None)
+
+
+# An INSERT of one row of parameters: what comes before its VALUES tuple, the tuple, what
+# comes after (an ON CONFLICT clause).
+_ONE_ROW = re.compile(r"(?is)^(INSERT\s.*?\bVALUES\s*)(\([^()'\"]*\))([^'\"]*)$")
+MANY_ROWS = 500  # rows one multi-row INSERT carries at most
+
+
+def many_statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequence[Any] | None]]:
+    """The statements that write `rows` with `sql`: a one-row INSERT is sent as multi-row
+    INSERTs (a statement costs the client about as much as its rows together), so an
+    upsert's rows must not repeat a key (PostgreSQL refuses to update a row twice in one
+    statement); anything else, once per row."""
+    one = _ONE_ROW.match(sql) if len(rows) > 1 and all(rows) else None
+    if one is None:
+        return [one_statement(sql, row) for row in rows]
+    head, values, tail = one.groups()
+    out: list[tuple[str, Sequence[Any] | None]] = []
+    for start in range(0, len(rows), MANY_ROWS):
+        chunk = rows[start : start + MANY_ROWS]
+        text = head + ", ".join([values] * len(chunk)) + tail
+        out.append(one_statement(text, [v for row in chunk for v in row]))
+    return out
+
+
+def only_appends(sql: str, rows: list[Sequence[Any]]) -> bool:
+    """Whether `sql` only appends rows (a one-row INSERT with no ON CONFLICT clause): its
+    waiting writes are then sent together, where the first of them waited."""
+    one = _ONE_ROW.match(sql) if all(rows) else None
+    return one is not None and "CONFLICT" not in one.group(3).upper()
+
+
+def _is_tag(text: str) -> bool:
+    return text == "" or (text.replace("_", "a").isalnum() and not text[0].isdigit())
+
+
+class PgRows:
+    """A cursor's results (what `Executor.execute` returns)."""
+
+    __slots__ = ("_cur",)
+
+    def __init__(self, cur: psycopg.Cursor[Any]) -> None:
+        self._cur = cur
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount
+
+    @property
+    def lastrowid(self) -> int:
+        raise NotImplementedError("PostgreSQL has no lastrowid: use Executor.insert")
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone() if self._cur.description else None
+
+    def fetchall(self) -> list[Any]:
+        return self._cur.fetchall() if self._cur.description else []
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cur) if self._cur.description else iter(())
+
+
+def lock_key(schema: str) -> int:
+    """The second key of a playbook's advisory lock: its schema's name, hashed to int4."""
+    h = zlib.crc32(schema.encode())
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def quoted(name: str) -> str:
+    """An SQL identifier, double-quoted (a quote in it doubled): a schema named `Team A`,
+    `a,b` or `we"ird` is one name."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def channel_of(schema: str) -> str:
+    """The NOTIFY channel of the playbook in `schema`."""
+    return f"playbook:{schema}"[:63]
