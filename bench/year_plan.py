@@ -112,6 +112,7 @@ class Plan:
         length = np.minimum(60, np.ceil(self.rng.lognormal(np.log(3), 1.0, spec.sessions)))
         self.session_end = np.minimum(d - 1, self.session_start + length.astype(int) - 1)
         self.byte_offset = np.zeros(spec.sessions, dtype=np.int64)
+        self._steps: list[int] = []
         # rules: how many arrive each day
         arrivals = np.zeros(d, dtype=np.int64)
         arrivals[0] = spec.rules // 20
@@ -185,7 +186,9 @@ class Plan:
 
     def offset(self, session: int) -> int:
         """The session's transcript grows with each turn: the byte offset of this one."""
-        self.byte_offset[session] += int(self.rng.integers(2_000, 40_000))
+        if not self._steps:
+            self._steps = self.rng.integers(2_000, 40_000, 100_000).tolist()
+        self.byte_offset[session] += self._steps.pop()
         return int(self.byte_offset[session])
 
     def times(self, day: int, n: int) -> list[str]:
@@ -205,40 +208,45 @@ class Plan:
         total = weights.sum()
         if n == 0 or total <= 0:
             return []
-        pool = self.rng.choice(weights.size, size=int(n * 1.15) + 16, p=weights / total)
-        live_sessions = np.flatnonzero((self.session_start <= day) & (self.session_end >= day))
+        p = weights / total
+        pool = self.rng.choice(weights.size, size=int(n * 1.15) + 16, p=p).tolist()
+        live = np.flatnonzero((self.session_start <= day) & (self.session_end >= day))
+        # per turn, drawn for the whole day at once: outcome or votes, size, session
+        most = n + 1
+        is_outcome = (self.rng.random(most) < 0.2).tolist()
+        sizes = self.rng.integers(1, 7, most).tolist()
+        outcome_sizes = self.rng.integers(1, 5, most).tolist()
+        sessions = (
+            live[self.rng.integers(0, live.size, most)].tolist()
+            if live.size
+            else [self.session_on(day)] * most
+        )
+        results = self.rng.choice(["success", "failure", "partial"], most, p=[0.7, 0.15, 0.15])
+        u = self.rng.random(n + 16).tolist()
+        reasons = self.rng.choice(HARM, n + 16, p=HARM_P).tolist()
         turns: list[Turn] = []
-        used = 0
-        cursor = 0
+        used = cursor = 0
         while used < n:
-            outcome = self.rng.random() < 0.2
-            size = int(self.rng.integers(1, 5 if outcome else 7))
-            size = min(size, n - used)
+            k = len(turns)
+            outcome = is_outcome[k]
+            size = min(outcome_sizes[k] if outcome else sizes[k], n - used)
             picked: dict[int, None] = {}
             while len(picked) < size:
-                if cursor >= pool.size:  # the pool ran out: draw more
-                    extra = self.rng.choice(weights.size, size=size * 4, p=weights / total)
-                    pool = np.concatenate([pool, extra])
-                picked.setdefault(int(pool[cursor]))
+                if cursor >= len(pool):  # the pool ran out: draw more
+                    pool += self.rng.choice(weights.size, size=size * 4, p=p).tolist()
+                picked.setdefault(pool[cursor])
                 cursor += 1
             rules = list(picked)
-            if live_sessions.size:
-                session = int(live_sessions[self.rng.integers(0, live_sessions.size)])
-            else:
-                session = self.session_on(day)
-            turn = Turn(at="", session=session, rules=rules)
+            turn = Turn(at="", session=sessions[k], rules=rules)
             if outcome:
-                turn.outcome = str(
-                    self.rng.choice(["success", "failure", "partial"], p=[0.7, 0.15, 0.15])
-                )
+                turn.outcome = str(results[k])
             else:
-                u = self.rng.random(len(rules))
                 turn.kinds = [
-                    "helpful" if u[j] < good[r] else "harmful" for j, r in enumerate(rules)
+                    "helpful" if u[used + j] < good[r] else "harmful" for j, r in enumerate(rules)
                 ]
                 turn.reasons = [
-                    None if k == "helpful" else str(self.rng.choice(HARM, p=HARM_P))
-                    for k in turn.kinds
+                    None if kind == "helpful" else reasons[used + j]
+                    for j, kind in enumerate(turn.kinds)
                 ]
             turns.append(turn)
             used += len(rules)

@@ -138,8 +138,8 @@ class World:
             "replace": s.per_year(400, 3),
             "merge": s.per_year(150, 2),
             "deprecate": s.per_year(150, 2),
-            "conflict": s.per_year(250, 2),
-            "propose": s.per_year(2500, 6),
+            "conflict": s.per_year(150, 2),
+            "propose": s.per_year(600, 6),
             "block": min(len(BLOCKS), s.per_year(6, 2)),
             "pin": s.per_year(50, 1),
         }
@@ -179,6 +179,14 @@ class World:
             bid = store_ids.new_id("b")
             if bid not in self.index:
                 return bid
+
+    def _context(self, i: int, u: float) -> str | None:
+        """What a mark says happened: two words of the rule (seven marks in ten)."""
+        words = self.words[i]
+        if u >= 0.7 or not words:
+            return None
+        k = int(u * 1e6)
+        return f"{words[k % len(words)]} {words[(k // 7) % len(words)]}"
 
     def _session(self, session: int) -> tuple[str, int]:
         return self.plan.session_ids[session], self.plan.offset(session)
@@ -299,12 +307,7 @@ class World:
             if t.outcome is None:
                 for j, (bid, i) in enumerate(zip(bids, t.rules, strict=True)):
                     kind, reason = t.kinds[j], t.reasons[j]
-                    words = self.words[i]
-                    context = (
-                        " ".join(ctx.sample(words, min(2, len(words))))
-                        if ctx.random() < 0.7
-                        else None
-                    )
+                    context = self._context(i, ctx.random())
                     events.append(
                         (bid, kind, t.at, t.at, 1.0, reason, context, session, offset, "agent",
                          None, batch)

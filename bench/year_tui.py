@@ -1,0 +1,99 @@
+"""The workbench on a team-year, in-process (Textual's `run_test`, 160x45, headless).
+
+    python bench/year_tui.py TARGET [--limit SECONDS]     # prints one JSON object
+
+Four times, each from asking to the frame that shows the answer (`bench/tui.py`'s frame
+detector: the bullets table draws a line after the new rows are in):
+
+- first paint: constructing the app to the first frame with the table filled;
+- a week back, a month back: `travel_to(now - 7 / 30 days)` to the frame as of then
+  (the first switch of the session, then the second; then back to now, not timed);
+- then-vs-now: the compare screen for a month back (`c`), from pushing it to its groups
+  on screen (`CompareScreen`'s `Loaded` handled).
+
+A wait longer than `--limit` seconds stops the run: that figure and those after it are
+reported as null (the bench prints "> limit"). Run as a child of `bench/team_year.py`, so
+a stuck read costs its time limit, not the whole bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tui import _Frames
+
+
+async def measure(target: str, limit: float) -> dict[str, float | None]:
+    from playbook.tui.app import Workbench
+    from playbook.tui.screens.compare import CompareScreen
+
+    frames = _Frames()
+    frames.install()
+    compared = asyncio.Event()
+    original = CompareScreen._loaded
+
+    def loaded(screen: CompareScreen, message: CompareScreen.Loaded) -> None:
+        original(screen, message)
+        compared.set()
+
+    CompareScreen._loaded = loaded  # type: ignore[method-assign]
+
+    class Bench(Workbench):
+        def snapshot_applied(self) -> None:
+            frames.arm()
+
+    out: dict[str, float | None] = dict.fromkeys(
+        ("first_paint", "week_back", "month_back", "then_vs_now")
+    )
+    started = time.perf_counter()
+    app = Bench(target, poll_seconds=3600)
+    async with app.run_test(size=(160, 45)) as pilot:
+        try:
+            await asyncio.wait_for(frames.event.wait(), limit)
+            out["first_paint"] = frames.at - started
+            await asyncio.wait_for(app.workers.wait_for_complete(), limit)
+            for key, days in (("week_back", 7), ("month_back", 30)):
+                frames.event.clear()
+                t0 = time.perf_counter()
+                app.travel_to(app.now() - timedelta(days=days))
+                await asyncio.wait_for(frames.event.wait(), limit)
+                out[key] = frames.at - t0
+                await asyncio.wait_for(app.workers.wait_for_complete(), limit)
+                await pilot.pause(0.2)
+            frames.event.clear()
+            app.travel_to(None)
+            await asyncio.wait_for(frames.event.wait(), limit)
+            await asyncio.wait_for(app.workers.wait_for_complete(), limit)
+            t0 = time.perf_counter()
+            await app.push_screen(CompareScreen(app.source, app.now() - timedelta(days=30)))
+            await asyncio.wait_for(compared.wait(), limit)
+            out["then_vs_now"] = time.perf_counter() - t0
+        except TimeoutError:
+            pass
+        finally:
+            app.workers.cancel_all()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("target")
+    ap.add_argument("--limit", type=float, default=120)
+    args = ap.parse_args()
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="playbook-bench-state-")
+    result = asyncio.run(measure(args.target, args.limit))
+    print(json.dumps(result), flush=True)
+    os._exit(0)  # a read still running in a worker thread is not waited for
+
+
+if __name__ == "__main__":
+    sys.exit(main())
