@@ -16,6 +16,8 @@ reported as null (the bench prints "> limit"). Run as a child of `bench/team_yea
 a stuck read costs its time limit, not the whole bench.
 """
 
+# bench: only when named
+
 from __future__ import annotations
 
 import argparse
