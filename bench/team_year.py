@@ -153,13 +153,17 @@ class Bench:
         self.cache = year_cache.folder(args.dir)
         self.server = year_cache.Server(self.cache)
         self.team = year_plan.team_year()
+        self.heavy = year_plan.heavy_user()
+        if args.small:  # for trying the bench itself: seconds, not an hour
+            self.team = year_plan.Spec(rules=3_000, events=150_000, sessions=150)
+            self.heavy = year_plan.Spec(rules=1_000, events=30_000, sessions=30, seed=32)
         self._pg: str | None = None
 
     def team_sqlite(self) -> Path:
         return year_cache.sqlite_world(self.team, self.cache)
 
     def heavy_sqlite(self) -> Path:
-        return year_cache.sqlite_world(year_plan.heavy_user(), self.cache)
+        return year_cache.sqlite_world(self.heavy, self.cache)
 
     def team_pg(self) -> str:
         if self._pg is None:
@@ -335,6 +339,7 @@ def main() -> int:
     ap.add_argument("--agents", type=int, default=32)
     ap.add_argument("--agent-seconds", type=float, default=300)
     ap.add_argument("--build", action="store_true", help="build the worlds, measure nothing")
+    ap.add_argument("--small", action="store_true", help="small worlds, to try the bench")
     ap.add_argument("--keep-server", action="store_true", help="leave PostgreSQL running")
     args = ap.parse_args()
     bench = Bench(args)

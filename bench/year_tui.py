@@ -40,14 +40,6 @@ async def measure(target: str, limit: float) -> dict[str, float | None]:
 
     frames = _Frames()
     frames.install()
-    compared = asyncio.Event()
-    original = CompareScreen._loaded
-
-    def loaded(screen: CompareScreen, message: CompareScreen.Loaded) -> None:
-        original(screen, message)
-        compared.set()
-
-    CompareScreen._loaded = loaded  # type: ignore[method-assign]
 
     class Bench(Workbench):
         def snapshot_applied(self) -> None:
@@ -76,14 +68,27 @@ async def measure(target: str, limit: float) -> dict[str, float | None]:
             await asyncio.wait_for(frames.event.wait(), limit)
             await asyncio.wait_for(app.workers.wait_for_complete(), limit)
             t0 = time.perf_counter()
-            await app.push_screen(CompareScreen(app.source, app.now() - timedelta(days=30)))
-            await asyncio.wait_for(compared.wait(), limit)
+            screen = CompareScreen(app.source, app.now() - timedelta(days=30))
+            await app.push_screen(screen)
+            await asyncio.wait_for(_compared(screen), limit)
+            await pilot.pause()  # the frame with the groups
             out["then_vs_now"] = time.perf_counter() - t0
         except TimeoutError:
             pass
         finally:
             app.workers.cancel_all()
     return out
+
+
+async def _compared(screen: object) -> None:
+    """Until the compare screen has its answer (or says why not)."""
+    from textual.widgets import Static
+
+    while getattr(screen, "diff", None) is None:
+        counts = screen.query_one("#compare-counts", Static)  # type: ignore[attr-defined]
+        if str(counts.render()).startswith("Could not compare"):
+            raise RuntimeError(str(counts.render()))
+        await asyncio.sleep(0.005)
 
 
 def main() -> int:
