@@ -263,8 +263,9 @@ class Bench:
         argv = [sys.executable, str(Path(__file__).with_name("year_tui.py")), pg, "--limit",
                 str(limit / 2)]  # fmt: skip
         got = run(argv, self.env, limit=limit)
-        result = json.loads(got["out"].strip().splitlines()[-1]) if got["rc"] == 0 else {}
-        if got["rc"] != 0:
+        lines = got["out"].strip().splitlines()
+        result = json.loads(lines[-1]) if lines else {}
+        if got["rc"] != 0 and not got["stopped"]:
             note(f"workbench failed (exit {got['rc']}): {got['err']}")
         what = "workbench on the PostgreSQL team-year (in-process)"
         for key, label, target in (

@@ -12,8 +12,9 @@ detector: the bullets table draws a line after the new rows are in):
   on screen (`CompareScreen`'s `Loaded` handled).
 
 A wait longer than `--limit` seconds stops the run: that figure and those after it are
-reported as null (the bench prints "> limit"). Run as a child of `bench/team_year.py`, so
-a stuck read costs its time limit, not the whole bench.
+reported as null (the bench prints "> limit"). A line of JSON is printed after each
+figure, so a run stopped from outside still reports what it measured. Run as a child of
+`bench/team_year.py`, so a stuck read costs its time limit, not the whole bench.
 """
 
 # bench: only when named
@@ -48,19 +49,24 @@ async def measure(target: str, limit: float) -> dict[str, float | None]:
     out: dict[str, float | None] = dict.fromkeys(
         ("first_paint", "week_back", "month_back", "then_vs_now")
     )
+
+    def got(key: str, seconds: float) -> None:  # each figure as it comes: a run stopped
+        out[key] = seconds  # later still reports it
+        print(json.dumps(out), flush=True)
+
     started = time.perf_counter()
     app = Bench(target, poll_seconds=3600)
     async with app.run_test(size=(160, 45)) as pilot:
         try:
             await asyncio.wait_for(frames.event.wait(), limit)
-            out["first_paint"] = frames.at - started
+            got("first_paint", frames.at - started)
             await asyncio.wait_for(app.workers.wait_for_complete(), limit)
             for key, days in (("week_back", 7), ("month_back", 30)):
                 frames.event.clear()
                 t0 = time.perf_counter()
                 app.travel_to(app.now() - timedelta(days=days))
                 await asyncio.wait_for(frames.event.wait(), limit)
-                out[key] = frames.at - t0
+                got(key, frames.at - t0)
                 await asyncio.wait_for(app.workers.wait_for_complete(), limit)
                 await pilot.pause(0.2)
             frames.event.clear()
@@ -72,11 +78,9 @@ async def measure(target: str, limit: float) -> dict[str, float | None]:
             await app.push_screen(screen)
             await asyncio.wait_for(_compared(screen), limit)
             await pilot.pause()  # the frame with the groups
-            out["then_vs_now"] = time.perf_counter() - t0
+            got("then_vs_now", time.perf_counter() - t0)
         except TimeoutError:
-            pass
-        finally:
-            app.workers.cancel_all()
+            os._exit(0)  # a read still running in a worker thread is not waited for
     return out
 
 
