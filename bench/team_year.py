@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import backends
 import synth
 import year_agents
 import year_cache
@@ -219,7 +220,7 @@ class Bench:
             walls = timed({"mark": (mark, False)}, runs, self.env)
             report_walls("mark, PostgreSQL team-year", walls["mark"], 0.15)
             figure("mark in-process, PostgreSQL team-year (median of 200)",
-                   mark_ms(copy, ids), "ms", 5.0)  # fmt: skip
+                   backends.mark_ms(copy), "ms", 5.0)  # fmt: skip
         fresh = synth.copy_of(10_000, self.tmp / "fresh-10k.sqlite3")
         bid = synth.some_id(fresh)
         walls = timed(
@@ -321,24 +322,6 @@ class Bench:
                 note(f"doctor on the {label} team-year: not healthy: {got['out'][-400:]}")
             figure(f"doctor, {label} team-year", None if got["stopped"] else got["wall"], "s",
                    30.0, limit=limit)  # fmt: skip
-
-
-def mark_ms(target: str, ids: list[str], marks: int = 200) -> float:
-    import random
-
-    from playbook.curation import curate
-    from playbook.store import open_store
-
-    rng = random.Random(5)
-    with open_store(target) as store:
-        curate(store, [{"type": "helpful", "bullet_id": ids[0]}])  # warm up
-        times = []
-        for _ in range(marks):
-            delta = {"type": "helpful", "bullet_id": rng.choice(ids)}
-            t = time.perf_counter()
-            curate(store, [delta])
-            times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
 
 
 def pct(values: list[float], p: float) -> float:
