@@ -25,8 +25,9 @@ a rule with a negative score drops a rung per pass, so per day here). Ids come f
 seeded generator (the store's `ids.random_hex` is replaced while building), so the same
 spec gives the same playbook, id for id, on SQLite and on PostgreSQL.
 
-`verify(store)` checks what `playbook doctor` does not: the evidence cache against the
-log, folded here independently, and that no live rule's rung would move.
+The engine's curation steps are `year_ops.py`'s; `year_verify.verify(store)` checks what
+`playbook doctor` does not: the evidence cache against the log, folded there
+independently, and that no live rule's rung would move.
 """
 
 from __future__ import annotations
@@ -43,15 +44,15 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from year_ops import BLOCKS, CurationSteps
 from year_plan import Plan, Spec, Turn
 
-from playbook import queue, scoring
-from playbook.curation import curate, invert_harmed, run_maturity_pass
+from playbook.curation import invert_harmed, run_maturity_pass
 from playbook.deltas import delta_dict, parse_delta
-from playbook.store import PlaybookStore, new_batch_id, open_store, parse_iso
+from playbook.store import PlaybookStore, new_batch_id, open_store
 from playbook.store import ids as store_ids
 from playbook.store.bulk import append_rows
-from playbook.text import content_hash, strip_avoid, tokens
+from playbook.text import content_hash, tokens
 
 BULLET_COLUMNS = (
     "seq", "id", "content", "category", "tags", "scope", "scope_key", "type", "kind",
@@ -64,14 +65,6 @@ FEEDBACK_COLUMNS = (
     "byte_offset", "actor", "receipt", "batch_id",
 )  # fmt: skip
 DECISION_COLUMNS = ("at", "batch_id", "actor", "action", "bullet_id", "status", "reason", "detail")
-BLOCKS = (
-    "force push to main",
-    "commit the secrets file",
-    "disable certificate verification",
-    "skip code review for hotfixes",
-    "chmod 777 the deploy directory",
-    "delete the staging database",
-)
 BURST = 20.0  # a bursting rule is cited this many times its usual rate
 DEPRECATED = 0.05  # a deprecated rule is still cited, rarely (recall shows it as a warning)
 
@@ -100,7 +93,7 @@ def vote_detail(
     return f'{{"index": {index}, "delta": {{"type": "{kind}", "bullet_id": "{bullet_id}"{tail}}}}}'
 
 
-class World:
+class World(CurationSteps):
     """The year being written: the plan, the store, and what the generator knows of each
     rule (indexes into arrays; the engine's own state stays in the store)."""
 
@@ -345,132 +338,6 @@ class World:
         self._count("turns", len(turns))
         return cited, harmed
 
-    # ----------------------------------------------------------------- the engine's own steps
-    def _some(self, d: int, *, rule_only: bool = False, k: int = 1) -> list[int]:
-        """`k` distinct live rules, the popular more likely (and not new today)."""
-        n = len(self.ids)
-        w = self.pop[:n] * self.alive[:n] * (self.created_day[:n] < d) * ~self.deprecated[:n]
-        if rule_only:
-            w = w * self.is_rule[:n]
-        live = np.flatnonzero(w)
-        if live.size < k:
-            return []
-        picked = self.plan.rng.choice(live, size=k, replace=False, p=w[live] / w[live].sum())
-        return [int(i) for i in picked]
-
-    def _curate(
-        self,
-        d: int,
-        deltas: list[dict[str, Any]],
-        *,
-        actor: str = "agent",
-        parent: int | None = None,
-    ) -> Any:
-        session, offset = self._session(self.plan.session_on(d))
-        result = curate(self.store, deltas, {"session_ref": session, "byte_offset": offset}, actor)
-        self._adopt(result, d, parent)
-        return result
-
-    def _adopt(self, result: Any, d: int, parent: int | None) -> None:
-        for bid in result.added:
-            if bid not in self.index:
-                bullet = self.store.get_bullet(bid)
-                self._new_index(bid, bullet.content if bullet else "", d, parent)
-        for old, _ in result.inversions:
-            self._retired(old)
-        self._maturity(result.maturity_changes)
-        for o in result.outcomes:
-            self._count(f"curate {o.type or '?'}: {o.status}")
-
-    def _op_replace(self, d: int) -> None:
-        for i in self._some(d):
-            delta = {"type": "replace", "bullet_id": self.ids[i], "content": self.plan.sentence(),
-                     "reason": "clearer wording"}  # fmt: skip
-            self._curate(d, [delta], parent=i)
-            self._check_retired([i])
-
-    def _op_merge(self, d: int) -> None:
-        picked = self._some(d, rule_only=True, k=2)
-        if picked:
-            delta = {
-                "type": "merge",
-                "bullet_ids": [self.ids[i] for i in picked],
-                "content": self.plan.sentence(),
-                "reason": "the same advice twice",
-            }
-            self._curate(d, [delta], parent=picked[0])
-            self._check_retired(picked)
-
-    def _op_deprecate(self, d: int) -> None:
-        for i in self._some(d):
-            delta = {
-                "type": "deprecate",
-                "bullet_id": self.ids[i],
-                "reason": "the toolchain moved on",
-            }
-            self._curate(d, [delta])
-
-    def _op_conflict(self, d: int) -> None:
-        for i in self._some(d, rule_only=True):
-            bullet = self.store.get_bullet(self.ids[i])
-            assert bullet is not None
-            self._curate(
-                d, [{"type": "add", "content": f"AVOID: {strip_avoid(bullet.content)}"}], parent=i
-            )
-
-    def _op_propose(self, d: int) -> None:
-        session, offset = self._session(self.plan.session_on(d))
-        delta = {"type": "add", "content": self.plan.sentence(), "category": "general"}
-        staged = queue.stage(
-            self.store, [delta], provenance={"session_ref": session, "byte_offset": offset}
-        )
-        for pid in staged.staged:
-            when = d + self.pick.randint(1, 5)
-            verdict = self.pick.choices(["approve", "reject", "leave"], [0.6, 0.3, 0.1])[0]
-            if verdict != "leave" and when < self.spec.days:
-                self.later.setdefault(when, []).append((verdict, pid))
-        self._count("proposals staged", len(staged.staged))
-
-    def _op_approve(self, d: int, pid: str) -> None:
-        result = queue.approve(self.store, pid, actor="human")
-        self._adopt(result, d, None)
-        self._count("proposals approved")
-
-    def _op_reject(self, d: int, pid: str) -> None:
-        queue.reject(self.store, pid, "too specific to one task", actor="human")
-        self._count("proposals rejected")
-
-    def _op_block(self, d: int) -> None:
-        taken = {b.pattern for b in self.store.blocked()}
-        free = [p for p in BLOCKS if p not in taken]
-        if free:
-            self.store.block(free[0], "never do this here", actor="human")
-            when = d + self.pick.randint(1, 10)
-            if when < self.spec.days:
-                self.later.setdefault(when, []).append(("blocked_add", free[0]))
-            self._count("blocks")
-
-    def _op_blocked_add(self, d: int, pattern: str) -> None:
-        self._curate(d, [{"type": "add", "content": f"{pattern.capitalize()}."}])
-
-    def _op_pin(self, d: int) -> None:
-        for i in self._some(d):
-            self.store.pin(self.ids[i], "a team standard", actor="human")
-            self._count("pins")
-
-    def _op_resolve(self, d: int) -> None:
-        cutoff = self.store.now() - timedelta(days=3)
-        for c in self.store.conflicts():
-            if c.created_at <= cutoff and self.pick.random() < 0.7:
-                self.store.resolve_conflict(c.id, "both hold, in different contexts", actor="human")
-                self._count("conflicts resolved")
-
-    def _check_retired(self, indexes: list[int]) -> None:
-        states = self.store.bullet_states([self.ids[i] for i in indexes])
-        for i in indexes:
-            if states[self.ids[i]].state == "retired":
-                self.alive[i] = False
-
     # ----------------------------------------------------------------- the year's end
     def finish(self) -> None:
         self.clock[0] = self.spec.start + timedelta(days=self.spec.days)
@@ -508,82 +375,3 @@ def build(
             store.sql.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             store.sql.execute("ANALYZE")
         return dict(sorted(world.counts.items()))
-
-
-# ----------------------------------------------------------------- consistency
-def verify(store: PlaybookStore, *, at: datetime | None = None) -> list[str]:
-    """What is wrong with the derived state, against the log (empty: nothing).
-
-    - the evidence cache has folded the whole log, and each rule's cached count and last
-      event are the log's;
-    - each live rule's decayed helpful and harmful sums from the cache (`evidence_many`,
-      lineage included) equal those folded here from the raw events (numpy, SPEC §4's
-      formula) to 1e-9 relative;
-    - no live, unpinned rule's rung would move in a maturity pass, unless the engine has
-      recorded it as still demoting (decay alone never moves a rung).
-    """
-    problems: list[str] = []
-    sql = store.sql
-    now = at or store.now()
-    if store.evidence_behind():
-        problems.append("the evidence cache has not folded the whole log")
-    counts = {
-        bid: (n, last)
-        for bid, n, last in sql.all(
-            "SELECT bullet_id, COUNT(*), MAX(id) FROM feedback GROUP BY bullet_id"
-        )
-    }
-    cached = {
-        bid: (n, last)
-        for bid, n, last in sql.all("SELECT bullet_id, count, last_event_id FROM evidence")
-    }
-    for bid, got in counts.items():
-        if cached.get(bid) != got:
-            problems.append(
-                f"{bid}: the cache holds (count, last event) {cached.get(bid)}, the log {got}"
-            )
-    live = sql.all(
-        "SELECT id, maturity, pinned, half_life_days, maturity_due FROM bullets "
-        "WHERE state != 'retired'"
-    )
-    ids = [r[0] for r in live]
-    folded = _fold_log(store, now)
-    smap = store.supersedes_map()
-    evidence = store.evidence_many(ids, at=now)
-    for bid, maturity, pinned, _, due in live:
-        group = [bid, *store.ancestors(bid, smap)] if smap else [bid]
-        h = sum(folded.get(m, (0.0, 0.0))[0] for m in group)
-        x = sum(folded.get(m, (0.0, 0.0))[1] for m in group)
-        ev = evidence[bid]
-        if not (_close(ev.helpful, h) and _close(ev.harmful, x)):
-            problems.append(f"{bid}: cache H={ev.helpful!r} X={ev.harmful!r}, log H={h!r} X={x!r}")
-        if not pinned and due is None:
-            moved = scoring.next_maturity(
-                maturity, ev.helpful, ev.harmful, bool(pinned), store.policy
-            )
-            if str(moved) != maturity:
-                problems.append(f"{bid}: {maturity}, but a pass would make it {moved}")
-    return problems[:50]
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
-def _fold_log(store: PlaybookStore, now: datetime) -> dict[str, tuple[float, float]]:
-    """Each rule's decayed (helpful, harmful) at `now`, from the raw log (its own events
-    only), with its half-life (the policy's when it has none)."""
-    hl = {
-        bid: float(h) if h else store.policy.half_life_days
-        for bid, h in store.sql.all("SELECT id, half_life_days FROM bullets")
-    }
-    t_now = scoring.days(now)
-    out: dict[str, list[float]] = {}
-    for bid, kind, at, weight in store.sql.execute(
-        "SELECT bullet_id, kind, at, weight FROM feedback"
-    ):
-        age = max(0.0, t_now - scoring.days(parse_iso(at)))
-        v = weight * 0.5 ** (age / hl[bid])
-        acc = out.setdefault(bid, [0.0, 0.0])
-        acc[0 if kind == "helpful" else 1] += v
-    return {bid: (a[0], a[1]) for bid, a in out.items()}

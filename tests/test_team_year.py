@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import year_verify
 import year_world
 from year_plan import Spec
 
@@ -34,7 +35,7 @@ def test_a_small_year_is_what_the_engine_would_hold(db_target: str | Path) -> No
     counts = build(db_target)
     assert diagnose(db_target).healthy
     with open_store(db_target, mode="read", clock=lambda: END) as store:
-        assert year_world.verify(store) == []
+        assert year_verify.verify(store) == []
         assert counts["feedback events"] == SMALL.events
         folded = counts.get("curate add: folded", 0)  # an add folded into a rule votes for it
         assert store.event_count() == SMALL.events + folded
@@ -69,7 +70,7 @@ def test_verify_finds_a_cache_that_disagrees_with_the_log(tmp_path: Path) -> Non
             store.sql.execute(
                 "UPDATE evidence SET helpful = helpful * 1.001 WHERE bullet_id = ?", (bid,)
             )
-        problems = year_world.verify(store)
+        problems = year_verify.verify(store)
     assert any(p.startswith(f"{bid}: cache H=") for p in problems)
 
 
