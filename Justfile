@@ -37,3 +37,7 @@ lint: setup
 # Every bench script, then one table: figure, value, target, pass/miss (bench/run.py)
 bench *SCRIPTS: setup
     {{venv}}/python bench/run.py {{SCRIPTS}}
+
+# Build (once) the worlds `just bench team-year` measures: a team's year on SQLite and PostgreSQL
+bench-worlds: setup
+    {{venv}}/python bench/team_year.py --build

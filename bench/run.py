@@ -12,7 +12,10 @@ where value and target carry their units ("0.132 s", "≤ 0.15 s") and `-` marks
 shown without a target (`bench/report.py` prints such lines). Everything else a script
 writes (progress, context, its own tables) goes to the terminal as it runs. A script is
 any `bench/*.py` with a `__main__` block, except this runner; helpers without one
-(`synth.py`, `report.py`) are not run.
+(`synth.py`, `report.py`) are not run. A script whose source has the line
+`# bench: only when named` (optionally `, limit N s`: its own time limit) runs only when
+named: `team_year.py` (`just bench team-year`; a hyphen stands for an underscore) takes
+an hour or more and builds worlds of gigabytes.
 
 Every script runs, in name order, whatever the others did: a target missed is a `miss`
 row, and a script that fails (non-zero exit, a crash, or the time limit) is a row that
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -34,7 +38,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from report import environment  # noqa: E402
 
-LIMIT_S = 3600  # per script
+LIMIT_S = 3600  # per script, unless it says otherwise
+NAMED = re.compile(r"^# bench: only when named(?:, limit (\d+) s)?$", re.MULTILINE)
+
+
+def limit_of(path: Path) -> int:
+    found = NAMED.search(path.read_text())
+    return int(found.group(1)) if found and found.group(1) else LIMIT_S
 
 
 def scripts(names: list[str]) -> list[Path]:
@@ -44,8 +54,8 @@ def scripts(names: list[str]) -> list[Path]:
         if p.name != "run.py" and 'if __name__ == "__main__"' in p.read_text()
     )
     if not names:
-        return found
-    wanted = {Path(n).stem for n in names}
+        return [p for p in found if not NAMED.search(p.read_text())]
+    wanted = {Path(n).stem.replace("-", "_") for n in names}
     unknown = wanted - {p.stem for p in found}
     if unknown:
         raise SystemExit(f"no such bench script: {', '.join(sorted(unknown))}")
@@ -78,7 +88,8 @@ def run_one(path: Path) -> tuple[list[list[str]], str | None, float]:
 
     reader = threading.Thread(target=pump_err, daemon=True)
     reader.start()
-    timer = threading.Timer(LIMIT_S, proc.kill)
+    limit = limit_of(path)
+    timer = threading.Timer(limit, proc.kill)
     timer.start()
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -94,7 +105,7 @@ def run_one(path: Path) -> tuple[list[list[str]], str | None, float]:
     seconds = time.monotonic() - started
     failure = None
     if rc != 0:
-        why = f"killed after {LIMIT_S} s" if rc < 0 and seconds >= LIMIT_S else f"exit {rc}"
+        why = f"killed after {limit} s" if rc < 0 and seconds >= limit else f"exit {rc}"
         failure = f"FAILED ({why}): {last_err[0] if last_err else 'no message'}"
     elif not rows:
         failure = "FAILED: printed no figure lines (figure<TAB>value<TAB>target<TAB>verdict)"

@@ -1,0 +1,248 @@
+"""The generated years, kept on disk so a bench run builds each once (`year_world.build`).
+
+(`python bench/team_year.py --build` builds them without measuring anything.)
+The folder is `--dir`, else `$PLAYBOOK_BENCH_CACHE`, else `$XDG_CACHE_HOME/playbook-bench`
+(`~/.cache/playbook-bench`); never inside the repository. A world is named by its spec
+and by the code that made it (the schema version, the maturity pass's rules and policy,
+and `GENERATOR`): a change to any of them builds it anew, and the old one stays until
+removed by hand.
+
+- SQLite: one file per world, built under a temporary name and renamed when complete.
+- PostgreSQL: a server of its own, kept in the folder (`pg/`, started when a bench needs
+  it, stopped by `stop` or at the end of `bench/team_year.py`), one database per world,
+  marked complete by a comment once built. It runs with PostgreSQL's defaults (fsync on,
+  synchronous commit) but for `shared_buffers` (512 MB; the default is 128 MB) and room
+  for the 32-agent load (`max_connections`). Benches that write work on a copy
+  (`CREATE DATABASE ... TEMPLATE`), so the world stays as built.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth
+from year_plan import Spec
+
+GENERATOR = 1  # bump when the generator writes a different year for the same spec
+SERVER_SETTINGS = (
+    "-c shared_buffers=512MB -c max_connections=200 -c max_wal_size=4GB -c checkpoint_timeout=15min"
+)
+
+
+def folder(given: str | Path | None = None) -> Path:
+    if given:
+        return Path(given).expanduser().absolute()
+    if os.environ.get("PLAYBOOK_BENCH_CACHE"):
+        return Path(os.environ["PLAYBOOK_BENCH_CACHE"]).expanduser().absolute()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "playbook-bench"
+
+
+def version() -> str:
+    return f"{synth._code_version()}-g{GENERATOR}"
+
+
+def world_name(spec: Spec) -> str:
+    return f"{spec.name}-{version()}"
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------- SQLite
+def sqlite_world(spec: Spec, where: Path | None = None) -> Path:
+    """The world's SQLite file, built first if it is not there."""
+    import year_world
+
+    base = folder(where)
+    base.mkdir(parents=True, exist_ok=True)
+    path = base / f"{world_name(spec)}.sqlite3"
+    if path.exists():
+        return path
+    tmp = path.with_suffix(f".building-{os.getpid()}")
+    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        p.unlink(missing_ok=True)
+    say(f"building {path.name} (SQLite) ...")
+    started = time.perf_counter()
+    counts = year_world.build(tmp, spec, progress=lambda s: say(f"  {s}"))
+    tmp.rename(path)
+    took = time.perf_counter() - started
+    say(f"built {path.name} in {took:.0f} s: {counts}")
+    _log_build(base, path.name, took, counts)
+    return path
+
+
+def _log_build(base: Path, name: str, seconds: float, counts: dict[str, int]) -> None:
+    with (base / "builds.log").open("a") as f:
+        load = os.getloadavg()[0]
+        f.write(
+            f"{time.strftime('%Y-%m-%d %H:%M')}\t{name}\t{seconds:.0f} s\t"
+            f"load {load:.1f}\t{counts}\n"
+        )
+
+
+# ----------------------------------------------------------------- PostgreSQL
+class Server:
+    """The benches' own PostgreSQL server, kept in `folder/pg` between runs."""
+
+    def __init__(self, where: Path | None = None) -> None:
+        self.folder = self._place(folder(where) / "pg")
+        self.data = self.folder / "data"
+        self.port = 0
+
+    @staticmethod
+    def _place(wanted: Path) -> Path:
+        """Run as root, the server runs as `postgres`, which must reach its folder: under a
+        home it cannot enter (/root), the server lives in /var/tmp instead."""
+        if os.geteuid() != 0:
+            return wanted
+        probe = subprocess.run(
+            ["runuser", "-u", "postgres", "--", "test", "-x", str(wanted.parent.parent)],
+            capture_output=True,
+            check=False,
+        )
+        return wanted if probe.returncode == 0 else Path("/var/tmp/playbook-bench-pg")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def start(self) -> str:
+        from playbook.store.postgres.cluster import _as_server_user, binaries, free_port
+
+        bindir = binaries()
+        if bindir is None:
+            raise SystemExit(
+                "no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql"
+            )
+        pid = self.data / "postmaster.pid"
+        if pid.exists():
+            lines = pid.read_text().splitlines()
+            if (
+                len(lines) > 3
+                and subprocess.run(["kill", "-0", lines[0]], capture_output=True).returncode == 0
+            ):
+                self.port = int(lines[3])
+                return self.url()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        if not (self.data / "PG_VERSION").exists():
+            self._run(
+                _as_server_user(
+                    [
+                        str(bindir / "initdb"),
+                        "-D",
+                        str(self.data),
+                        "-A",
+                        "trust",
+                        "-U",
+                        "postgres",
+                        "-E",
+                        "UTF8",
+                        "--locale=C",
+                    ]
+                )
+            )
+        self.port = free_port()
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 {SERVER_SETTINGS}"
+        self._run(
+            _as_server_user(
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(self.data),
+                    "-o",
+                    options,
+                    "-l",
+                    str(self.folder / "log"),
+                    "-w",
+                    "-t",
+                    "120",
+                    "start",
+                ]
+            )
+        )
+        return self.url()
+
+    def stop(self) -> None:
+        from playbook.store.postgres.cluster import _as_server_user, binaries
+
+        bindir = binaries()
+        if bindir is not None and (self.data / "postmaster.pid").exists():
+            self._run(
+                _as_server_user(
+                    [str(bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"]
+                )
+            )
+
+    @staticmethod
+    def _run(argv: list[str]) -> None:
+        out = subprocess.run(argv, capture_output=True, text=True, check=False, cwd="/")
+        if out.returncode != 0:
+            raise SystemExit(
+                f"{Path(argv[0]).name} failed: {(out.stderr or out.stdout).strip()[-800:]}"
+            )
+
+    def sql(self, statement: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            cur = conn.execute(statement, params)  # type: ignore[arg-type]
+            return cur.fetchall() if cur.description else []
+
+
+def _db(name: str) -> str:
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())[:63]
+
+
+def pg_world(spec: Spec, server: Server) -> str:
+    """The URL of the world's database on `server`, built first if it is not complete."""
+    import year_world
+
+    name = _db(world_name(spec))
+    done = server.sql(
+        "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (name,)
+    )
+    if done and done[0][0] == "complete":
+        return server.url(name)
+    server.sql(f'DROP DATABASE IF EXISTS "{name}"')
+    server.sql(f'CREATE DATABASE "{name}"')
+    say(f"building {name} (PostgreSQL) ...")
+    started = time.perf_counter()
+    counts = year_world.build(server.url(name), spec, progress=lambda s: say(f"  {s}"))
+    vacuum(server.url(name))  # what autovacuum does to a table over its first hours
+    server.sql(f"COMMENT ON DATABASE \"{name}\" IS 'complete'")
+    took = time.perf_counter() - started
+    say(f"built {name} in {took:.0f} s: {counts}")
+    _log_build(folder(), name, took, counts)
+    return server.url(name)
+
+
+def vacuum(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE)")
+
+
+@contextmanager
+def pg_copy(server: Server, url: str) -> Iterator[str]:
+    """A copy of the world at `url` (a database made from it as a template), dropped after."""
+    source = url.rsplit("/", 1)[1]
+    name = _db(f"run_{os.getpid()}_{source}")
+    server.sql(f'DROP DATABASE IF EXISTS "{name}"')
+    server.sql(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+    try:
+        yield server.url(name)
+    finally:
+        server.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
