@@ -343,3 +343,43 @@ def test_bad_options_are_usage_errors(tmp_path: Path, project: Path) -> None:
     assert rc == 2 and "--local is for claude-code" in err
     r = run_cli("hooks", "install", "cursor", env=env_for(tmp_path))
     assert r.rc == 2
+
+
+# ------------------------------------------------------------------ a URL's password
+
+
+@pytest.mark.postgres
+def test_no_settings_file_or_output_holds_the_database_password(
+    tmp_path: Path, project: Path, pg_url: str
+) -> None:
+    """Issue 29: a `--db` URL's password is never written into an agent's settings, nor
+    printed (the notes, the --dry-run diff, --json); the hooks find it in ~/.pgpass."""
+    secret = "Hunter2-pw.29"
+    user, rest = pg_url.split("://", 1)[1].split("@", 1)
+    url = f"postgresql://{user}:{secret}@{rest}"  # the test server trusts: the password is unused
+    home = tmp_path / "codex"
+    env = {"CODEX_HOME": str(home)}
+    runs = [
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "claude-code", "--dry-run"),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "claude-code", "--json"),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "codex", "--dry-run", **env),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "codex", "--json", **env),
+    ]
+    assert all(rc == 0 for rc, _, _ in runs), runs
+    for _, out, err in runs:
+        assert secret not in out + err
+    assert "~/.pgpass" in runs[0][1] and "password is not written" in runs[0][1]
+    written = [
+        project / ".claude" / "settings.local.json",
+        home / "hooks.json",
+        home / "config.toml",
+    ]
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert secret not in text, path
+        assert f"postgresql://{user}@{rest}" in text, path  # the URL, without its password
+    local = json.loads(written[0].read_text(encoding="utf-8"))
+    command = shlex.split(commands(local, "UserPromptSubmit")[0])
+    assert command[1:3] == ["--db", f"postgresql://{user}@{rest}"]
+    saved = [p.read_text(encoding="utf-8") for p in (tmp_path / "state").rglob("*.json")]
+    assert saved and not any(secret in s for s in saved)  # the install's backups neither

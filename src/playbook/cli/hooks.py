@@ -184,6 +184,7 @@ def _playbook_notes() -> list[str]:
     from ..hooks.install import project_root
     from ..project.config import ProjectConfigError, locate_playbook
     from ..store import holds_playbook, resolve_target
+    from ..store.target import has_password
 
     try:
         located = locate_playbook(state.db, project_root(Path.cwd()))
@@ -193,10 +194,11 @@ def _playbook_notes() -> list[str]:
     notes = [f"from this project the hooks use the playbook at {where} ({located.describe()})"]
     if not holds_playbook(where):
         notes.append(f"no playbook at {where} yet: the hooks do nothing until 'playbook init'")
-    if located.source == "--db" and not where.is_file and str(where) != where.location:
+    if located.source == "--db" and not where.is_file and has_password(where.location):
         notes.append(
-            "the database URL carries a password, which is now written in the agent's "
-            "settings: prefer a ~/.pgpass file or $PGPASSWORD"
+            "the database URL's password is not written in the agent's settings: libpq "
+            "reads it from ~/.pgpass or $PGPASSWORD where the agent runs (see 'A shared "
+            "playbook for a team' in the README)"
         )
     return notes
 

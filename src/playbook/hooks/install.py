@@ -123,9 +123,13 @@ def hook_command(req: Request, portable: bool) -> list[str]:
     args = ["playbook" if on_path else script]
     if req.db is not None:
         from ..store import resolve_target
+        from ..store.target import url_without_password
 
-        where = resolve_target(req.db)
-        args += ["--db", str(where.path.resolve()) if where.is_file else where.location]
+        where = resolve_target(req.db)  # a URL's password stays out of every file:
+        args += [  # libpq reads it from ~/.pgpass or $PGPASSWORD (`password_note`)
+            "--db",
+            str(where.path.resolve()) if where.is_file else url_without_password(where.location),
+        ]
     if req.policy is not None:
         args += ["--policy", str(req.policy.resolve())]
     return args
