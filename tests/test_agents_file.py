@@ -170,7 +170,7 @@ def test_a_fifo_nothing_reads_is_given_up_not_waited_on(
     def write() -> None:
         try:
             outcome.append(write_block(fifo, BLOCK).how)
-        except BaseException as exc:  # noqa: BLE001 - the test reads it below
+        except BaseException as exc:  # the test reads it below
             outcome.append(exc)
 
     writer = threading.Thread(target=write, daemon=True)

@@ -232,9 +232,11 @@ def _replace(path: Path, data: bytes, old: os.stat_result | None, *, private: bo
 def _umask() -> int:
     """The process's umask: read where Linux says it (setting it to read it back, the
     fallback, is not safe while other threads create files)."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
-            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    with (
+        contextlib.suppress(OSError, ValueError, StopIteration),
+        open("/proc/self/status", encoding="ascii", errors="replace") as fh,
+    ):
+        return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
