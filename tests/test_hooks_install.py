@@ -5,8 +5,10 @@ changes nothing; uninstall gives each file back, byte for byte."""
 from __future__ import annotations
 
 import difflib
+import os
 import json
 import shlex
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -383,3 +385,75 @@ def test_no_settings_file_or_output_holds_the_database_password(
     assert command[1:3] == ["--db", f"postgresql://{user}@{rest}"]
     saved = [p.read_text(encoding="utf-8") for p in (tmp_path / "state").rglob("*.json")]
     assert saved and not any(secret in s for s in saved)  # the install's backups neither
+
+
+# ------------------------------------------------------------------ how the files are written
+
+
+def test_a_settings_file_replaced_keeps_its_mode_and_owner(tmp_path: Path, project: Path) -> None:
+    # Regression: the install wrote a temporary file of its own and renamed it over the
+    # settings: a group-writable file came back 0644, a teammate's file came back root's.
+    path = project / ".claude" / "settings.json"
+    path.chmod(0o664)
+    owner = (4321, 4321) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    os.chown(path, *owner)
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    after = path.stat()
+    assert stat.S_IMODE(after.st_mode) == 0o664 and (after.st_uid, after.st_gid) == owner
+    assert '"playbook hook prompt"' in path.read_text(encoding="utf-8")
+    backups = list((tmp_path / "state").rglob("installs/*.json"))
+    assert len(backups) == 1 and stat.S_IMODE(backups[0].stat().st_mode) == 0o600
+
+
+def test_a_settings_file_linked_in_its_folder_is_written_through(
+    tmp_path: Path, project: Path
+) -> None:
+    # Regression: the link was replaced by a regular file (the target kept the old text).
+    folder = project / ".claude"
+    (folder / "settings.json").rename(folder / "team-settings.json")
+    (folder / "settings.json").symlink_to("team-settings.json")
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    assert (folder / "settings.json").is_symlink()
+    assert '"playbook hook prompt"' in (folder / "team-settings.json").read_text("utf-8")
+    assert hooks(tmp_path, project, "hooks", "uninstall", "claude-code")[0] == 0
+    assert (folder / "settings.json").is_symlink()
+    assert (folder / "team-settings.json").read_text(encoding="utf-8") == SETTINGS
+
+
+def test_a_settings_file_linked_out_of_its_folder_is_refused_in_one_line(
+    tmp_path: Path, project: Path
+) -> None:
+    # A dotfile manager's layout (GNU Stow, chezmoi's symlink mode): ~/.claude/settings.json
+    # is a link into ~/dotfiles. Regression: the install replaced the link with a file.
+    dotfiles = tmp_path / "home" / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "settings.json").write_text(SETTINGS, encoding="utf-8")
+    user = tmp_path / "home" / ".claude"
+    user.mkdir()
+    (user / "settings.json").symlink_to(dotfiles / "settings.json")
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user")
+    assert rc == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "outside its folder" in err and "nothing was changed" in err and "--dry-run" in err
+    assert (user / "settings.json").is_symlink()
+    assert (dotfiles / "settings.json").read_text(encoding="utf-8") == SETTINGS
+    rc, out, _ = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user", "--dry-run")
+    assert rc == 0 and "+" in out and "playbook hook prompt" in out
+    # Codex: two files; the second one refused means the first is not written either.
+    home, config = codex_home(tmp_path, CONFIG_TOML)
+    (home / "hooks.json").symlink_to(dotfiles / "hooks.json")
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
+    assert rc == 1 and "nothing was changed" in err
+    assert config.read_text(encoding="utf-8") == CONFIG_TOML
+    assert not (dotfiles / "hooks.json").exists()
+
+
+def test_a_settings_file_that_is_a_fifo_is_refused_not_waited_on(
+    tmp_path: Path, project: Path
+) -> None:
+    # Regression: reading the settings waited for a writer to the FIFO for ever.
+    path = project / ".claude" / "settings.json"
+    path.unlink()
+    os.mkfifo(path)
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code")
+    assert rc == 1 and "not a regular file" in err
+    assert stat.S_ISFIFO(path.lstat().st_mode)

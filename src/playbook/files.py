@@ -124,7 +124,8 @@ def _through_link(link: Path) -> tuple[Path, os.stat_result | None]:
     if target.parent != folder:
         raise UnsafePath(
             f"{_shown(link)} is a symbolic link to {_shown(target)}, outside its folder: not "
-            "followed (write to that path itself if it is the one you mean)"
+            "followed",
+            hint="write to that path itself if it is the one you mean",
         )
     return target, info
 

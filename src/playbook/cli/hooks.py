@@ -213,12 +213,23 @@ def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Pla
 
 
 def _carry_out(plans: list[Plan], notes: list[str], dry_run: bool, *, installing: bool) -> None:
-    from ..hooks.install import apply
+    from ..files import UnsafePath
+    from ..hooks.install import apply, check
 
     if not dry_run:
+        try:
+            check(plans)  # all the files can be written, or none is
+        except UnsafePath as exc:
+            raise CliError(
+                "file_error",
+                f"{exc}; nothing was changed",
+                "to edit that file, see the change with --dry-run and make it by hand",
+            ) from None
         for plan in plans:
             try:
                 apply(plan, installing=installing)
+            except UnsafePath as exc:
+                raise CliError("file_error", str(exc)) from None
             except OSError as exc:
                 raise CliError("file_error", f"cannot write {plan.path}: {exc.strerror}") from None
     verb = "would change" if dry_run else "changed"

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import install_codex as codex
-from .install_plan import InstallError, Plan, apply, load_backup, read_text, restored
+from .install_plan import InstallError, Plan, apply, check, load_backup, read_text, restored
 from .install_settings import has_ours, plan_hooks, set_env, strip_hooks, strip_plan, then
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "InstallError",
     "Plan",
     "apply",
+    "check",
     "codex_agents_md",
     "plan_install",
     "plan_uninstall",
