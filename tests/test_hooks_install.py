@@ -5,8 +5,8 @@ changes nothing; uninstall gives each file back, byte for byte."""
 from __future__ import annotations
 
 import difflib
-import os
 import json
+import os
 import shlex
 import stat
 import sys
