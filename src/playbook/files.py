@@ -39,7 +39,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -179,12 +178,29 @@ def new_file_mode(folder: Path) -> int:
     return 0o640 if shared else 0o600
 
 
+def private_folder(folder: Path) -> None:
+    """Make `folder`, and each of its parents that is missing, this user's only (0700)."""
+    missing = []
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    for parent in reversed(missing):
+        parent.mkdir(mode=0o700, exist_ok=True)
+
+
+def open_private(path: Path, flags: int = os.O_WRONLY | os.O_APPEND) -> int:
+    """A descriptor on `path`, a file of Playbook's own (a log, a session's memory, a
+    lock), opened with `flags`: made 0600 (0640 in a folder a group shares) if new, in a
+    folder made 0700 (each missing parent too) if missing."""
+    private_folder(path.parent)
+    return os.open(path, flags | os.O_CREAT, new_file_mode(path.parent))
+
+
 def open_append(path: Path, *, errors: str = "strict") -> TextIO:
-    """`path` opened to append text (UTF-8), made 0600 (0640 in a folder a group shares) if
-    new, in a folder made 0700 if missing: a log or a session file of Playbook's own."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, new_file_mode(path.parent))
-    return os.fdopen(fd, "a", encoding="utf-8", errors=errors)
+    """`path` opened to append text (UTF-8), made as `open_private` says: a log or a
+    session file of Playbook's own."""
+    return os.fdopen(open_private(path), "a", encoding="utf-8", errors=errors)
 
 
 def create_private(path: Path) -> None:
@@ -196,6 +212,8 @@ def create_private(path: Path) -> None:
 
 
 def _replace(path: Path, data: bytes, old: os.stat_result | None, *, private: bool) -> None:
+    import tempfile  # here: a hook that only appends to its log never loads it (nor shutil)
+
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise UnsafePath(f"no such folder: {_shown(folder)}")

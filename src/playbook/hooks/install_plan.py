@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .state import private_folder, state_dir
+from ..files import private_folder
+from .state import state_dir
 
 __all__ = ["InstallError", "Plan", "apply", "check", "load_backup", "read_text", "restored"]
 
