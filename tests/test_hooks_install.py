@@ -277,10 +277,10 @@ def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
         "Stop": ["playbook hook session-end"],
     }
     assert "/hooks" in out and "trust" in out
-    # The AGENTS.md paragraph is the agent's protocol: cite, write lessons down, recall.
-    paragraph = out.split("Add this to the project's AGENTS.md:", 1)[1]
-    assert "[playbook: helpful <id>]" in paragraph and "starts with RULE:" in paragraph
-    assert "playbook recall" in paragraph
+    # AGENTS.md: the install names the export that writes the protocol and the live rules
+    # there (issue 27), rather than a paragraph of the protocol alone to paste.
+    assert "playbook export --format agents-md -o AGENTS.md" in out
+    assert "Add this to" not in out
     before = (config.read_bytes(), (home / "hooks.json").read_bytes())
     assert hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))[0] == 0
     assert (config.read_bytes(), (home / "hooks.json").read_bytes()) == before
@@ -299,6 +299,8 @@ def test_codex_with_hooks_off_gets_notify_and_loses_it_when_they_are_on(
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
     assert parsed["notify"] == ["playbook", "hook", "codex-notify"]
     assert not (home / "hooks.json").exists() and "hooks are off" in out
+    assert "the only way Codex learns the protocol" in out
+    assert "playbook export --format agents-md -o AGENTS.md" in out
     # The person turns hooks on: the next install trades notify for the hooks.
     config.write_text(config.read_text(encoding="utf-8").replace("false", "true"), "utf-8")
     assert hooks(tmp_path, project, "hooks", "install", "codex", **env)[0] == 0

@@ -108,8 +108,9 @@ def hooks_install(
     Claude Code: SessionStart, UserPromptSubmit and SessionEnd run `playbook hook …`, in the
     project's .claude/settings.json when the commands work on any teammate's machine, else
     in .claude/settings.local.json. Codex: SessionStart, UserPromptSubmit and Stop in
-    $CODEX_HOME/hooks.json (--project: the repository's .codex/hooks.json), the MCP server,
-    and the AGENTS.md paragraph to paste. Installing twice changes nothing.
+    $CODEX_HOME/hooks.json (--project: the repository's .codex/hooks.json) and the MCP
+    server; it names the export that writes the protocol and the rules into AGENTS.md.
+    Installing twice changes nothing.
     """
     set_json(json_out)
     from ..hooks import install as inst
@@ -139,8 +140,6 @@ def hooks_install(
             )
         )
     _carry_out(plans, notes, dry_run, installing=True)
-    if agent is Agent.codex and not json_out:
-        sys.stdout.write("\nAdd this to the project's AGENTS.md:\n\n" + inst.codex_agents_md())
 
 
 @hooks_app.command("uninstall")
