@@ -458,4 +458,4 @@ def test_without_the_mcp_extra_one_line_says_how_to_install_it(tmp_path: Path) -
     assert "Traceback" not in r.err
     (line,) = r.err.strip().splitlines()
     assert line.startswith("playbook: error: the MCP server needs the 'mcp' package")
-    assert "pip install 'playbook-workbench[mcp]'" in line
+    assert "Playbook's clone" in line and "pip install -e '.[mcp]'" in line

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from .errors import install_hint
 from .mcp_tools import PlaybookTools, ToolFailure
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ TOOLS = (
     "propose_deltas",
     "reflect_session",
 )
-INSTALL = "pip install 'playbook-workbench[mcp]'"
+INSTALL = install_hint("mcp")
 
 
 def instructions() -> str:
