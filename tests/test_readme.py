@@ -71,7 +71,7 @@ def test_every_install_hint_is_the_readmes_install_command() -> None:
     for extra in ("postgres", "mcp"):
         command = install_hint(extra).rsplit(": ", 1)[1]
         assert command in readme_installs, (command, readme_installs)
-    assert INSTALL == install_hint("mcp")
+    assert install_hint("mcp") == INSTALL
     assert "pip install -e ." in SchemaTooNewError.hint
     assert "playbook-workbench[" not in README
     source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py"))
