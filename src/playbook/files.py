@@ -120,6 +120,11 @@ def _through_link(link: Path) -> tuple[Path, os.stat_result | None]:
     if info is not None and not stat.S_ISREG(info.st_mode):
         return target, info  # a device or a pipe: written through below
     folder = Path(os.path.realpath(link.parent))
+    if target.parent != folder and not target.parent.is_dir():
+        raise UnsafePath(  # a link committed from its author's machine, say
+            f"{_shown(link)} is a symbolic link to {_shown(target)}, in a folder this "
+            "machine does not have: nothing written"
+        )
     if target.parent != folder:
         raise UnsafePath(
             f"{_shown(link)} is a symbolic link to {_shown(target)}, outside its folder: not "
