@@ -4,10 +4,10 @@ Tools (`TOOLS`): read the playbook (`recall`, `list_rules`, `playbook_stats`,
 `pending_proposals`, `show_bullet`), report on it (`mark_feedback`, `record_outcome`) and
 teach it (`propose_deltas`, `reflect_session`, both to the review queue). One resource,
 `playbook://agents.md`: what `playbook export --format agents-md` writes, for the workspace
-the server runs in (its folder's project: Claude Code and Codex start it there). No tool
-approves, pins,
-blocks, deprecates or deletes: those are a person's decisions. What an agent writes here is
-recorded with actor "agent", through `curate_as_agent` or the review queue.
+the server runs in (the project's: Claude Code starts it in the folder it was started in).
+No tool approves, pins, blocks, deprecates or deletes: those are a person's decisions. What
+an agent writes here is recorded with actor "agent", through `curate_as_agent` or the
+review queue.
 
 Every parameter's schema carries its description, bounds (the policy's limits) and enums;
 every tool has an output schema (`mcp_schemas`), and the SDK checks each answer against it.
@@ -386,9 +386,10 @@ def build_server(
 
 def resource_description(workspace: str | None) -> str:
     """What the AGENTS.md resource holds (as `interop.agents_md` builds it)."""
+    from .inert import inert
     from .interop.agents_md import DEFAULT_MAX_BYTES
 
-    scope = f"global and {workspace}'s" if workspace else "every workspace's"
+    scope = f"global and {inert(workspace, one_line=True)}'s" if workspace else "every workspace's"
     return (
         "The playbook as an AGENTS.md block: the agent's protocol, then the live rules "
         f"({scope}: active, not outweighed by harm) best first by category, within "

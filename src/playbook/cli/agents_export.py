@@ -55,10 +55,10 @@ def _notes(path: Path, size: int) -> None:
             f"playbook: {path.name} is now {size:,} bytes; Codex reads at most 32 KiB of a "
             "project's docs (all its AGENTS.md files together) and ignores the rest"
         )
-    from ..files import TooLarge, read_capped
-    from ..interop.agents_file import MAX_FILE_BYTES
-
     if path.name == "AGENTS.md":
+        from ..files import TooLarge, read_capped
+        from ..interop.agents_file import MAX_FILE_BYTES
+
         claude = path.parent / "CLAUDE.md"
         try:
             same = os.path.realpath(claude) == os.path.realpath(path)  # a link to it

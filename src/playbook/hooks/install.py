@@ -128,8 +128,8 @@ def hook_command(req: Request, portable: bool) -> list[str]:
         from ..store import resolve_target
         from ..store.target import url_without_password
 
-        where = resolve_target(req.db)  # a URL's password stays out of every file:
-        args += [  # libpq reads it from ~/.pgpass or $PGPASSWORD (`password_note`)
+        where = resolve_target(req.db)  # a URL's password stays out of every file: libpq
+        args += [  # reads it from ~/.pgpass or $PGPASSWORD (the install says so)
             "--db",
             str(where.path.resolve()) if where.is_file else url_without_password(where.location),
         ]
