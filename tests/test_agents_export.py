@@ -3,6 +3,7 @@ that has its own AGENTS.md: merged, scoped to the repository, within its budget.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -113,3 +114,24 @@ def test_bad_requests_change_nothing(tmp_path: Path) -> None:
     assert "is below the" in assert_user_error(r, "invalid_input")["message"]
     r = run_cli("export", "--format", "json", "--top", "3", "--json", db=db)
     assert assert_user_error(r, "usage", 2)
+
+
+def test_a_link_out_of_the_folder_is_one_line_and_a_fifo_beside_is_no_hang(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "pb.sqlite3"
+    playbook(db)
+    folder = repo(tmp_path, "git@github.com:Acme/Shop.git")
+    theirs = tmp_path / "dotfiles" / "AGENTS.md"
+    theirs.parent.mkdir()
+    theirs.write_bytes(b"# kept elsewhere\n")
+    (folder / "AGENTS.md").symlink_to(theirs)
+    r = run_cli("export", "--format", "agents-md", "-o", "AGENTS.md", db=db, cwd=folder)
+    assert r.rc == 1 and "outside its folder" in r.err and "Traceback" not in r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert theirs.read_bytes() == b"# kept elsewhere\n"
+    # Regression: a CLAUDE.md that is a FIFO was read to look for '@AGENTS.md': a hang.
+    (folder / "AGENTS.md").unlink()
+    os.mkfifo(folder / "CLAUDE.md")
+    r = run_cli("export", "--format", "agents-md", "-o", "AGENTS.md", db=db, cwd=folder)
+    assert r.rc == 0 and "Claude Code reads CLAUDE.md" in r.err

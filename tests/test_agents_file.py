@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from playbook.interop import agents_file
+from playbook import files
+from playbook.files import UnsafePath
 from playbook.interop.agents_file import AgentsFileError, find_block, merge, write_block
 
 HANDWRITTEN = Path(__file__).parent / "fixtures" / "agents_md" / "handwritten.md"
@@ -122,11 +123,29 @@ def test_a_link_is_followed_and_stays_a_link(tmp_path: Path) -> None:
     assert written.via == tmp_path / "CLAUDE.md"
     assert (tmp_path / "CLAUDE.md").is_symlink()
     assert (tmp_path / "AGENTS.md").read_bytes().startswith(b"# Agents\n\n<!-- playbook:begin")
-    dangling = tmp_path / "docs" / "AGENTS.md"
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "LINK.md").symlink_to(dangling)
+    (tmp_path / "LINK.md").symlink_to("NOTES.md")  # to a file not made yet, beside it
     assert write_block(tmp_path / "LINK.md", BLOCK).how == "created"
-    assert (tmp_path / "LINK.md").is_symlink() and dangling.is_file()
+    assert (tmp_path / "LINK.md").is_symlink() and (tmp_path / "NOTES.md").is_file()
+
+
+def test_a_link_out_of_its_folder_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    # Regression: the writer followed a link anywhere, silently: a link planted in a
+    # shared checkout would have the export rewrite a file of the user's elsewhere.
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    theirs = tmp_path / "elsewhere" / "AGENTS.md"
+    theirs.write_bytes(b"# someone else's\n")
+    link = tmp_path / "repo" / "AGENTS.md"
+    link.symlink_to(theirs)
+    with pytest.raises(UnsafePath, match="outside its folder") as refused:
+        write_block(link, BLOCK)
+    assert "\n" not in str(refused.value)
+    assert theirs.read_bytes() == b"# someone else's\n" and link.is_symlink()
+    (tmp_path / "repo" / "docs").mkdir()  # a subfolder is out of the link's folder too
+    (tmp_path / "repo" / "CLAUDE.md").symlink_to("docs/AGENTS.md")
+    with pytest.raises(UnsafePath, match="outside its folder"):
+        write_block(tmp_path / "repo" / "CLAUDE.md", BLOCK)
+    assert list((tmp_path / "repo" / "docs").iterdir()) == []
 
 
 def test_a_link_into_a_folder_not_here_is_refused(tmp_path: Path) -> None:
@@ -134,9 +153,43 @@ def test_a_link_into_a_folder_not_here_is_refused(tmp_path: Path) -> None:
     # its author's machine. A clone's export must neither write there nor replace the link.
     link = tmp_path / "AGENTS.md"
     link.symlink_to("/Users/someone/Projects/Core/AGENTS.md")
-    with pytest.raises(AgentsFileError, match="a folder this machine does not have"):
+    with pytest.raises(UnsafePath, match="in a folder this machine does not have"):
         write_block(link, BLOCK)
     assert link.is_symlink() and os.readlink(link) == "/Users/someone/Projects/Core/AGENTS.md"
+
+
+def test_a_fifo_nothing_reads_is_given_up_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: the writer opened the FIFO to write, which waits for a reader for ever.
+    monkeypatch.setattr(files, "READER_WAIT", 0.3)
+    fifo = tmp_path / "AGENTS.md"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | str] = []
+
+    def write() -> None:
+        try:
+            outcome.append(write_block(fifo, BLOCK).how)
+        except BaseException as exc:  # the test reads it below
+            outcome.append(exc)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    writer.join(10)
+    assert not writer.is_alive(), "the write is still waiting for a reader"
+    assert isinstance(outcome[0], UnsafePath) and "nothing read the FIFO" in str(outcome[0])
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_a_replaced_file_keeps_its_owner_and_mode(tmp_path: Path) -> None:
+    path = tmp_path / "AGENTS.md"
+    path.write_bytes(b"# Theirs\n")
+    os.chown(path, 4321, 4321)
+    path.chmod(0o664)
+    assert write_block(path, BLOCK).how == "appended"
+    after = path.stat()
+    assert (after.st_uid, after.st_gid, stat.S_IMODE(after.st_mode)) == (4321, 4321, 0o664)
 
 
 def test_a_device_is_written_to_not_replaced(tmp_path: Path) -> None:
@@ -163,8 +216,8 @@ def test_a_failed_write_leaves_the_old_file(
     def broken(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(agents_file.os, "replace", broken)
-    with pytest.raises(OSError, match="No space"):
+    monkeypatch.setattr(files.os, "replace", broken)
+    with pytest.raises(UnsafePath, match="No space"):
         write_block(path, BLOCK)
     assert path.read_bytes() == b"# Mine\n"
     assert [p.name for p in tmp_path.iterdir()] == ["AGENTS.md"]
@@ -195,7 +248,7 @@ def test_what_cannot_take_the_block_is_refused(tmp_path: Path, make, message: st
     path = tmp_path / "AGENTS.md"
     make(path)
     before = path.read_bytes() if path.is_file() else None
-    with pytest.raises(AgentsFileError, match=message):
+    with pytest.raises((AgentsFileError, UnsafePath), match=message):
         write_block(path, BLOCK)
     assert (path.read_bytes() if path.is_file() else None) == before
 

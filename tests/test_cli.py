@@ -347,7 +347,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 def test_mcp_without_the_sdk_is_a_clear_error(tmp_path: Path) -> None:
     prelude = "import sys; sys.modules['mcp'] = None\n"
     r = run_cli("mcp", db=tmp_path / "pb.sqlite3", python_prelude=prelude)
-    assert r.rc == 1 and "playbook-workbench[mcp]" in r.err
+    assert r.rc == 1 and "pip install -e '.[mcp]'" in r.err
     no_traceback(r)
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shlex
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -275,10 +277,10 @@ def test_codex_install_adds_hooks_and_mcp_and_uninstall_restores_bytes(
         "Stop": ["playbook hook session-end"],
     }
     assert "/hooks" in out and "trust" in out
-    # The AGENTS.md paragraph is the agent's protocol: cite, write lessons down, recall.
-    paragraph = out.split("Add this to the project's AGENTS.md:", 1)[1]
-    assert "[playbook: helpful <id>]" in paragraph and "starts with RULE:" in paragraph
-    assert "playbook recall" in paragraph
+    # AGENTS.md: the install names the export that writes the protocol and the live rules
+    # there (issue 27), rather than a paragraph of the protocol alone to paste.
+    assert "playbook export --format agents-md -o AGENTS.md" in out
+    assert "Add this to" not in out
     before = (config.read_bytes(), (home / "hooks.json").read_bytes())
     assert hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))[0] == 0
     assert (config.read_bytes(), (home / "hooks.json").read_bytes()) == before
@@ -297,6 +299,8 @@ def test_codex_with_hooks_off_gets_notify_and_loses_it_when_they_are_on(
     parsed = tomllib.loads(config.read_text(encoding="utf-8"))
     assert parsed["notify"] == ["playbook", "hook", "codex-notify"]
     assert not (home / "hooks.json").exists() and "hooks are off" in out
+    assert "the only way Codex learns the protocol" in out
+    assert "playbook export --format agents-md -o AGENTS.md" in out
     # The person turns hooks on: the next install trades notify for the hooks.
     config.write_text(config.read_text(encoding="utf-8").replace("false", "true"), "utf-8")
     assert hooks(tmp_path, project, "hooks", "install", "codex", **env)[0] == 0
@@ -343,3 +347,115 @@ def test_bad_options_are_usage_errors(tmp_path: Path, project: Path) -> None:
     assert rc == 2 and "--local is for claude-code" in err
     r = run_cli("hooks", "install", "cursor", env=env_for(tmp_path))
     assert r.rc == 2
+
+
+# ------------------------------------------------------------------ a URL's password
+
+
+@pytest.mark.postgres
+def test_no_settings_file_or_output_holds_the_database_password(
+    tmp_path: Path, project: Path, pg_url: str
+) -> None:
+    """Issue 29: a `--db` URL's password is never written into an agent's settings, nor
+    printed (the notes, the --dry-run diff, --json); the hooks find it in ~/.pgpass."""
+    secret = "Hunter2-pw.29"
+    user, rest = pg_url.split("://", 1)[1].split("@", 1)
+    url = f"postgresql://{user}:{secret}@{rest}"  # the test server trusts: the password is unused
+    home = tmp_path / "codex"
+    env = {"CODEX_HOME": str(home)}
+    runs = [
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "claude-code", "--dry-run"),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "claude-code", "--json"),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "codex", "--dry-run", **env),
+        hooks(tmp_path, project, "--db", url, "hooks", "install", "codex", "--json", **env),
+    ]
+    assert all(rc == 0 for rc, _, _ in runs), runs
+    for _, out, err in runs:
+        assert secret not in out + err
+    assert "~/.pgpass" in runs[0][1] and "password is not written" in runs[0][1]
+    written = [
+        project / ".claude" / "settings.local.json",
+        home / "hooks.json",
+        home / "config.toml",
+    ]
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert secret not in text, path
+        assert f"postgresql://{user}@{rest}" in text, path  # the URL, without its password
+    local = json.loads(written[0].read_text(encoding="utf-8"))
+    command = shlex.split(commands(local, "UserPromptSubmit")[0])
+    assert command[1:3] == ["--db", f"postgresql://{user}@{rest}"]
+    saved = [p.read_text(encoding="utf-8") for p in (tmp_path / "state").rglob("*.json")]
+    assert saved and not any(secret in s for s in saved)  # the install's backups neither
+
+
+# ------------------------------------------------------------------ how the files are written
+
+
+def test_a_settings_file_replaced_keeps_its_mode_and_owner(tmp_path: Path, project: Path) -> None:
+    # Regression: the install wrote a temporary file of its own and renamed it over the
+    # settings: a group-writable file came back 0644, a teammate's file came back root's.
+    path = project / ".claude" / "settings.json"
+    path.chmod(0o664)
+    owner = (4321, 4321) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    os.chown(path, *owner)
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    after = path.stat()
+    assert stat.S_IMODE(after.st_mode) == 0o664 and (after.st_uid, after.st_gid) == owner
+    assert '"playbook hook prompt"' in path.read_text(encoding="utf-8")
+    backups = list((tmp_path / "state").rglob("installs/*.json"))
+    assert len(backups) == 1 and stat.S_IMODE(backups[0].stat().st_mode) == 0o600
+
+
+def test_a_settings_file_linked_in_its_folder_is_written_through(
+    tmp_path: Path, project: Path
+) -> None:
+    # Regression: the link was replaced by a regular file (the target kept the old text).
+    folder = project / ".claude"
+    (folder / "settings.json").rename(folder / "team-settings.json")
+    (folder / "settings.json").symlink_to("team-settings.json")
+    assert hooks(tmp_path, project, "hooks", "install", "claude-code")[0] == 0
+    assert (folder / "settings.json").is_symlink()
+    assert '"playbook hook prompt"' in (folder / "team-settings.json").read_text("utf-8")
+    assert hooks(tmp_path, project, "hooks", "uninstall", "claude-code")[0] == 0
+    assert (folder / "settings.json").is_symlink()
+    assert (folder / "team-settings.json").read_text(encoding="utf-8") == SETTINGS
+
+
+def test_a_settings_file_linked_out_of_its_folder_is_refused_in_one_line(
+    tmp_path: Path, project: Path
+) -> None:
+    # A dotfile manager's layout (GNU Stow, chezmoi's symlink mode): ~/.claude/settings.json
+    # is a link into ~/dotfiles. Regression: the install replaced the link with a file.
+    dotfiles = tmp_path / "home" / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "settings.json").write_text(SETTINGS, encoding="utf-8")
+    user = tmp_path / "home" / ".claude"
+    user.mkdir()
+    (user / "settings.json").symlink_to(dotfiles / "settings.json")
+    rc, out, err = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user")
+    assert rc == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "outside its folder" in err and "nothing was changed" in err and "--dry-run" in err
+    assert (user / "settings.json").is_symlink()
+    assert (dotfiles / "settings.json").read_text(encoding="utf-8") == SETTINGS
+    rc, out, _ = hooks(tmp_path, project, "hooks", "install", "claude-code", "--user", "--dry-run")
+    assert rc == 0 and "+" in out and "playbook hook prompt" in out
+    # Codex: two files; the second one refused means the first is not written either.
+    home, config = codex_home(tmp_path, CONFIG_TOML)
+    (home / "hooks.json").symlink_to(dotfiles / "hooks.json")
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "codex", CODEX_HOME=str(home))
+    assert rc == 1 and "nothing was changed" in err
+    assert config.read_text(encoding="utf-8") == CONFIG_TOML
+    assert not (dotfiles / "hooks.json").exists()
+
+
+def test_a_settings_file_that_is_a_fifo_is_refused_not_waited_on(
+    tmp_path: Path, project: Path
+) -> None:
+    # Regression: reading the settings waited for a writer to the FIFO for ever.
+    path = project / ".claude" / "settings.json"
+    path.unlink()
+    os.mkfifo(path)
+    rc, _, err = hooks(tmp_path, project, "hooks", "install", "claude-code")
+    assert rc == 1 and "not a regular file" in err
+    assert stat.S_ISFIFO(path.lstat().st_mode)

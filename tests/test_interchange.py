@@ -145,6 +145,23 @@ def test_a_failure_midway_rolls_everything_back(
     assert target.count_bullets() == 0
 
 
+def test_a_nul_in_any_field_of_an_export_is_an_invalid_import(
+    source: tuple[PlaybookStore, Clock, dict[str, str]], tmp_path: Path
+) -> None:
+    """Regression (found by test_fuzz): a NUL in a field the export's rows do not check
+    (a batch id) reached the store, whose refusal of NUL (issue 29) escaped the import as
+    a plain InvalidInput; an import's failure is InvalidImport, and writes nothing."""
+    store, clock, _ = source
+    doc = json.loads(to_json(export_snapshot(store)))
+    doc["bullets"][0]["batch_id"] = "\u0000"
+    target = empty_store(tmp_path / "copy.sqlite3", clock)
+    before = dump(target)
+    with pytest.raises(InvalidImport, match="NUL") as refused:
+        import_data(target, json.dumps(doc).encode())
+    assert "\n" not in str(refused.value)
+    assert dump(target) == before
+
+
 def test_progress_is_reported_to_the_end(
     source: tuple[PlaybookStore, Clock, dict[str, str]], tmp_path: Path
 ) -> None:

@@ -24,6 +24,7 @@ from playbook import queue
 from playbook.curation import curate
 from playbook.store import PlaybookStore
 
+from .helpers import store_at
 from .helpers.cli import ENTRY, clean_env, run_cli
 
 mcp = pytest.importorskip("mcp")
@@ -51,10 +52,15 @@ def text_of(result: Any) -> str:
 Session = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
-def serve(db: str | Path, body: Callable[[Any], Awaitable[Any]], **env: str) -> Any:
-    """Run `body(session)` against `playbook --db DB mcp`, initialized."""
+def serve(
+    db: str | Path, body: Callable[[Any], Awaitable[Any]], cwd: Path | None = None, **env: str
+) -> Any:
+    """Run `body(session)` against `playbook --db DB mcp` (started in `cwd`), initialized."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-c", ENTRY, "--db", str(db), "mcp"], env=clean_env(**env)
+        command=sys.executable,
+        args=["-c", ENTRY, "--db", str(db), "mcp"],
+        env=clean_env(**env),
+        cwd=cwd,
     )
 
     async def run() -> Any:
@@ -266,6 +272,42 @@ def test_what_an_agent_sees_and_does(store: PlaybookStore, db_target: str | Path
     assert "Use uv for Python installs" in seen["agents_md"]
 
 
+def test_the_agents_md_resource_is_the_workspaces_live_rules(tmp_path: Path) -> None:
+    """Regression: the resource gave every workspace's rules wherever the server ran, and
+    its description said "proven and established rules" (since issue 27 it is the
+    export's block: the live rules, candidates too, within a budget)."""
+    import subprocess
+
+    shop = tmp_path / "shop"
+    subprocess.run(["git", "init", "-q", str(shop)], check=True)
+    subprocess.run(
+        ["git", "-C", str(shop), "remote", "add", "origin", "git@github.com:Acme/Shop.git"],
+        check=True,
+    )
+    db = tmp_path / "pb.sqlite3"
+    with store_at(db) as store:
+        store.insert_bullet("Run the linters before pushing")  # global, a candidate
+        store.insert_bullet(
+            "Use the shop's sandbox keys", scope="workspace", scope_key="github.com/acme/shop"
+        )
+        store.insert_bullet(
+            "Bump the blog theme", scope="workspace", scope_key="github.com/acme/blog"
+        )
+
+    async def body(opened: tuple[Any, Any]) -> tuple[str, str]:
+        session = opened[0]
+        (resource,) = attr(await session.list_resources(), "resources", "resources")
+        text = (await session.read_resource(resource.uri)).contents[0].text
+        return resource.description, text
+
+    description, text = serve(db, body, cwd=shop)
+    assert "proven and established" not in description
+    assert "live rules" in description and "github.com/acme/shop" in description
+    assert "Run the linters before pushing" in text and "sandbox keys" in text
+    assert "Bump the blog theme" not in text  # another repository's rule
+    assert "[playbook: helpful <id>]" in text  # the protocol comes first
+
+
 def test_every_parameter_is_described_bounded_and_typed(tmp_path: Path) -> None:
     async def body(opened: tuple[Any, Any]) -> list[Any]:
         return (await opened[0].list_tools()).tools
@@ -416,4 +458,4 @@ def test_without_the_mcp_extra_one_line_says_how_to_install_it(tmp_path: Path) -
     assert "Traceback" not in r.err
     (line,) = r.err.strip().splitlines()
     assert line.startswith("playbook: error: the MCP server needs the 'mcp' package")
-    assert "pip install 'playbook-workbench[mcp]'" in line
+    assert "Playbook's clone" in line and "pip install -e '.[mcp]'" in line

@@ -56,3 +56,23 @@ def test_the_policy_eval_walkthrough_is_what_the_demo_says(tmp_path: Path) -> No
     assert rows[1:] == shown[shown.index(rows[0]) + 1 :][: len(rows) - 1]
     assert report.line() in shown
     assert report.line() in README.split("--write playbook.toml | tail -1", 1)[1]
+
+
+def test_every_install_hint_is_the_readmes_install_command() -> None:
+    """Regression: errors said pip install 'playbook-workbench[postgres]' (or [mcp]), which
+    fails outside the clone: the package is not on PyPI. Each hint's command is a line of
+    one of the README's shell blocks (the team section's runs in `-m slow`), and the README
+    names no other."""
+    from playbook.errors import SchemaTooNewError, install_hint
+    from playbook.mcp_server import INSTALL
+
+    blocks = re.findall(r"```sh\n(.*?)```", README, re.S)
+    readme_installs = {line.strip() for b in blocks for line in b.splitlines() if "pip" in line}
+    for extra in ("postgres", "mcp"):
+        command = install_hint(extra).rsplit(": ", 1)[1]
+        assert command in readme_installs, (command, readme_installs)
+    assert install_hint("mcp") == INSTALL
+    assert "pip install -e ." in SchemaTooNewError.hint
+    assert "playbook-workbench[" not in README
+    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py"))
+    assert "playbook-workbench[" not in source and "upgrade playbook-workbench" not in source

@@ -21,8 +21,15 @@ to the next, as in the reader's terminal.
   a new venv, `pip install`, `playbook demo` on a terminal of 80x24 (quit with `q` once it
   shows rules), then everything else.
 
-A new group (say `claude-code`, once that section is marked) is added to `GROUPS`; a
-group the README marks that no test knows of fails `test_every_marked_group_is_run`.
+- The `claude-code` group ("Use it with Claude Code" and its Codex part) runs in a
+  repository of the user's: `STAGES` sets it up before the group's first block (a new
+  terminal: the venv activated, no `$PLAYBOOK_DB`, in a git repository with a remote). Its
+  blocks are what a person runs with Playbook (the project's playbook, `hooks install`, the
+  hooks fed the JSON Claude Code sends them, the Codex install and the AGENTS.md export);
+  `claude` itself is not on a test machine and is never marked.
+
+A new group is added to `GROUPS`; a group the README marks that no test knows of fails
+`test_every_marked_group_is_run`.
 """
 
 from __future__ import annotations
@@ -50,8 +57,17 @@ FLAGS = {"installs"}
 
 # Every marked group, in the order a reader meets them; the bounded suite runs the ones
 # that install nothing.
-GROUPS = ("quickstart", "cli", "team")
+GROUPS = ("quickstart", "cli", "team", "claude-code")
 LOCAL_SERVER = "localhost:5432"  # the address the team section's blocks name
+# What the reader has before a group's first block, and the README does not run for them.
+STAGES = {
+    "claude-code": (
+        "unset PLAYBOOK_DB  # a new terminal, in a repository of the user's\n"
+        'source "$HOME/playbook/.venv/bin/activate"\n'
+        "git init -q ~/web && git -C ~/web remote add origin git@github.com:acme/web.git\n"
+        "cd ~/web\n"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -73,9 +89,13 @@ def blocks() -> list[Block]:
 
 def script(groups: tuple[str, ...], *, installs: bool, server: str | None = None) -> str:
     parts = ["set -eo pipefail"]
+    staged: set[str] = set()
     for b in blocks():
         if b.group not in groups or ("installs" in b.flags and not installs):
             continue
+        if b.group in STAGES and b.group not in staged:
+            staged.add(b.group)
+            parts.append(f"echo '# the stage of {b.group}' >&2\n{STAGES[b.group]}")
         text = b.text if server is None else b.text.replace(LOCAL_SERVER, server)
         parts.append(f"echo '# README.md:{b.line} ({b.group})' >&2\n{text}")
     return "\n".join(parts) + "\n"
@@ -149,7 +169,7 @@ def team_server() -> Iterator[str]:
 def test_every_marked_group_is_run() -> None:
     marked = {b.group for b in blocks()}
     assert marked == set(GROUPS), f"marked groups {sorted(marked)}, known {GROUPS}"
-    assert {"quickstart", "cli", "team"} <= marked  # the sections issue 30 asked for
+    assert {"quickstart", "cli", "team", "claude-code"} <= marked  # what issue 30 asked for
 
 
 def test_cli_tour_runs(project: tuple[Path, dict[str, str]]) -> None:
@@ -159,6 +179,34 @@ def test_cli_tour_runs(project: tuple[Path, dict[str, str]]) -> None:
     assert re.search(r"restored b-[0-9a-f]{8}: deprecated -> ", out)
     # The tour wrote to the default playbook of its home folder, and nowhere else.
     assert (Path(env["HOME"]) / ".local/share/playbook/state.sqlite3").is_file()
+
+
+def test_claude_code_section_runs(project: tuple[Path, dict[str, str]]) -> None:
+    import json
+
+    work, env = project
+    out = run(script(("claude-code",), installs=False), work, env)
+    repo = Path(env["HOME"]) / "web"
+    # The team's settings run `playbook` from the PATH, on the project's playbook.
+    settings = json.loads((repo / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert prompt == "playbook hook prompt"
+    assert (repo / ".playbook" / "playbook.sqlite3").is_file()
+    assert "would change" in out and "(after)" in out  # the dry run's diff
+    # The hooks answered as Claude Code reads them: the protocol, then the rules.
+    answers = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    start, prompt_answer = (a["hookSpecificOutput"] for a in answers)
+    assert start["hookEventName"] == "SessionStart"
+    assert "starts with RULE:" in start["additionalContext"]
+    rules = prompt_answer["additionalContext"]
+    assert "Pin npm to 11 in release jobs" in rules and "Deploy web from" in rules
+    # Codex: its hooks and MCP server in the (test's) home, the AGENTS.md block written.
+    codex = Path(env["HOME"]) / ".codex"
+    assert "playbook hook prompt" in (codex / "hooks.json").read_text(encoding="utf-8")
+    assert "[mcp_servers.playbook]" in (codex / "config.toml").read_text(encoding="utf-8")
+    assert "playbook export --format agents-md -o AGENTS.md" in out
+    agents = (repo / "AGENTS.md").read_text(encoding="utf-8")
+    assert "<!-- playbook:begin" in agents and "Deploy web from the release branch" in agents
 
 
 @pytest.mark.postgres

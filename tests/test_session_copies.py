@@ -187,17 +187,25 @@ def test_a_transcript_outside_the_agents_session_folders_is_refused(
     assert agent.reflect_log == [] and staged(agent) == []
 
 
-def test_the_hooks_files_are_the_users_only(agent: Agent, tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["own", "group-shared"])
+def test_the_hooks_files_are_the_users_only(agent: Agent, tmp_path: Path, shared: bool) -> None:
+    """0600 in folders made 0700; in a state folder a group shares (set-group-ID, made by
+    a person), 0640: issue 29's rule, the one `playbook.files.open_private` keeps."""
+    folder = agent.state / "playbook"
+    if shared:
+        folder.mkdir(parents=True)
+        folder.chmod(0o2750)
     transcript = tmp_path / "s.jsonl"
     transcript.write_bytes(b"".join(lines("claude_fork_original.jsonl")[:4]))
     prompt = fixture("user_prompt_submit.json", cwd=str(tmp_path), prompt="npm release jobs")
     assert agent.hook("prompt", prompt).out  # a session memory file
     agent.hook("prompt", b"not json")  # a line in the hook log
     end(agent, transcript, "s-1", 1)  # a line in the reflection log, a lock file
-    folder = agent.state / "playbook"
     made = [p for p in folder.rglob("*") if p.is_file()]
     assert {p.suffix for p in made} >= {".log", ".seen", ".lock"}
     for path in made:
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert stat.S_IMODE(path.stat().st_mode) == (0o640 if shared else 0o600), path
+    assert stat.S_IMODE(folder.stat().st_mode) == (0o2750 if shared else 0o700)
+    # sessions/ inherits the set-group-ID bit (Linux), never more than the owner's access
+    assert stat.S_IMODE((folder / "sessions").stat().st_mode) == (0o2700 if shared else 0o700)
     assert os.access(folder, os.R_OK)

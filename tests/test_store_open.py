@@ -183,7 +183,7 @@ def test_without_psycopg_a_postgresql_url_says_what_to_install(tmp_path: Path) -
     assert proc.returncode == 1, proc.stderr
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "backend_unavailable"
-    assert "playbook-workbench[postgres]" in error["message"]
+    assert "pip install -e '.[postgres]'" in error["message"]
     assert list(tmp_path.iterdir()) == []
 
 

@@ -91,7 +91,7 @@ class SchemaTooNewError(DatabaseError):
     """Written by a newer Playbook: left untouched."""
 
     code = "schema_too_new"
-    hint = "upgrade playbook-workbench"
+    hint = "upgrade Playbook: git pull in its clone, then pip install -e . into its venv"
 
 
 class DatabaseOpenError(DatabaseError):
@@ -204,3 +204,9 @@ __all__ = [
     "StoreError",
     "UsageError",
 ]
+
+
+def install_hint(extra: str) -> str:
+    """How to add an optional extra (`postgres`, `mcp`), as the README's install steps say:
+    Playbook is installed from its clone (it is not on PyPI), into the venv it runs from."""
+    return f"in Playbook's clone, into the venv it runs from: pip install -e '.[{extra}]'"

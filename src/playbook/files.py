@@ -7,15 +7,22 @@ what is at `path`:
 * `-`: standard output;
 * nothing, or a regular file: the data goes to a temporary file in the same folder, which
   then replaces it in one step (a reader never sees half a file, a failed write leaves the
-  old one); a new file is made 0600, 0640 in a folder a group shares (set-group-ID), and a
-  file replaced keeps its permissions;
+  old one); a new file is made 0600, 0640 in a folder a group shares (set-group-ID) (a
+  file meant for others, `private=False`: a project's AGENTS.md or its agent settings,
+  0666 less the umask, as any program makes one), and a file replaced keeps its
+  permissions and, where the writer may give it, its owner;
 * a device, a FIFO or a socket (`/dev/null`, `/dev/stdout`, a named pipe): written
   through, never replaced: renaming a temporary file over `/dev/null` as root turns it
-  into a regular file for the whole machine;
+  into a regular file for the whole machine; a FIFO nothing reads is given up after
+  `READER_WAIT` seconds, never waited on for ever;
 * a symbolic link to a regular file in the link's own folder: that file is replaced and
   the link kept; one to a regular file elsewhere is refused (`UnsafePath`): following it
   silently would let a link planted in a shared folder overwrite any file of the user's;
 * a folder, or a path whose folder does not exist: refused.
+
+`write_target(path)` says where a write would go, and what is there, refusing as
+`write_file` would: for a writer that reads the file first (a merge) or must check before
+it writes anything.
 
 `read_capped(source, max_bytes)` reads a file, `-` (standard input), a device or a pipe,
 and stops as soon as more than `max_bytes` came: `/dev/zero`, `/dev/urandom` or a
@@ -32,7 +39,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -63,7 +69,9 @@ def _shown(path: Path | str) -> str:
     return inert(str(path), one_line=True)
 
 
-def write_file(path: str | os.PathLike[str], data: str | bytes) -> Path | None:
+def write_file(
+    path: str | os.PathLike[str], data: str | bytes, *, private: bool = True
+) -> Path | None:
     """Write `data` (text as UTF-8) to `path` as the module's docstring says; returns the
     file written (the target of a link), or None for standard output."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -72,9 +80,21 @@ def write_file(path: str | os.PathLike[str], data: str | bytes) -> Path | None:
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
         return None
+    target, info = write_target(path)
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        _write_through(target, raw)  # a device, a FIFO, a socket: never replaced
+        return target
+    _replace(target, raw, info, private=private)
+    return target
+
+
+def write_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file `write_file(path, …)` would write (a link's target) and what is there now
+    (None: nothing yet); `UnsafePath` for what it would refuse (a folder, a link out of its
+    folder, a path it cannot look at)."""
     path = Path(path).expanduser()
     try:
-        info = path.lstat()
+        info: os.stat_result | None = path.lstat()
     except FileNotFoundError:
         info = None
     except OSError as exc:
@@ -84,11 +104,7 @@ def write_file(path: str | os.PathLike[str], data: str | bytes) -> Path | None:
         target, info = _through_link(path)
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise UnsafePath(f"{_shown(path)} is a folder; give a file name")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        _write_through(target, raw)  # a device, a FIFO, a socket: never replaced
-        return target
-    _replace(target, raw, None if info is None else stat.S_IMODE(info.st_mode))
-    return target
+    return target, info
 
 
 def _through_link(link: Path) -> tuple[Path, os.stat_result | None]:
@@ -104,10 +120,16 @@ def _through_link(link: Path) -> tuple[Path, os.stat_result | None]:
     if info is not None and not stat.S_ISREG(info.st_mode):
         return target, info  # a device or a pipe: written through below
     folder = Path(os.path.realpath(link.parent))
+    if target.parent != folder and not target.parent.is_dir():
+        raise UnsafePath(  # a link committed from its author's machine, say
+            f"{_shown(link)} is a symbolic link to {_shown(target)}, in a folder this "
+            "machine does not have: nothing written"
+        )
     if target.parent != folder:
         raise UnsafePath(
             f"{_shown(link)} is a symbolic link to {_shown(target)}, outside its folder: not "
-            "followed (write to that path itself if it is the one you mean)"
+            "followed",
+            hint="write to that path itself if it is the one you mean",
         )
     return target, info
 
@@ -161,12 +183,29 @@ def new_file_mode(folder: Path) -> int:
     return 0o640 if shared else 0o600
 
 
+def private_folder(folder: Path) -> None:
+    """Make `folder`, and each of its parents that is missing, this user's only (0700)."""
+    missing = []
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    for parent in reversed(missing):
+        parent.mkdir(mode=0o700, exist_ok=True)
+
+
+def open_private(path: Path, flags: int = os.O_WRONLY | os.O_APPEND) -> int:
+    """A descriptor on `path`, a file of Playbook's own (a log, a session's memory, a
+    lock), opened with `flags`: made 0600 (0640 in a folder a group shares) if new, in a
+    folder made 0700 (each missing parent too) if missing."""
+    private_folder(path.parent)
+    return os.open(path, flags | os.O_CREAT, new_file_mode(path.parent))
+
+
 def open_append(path: Path, *, errors: str = "strict") -> TextIO:
-    """`path` opened to append text (UTF-8), made 0600 (0640 in a folder a group shares) if
-    new, in a folder made 0700 if missing: a log or a session file of Playbook's own."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, new_file_mode(path.parent))
-    return os.fdopen(fd, "a", encoding="utf-8", errors=errors)
+    """`path` opened to append text (UTF-8), made as `open_private` says: a log or a
+    session file of Playbook's own."""
+    return os.fdopen(open_private(path), "a", encoding="utf-8", errors=errors)
 
 
 def create_private(path: Path) -> None:
@@ -177,10 +216,16 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_file_mode(path.parent)))
 
 
-def _replace(path: Path, data: bytes, mode: int | None) -> None:
+def _replace(path: Path, data: bytes, old: os.stat_result | None, *, private: bool) -> None:
+    import tempfile  # here: a hook that only appends to its log never loads it (nor shutil)
+
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise UnsafePath(f"no such folder: {_shown(folder)}")
+    if old is not None:
+        mode = stat.S_IMODE(old.st_mode)
+    else:
+        mode = new_file_mode(folder) if private else 0o666 & ~_umask()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -190,13 +235,35 @@ def _replace(path: Path, data: bytes, mode: int | None) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, new_file_mode(folder) if mode is None else mode)
+            os.fchmod(fh.fileno(), mode)
+            if old is not None and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+                with contextlib.suppress(OSError):  # not ours to give: the writer's it is
+                    os.fchown(fh.fileno(), old.st_uid, old.st_gid)
         os.replace(tmp, path)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise UnsafePath(f"cannot write {_shown(path)}: {exc.strerror or exc}") from None
         raise
+    with contextlib.suppress(OSError):  # the rename itself, on disk
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _umask() -> int:
+    """The process's umask: read where Linux says it (setting it to read it back, the
+    fallback, is not safe while other threads create files)."""
+    with (
+        contextlib.suppress(OSError, ValueError, StopIteration),
+        open("/proc/self/status", encoding="ascii", errors="replace") as fh,
+    ):
+        return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_capped(

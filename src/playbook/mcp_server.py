@@ -3,9 +3,11 @@
 Tools (`TOOLS`): read the playbook (`recall`, `list_rules`, `playbook_stats`,
 `pending_proposals`, `show_bullet`), report on it (`mark_feedback`, `record_outcome`) and
 teach it (`propose_deltas`, `reflect_session`, both to the review queue). One resource,
-`playbook://agents.md`, the playbook rendered as AGENTS.md text. No tool approves, pins,
-blocks, deprecates or deletes: those are a person's decisions. What an agent writes here is
-recorded with actor "agent", through `curate_as_agent` or the review queue.
+`playbook://agents.md`: what `playbook export --format agents-md` writes, for the workspace
+the server runs in (the project's: Claude Code starts it in the folder it was started in).
+No tool approves, pins, blocks, deprecates or deletes: those are a person's decisions. What
+an agent writes here is recorded with actor "agent", through `curate_as_agent` or the
+review queue.
 
 Every parameter's schema carries its description, bounds (the policy's limits) and enums;
 every tool has an output schema (`mcp_schemas`), and the SDK checks each answer against it.
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from .errors import install_hint
 from .mcp_tools import PlaybookTools, ToolFailure
 
 if TYPE_CHECKING:
@@ -46,7 +49,7 @@ TOOLS = (
     "propose_deltas",
     "reflect_session",
 )
-INSTALL = "pip install 'playbook-workbench[mcp]'"
+INSTALL = install_hint("mcp")
 
 
 def instructions() -> str:
@@ -130,8 +133,11 @@ def answer(data: dict[str, Any]) -> Any:
     return CallToolResult.model_validate({"content": content, "structuredContent": data})
 
 
-def build_server(db: str | Path, policy: "Policy | None" = None) -> Any:
-    """The MCP server object (not yet running) for the playbook at `db`."""
+def build_server(
+    db: str | Path, policy: "Policy | None" = None, workspace: str | None = None
+) -> Any:
+    """The MCP server object (not yet running) for the playbook at `db`; `workspace` (a
+    workspace key) scopes the AGENTS.md resource."""
     server_cls, tool_error, resource_error = _sdk()
     from mcp.types import CallToolResult, ToolAnnotations
     from pydantic import Field, WithJsonSchema
@@ -144,7 +150,7 @@ def build_server(db: str | Path, policy: "Policy | None" = None) -> Any:
     from .terms import BulletTypeName, HarmReasonName, MaturityName
 
     p = policy or DEFAULT_POLICY
-    tools = PlaybookTools(db, policy)
+    tools = PlaybookTools(db, policy, workspace)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
     server = server_cls(SERVER_NAME, instructions=instructions(), log_level="WARNING")
     # The protocol server says this version in serverInfo (the 1.x SDK says its own).
@@ -368,7 +374,7 @@ def build_server(db: str | Path, policy: "Policy | None" = None) -> Any:
     @server.resource(
         RESOURCE_URI,
         name="playbook",
-        description="The playbook as AGENTS.md text: proven and established rules by category.",
+        description=resource_description(workspace),
         mime_type="text/markdown",
     )
     @functools.partial(_guard, error=resource_error)
@@ -378,11 +384,24 @@ def build_server(db: str | Path, policy: "Policy | None" = None) -> Any:
     return server
 
 
-def serve(db: str | Path, *, policy: "Policy | None" = None) -> None:
+def resource_description(workspace: str | None) -> str:
+    """What the AGENTS.md resource holds (as `interop.agents_md` builds it)."""
+    from .inert import inert
+    from .interop.agents_md import DEFAULT_MAX_BYTES
+
+    scope = f"global and {inert(workspace, one_line=True)}'s" if workspace else "every workspace's"
+    return (
+        "The playbook as an AGENTS.md block: the agent's protocol, then the live rules "
+        f"({scope}: active, not outweighed by harm) best first by category, within "
+        f"{DEFAULT_MAX_BYTES:,} bytes; recall finds the rest."
+    )
+
+
+def serve(db: str | Path, *, policy: "Policy | None" = None, workspace: str | None = None) -> None:
     """Run the server on stdin/stdout until the client disconnects (`mcp_stdio` answers
     what the SDK's reader would drop). McpUnavailable, before anything else is imported,
     when the optional SDK is not installed."""
-    server = build_server(db, policy)
+    server = build_server(db, policy, workspace)
     import anyio
 
     from .mcp_stdio import serve_stdio

@@ -71,13 +71,16 @@ class _Window:
 class PlaybookTools:
     """The tool implementations, callable without MCP (the server wraps each one)."""
 
-    def __init__(self, db: str | Path, policy: Policy | None = None) -> None:
+    def __init__(
+        self, db: str | Path, policy: Policy | None = None, workspace: str | None = None
+    ) -> None:
         from .policy import DEFAULT_POLICY
         from .store import resolve_target
 
         self.db = resolve_target(db)  # a file or a postgresql:// URL
         self.policy = policy
         self.limits = policy or DEFAULT_POLICY
+        self.workspace = workspace  # the project's identity: the AGENTS.md resource's scope
 
     def _bounded(self, *fields: tuple[str, Any, str]) -> None:
         """Refuse a parameter over its bound in the policy (never cut it)."""
@@ -357,6 +360,8 @@ class PlaybookTools:
         }
 
     def agents_md(self) -> str:
+        """The AGENTS.md block: the protocol, then the live rules of `workspace` (global
+        ones and its own; every rule without one), best first, within the default budget."""
         from .interop.agents_md import render_store
 
         if not self.db.exists():
@@ -364,4 +369,4 @@ class PlaybookTools:
 
             return render([], {})
         with _store(self.db, self.policy, create=False) as store:
-            return render_store(store)
+            return render_store(store, workspace=self.workspace)

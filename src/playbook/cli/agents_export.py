@@ -56,11 +56,17 @@ def _notes(path: Path, size: int) -> None:
             "project's docs (all its AGENTS.md files together) and ignores the rest"
         )
     if path.name == "AGENTS.md":
+        from ..files import TooLarge, read_capped
+        from ..interop.agents_file import MAX_FILE_BYTES
+
         claude = path.parent / "CLAUDE.md"
         try:
             same = os.path.realpath(claude) == os.path.realpath(path)  # a link to it
-            imports = same or "@AGENTS.md" in claude.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            imports = same or (
+                stat.S_ISREG(claude.stat().st_mode)  # a FIFO would wait for a writer
+                and b"@AGENTS.md" in read_capped(claude, MAX_FILE_BYTES, "CLAUDE.md")
+            )
+        except (OSError, TooLarge):
             imports = False
         if not imports:
             note(

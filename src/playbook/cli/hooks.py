@@ -108,8 +108,9 @@ def hooks_install(
     Claude Code: SessionStart, UserPromptSubmit and SessionEnd run `playbook hook …`, in the
     project's .claude/settings.json when the commands work on any teammate's machine, else
     in .claude/settings.local.json. Codex: SessionStart, UserPromptSubmit and Stop in
-    $CODEX_HOME/hooks.json (--project: the repository's .codex/hooks.json), the MCP server,
-    and the AGENTS.md paragraph to paste. Installing twice changes nothing.
+    $CODEX_HOME/hooks.json (--project: the repository's .codex/hooks.json) and the MCP
+    server; it names the export that writes the protocol and the rules into AGENTS.md.
+    Installing twice changes nothing.
     """
     set_json(json_out)
     from ..hooks import install as inst
@@ -139,8 +140,6 @@ def hooks_install(
             )
         )
     _carry_out(plans, notes, dry_run, installing=True)
-    if agent is Agent.codex and not json_out:
-        sys.stdout.write("\nAdd this to the project's AGENTS.md:\n\n" + inst.codex_agents_md())
 
 
 @hooks_app.command("uninstall")
@@ -184,6 +183,7 @@ def _playbook_notes() -> list[str]:
     from ..hooks.install import project_root
     from ..project.config import ProjectConfigError, locate_playbook
     from ..store import holds_playbook, resolve_target
+    from ..store.target import has_password
 
     try:
         located = locate_playbook(state.db, project_root(Path.cwd()))
@@ -193,10 +193,11 @@ def _playbook_notes() -> list[str]:
     notes = [f"from this project the hooks use the playbook at {where} ({located.describe()})"]
     if not holds_playbook(where):
         notes.append(f"no playbook at {where} yet: the hooks do nothing until 'playbook init'")
-    if located.source == "--db" and not where.is_file and str(where) != where.location:
+    if located.source == "--db" and not where.is_file and has_password(where.location):
         notes.append(
-            "the database URL carries a password, which is now written in the agent's "
-            "settings: prefer a ~/.pgpass file or $PGPASSWORD"
+            "the database URL's password is not written in the agent's settings: libpq "
+            "reads it from ~/.pgpass or $PGPASSWORD where the agent runs (see 'A shared "
+            "playbook for a team' in the README)"
         )
     return notes
 
@@ -211,12 +212,23 @@ def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Pla
 
 
 def _carry_out(plans: list[Plan], notes: list[str], dry_run: bool, *, installing: bool) -> None:
-    from ..hooks.install import apply
+    from ..files import UnsafePath
+    from ..hooks.install import apply, check
 
     if not dry_run:
+        try:
+            check(plans)  # all the files can be written, or none is
+        except UnsafePath as exc:
+            raise CliError(
+                "file_error",
+                f"{exc}; nothing was changed",
+                "to edit that file, see the change with --dry-run and make it by hand",
+            ) from None
         for plan in plans:
             try:
                 apply(plan, installing=installing)
+            except UnsafePath as exc:
+                raise CliError("file_error", str(exc)) from None
             except OSError as exc:
                 raise CliError("file_error", f"cannot write {plan.path}: {exc.strerror}") from None
     verb = "would change" if dry_run else "changed"

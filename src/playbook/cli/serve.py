@@ -11,10 +11,17 @@ def mcp() -> None:
     """Serve the playbook to agents over MCP (stdio): recall, rules, stats, feedback,
     outcomes, proposals, reflection. No tool approves, pins, blocks or deletes anything.
     Needs the 'mcp' extra (exit 1, error code not_installed, without it)."""
+    import os
+
     from ..mcp_server import INSTALL, McpUnavailable, serve
+    from ..project.workspace import workspace_of
     from .common import db_target, load_policy_option
 
+    try:  # the agent starts the server in the project's folder
+        here = workspace_of(os.getcwd())
+    except OSError:  # a folder removed since
+        here = None
     try:
-        serve(db_target(), policy=load_policy_option())
+        serve(db_target(), policy=load_policy_option(), workspace=here.key if here else None)
     except McpUnavailable as exc:
         raise CliError("not_installed", str(exc), INSTALL) from None

@@ -14,7 +14,9 @@ Where the hooks go (`plan_install`):
   Claude Code's) in ``$CODEX_HOME/hooks.json`` (``--project``: the repository's
   ``.codex/hooks.json``, portable commands only), the MCP server in ``config.toml``; where the
   config turns hooks off (``[features] hooks = false``), ``notify`` instead (each turn's end).
-  Codex asks the user to trust a new hook (``/hooks``) before it runs it.
+  Codex asks the user to trust a new hook (``/hooks``) before it runs it. The install
+  names the AGENTS.md export (`agents_md_note`), which writes the agent's protocol and the
+  live rules into the project's AGENTS.md.
 - ``--reflector claude|codex``: the opt-in model reflector, this machine's choice: Claude
   Code's ``env`` setting ``PLAYBOOK_REFLECTOR`` (in ``settings.local.json``, or the user's
   settings), Codex's ``Stop`` command's ``--reflector``.
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import install_codex as codex
-from .install_plan import InstallError, Plan, apply, load_backup, read_text, restored
+from .install_plan import InstallError, Plan, apply, check, load_backup, read_text, restored
 from .install_settings import has_ours, plan_hooks, set_env, strip_hooks, strip_plan, then
 
 __all__ = [
@@ -42,8 +44,9 @@ __all__ = [
     "CODEX_EVENTS",
     "InstallError",
     "Plan",
+    "agents_md_note",
     "apply",
-    "codex_agents_md",
+    "check",
     "plan_install",
     "plan_uninstall",
 ]
@@ -123,19 +126,36 @@ def hook_command(req: Request, portable: bool) -> list[str]:
     args = ["playbook" if on_path else script]
     if req.db is not None:
         from ..store import resolve_target
+        from ..store.target import url_without_password
 
-        where = resolve_target(req.db)
-        args += ["--db", str(where.path.resolve()) if where.is_file else where.location]
+        where = resolve_target(req.db)  # a URL's password stays out of every file: libpq
+        args += [  # reads it from ~/.pgpass or $PGPASSWORD (the install says so)
+            "--db",
+            str(where.path.resolve()) if where.is_file else url_without_password(where.location),
+        ]
     if req.policy is not None:
         args += ["--policy", str(req.policy.resolve())]
     return args
 
 
-def codex_agents_md(recall_hint: str = 'playbook recall "<the task in a few words>"') -> str:
-    """The AGENTS.md paragraph a Codex install prints: the agent's protocol."""
-    from ..project.protocol import protocol_lines
+AGENTS_MD_COMMAND = "playbook export --format agents-md -o AGENTS.md"
 
-    return "## Playbook\n\n" + "\n".join(protocol_lines(recall_hint=recall_hint)) + "\n"
+
+def agents_md_note(hooks_on: bool) -> str:
+    """What a Codex install says about AGENTS.md: the export writes the protocol and the
+    live rules there (a managed block), which is all Codex learns where no hook runs."""
+    why = (
+        "so that Codex sees the protocol and this project's rules without a hook too (and "
+        "so does any other agent)"
+        if hooks_on
+        else "the only way Codex learns the protocol (cite the rules, write lessons down as "
+        "RULE:/AVOID: lines) while its hooks are off"
+    )
+    return (
+        f"AGENTS.md: in the repository, run {AGENTS_MD_COMMAND}, {why}: it writes a "
+        "block of its own between markers, keeping the rest of the file; run it again "
+        "when the rules change"
+    )
 
 
 # ------------------------------------------------------------------------ install
@@ -197,7 +217,7 @@ def _install_codex(req: Request) -> tuple[list[Plan], list[str]]:
             )
         path = project_root(req.cwd) / ".codex" / "hooks.json"
         plans = [plan_hooks(path, hook_command(req, True), CODEX_EVENTS)]
-        notes.append(codex.TRUST_NOTE)
+        notes += [codex.TRUST_NOTE, agents_md_note(hooks_on=True)]
         return plans, notes
     base = hook_command(req, False)
     config_path = codex_home() / "config.toml"
@@ -209,10 +229,11 @@ def _install_codex(req: Request) -> tuple[list[Plan], list[str]]:
             "Codex's hooks are off in its config ([features] hooks = false): Playbook "
             "reflects each turn through notify instead, and adds no context to prompts"
         )
+        notes.append(agents_md_note(hooks_on=False))
         return [config, strip_plan(hooks_path, "codex")], notes
     reflect = ("--reflector", req.reflector) if req.reflector else ()
     plan = plan_hooks(hooks_path, base, CODEX_EVENTS, end_extra=reflect)
-    notes.append(codex.TRUST_NOTE)
+    notes += [codex.TRUST_NOTE, agents_md_note(hooks_on=True)]
     return [config, plan], notes
 
 

@@ -1,6 +1,9 @@
 """What an install or an uninstall does to one file (`Plan`), and doing it (`apply`):
-written atomically, the original kept under the state folder (mode 0600) so that an
-uninstall can give the file back byte for byte."""
+written by `playbook.files.write_file` (a regular file replaced atomically, keeping its
+mode and owner; a symbolic link in the file's own folder written through and kept, one out
+of it refused), the original kept under the state folder (mode 0600) so that an uninstall
+can give the file back byte for byte. `check` refuses, before anything is written, a plan
+that `write_file` would refuse: an install changes all its files or none."""
 
 from __future__ import annotations
 
@@ -8,14 +11,16 @@ import contextlib
 import difflib
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .state import private_folder, state_dir
+from ..files import private_folder
+from .state import state_dir
 
-__all__ = ["InstallError", "Plan", "apply", "load_backup", "read_text", "restored"]
+__all__ = ["InstallError", "Plan", "apply", "check", "load_backup", "read_text", "restored"]
+
+MAX_SETTINGS_BYTES = 16 << 20  # an agent's settings file: kilobytes, never this
 
 
 class InstallError(ValueError):
@@ -57,8 +62,20 @@ def restored(path: Path) -> Plan | None:
     return None
 
 
+def check(plans: list[Plan]) -> None:
+    """`UnsafePath` for the first plan whose file `write_file` would refuse (a link out of
+    its folder, a folder): raised before any of them is written."""
+    from ..files import write_target
+
+    for plan in plans:
+        if plan.changes and plan.after is not None:
+            write_target(plan.path)
+
+
 def apply(plan: Plan, *, installing: bool) -> None:
-    """Write the plan (atomically) and keep what an uninstall needs to restore the file."""
+    """Write the plan and keep what an uninstall needs to restore the file."""
+    from ..files import write_file
+
     if not plan.changes:
         return
     if plan.after is None:
@@ -69,9 +86,7 @@ def apply(plan: Plan, *, installing: bool) -> None:
     else:
         created = [str(p) for p in _missing_parents(plan.path)]
         plan.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = plan.path.with_name(f".{plan.path.name}.playbook-tmp")
-        tmp.write_text(plan.after, encoding="utf-8", newline="")
-        os.replace(tmp, plan.path)
+        write_file(plan.path, plan.after, private=False)  # the agent's file, as it makes one
         if installing:
             saved = load_backup(plan.path) or {"original": plan.before, "created": created}
             saved["installed"] = _digest(plan.after)
@@ -90,12 +105,20 @@ def _missing_parents(path: Path) -> list[Path]:
 
 
 def read_text(path: Path) -> str | None:
+    """The settings file's text (None: there is none); `InstallError` for one that is not
+    a regular file (a FIFO would wait for a writer), too large, or not UTF-8."""
+    import stat
+
+    from ..files import TooLarge, read_capped
+
     try:
-        with path.open(encoding="utf-8", newline="") as f:
-            return f.read()
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InstallError(f"{path} is not a regular file; an agent's settings file is")
+        data = read_capped(path, MAX_SETTINGS_BYTES, "the settings file", option="")
+        return data.decode("utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, TooLarge) as exc:
         raise InstallError(f"cannot read {path}: {exc}") from None
 
 
@@ -117,9 +140,8 @@ def load_backup(path: Path, default: Any = None) -> Any:
 
 
 def _save_backup(path: Path, saved: dict[str, Any]) -> None:
+    from ..files import write_file
+
     target = _backup_path(path)
     private_folder(target.parent)
-    data = json.dumps({"path": str(path.resolve()), **saved}).encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    write_file(target, json.dumps({"path": str(path.resolve()), **saved}))

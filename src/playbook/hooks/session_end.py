@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..files import open_append
 from .payload import HookInput
-from .state import private_append, reflect_log_path, state_dir
+from .state import reflect_log_path, state_dir
 
 if TYPE_CHECKING:
     from playbook.diaries import Diary
@@ -95,7 +96,7 @@ def start_session_end(
         args += ["--reflector", reflector]
     args += ["--agent", agent, "--session-id", payload.session_id]
     args += ["--transcript", str(transcript)]
-    with private_append(reflect_log_path()) as out:
+    with open_append(reflect_log_path()) as out:
         subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,

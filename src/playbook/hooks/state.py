@@ -6,26 +6,24 @@ reflections' log ``reflect.log``, and under ``sessions/`` one small file per age
 listing the bullet ids already given to it (so a rule is not repeated in one session).
 
 They say what the user asked and worked on, so they are the user's alone: the folders are
-made with mode 0700 and the files with 0600 (`private_folder`, `private_append`).
+made with mode 0700 and the files with 0600, 0640 in a folder a group shares
+(`playbook.files.open_append`, the one maker of Playbook's own files).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
 
+from ..files import open_append
 from ..text import sha256_hex
 
 __all__ = [
     "SessionMemory",
     "log_line",
-    "private_append",
-    "private_folder",
     "reflect_log_path",
     "state_dir",
 ]
@@ -47,26 +45,6 @@ def reflect_log_path() -> Path:
     return state_dir() / "reflect.log"
 
 
-def private_folder(folder: Path) -> None:
-    """Make `folder`, and each of its parents that is missing, this user's only (0700)."""
-    missing = []
-    for parent in (folder, *folder.parents):
-        if parent.exists():
-            break
-        missing.append(parent)
-    for parent in reversed(missing):
-        parent.mkdir(mode=0o700, exist_ok=True)
-
-
-@contextmanager
-def private_append(path: Path) -> Iterator[BinaryIO]:
-    """`path` opened to append bytes, created with mode 0600 (its folder with 0700)."""
-    private_folder(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    with os.fdopen(fd, "ab") as f:
-        yield f
-
-
 def log_line(message: str, path: Path | None = None) -> None:
     """Append one line (time stamped, on one line, bounded) to the hook log. Never raises:
     a hook that cannot even log must still not break the agent."""
@@ -76,8 +54,8 @@ def log_line(message: str, path: Path | None = None) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     target = path or hook_log_path()
     try:
-        with private_append(target) as f:
-            f.write(f"{stamp} {text}\n".encode("utf-8", "replace"))
+        with open_append(target, errors="replace") as f:
+            f.write(f"{stamp} {text}\n")
     except OSError:
         pass
 
@@ -107,8 +85,8 @@ class SessionMemory:
         lines = "".join(f"{i}\n" for i in ids)
         if not lines:
             return
-        with private_append(self.path) as f:
-            f.write(lines.encode("utf-8", "replace"))
+        with open_append(self.path, errors="replace") as f:
+            f.write(lines)
 
     def forget(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..files import open_private
 from .session_end import end_session, reflector_from_config
-from .state import log_line, private_folder, reflect_log_path, session_key, state_dir
+from .state import log_line, reflect_log_path, session_key, state_dir
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,8 +69,7 @@ def _session_lock(session_id: str) -> Iterator[None]:
         yield
         return
     path = state_dir() / "sessions" / f"{session_key(session_id)}.lock"
-    private_folder(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_private(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

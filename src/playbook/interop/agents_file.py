@@ -10,25 +10,27 @@ The block sits between two marker lines (`agents_md.BEGIN`, `agents_md.END`). Wr
 - markers that cannot be paired (a begin without an end, two begins, an end before its
   begin) are an error naming their lines, and nothing is written. Markers inside a fenced
   code block (a README showing them, say) are text, not markers;
-- a regular file is replaced atomically (a temporary file in the same folder, flushed to
-  disk, then renamed over it), keeping its permission bits and, where allowed, its owner:
-  a reader sees the old file or the new one, never half of one, and a failed write leaves
-  the old one. A symbolic link is followed (CLAUDE.md -> AGENTS.md writes AGENTS.md) and
-  stays a link; a device or a pipe (`-o /dev/stdout`) is written to as it is, the block
-  alone, never replaced by a regular file; a folder or anything else is an error.
+- the file is written by `playbook.files.write_file`, the one writer of the files a person
+  names: a regular file is replaced atomically (a reader sees the old file or the new one,
+  never half of one, and a failed write leaves the old one), keeping its permission bits
+  and, where allowed, its owner; a new one is made as any program makes a file (0666 less
+  the umask): a project's AGENTS.md is for the team. A symbolic link to a file in its own
+  folder is written through and stays a link (CLAUDE.md -> AGENTS.md writes AGENTS.md);
+  one out of its folder is refused, never followed silently. A device or a pipe
+  (`-o /dev/stdout`) gets the block alone, never replaced by a regular file; a FIFO that
+  nothing reads is given up after a few seconds; a folder or anything else is an error.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PlaybookError
+from ..files import write_file, write_target
 
 __all__ = ["AgentsFileError", "Written", "find_block", "merge", "write_block"]
 
@@ -145,90 +147,37 @@ def merge(existing: bytes | None, block: list[str]) -> tuple[bytes, str]:
     return head + body + sep, "appended"
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _replace(path: Path, data: bytes, old: os.stat_result | None) -> None:
-    """Write `data` to `path` by renaming a flushed temporary file over it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            mode = stat.S_IMODE(old.st_mode) if old else 0o666 & ~_umask()
-            os.fchmod(f.fileno(), mode)
-            if old is not None and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
-                with contextlib.suppress(OSError):  # not ours to give: the writer's it is
-                    os.fchown(f.fileno(), old.st_uid, old.st_gid)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # the rename itself, on disk
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
-
-
 def write_block(path: str | Path, block: list[str]) -> Written:
     """Write `block` into the file at `path` (see the module)."""
     path = Path(path).expanduser()
-    via = None
-    try:
-        st: os.stat_result | None = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        via, path = path, Path(os.path.realpath(path))
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            st = None  # a link to a file not made yet: made where the link points
+    target, st = write_target(path)  # UnsafePath: a link out of its folder, a folder
+    via = path if target != path else None
     if st is None:
-        if not path.parent.is_dir():
-            if via is not None:
-                raise AgentsFileError(
-                    f"{via} is a link to {path}, in a folder this machine does not have "
-                    f"({path.parent}); nothing was written"
-                )
-            raise AgentsFileError(f"no such folder: {path.parent}")
         data, how = merge(None, block)
-        _replace(path, data, None)
-        return Written(path, how, len(data), via)
+        write_file(path, data, private=False)
+        return Written(target, how, len(data), via)
     if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
         data = ("\n".join(block) + "\n").encode("utf-8")
-        fd = os.open(path, os.O_WRONLY)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        return Written(path, "streamed", len(data), via)
-    if stat.S_ISDIR(st.st_mode):
-        raise AgentsFileError(f"{path} is a folder")
+        write_file(path, data)  # written through: a FIFO nothing reads is given up
+        return Written(target, "streamed", len(data), via)
     if not stat.S_ISREG(st.st_mode):
-        raise AgentsFileError(f"{path} is not a regular file, a device or a pipe")
+        raise AgentsFileError(f"{target} is not a regular file, a device or a pipe")
     if st.st_size > MAX_FILE_BYTES:
         raise AgentsFileError(
-            f"{path} is {st.st_size:,} bytes; the block is merged into files up to "
+            f"{target} is {st.st_size:,} bytes; the block is merged into files up to "
             f"{MAX_FILE_BYTES:,}"
         )
-    if not os.access(path, os.W_OK):
-        raise AgentsFileError(f"{path} is not writable")
-    existing = path.read_bytes()
+    if not os.access(target, os.W_OK):
+        raise AgentsFileError(f"{target} is not writable")
+    existing = target.read_bytes()
     data, how = merge(existing, block)
-    written = Written(path, how, len(data), via)
+    written = Written(target, how, len(data), via)
     if data == existing:
         written.how = "unchanged"
         return written
-    _replace(path, data, st)
+    write_file(path, data, private=False)
     if st.st_nlink > 1:
         written.notes.append(
-            f"{path} had {st.st_nlink} hard links; the new file is a file of its own"
+            f"{target} had {st.st_nlink} hard links; the new file is a file of its own"
         )
     return written

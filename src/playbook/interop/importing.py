@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError
+from ..errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError, InvalidInput
 from ..store import new_batch_id
 from ..store.interchange import bulk_cache, insert_rows, is_empty
 from . import formats
@@ -212,6 +212,10 @@ def import_transaction(store: PlaybookStore) -> Iterator[None]:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
     except UnicodeEncodeError:
         raise InvalidImport(_NOT_UNICODE) from None
+    except InvalidImportError:
+        raise
+    except InvalidInput as exc:  # a value the store refuses (a NUL character, say)
+        raise InvalidImport(f"the file holds a value that cannot be stored: {exc}") from None
 
 
 def finish(

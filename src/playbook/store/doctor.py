@@ -98,7 +98,9 @@ def diagnose(target: str | os.PathLike[str]) -> Diagnosis:
             "the file is a sound SQLite database but holds no playbook: 'playbook init' adds one"
         )
     elif report.schema_version is not None and report.schema_version > MEMORY_LATEST:
-        report.recovery.append("written by a newer Playbook: upgrade playbook-workbench to use it")
+        report.recovery.append(
+            f"written by a newer Playbook; to use it, {errors.SchemaTooNewError.hint}"
+        )
     return report
 
 

@@ -25,7 +25,7 @@ def _psycopg() -> Any:
         return import_psycopg()
     except ImportError:
         raise errors.BackendUnavailable(
-            "PostgreSQL playbooks need psycopg: pip install 'playbook-workbench[postgres]'"
+            f"PostgreSQL playbooks need psycopg ({errors.install_hint('postgres')})"
         ) from None
 
 
