@@ -204,3 +204,26 @@ def test_codex_notify_reflects_the_threads_rollout(
         (p,) = list_proposals(store)
         assert p.delta.get("content") == "Pin npm to 11 in the nightly job"
         assert p.provenance.session_ref == str(rollout.resolve())
+
+
+def test_the_worker_is_never_given_a_password_on_its_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command line is anyone's to read (`ps`); the playbook goes in the environment."""
+    from playbook.hooks import session_end as se
+    from playbook.hooks.payload import HookInput
+
+    transcript = tmp_path / "sessions" / "s.jsonl"
+    transcript.parent.mkdir()
+    transcript.write_text("{}\n")
+    monkeypatch.setenv("PLAYBOOK_SESSION_DIRS", str(transcript.parent))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    started: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(
+        se.subprocess, "Popen", lambda args, **kw: started.append((args, kw["env"]))
+    )
+    url = "postgresql://agents:s3cret-pw@db.example:5432/playbook"
+    se.start_session_end(HookInput(session_id="s-1", transcript_path=str(transcript)), url, None)
+    [(args, env)] = started
+    assert not any("s3cret-pw" in a for a in args) and "--db" not in args
+    assert env[se.WORKER_DB_ENV] == url  # only this user can read a process's environment

@@ -31,6 +31,8 @@ from ..files import open_append
 from .payload import HookInput
 from .state import reflect_log_path, state_dir
 
+WORKER_DB_ENV = "PLAYBOOK_WORKER_DB"  # the playbook the detached worker writes to
+
 if TYPE_CHECKING:
     from playbook.diaries import Diary
     from playbook.reflect import ReflectionResult
@@ -89,7 +91,10 @@ def start_session_end(
     transcript = check_transcript(Path(payload.need("transcript_path")).expanduser())
     where = resolve_target(db)
     location = str(where.path.absolute()) if where.is_file else where.location
-    args = [sys.executable, "-m", "playbook.hooks.worker", "--db", location]
+    # The playbook goes in the worker's environment, not its command line: a command line
+    # is anyone's to read (`ps`), and a PostgreSQL URL may hold a password.
+    env = {**os.environ, WORKER_DB_ENV: location}
+    args = [sys.executable, "-m", "playbook.hooks.worker"]
     if policy is not None:
         args += ["--policy", str(policy.absolute())]
     if reflector is not None:
@@ -107,6 +112,7 @@ def start_session_end(
             # Out of the project: a model CLI run from there would load its settings,
             # hooks and instructions (Claude Code's -p does, untrusted folder or not).
             cwd=state_dir(),
+            env=env,
         )
 
 

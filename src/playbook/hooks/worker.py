@@ -16,19 +16,23 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..files import open_private
-from .session_end import end_session, reflector_from_config
+from .session_end import WORKER_DB_ENV, end_session, reflector_from_config
 from .state import log_line, reflect_log_path, session_key, state_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m playbook.hooks.worker")
-    ap.add_argument("--db", required=True)  # a file or a postgresql:// URL
+    # The playbook (a file or a postgresql:// URL) comes in the environment, where only
+    # this user can read it; --db is for a person running the worker by hand.
+    ap.add_argument("--db", default=os.environ.get(WORKER_DB_ENV))
     ap.add_argument("--policy", type=Path)
     ap.add_argument("--reflector")  # a preset of session_end.REFLECTORS
     ap.add_argument("--agent", default="claude-code")
     ap.add_argument("--session-id", required=True)
     ap.add_argument("--transcript", required=True, type=Path)
     args = ap.parse_args(argv)
+    if not args.db:
+        ap.error(f"no playbook: --db or ${WORKER_DB_ENV}")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         with _session_lock(args.session_id):
