@@ -121,11 +121,11 @@ def test_no_module_outside_the_store_touches_its_executor() -> None:
 # module prefix -> the surface it belongs to
 SURFACES = {
     "playbook.cli": "cli",
-    "playbook.mcp_server": "mcp",
-    "playbook.mcp_stdio": "mcp",  # the MCP server's stdio transport
-    "playbook.mcp_tools": "mcp",  # what its tools do, without the SDK
-    "playbook.mcp_schemas": "mcp",  # what its tools answer
-    "playbook.mcp_views": "mcp",  # the shapes of those answers
+    "playbook.mcp.server": "mcp",
+    "playbook.mcp.stdio": "mcp",  # the MCP server's stdio transport
+    "playbook.mcp.tools": "mcp",  # what its tools do, without the SDK
+    "playbook.mcp.schemas": "mcp",  # what its tools answer
+    "playbook.mcp.views": "mcp",  # the shapes of those answers
     "playbook.tui": "workbench",
     "playbook.hooks": "hooks",
 }
@@ -164,17 +164,17 @@ def test_a_surface_imports_no_other_surface() -> None:
 
 
 def test_the_surface_rule_sees_an_import_inside_a_function(tmp_path: Path) -> None:
-    source = tmp_path / "mcp_server.py"
-    source.write_text("def f():\n    from .cli.views import render_detail\n")
-    found = [t for t, _ in imports("playbook.mcp_server", source)]
+    source = tmp_path / "server.py"
+    source.write_text("def f():\n    from ..cli.views import render_detail\n")
+    found = [t for t, _ in imports("playbook.mcp.server", source)]
     assert "playbook.cli.views" in found and surface_of("playbook.cli.views") == "cli"
-    assert surface_of("playbook.mcp_stdio") == surface_of("playbook.mcp_server") == "mcp"
+    assert surface_of("playbook.mcp.stdio") == surface_of("playbook.mcp.server") == "mcp"
 
 
 def test_the_harm_reasons_are_listed_once() -> None:
     """One canonical list (terms.HARM_REASONS, re-exported by model); the surfaces' help
     texts derive from it. A second spelled-out copy is a copy that can drift."""
-    from playbook.model import HARM_REASONS, HarmReason
+    from playbook.core.model import HARM_REASONS, HarmReason
 
     assert tuple(HarmReason) == HARM_REASONS
     spelled = '"contradicted_requirements"'
@@ -183,14 +183,14 @@ def test_the_harm_reasons_are_listed_once() -> None:
     }
     # terms: the list itself; copies left in other helpers' modules (issue 13)
     others = {
-        "playbook.reflectors",
-        "playbook.reflectors.heuristic",
-        "playbook.reflectors.prompt",
+        "playbook.reflection.reflectors",
+        "playbook.reflection.reflectors.heuristic",
+        "playbook.reflection.reflectors.prompt",
         "playbook.interop.cass",
-        "playbook.demo_content",
+        "playbook.demo.content",
         "playbook.tui.screens.modals",
     }
-    assert owners - others == {"playbook.terms"}
+    assert owners - others == {"playbook.core.terms"}
 
 
 def test_nothing_below_the_surfaces_imports_a_surface() -> None:
@@ -205,16 +205,17 @@ def test_nothing_below_the_surfaces_imports_a_surface() -> None:
 
 # What the store may import from the rest of the package: the pure layer beneath it.
 BELOW_THE_STORE = {
-    "playbook.errors",
-    "playbook.terms",
-    "playbook.model",
-    "playbook.scoring",
-    "playbook.policy",
-    "playbook.text",
-    "playbook.authority",
-    "playbook.lazy",
-    "playbook.files",  # writing and reading the files a user names (a new database file)
-    "playbook.inert",
+    "playbook.core",  # the package itself (`from ..core import scoring`)
+    "playbook.core.errors",
+    "playbook.core.terms",
+    "playbook.core.model",
+    "playbook.core.scoring",
+    "playbook.core.policy",
+    "playbook.core.text",
+    "playbook.core.authority",
+    "playbook.core.lazy",
+    "playbook.core.files",  # writing and reading the files a user names (a new database file)
+    "playbook.core.inert",
 }
 
 
