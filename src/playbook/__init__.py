@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 
 from .core.lazy import lazy_exports
 
-__version__ = "0.1.0"
-
 _EXPORTS = {
     "open_store": "playbook.store",
     "open_database": "playbook.store",
@@ -54,8 +52,11 @@ if TYPE_CHECKING:
     from .store import PlaybookStore, memory_migration, open_database, open_store, run_migrations
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+# `__version__` too, from core/version.py, loaded only when asked for.
+_LAZY = {**_EXPORTS, "__version__": "playbook.core.version"}
+
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted({*globals(), *_LAZY})

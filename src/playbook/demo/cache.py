@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from .. import __version__
+from ..core.version import __version__
 from .build import DIARY_NAME, DemoPlaybook, Progress, build_demo
 
 DEMO_FILE = "demo.sqlite3"

@@ -142,10 +142,10 @@ def build_server(
     from mcp.types import CallToolResult, ToolAnnotations
     from pydantic import Field, WithJsonSchema
 
-    from .. import __version__
     from ..core.deltas import DELTA_TYPES
     from ..core.policy import DEFAULT_POLICY
     from ..core.terms import BulletTypeName, HarmReasonName, MaturityName
+    from ..core.version import __version__
     from ..curation.outcomes import Outcome
     from . import schemas as out
 
