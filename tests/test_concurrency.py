@@ -112,6 +112,7 @@ def check_file(reports: list[dict[str, Any]], db: str | Path, batches: int) -> d
     # Receipts: each once, with its events; batch decisions: each delta logged once.
     receipts = dict(raw.rows(store, "SELECT receipt, outcome FROM receipts"))
     assert sorted(receipts) == sorted(rc for r in reports for rc, _ in r["receipts"])
+    assert not set(receipts) & {rc for r in reports for rc in r.get("unspent", [])}
     for r in reports:
         for receipt, n in r["receipts"]:
             got = raw.value(store, "SELECT COUNT(*) FROM feedback WHERE receipt = ?", (receipt,))

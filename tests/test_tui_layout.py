@@ -192,9 +192,13 @@ async def test_footer_shows_only_what_works_where_the_focus_is(playbook, size) -
         await pilot.press("slash")
         await pilot.pause()
         assert not {"helpful", "harmful", "cycle_sort", "pin", "deprecate"} & shown()
+        # The footer redraws on its own message after the focus moves; wait for it (on a
+        # busy machine one pause is not always enough), then read what it says.
+        await wait_for(pilot, lambda: "Helpful" not in screen_lines(app)[-1])
         footer = screen_lines(app)[-1]
         assert "+" not in footer.split() and "Helpful" not in footer
         await pilot.press("escape")
+        await wait_for(pilot, lambda: "cycle_sort" in shown())
         await pilot.pause()
         footer = screen_lines(app)[-1]
         assert "? Help" in footer and "q Quit" in footer  # never cut off, at any width

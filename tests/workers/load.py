@@ -54,6 +54,7 @@ def run_writer(
         "bullets": [],  # [bullet_id, content, batch_id]
         "events": [],  # [bullet_id, kind, context, weight]
         "receipts": [],  # [receipt, events]
+        "unspent": [],  # receipts of reports that applied nothing: not stored
         "inversions": [],  # [old, new]
         "replays": 0,
         "rejected": [],  # reasons (votes on a bullet another writer retired meanwhile)
@@ -100,10 +101,13 @@ def run_writer(
                 kind = "harmful" if outcome == "failure" else "helpful"
                 for bid in r.applied:
                     report["events"].append([bid, kind, f"{tag}-outcome", weight])
-                report["receipts"].append([receipt, len(r.applied)])
+                if r.applied:  # a receipt is spent only by a report that applied something
+                    report["receipts"].append([receipt, len(r.applied)])
+                    last_receipt = receipt
+                else:  # (every bullet it cited was retired meanwhile by another writer)
+                    report["unspent"].append(receipt)
                 report["inversions"] += [list(p) for p in r.inversions]
                 report["batches"].append([r.batch_id, "outcome", 1])
-                last_receipt = receipt
                 continue
             deltas: list[dict[str, Any]] = []
             contents = [_content(rng, tag, i) for i in range(rng.randint(1, 3))]
