@@ -42,7 +42,7 @@ from recall import QUERIES  # the same queries as bench/recall.py
 from report import figure, note
 
 from playbook.curation import curate
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, copy_playbook, open_store
 
 MARK_MS = 5.0

@@ -31,7 +31,7 @@ from typing import get_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from playbook.model import HarmReasonName
+from playbook.core.model import HarmReasonName
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SPAN_DAYS = 540

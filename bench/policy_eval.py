@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
 from report import figure, note
 
+from playbook.core.text import tokens
 from playbook.policy_eval import evaluate
 from playbook.store import PlaybookStore, connect, iso
-from playbook.text import tokens
 
 RULES = 10_000
 EVENTS = 100_000

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
 from report import figure, note, run_measured
 
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore, connect
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 QUERIES = [
     "flaky pytest fixture in ci",

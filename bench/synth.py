@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from playbook.core.text import content_hash, tokens
 from playbook.curation import run_maturity_pass
 from playbook.store import PlaybookStore, connect, iso
-from playbook.text import content_hash, tokens
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 TERMS = [
@@ -245,8 +245,8 @@ def _code_version() -> str:
     """What a cached playbook was built by: the schema's version and the maturity pass's
     rules and policy. A file built by older code would be upgraded, or re-rated whole, by
     the first command that writes to it, and that command's time would not be its own."""
-    from playbook import scoring
-    from playbook.policy import DEFAULT_POLICY
+    from playbook.core import scoring
+    from playbook.core.policy import DEFAULT_POLICY
     from playbook.store.schema import MEMORY_LATEST
 
     rules = repr(sorted(DEFAULT_POLICY.values().items())) + scoring.PASS_RULES

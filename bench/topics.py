@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
 from report import figure, note
 
-from playbook.consolidation import topics
+from playbook.review.topics import topics
 from playbook.store import PlaybookStore, connect
 
 

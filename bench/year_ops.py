@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from playbook import queue
+from playbook.core.text import strip_avoid
 from playbook.curation import curate
-from playbook.text import strip_avoid
+from playbook.review import queue
 
 if TYPE_CHECKING:
     from year_world import World

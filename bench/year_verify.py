@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from playbook import scoring
+from playbook.core import scoring
 from playbook.store import PlaybookStore, parse_iso
 
 

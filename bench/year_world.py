@@ -47,12 +47,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from year_ops import BLOCKS, CurationSteps
 from year_plan import Plan, Spec, Turn
 
+from playbook.core.deltas import delta_dict, parse_delta
+from playbook.core.text import content_hash, tokens
 from playbook.curation import invert_harmed, run_maturity_pass
-from playbook.deltas import delta_dict, parse_delta
 from playbook.store import PlaybookStore, new_batch_id, open_store
 from playbook.store import ids as store_ids
 from playbook.store.bulk import append_rows
-from playbook.text import content_hash, tokens
 
 BULLET_COLUMNS = (
     "seq", "id", "content", "category", "tags", "scope", "scope_key", "type", "kind",

@@ -25,8 +25,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from playbook.demo_cache import make_demo
-from playbook.queue import Proposal
+from playbook.demo.cache import make_demo
+from playbook.review.queue import Proposal
 from playbook.tui.app import Workbench
 from playbook.tui.panes.proposals import ProposalsPane
 from playbook.tui.screens.compare import CompareScreen

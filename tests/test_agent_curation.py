@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from playbook import queue
 from playbook.curation import curate
-from playbook.curation.agent import agent_login, curate_as_agent
+from playbook.review import queue
+from playbook.review.agent import agent_login, curate_as_agent
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.postgres.roles import install_roles

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from playbook import files
-from playbook.files import UnsafePath
+from playbook.core import files
+from playbook.core.files import UnsafePath
 from playbook.interop.agents_file import AgentsFileError, find_block, merge, write_block
 
 HANDWRITTEN = Path(__file__).parent / "fixtures" / "agents_md" / "handwritten.md"

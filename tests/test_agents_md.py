@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from playbook.interop.agents_md import (
-    BEGIN,
-    END,
-    BudgetTooSmall,
-    build_store,
-    render_store,
-)
+from playbook.interop.agents_md import BEGIN, END, BudgetTooSmall, build_store, render_store
 from playbook.project.protocol import protocol_lines
 from playbook.store import PlaybookStore
 

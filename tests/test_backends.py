@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from playbook.interop.snapshot import export_snapshot, to_json
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows
@@ -106,7 +106,7 @@ def test_the_incremental_fold_equals_a_fold_from_scratch_bit_for_bit(
 def test_nul_in_text_is_refused_alike(store: PlaybookStore) -> None:
     """PostgreSQL's text cannot hold U+0000; SQLite's could, and such a playbook could never
     be copied there (issue 29): both refuse it, with the same words, and store nothing."""
-    from playbook.errors import InvalidInput
+    from playbook.core.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match=r"NUL character \(\\x00\) cannot be stored"):
         store.insert_bullet("Run\x00 the tests")

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
+from playbook.core.errors import ConstraintError, InvalidInput
+from playbook.core.policy import Policy
+from playbook.core.text import content_hash
 from playbook.curation import curate
-from playbook.errors import ConstraintError, InvalidInput
-from playbook.outcomes import InvalidOutcome, apply_outcome
-from playbook.policy import Policy
+from playbook.curation.outcomes import InvalidOutcome, apply_outcome
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.checks import RULES
-from playbook.text import content_hash
 
 from .helpers import Clock
 from .helpers.cli import assert_user_error, run_cli
@@ -108,7 +108,7 @@ def test_the_database_refuses_a_decision_without_json_detail(store: PlaybookStor
 def test_the_checks_keep_what_the_store_writes(store: PlaybookStore, clock: Clock) -> None:
     """Every row the API writes passes them: a rule, votes, an outcome with a receipt, a
     proposal, a block, a conflict, an inversion, a pin."""
-    from playbook import queue
+    from playbook.review import queue
 
     r = curate(store, [{"type": "add", "content": "Run pytest with -x", "tags": ["ci"]},
                        {"type": "add", "content": "Never run pytest with -x"}])  # fmt: skip
@@ -276,7 +276,7 @@ def test_every_policy_number_has_a_documented_range() -> None:
 
 def test_json_output_is_always_json(tmp_path: Path) -> None:
     """A statistic of too little data is not a number: --json writes null, never NaN."""
-    from playbook.inert import dumps
+    from playbook.core.inert import dumps
 
     text = dumps({"interval": [math.nan, math.inf], "ok": 1.5})
     assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {

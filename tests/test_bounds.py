@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from playbook.core.limits import preview
+from playbook.core.policy import Policy
 from playbook.curation import curate
-from playbook.limits import preview
-from playbook.mcp_server import PlaybookTools, ToolFailure
-from playbook.outcomes import InvalidOutcome, apply_outcome
-from playbook.policy import Policy
-from playbook.queue import stage
+from playbook.curation.outcomes import InvalidOutcome, apply_outcome
+from playbook.mcp.server import PlaybookTools, ToolFailure
+from playbook.review.queue import stage
 from playbook.store import PlaybookStore, open_store
 
 from .helpers import dump

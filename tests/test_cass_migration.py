@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
-from playbook import queue
 from playbook.interop.importing import import_data
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
+from playbook.review import queue
 from playbook.store import PlaybookStore
 
 from .helpers import T0, dump
@@ -378,7 +378,7 @@ def test_a_diarys_json_report_says_where_its_lessons_were_scoped(tmp_path: Path)
 
 def test_activate_makes_drafts_live_all_or_none(store: PlaybookStore) -> None:
     from playbook import review
-    from playbook.errors import NotFound, Refused, StoreError
+    from playbook.core.errors import NotFound, Refused, StoreError
 
     a = store.insert_bullet("Draft rule about release notes", state="draft").id
     b = store.insert_bullet("Draft rule about changelogs", state="draft").id

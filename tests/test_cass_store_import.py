@@ -11,7 +11,7 @@ import yaml
 from playbook.curation import curate
 from playbook.interop.cass import parse_cass_playbook
 from playbook.interop.importing import ImportReport, import_data
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore
 
 from .helpers import T0, dump
@@ -20,7 +20,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "cass_playbook.yaml"
 
 
 def decayed(at: str, half_life: float = 90.0, weight: float = 1.0) -> float:
-    """SPEC §4, computed here independently of playbook.scoring."""
+    """SPEC §4, computed here independently of playbook.core.scoring."""
     t = datetime.fromisoformat(at.replace("Z", "+00:00"))
     age_days = max(0.0, (T0 - t).total_seconds() / 86400)
     return weight * 0.5 ** (age_days / half_life)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from playbook.core.policy import Policy
 from playbook.curation import curate
-from playbook.policy import Policy
 from playbook.store import PlaybookStore
 
 from .helpers import store_at
@@ -496,9 +496,9 @@ def test_hot_commands_do_not_import_heavy_modules(tmp_path: Path) -> None:
 
 def test_library_user_errors_map_to_stable_codes() -> None:
     from playbook.cli.common import CliError
+    from playbook.curation.outcomes import InvalidOutcome
     from playbook.interop.importing import DatabaseNotEmpty, InvalidImport
-    from playbook.outcomes import InvalidOutcome
-    from playbook.queue import ApprovalRefused
+    from playbook.review.queue import ApprovalRefused
     from playbook.store import NotFound, StoreError
 
     def code(exc: BaseException) -> str | None:

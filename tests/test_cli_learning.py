@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from playbook.queue import count_pending, list_proposals, pending, reject, stage
+from playbook.review.queue import count_pending, list_proposals, pending, reject, stage
 
 from .helpers import store_at
 from .helpers.cli import Result, run_cli

@@ -10,7 +10,7 @@ import pytest
 
 from playbook.cli.common import ERROR_CODES
 from playbook.curation import curate
-from playbook.queue import stage
+from playbook.review.queue import stage
 from playbook.store import open_store
 
 from .helpers.cli import run_cli

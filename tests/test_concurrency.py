@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from playbook import scoring
+from playbook.core import scoring
 from playbook.store import open_store
 from playbook.store import testing as raw
 

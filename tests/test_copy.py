@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from playbook.errors import DatabaseNotEmptyError, UsageError
+from playbook.core.errors import DatabaseNotEmptyError, UsageError
 from playbook.interop.snapshot import export_snapshot, to_json
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore, copy_playbook, open_store
 from playbook.store import testing as raw
 from playbook.store.copying import TABLES
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import Clock
 from .helpers.cli import run_cli

@@ -227,7 +227,7 @@ def check_batches(conn: sqlite3.Connection) -> int:
 
 def check_evidence(store: PlaybookStore) -> None:
     """The evidence cache, folded incrementally, equals a rescan of the log."""
-    from playbook import scoring
+    from playbook.core import scoring
 
     now = store.now()
     ids = [b.id for b in store.bullets(state="all")]

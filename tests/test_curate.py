@@ -523,7 +523,7 @@ def test_a_pin_carries_only_from_a_superseded_original_and_only_when_asked(
 def test_polarity_is_a_leading_prohibition_not_a_word_anywhere(
     content: str, negative: bool
 ) -> None:
-    from playbook.text import is_negative
+    from playbook.core.text import is_negative
 
     assert is_negative(content) is negative
     assert is_negative(content, "anti-pattern") is True  # the type decides first

@@ -1,7 +1,7 @@
 """The demo playbook's content: shape of the data, the history generator, the diary.
 
-Similarity and scoring questions are asked of the real curator's helpers (`playbook.text`,
-`playbook.scoring`), so the data is checked against the thresholds it will meet when loaded.
+Similarity and scoring questions are asked of the real curator's helpers (`playbook.core.text`,
+`playbook.core.scoring`), so the data is checked against the thresholds it will meet when loaded.
 """
 
 import itertools
@@ -17,7 +17,10 @@ import pytest
 from rapidfuzz import fuzz
 
 from playbook import curate
-from playbook.demo_content import (
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.core.scoring import RawEvent, days, decayed_totals, earned_rung, should_invert
+from playbook.core.text import core_tokens, is_negative, jaccard, normalize, tokens
+from playbook.demo.content import (
     BLOCKED_PATTERNS,
     CATEGORIES,
     CONFLICT_PAIRS,
@@ -36,10 +39,7 @@ from playbook.demo_content import (
     index_of,
     render_diary,
 )
-from playbook.policy import DEFAULT_POLICY
-from playbook.scoring import RawEvent, days, decayed_totals, earned_rung, should_invert
 from playbook.store import PlaybookStore
-from playbook.text import core_tokens, is_negative, jaccard, normalize, tokens
 
 NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 CONTENTS = {rule.content for rule in RULES}
@@ -405,7 +405,7 @@ def test_module_imports_without_textual_numpy_or_sqlite() -> None:
         "import sys\n"
         "for name in ('textual', 'numpy', 'sqlite3', '_sqlite3', 'sqlite_utils'):\n"
         "    sys.modules[name] = None  # any attempt to import it now fails\n"
-        "import playbook.demo_content as d\n"
+        "import playbook.demo.content as d\n"
         "assert len(d.RULES) >= 300\n"
     )
     env = {**os.environ, "PYTHONPATH": str(src)}

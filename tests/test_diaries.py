@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playbook.diaries import (
+from playbook.reflection.diaries import (
     TOOL_SUMMARY_MAX,
     Diary,
     Passage,

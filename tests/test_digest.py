@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from playbook.diaries import Diary, Passage
-from playbook.policy import DEFAULT_POLICY, Policy
-from playbook.reflectors.digest import digest
-from playbook.reflectors.prompt import PROMPT_TEMPLATE, build_prompt
+from playbook.core.policy import DEFAULT_POLICY, Policy
+from playbook.reflection.diaries import Diary, Passage
+from playbook.reflection.reflectors.digest import digest
+from playbook.reflection.reflectors.prompt import PROMPT_TEMPLATE, build_prompt
 
 from .helpers import store_at
 from .helpers.hooks import Agent, claude_record, fixture, wait_for

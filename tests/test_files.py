@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from playbook.files import TooLarge, UnsafePath, loads_json, read_capped, write_file
+from playbook.core.files import TooLarge, UnsafePath, loads_json, read_capped, write_file
 
 from .helpers import store_at
 from .helpers.cli import assert_user_error, run_cli

@@ -29,12 +29,12 @@ from hypothesis import strategies as st
 
 from playbook.cli import main
 from playbook.curation import curate
-from playbook.diaries import detect_format, read_jsonl_transcript, read_text_diary
 from playbook.interop.cass import CassImport, CassImportError, parse_cass_playbook
 from playbook.interop.importing import InvalidImport, import_data
 from playbook.interop.snapshot import export_snapshot, to_json
-from playbook.reflect import reflect_session
-from playbook.reflectors import HeuristicReflector
+from playbook.reflection.diaries import detect_format, read_jsonl_transcript, read_text_diary
+from playbook.reflection.reflectors import HeuristicReflector
+from playbook.reflection.session import reflect_session
 from playbook.store import DatabaseOpenError, PlaybookStore, connect
 from playbook.store import testing as raw
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from playbook import queue
 from playbook.cli.common import ERROR_CODES
+from playbook.review import queue
 from playbook.store import open_store
 
 from .helpers.cli import Result, clean_env, run_cli

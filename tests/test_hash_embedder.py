@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from playbook import recall
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import add
 from .helpers.cli import run_cli

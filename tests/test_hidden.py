@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from playbook import review
-from playbook.mcp_tools import PlaybookTools
-from playbook.retrieval import recall
+from playbook.mcp.tools import PlaybookTools
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, open_store
 
 from .helpers import T0, Clock, add, mark

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from playbook import queue, review
+from playbook import review
 from playbook.curation import curate
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
+from playbook.review import queue
 from playbook.store import PlaybookStore, open_store
 from playbook.store.views import bullet_rows
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from playbook.queue import approve, pending
+from playbook.review.queue import approve, pending
 
 from .helpers import store_at
 from .helpers.hooks import ENTRY, Agent, claude_record, context_of, fixture, wait_for

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from playbook.queue import count_pending, list_proposals
+from playbook.review.queue import count_pending, list_proposals
 
 from .helpers import store_at
 from .helpers.hooks import FAKE_MODEL, Agent, claude_record, fixture, wait_for

@@ -24,12 +24,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playbook.cli import main
+from playbook.core.errors import InvalidInput
+from playbook.core.inert import dumps, inert
+from playbook.core.policy import Policy
 from playbook.curation import curate
-from playbook.errors import InvalidInput
-from playbook.inert import dumps, inert
-from playbook.outcomes import apply_outcome
-from playbook.policy import Policy
-from playbook.queue import stage
+from playbook.curation.outcomes import apply_outcome
+from playbook.review.queue import stage
 from playbook.store import PlaybookStore
 
 from .helpers import Clock, dump, store_at

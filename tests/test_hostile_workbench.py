@@ -11,8 +11,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from playbook.core.inert import inert
 from playbook.curation import curate
-from playbook.inert import inert
 from playbook.store import PlaybookStore, connect
 from playbook.tui.app import Workbench
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from playbook import queue
 from playbook.curation import curate, run_maturity_pass
 from playbook.interop import importing
 from playbook.interop.importing import DatabaseNotEmpty, InvalidImport, import_data, load
 from playbook.interop.snapshot import SECTIONS, export_snapshot, to_json, to_yaml
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
+from playbook.review import queue
 from playbook.store import PlaybookStore, connect
 
 from .helpers import Clock, dump, store_at

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 import playbook
-from playbook import queue
 from playbook.curation import curate
+from playbook.review import queue
 from playbook.store import PlaybookStore
 
 from .helpers import store_at
@@ -425,7 +425,7 @@ def test_reflect_session_reads_only_an_agents_own_transcripts(
 def test_reflect_session_reads_a_bounded_share_per_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from playbook import mcp_tools
+    from playbook.mcp import tools as mcp_tools
 
     folder = tmp_path / "sessions"
     folder.mkdir()

@@ -73,7 +73,7 @@ def test_every_unreadable_message_gets_its_json_rpc_error(tmp_path: Path) -> Non
 
 
 def test_malformed_reply_leaves_readable_lines_to_the_sdk() -> None:
-    from playbook.mcp_stdio import malformed_reply
+    from playbook.mcp.stdio import malformed_reply
 
     ok = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     assert malformed_reply(json.dumps(ok)) is None
@@ -88,7 +88,7 @@ def test_malformed_reply_leaves_readable_lines_to_the_sdk() -> None:
 
 
 def test_a_line_over_the_limit_is_skipped_without_being_held() -> None:
-    from playbook.mcp_stdio import read_line
+    from playbook.mcp.stdio import read_line
 
     raw = io.BytesIO(b"x" * 5000 + b"\n" + b'{"id": 1}\n')
     assert read_line(raw, limit=100)[1]  # over the limit
@@ -97,7 +97,7 @@ def test_a_line_over_the_limit_is_skipped_without_being_held() -> None:
 
 
 def test_depth_counts_nesting_without_recursion() -> None:
-    from playbook.mcp_stdio import depth
+    from playbook.mcp.stdio import depth
 
     assert depth(1) == 0 and depth([]) == 1 and depth({"a": [{"b": []}]}) == 4
     value: list[object] = []

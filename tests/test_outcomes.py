@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from playbook.curation import curate
-from playbook.outcomes import InvalidOutcome, apply_outcome, project_outcome_confidence
+from playbook.curation.outcomes import InvalidOutcome, apply_outcome, project_outcome_confidence
 from playbook.store import PlaybookStore
 
 from .helpers import Clock, dump

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from playbook.core.errors import CannotOpen, ConnectionLost
 from playbook.curation import curate
-from playbook.errors import CannotOpen, ConnectionLost
-from playbook.outcomes import apply_outcome
+from playbook.curation.outcomes import apply_outcome
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 from playbook.store.postgres.roles import install_roles

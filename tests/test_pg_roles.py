@@ -22,19 +22,19 @@ from typing import Any
 
 import pytest
 
-from playbook import queue
+from playbook.core.errors import PermissionDenied
+from playbook.core.terms import utcnow
+from playbook.core.text import content_hash
 from playbook.curation import curate
-from playbook.errors import PermissionDenied
-from playbook.outcomes import apply_outcome
-from playbook.retrieval import recall
+from playbook.curation.outcomes import apply_outcome
+from playbook.retrieval.query import recall
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
+from playbook.review import queue
 from playbook.review.actions import activate, restore
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.copying import TABLES
 from playbook.store.postgres.roles import install_roles
-from playbook.terms import utcnow
-from playbook.text import content_hash
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import Clock
 from .helpers.cli import run_cli

@@ -1,6 +1,6 @@
 """One definition of scoring on both sides: the database's own fold and maturity pass
 (`store/postgres/scoring_sql.py`, what it computes for the agent role) give the same bits
-as Python's (`playbook.scoring`, `store/evidence.py`) for the same log.
+as Python's (`playbook.core.scoring`, `store/evidence.py`) for the same log.
 
 Generated logs (observation times from 1970 to 2999, weights from 0 to 1000 with subnormal
 and huge ones, half-lives from a hundredth of a day to a century, lineage by supersedes
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from playbook import scoring
-from playbook.policy import DEFAULT_POLICY, Policy
+from playbook.core import scoring
+from playbook.core.policy import DEFAULT_POLICY, Policy
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.postgres.roles import install_roles

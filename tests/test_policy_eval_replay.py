@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 
 from playbook import Policy, curate, recall
-from playbook.policy import DEFAULT_POLICY
+from playbook.core.policy import DEFAULT_POLICY
 from playbook.policy_eval.replay import replay
 from playbook.store import PlaybookStore, parse_iso
 from playbook.store import testing as raw

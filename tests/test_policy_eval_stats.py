@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from playbook.policy import (
+from playbook.core.policy import (
     DEFAULT_POLICY,
     describe_provenance,
     dump_toml,

@@ -8,7 +8,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable, Static
 
-from playbook.policy import Policy
+from playbook.core.policy import Policy
 from playbook.tui.app import Workbench
 from playbook.tui.screens.policy import PolicyScreen, open_policy_screen
 from playbook.tui.screens.policy_plot import ForestPlot
@@ -98,7 +98,7 @@ async def test_closing_while_it_replays_stops_the_worker(
 
 
 def app_policy():  # type: ignore[no-untyped-def]
-    from playbook.policy import DEFAULT_POLICY
+    from playbook.core.policy import DEFAULT_POLICY
 
     return DEFAULT_POLICY
 

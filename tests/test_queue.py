@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from playbook.curation import curate
-from playbook.queue import (
+from playbook.review.queue import (
     ApprovalRefused,
     QueueError,
     StaleProposal,
@@ -53,7 +53,7 @@ def test_stage_records_pending_proposals_with_their_provenance(
 
 
 def test_stage_per_item_provenance_overrides_the_default(store: PlaybookStore) -> None:
-    from playbook.model import Provenance
+    from playbook.core.model import Provenance
 
     result = stage(
         store,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from playbook.model import Provenance
-from playbook.queue import HOOK_ORIGIN, count_pending, list_proposals, reject, stage
+from playbook.core.model import Provenance
+from playbook.review.queue import HOOK_ORIGIN, count_pending, list_proposals, reject, stage
 from playbook.store import PlaybookStore
 
 if TYPE_CHECKING:

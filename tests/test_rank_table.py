@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from playbook import recall
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import Clock, mark
 

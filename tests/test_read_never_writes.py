@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from playbook.curation import curate
-from playbook.demo import DemoPlaybook
-from playbook.demo_cache import make_demo
+from playbook.demo.build import DemoPlaybook
+from playbook.demo.cache import make_demo
 from playbook.store import open_store
 
 from .helpers.cli import run_cli

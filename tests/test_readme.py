@@ -42,7 +42,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_the_policy_eval_walkthrough_is_what_the_demo_says(tmp_path: Path) -> None:
     """The README's `playbook policy eval` on the demo: its table and its verdict are what
     the demo gives (only the dates of its first line depend on the day it ran)."""
-    from playbook.demo_cache import make_demo
+    from playbook.demo.cache import make_demo
     from playbook.policy_eval import evaluate
     from playbook.policy_eval.report import table
     from playbook.store import open_store
@@ -63,8 +63,8 @@ def test_every_install_hint_is_the_readmes_install_command() -> None:
     fails outside the clone: the package is not on PyPI. Each hint's command is a line of
     one of the README's shell blocks (the team section's runs in `-m slow`), and the README
     names no other."""
-    from playbook.errors import SchemaTooNewError, install_hint
-    from playbook.mcp_server import INSTALL
+    from playbook.core.errors import SchemaTooNewError, install_hint
+    from playbook.mcp.server import INSTALL
 
     blocks = re.findall(r"```sh\n(.*?)```", README, re.S)
     readme_installs = {line.strip() for b in blocks for line in b.splitlines() if "pip" in line}

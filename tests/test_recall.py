@@ -9,9 +9,9 @@ import pytest
 
 from playbook import recall
 from playbook.curation import curate
-from playbook.retrieval import parse_when
+from playbook.retrieval.query import parse_when
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import Clock, add
 
@@ -256,7 +256,7 @@ def test_code_stop_words_are_dropped_from_queries(store: PlaybookStore) -> None:
 
 
 def test_stop_words_come_from_the_policy(store: PlaybookStore, db_target, clock) -> None:
-    from playbook.policy import CASS_STOP_WORDS, Policy
+    from playbook.core.policy import CASS_STOP_WORDS, Policy
     from playbook.store import open_store
 
     add(store, "Just run the formatter")

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from playbook import recall
-from playbook.policy import Policy
-from playbook.retrieval import query_terms
-from playbook.retrieval_rank import Ranked, parse_scope
+from playbook.core.policy import Policy
+from playbook.retrieval.query import query_terms
+from playbook.retrieval.rank import Ranked, parse_scope
 from playbook.store import PlaybookStore, open_store
 from playbook.store.ranking import keyword_lists
 
@@ -36,7 +36,7 @@ LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
 def cutting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """One relevance group a batch; with "scan", every batch after the first is found by
     one pass over the evidence cache, as at 100k rules."""
-    import playbook.retrieval_first as first
+    import playbook.retrieval.first_cut as first
 
     monkeypatch.setattr(first, "BATCH", 1)
     if request.param == "scan":
@@ -57,7 +57,7 @@ def _rank(
     cut: bool = True,
 ) -> tuple[list[list[Ranked]], int]:
     """The first path's lists for `query`, and how many rank rows it read."""
-    import playbook.retrieval_first as first
+    import playbook.retrieval.first_cut as first
 
     read = 0
     rows_of = first.first_rows

@@ -9,8 +9,8 @@ import pytest
 
 from playbook import recall
 from playbook.curation import curate
+from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 from playbook.store import PlaybookStore
-from playbook.vectors import HashTrigramEmbedder, MemoryVectors
 
 from .helpers import Clock
 from .helpers.histories import WORDS, random_history

@@ -9,10 +9,15 @@ from typing import Any
 
 import pytest
 
-from playbook.diaries import Diary, read_diary, read_text_diary
-from playbook.queue import count_pending, get, pending, stage
-from playbook.reflect import ReflectionResult, reflect_session
-from playbook.reflectors import CommandReflector, HeuristicReflector, ProposedItem, ReflectorError
+from playbook.reflection.diaries import Diary, read_diary, read_text_diary
+from playbook.reflection.reflectors import (
+    CommandReflector,
+    HeuristicReflector,
+    ProposedItem,
+    ReflectorError,
+)
+from playbook.reflection.session import ReflectionResult, reflect_session
+from playbook.review.queue import count_pending, get, pending, stage
 from playbook.store import PlaybookStore
 
 from .helpers import dump

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from playbook.diaries import read_text_diary
-from playbook.queue import list_proposals, pending
-from playbook.reflect import reflect_session
-from playbook.reflectors import HeuristicReflector
+from playbook.reflection.diaries import read_text_diary
+from playbook.reflection.reflectors import HeuristicReflector
+from playbook.reflection.session import reflect_session
+from playbook.review.queue import list_proposals, pending
 from playbook.store import PlaybookStore
 
 from .helpers import store_at

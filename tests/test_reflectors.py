@@ -13,8 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playbook.diaries import Diary, Passage, read_diary, read_jsonl_transcript, read_text_diary
-from playbook.reflectors import (
+from playbook.reflection.diaries import (
+    Diary,
+    Passage,
+    read_diary,
+    read_jsonl_transcript,
+    read_text_diary,
+)
+from playbook.reflection.reflectors import (
     HARMFUL_REASONS,
     CommandReflector,
     HeuristicReflector,

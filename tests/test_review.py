@@ -7,10 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from playbook import review, scoring
+from playbook import review
+from playbook.core import scoring
+from playbook.core.policy import DEFAULT_POLICY
 from playbook.curation import curate
-from playbook.policy import DEFAULT_POLICY
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, StoreError
 
 from .helpers import Clock, add, dump, mark

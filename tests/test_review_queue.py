@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from playbook import queue, review
+from playbook import review
+from playbook.review import queue
 from playbook.store import PlaybookStore, open_store
 
 from .helpers import Clock, add, dump

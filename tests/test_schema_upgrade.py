@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from playbook.cli import main
+from playbook.core.errors import DatabaseError
 from playbook.curation import curate
-from playbook.errors import DatabaseError
-from playbook.retrieval import recall
+from playbook.retrieval.query import recall
 from playbook.store import (
     DatabaseOpenError,
     PlaybookStore,

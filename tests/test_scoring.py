@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from playbook import scoring
+from playbook.core import scoring
+from playbook.core.model import Maturity
+from playbook.core.policy import DEFAULT_POLICY, Policy
 from playbook.curation import curate, run_maturity_pass
-from playbook.model import Maturity
-from playbook.policy import DEFAULT_POLICY, Policy
 
 from .helpers import Clock, feedback_from_ahead
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from playbook.diaries import read_diary
-from playbook.queue import approve, list_proposals, pending
-from playbook.reflectors import HeuristicReflector
+from playbook.reflection.diaries import read_diary
+from playbook.reflection.reflectors import HeuristicReflector
+from playbook.review.queue import approve, list_proposals, pending
 
 from .helpers import store_at
 from .helpers.hooks import FIXTURES, Agent, fixture, wait_for
@@ -190,7 +190,7 @@ def test_a_transcript_outside_the_agents_session_folders_is_refused(
 @pytest.mark.parametrize("shared", [False, True], ids=["own", "group-shared"])
 def test_the_hooks_files_are_the_users_only(agent: Agent, tmp_path: Path, shared: bool) -> None:
     """0600 in folders made 0700; in a state folder a group shares (set-group-ID, made by
-    a person), 0640: issue 29's rule, the one `playbook.files.open_private` keeps."""
+    a person), 0640: issue 29's rule, the one `playbook.core.files.open_private` keeps."""
     folder = agent.state / "playbook"
     if shared:
         folder.mkdir(parents=True)

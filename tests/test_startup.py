@@ -27,9 +27,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playbook import recall
+from playbook.core.deltas import InvalidDelta, delta_dict, parse_delta
 from playbook.curation import curate
 from playbook.curation.votes import vote_of
-from playbook.deltas import InvalidDelta, delta_dict, parse_delta
 from playbook.store import PlaybookStore, connect, open_store
 from playbook.store.records import bullet_json, bullet_of, iso
 
@@ -173,7 +173,7 @@ def test_a_content_hash_is_its_sha256(text: str) -> None:
     """Stored content hashes (duplicate search, the vector cache's keys) stay valid."""
     import hashlib
 
-    from playbook.text import content_hash
+    from playbook.core.text import content_hash
 
     raw = text.encode("utf-8", "surrogatepass")
     assert content_hash(text) == hashlib.sha256(raw).hexdigest()
@@ -392,8 +392,8 @@ _T = datetime(2026, 11, 5, 12, tzinfo=UTC)
 @pytest.fixture
 def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same clock and batch id for both runs of a command line."""
+    import playbook.core.terms as terms
     import playbook.curation.pipeline as pipeline
-    import playbook.terms as terms
 
     monkeypatch.setattr(terms, "utcnow", lambda: _T)
     monkeypatch.setattr(pipeline, "new_batch_id", lambda: "batch-1")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from playbook import memory_migration, open_database, run_migrations
+from playbook.core.errors import ConstraintError
 from playbook.curation import curate
-from playbook.errors import ConstraintError
 from playbook.store import (
     MEMORY_LATEST,
     DatabaseOpenError,
@@ -183,7 +183,7 @@ def test_the_store_refuses_a_feedback_event_dated_in_the_future(
 ) -> None:
     """Issue 12: no event may be later than the store's clock, whoever calls the store (the
     API refused it; the store's own `add_feedback` wrote it, and its evidence never decayed)."""
-    from playbook.model import FutureTimestamp
+    from playbook.core.model import FutureTimestamp
 
     b = store.insert_bullet("Use uv")
     before = dump(store)
@@ -218,8 +218,8 @@ def test_evidence_cache_catches_up_with_events_written_elsewhere(
 
 def test_core_imports_no_textual() -> None:
     code = (
-        "import sys, playbook, playbook.curation, playbook.store, playbook.scoring, "
-        "playbook.policy, playbook.deltas, playbook.text\n"
+        "import sys, playbook, playbook.curation, playbook.store, playbook.core.scoring, "
+        "playbook.core.policy, playbook.core.deltas, playbook.core.text\n"
         "from playbook import curate, PlaybookStore, open_database\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual',))\n"
         "print(','.join(bad))"

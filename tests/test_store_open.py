@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from playbook import errors, open_database
+from playbook import open_database
 from playbook.cli import main
+from playbook.core import errors
 from playbook.curation import curate
 from playbook.interop.importing import import_snapshot, load
 from playbook.interop.snapshot import export_snapshot, to_json

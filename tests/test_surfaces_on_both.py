@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from playbook.cli import main
-from playbook.mcp_server import PlaybookTools
+from playbook.mcp.server import PlaybookTools
 from playbook.store import open_store
 from playbook.tui import data, reading
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from playbook.consolidation import Topic, stage_topics, topics
 from playbook.curation import curate
-from playbook.queue import approve, get, pending, reject
+from playbook.review.queue import approve, get, pending, reject
+from playbook.review.topics import Topic, stage_topics, topics
 from playbook.store import PlaybookStore
 
 

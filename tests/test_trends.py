@@ -11,7 +11,7 @@ import pytest
 
 from playbook import review
 from playbook.curation import curate
-from playbook.mcp_tools import PlaybookTools
+from playbook.mcp.tools import PlaybookTools
 from playbook.store import PlaybookStore
 from playbook.store.views import bullet_rows
 

@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from playbook.curation import curate
-from playbook.diaries import Diary, read_text_diary
-from playbook.outcomes import InvalidOutcome, apply_outcome
-from playbook.queue import ApprovalRefused, QueueError, approve, get, reject, stage
-from playbook.reflect import reflect_session
-from playbook.reflectors import ProposedItem
+from playbook.curation.outcomes import InvalidOutcome, apply_outcome
+from playbook.reflection.diaries import Diary, read_text_diary
+from playbook.reflection.reflectors import ProposedItem
+from playbook.reflection.session import reflect_session
+from playbook.review.queue import ApprovalRefused, QueueError, approve, get, reject, stage
 from playbook.store import PlaybookStore, StoreError
 from playbook.store import testing as raw
 
@@ -246,7 +246,7 @@ HUMAN_WORDS = ("approve", "reject", "pin", "block", "deprecate", "retire", "dele
 
 def _server(db: Path) -> Any:
     pytest.importorskip("mcp")
-    from playbook.mcp_server import build_server
+    from playbook.mcp.server import build_server
 
     return build_server(db)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, OptionList, TabbedContent, TextArea
 
-from playbook import curate, queue
+from playbook import curate
+from playbook.review import queue
 from playbook.tui.panes.blocked import BlockedPane
 from playbook.tui.panes.conflicts import ConflictsPane
 from playbook.tui.panes.proposals import ProposalsPane

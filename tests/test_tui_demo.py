@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import ProgressBar
 
-from playbook import queue
-from playbook.demo_cache import (
+from playbook.demo.cache import (
     DEMO_FILE,
     MAX_AGE_SECONDS,
     build_cached_demo,
@@ -28,7 +27,8 @@ from playbook.demo_cache import (
     copy_demo,
     demo_folder,
 )
-from playbook.demo_content import HOOK_SESSION_NAME
+from playbook.demo.content import HOOK_SESSION_NAME
+from playbook.review import queue
 from playbook.tui.demo_app import DemoWorkbench
 
 from .helpers import store_at

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Checkbox, Static, TabbedContent
 
-from playbook import curate, queue
-from playbook.model import Provenance
+from playbook import curate
+from playbook.core.model import Provenance
+from playbook.review import queue
 from playbook.tui.app import Workbench
 from playbook.tui.panes.proposals import MARK, ProposalsPane
 from playbook.tui.screens.modals import ConfirmModal, FormModal

@@ -19,9 +19,9 @@ from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
 from playbook import curate
-from playbook.demo import DemoPlaybook
-from playbook.demo_cache import make_demo
-from playbook.review.queue import proposal_diff
+from playbook.demo.build import DemoPlaybook
+from playbook.demo.cache import make_demo
+from playbook.review.proposal_view import proposal_diff
 from playbook.tui.panes.proposal_text import diff_text
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenScreen

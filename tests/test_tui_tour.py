@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from playbook import queue
-from playbook.demo import DemoPlaybook
-from playbook.demo_cache import make_demo
+from playbook.demo.build import DemoPlaybook
+from playbook.demo.cache import make_demo
+from playbook.review import queue
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenScreen
 from playbook.tui.seen import LastLooked

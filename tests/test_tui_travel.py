@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static, TabbedContent
 
-from playbook import curate, queue, review
-from playbook.model import Provenance
+from playbook import curate, review
+from playbook.core.model import Provenance
+from playbook.review import queue
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenPane, HiddenScreen

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from playbook import curate, queue, review
-from playbook.demo import DemoPlaybook
-from playbook.demo_cache import make_demo
-from playbook.demo_writer import run_writer
-from playbook.policy import DEFAULT_POLICY
+from playbook import curate, review
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.demo.build import DemoPlaybook
+from playbook.demo.cache import make_demo
+from playbook.demo.writer import run_writer
+from playbook.review import queue
 from playbook.store import parse_iso
 from playbook.store import testing as raw
 from playbook.store.views import bullet_rows

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from playbook.core.errors import ConstraintError
 from playbook.curation import curate
-from playbook.errors import ConstraintError
 from playbook.store import PlaybookStore
 from playbook.store import testing as raw
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .lazy import lazy_exports
-
-__version__ = "0.1.0"
+from .core.lazy import lazy_exports
 
 _EXPORTS = {
     "open_store": "playbook.store",
@@ -20,48 +18,45 @@ _EXPORTS = {
     "PlaybookStore": "playbook.store",
     "curate": "playbook.curation",
     "CurateResult": "playbook.curation",
-    "recall": "playbook.retrieval",
-    "RecallResult": "playbook.retrieval",
-    "RecallItem": "playbook.retrieval",
-    "reflect_session": "playbook.reflect",
-    "apply_outcome": "playbook.outcomes",
-    "project_outcome_confidence": "playbook.outcomes",
-    "topics": "playbook.consolidation",
-    "stage_topics": "playbook.consolidation",
-    "ReflectionResult": "playbook.reflect",
-    "MemoryVectors": "playbook.vectors",
-    "HashTrigramEmbedder": "playbook.vectors",
-    "Policy": "playbook.policy",
-    "DEFAULT_POLICY": "playbook.policy",
-    "Bullet": "playbook.model",
-    "FeedbackEvent": "playbook.model",
-    "Score": "playbook.model",
-    "PlaybookDelta": "playbook.deltas",
+    "recall": "playbook.retrieval.query",
+    "RecallResult": "playbook.retrieval.query",
+    "RecallItem": "playbook.retrieval.query",
+    "reflect_session": "playbook.reflection.session",
+    "apply_outcome": "playbook.curation.outcomes",
+    "project_outcome_confidence": "playbook.curation.outcomes",
+    "topics": "playbook.review.topics",
+    "stage_topics": "playbook.review.topics",
+    "ReflectionResult": "playbook.reflection.session",
+    "MemoryVectors": "playbook.retrieval.vectors",
+    "HashTrigramEmbedder": "playbook.retrieval.vectors",
+    "Policy": "playbook.core.policy",
+    "DEFAULT_POLICY": "playbook.core.policy",
+    "Bullet": "playbook.core.model",
+    "FeedbackEvent": "playbook.core.model",
+    "Score": "playbook.core.model",
+    "PlaybookDelta": "playbook.core.deltas",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from .consolidation import stage_topics, topics
+    from .core.deltas import PlaybookDelta
+    from .core.model import Bullet, FeedbackEvent, Score
+    from .core.policy import DEFAULT_POLICY, Policy
     from .curation import CurateResult, curate
-    from .deltas import PlaybookDelta
-    from .model import Bullet, FeedbackEvent, Score
-    from .outcomes import apply_outcome, project_outcome_confidence
-    from .policy import DEFAULT_POLICY, Policy
-    from .reflect import ReflectionResult, reflect_session
-    from .retrieval import RecallItem, RecallResult, recall
-    from .store import (
-        PlaybookStore,
-        memory_migration,
-        open_database,
-        open_store,
-        run_migrations,
-    )
-    from .vectors import HashTrigramEmbedder, MemoryVectors
+    from .curation.outcomes import apply_outcome, project_outcome_confidence
+    from .reflection.session import ReflectionResult, reflect_session
+    from .retrieval.query import RecallItem, RecallResult, recall
+    from .retrieval.vectors import HashTrigramEmbedder, MemoryVectors
+    from .review.topics import stage_topics, topics
+    from .store import PlaybookStore, memory_migration, open_database, open_store, run_migrations
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+# `__version__` too, from core/version.py, loaded only when asked for.
+_LAZY = {**_EXPORTS, "__version__": "playbook.core.version"}
+
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted({*globals(), *_LAZY})

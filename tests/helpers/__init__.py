@@ -18,8 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from playbook import review
+from playbook.core.policy import Policy
 from playbook.curation import curate
-from playbook.policy import Policy
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 

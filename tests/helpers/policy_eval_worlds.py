@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from playbook.model import Provenance
+from playbook.core.model import Provenance
 from playbook.store import PlaybookStore
 
 from . import Clock

@@ -20,8 +20,9 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
-from playbook import curate, queue
-from playbook.model import Provenance
+from playbook import curate
+from playbook.core.model import Provenance
+from playbook.review import queue
 from playbook.tui.app import Workbench
 from playbook.tui.seen import LastLooked
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from playbook import queue
+from playbook.core.model import Provenance
 from playbook.curation import curate, run_maturity_pass
-from playbook.model import Provenance
-from playbook.outcomes import apply_outcome
+from playbook.curation.outcomes import apply_outcome
+from playbook.review import queue
 from playbook.store import PlaybookStore
 
 from . import Clock

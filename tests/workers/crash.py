@@ -19,9 +19,9 @@ import sqlite3
 from typing import Any
 
 from playbook.curation import curate
-from playbook.outcomes import apply_outcome
-from playbook.reflect import reflect_session
-from playbook.reflectors import HeuristicReflector
+from playbook.curation.outcomes import apply_outcome
+from playbook.reflection.reflectors import HeuristicReflector
+from playbook.reflection.session import reflect_session
 from playbook.store import PlaybookStore, connect
 from playbook.store import testing as raw
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from playbook.curation import curate
-from playbook.outcomes import apply_outcome
-from playbook.retrieval import recall
+from playbook.curation.outcomes import apply_outcome
+from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
 
@@ -153,7 +153,7 @@ def run_reader(db: str, stop: Event, seed: int, out: str, ready: Event | None = 
     the processes: a round that began after `stop`, and a semantic recall that stored
     vectors (so a reader started late, or starved while the writers ran, still reports
     recalls and embeddings)."""
-    from playbook.vectors import HashTrigramEmbedder, MemoryVectors
+    from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 
     rng = random.Random(seed)
     report: dict[str, Any] = {

@@ -13,14 +13,14 @@ from multiprocessing.context import ForkServerContext
 
 PRELOAD = [
     "playbook.curation",
-    "playbook.outcomes",
-    "playbook.queue",
-    "playbook.reflect",
-    "playbook.reflectors",
-    "playbook.retrieval",
+    "playbook.curation.outcomes",
+    "playbook.review.queue",
+    "playbook.reflection.session",
+    "playbook.reflection.reflectors",
+    "playbook.retrieval.query",
     "playbook.store",
     "playbook.store.postgres.executor",  # psycopg: the PostgreSQL variants' workers
-    "playbook.vectors",
+    "playbook.retrieval.vectors",
     "tests.workers.load",
     "tests.workers.crash",
 ]

@@ -10,8 +10,8 @@ from typing import Any
 
 import typer
 
-from ..inert import inert
-from ..text import plural
+from ..core.inert import inert
+from ..core.text import plural
 from . import app
 from .common import CliError, emit, json_option, open_store, set_json, target
 from .core import bounded
@@ -78,7 +78,7 @@ def activate(
     ids = list(bullet_ids or [])
     if not ids and not all_drafts:
         raise CliError("usage", "name the drafts to make live (IDs), or --all-drafts", None, 2)
-    from ..policy import DEFAULT_POLICY
+    from ..core.policy import DEFAULT_POLICY
     from .common import load_policy_option
 
     most = (load_policy_option() or DEFAULT_POLICY).max_batch

@@ -56,7 +56,7 @@ def _notes(path: Path, size: int) -> None:
             "project's docs (all its AGENTS.md files together) and ignores the rest"
         )
     if path.name == "AGENTS.md":
-        from ..files import TooLarge, read_capped
+        from ..core.files import TooLarge, read_capped
         from ..interop.agents_file import MAX_FILE_BYTES
 
         claude = path.parent / "CLAUDE.md"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..policy import Policy
+    from ..core.policy import Policy
     from ..store import PlaybookStore, Target
 
 EXIT_OK = 0
@@ -98,9 +98,9 @@ class CliError(Exception):
     def from_exception(cls, exc: BaseException) -> CliError | None:
         """The CliError for a known library error, or None (a bug: keep the traceback).
 
-        Errors are classified by type: every `playbook.errors.PlaybookError` carries its
+        Errors are classified by type: every `playbook.core.errors.PlaybookError` carries its
         stable `code` (and maybe a hint)."""
-        from ..errors import PlaybookError
+        from ..core.errors import PlaybookError
         from ..store import driver_error
 
         if not isinstance(exc, PlaybookError):
@@ -130,7 +130,7 @@ def _error_body(err: CliError) -> dict[str, Any]:
 
 def fail(err: CliError) -> int:
     """Report a user error (JSON on stdout with --json; one line on stderr always)."""
-    from ..inert import dumps, inert
+    from ..core.inert import dumps, inert
 
     if state.json:
         doc: dict[str, Any] = {"ok": False, "error": _error_body(err)}
@@ -147,7 +147,7 @@ def fail(err: CliError) -> int:
 
 def emit(data: Any, human: str | None = None) -> None:
     """Print a command's result: the JSON envelope, or the human text."""
-    from ..inert import dumps
+    from ..core.inert import dumps
 
     if state.json:
         sys.stdout.write(dumps({"ok": True, "data": data}) + "\n")
@@ -157,7 +157,7 @@ def emit(data: Any, human: str | None = None) -> None:
 
 def note(message: str) -> None:
     """A diagnostic for people (stderr), never part of the data."""
-    from ..inert import inert
+    from ..core.inert import inert
 
     sys.stderr.write(inert(message) + "\n")
 
@@ -240,7 +240,7 @@ def load_policy_option() -> Policy | None:
 
     from pydantic import ValidationError
 
-    from ..policy import load_policy
+    from ..core.policy import load_policy
 
     path = Path(given).expanduser()
     try:

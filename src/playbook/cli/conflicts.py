@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from ..inert import inert
+from ..core.inert import inert
 from . import app
 from .common import EXIT_USAGE, CliError, emit, json_option, open_store, set_json
 from .core import bounded

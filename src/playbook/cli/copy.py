@@ -23,7 +23,7 @@ def copy(
     bytes). The source is only read; a destination that already holds a playbook is refused.
     `--db` plays no part: both ends are given."""
     set_json(json_out)
-    from ..errors import DatabaseNotEmptyError
+    from ..core.errors import DatabaseNotEmptyError
     from ..store import copy_playbook
 
     def tell(table: str, rows: int) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 import typer
 
-from ..inert import inert
-from ..terms import HARM_REASONS
-from ..text import plural
+from ..core.inert import inert
+from ..core.terms import HARM_REASONS
+from ..core.text import plural
 from . import app
 from .common import CliError, emit, open_store, state
 from .hot import (
@@ -119,7 +119,7 @@ def mark(
 def read_json_input(source: str, max_bytes: int = 64 << 20) -> Any:
     """JSON from a file or '-' (stdin), read up to `max_bytes`; a user error when it is not
     JSON (an object naming a key twice included)."""
-    from ..files import TooLarge, loads_json, read_capped
+    from ..core.files import TooLarge, loads_json, read_capped
 
     try:
         data = read_capped(source, max_bytes, "the batch")
@@ -238,7 +238,7 @@ def curate_cmd(
 ) -> None:
     _json(json_out)
     from ..curation import curate
-    from ..curation.agent import agent_login
+    from ..review.agent import agent_login
 
     bounded(("--session", session, "ref"))
     deltas = read_json_input(source, max_size(max_bytes))
@@ -284,7 +284,7 @@ def _report_batch(
 
 def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] | None) -> None:
     """`curate` under an agent's login: what applied, and what waits for a person."""
-    from ..curation.agent import STAGED, curate_as_agent
+    from ..review.agent import STAGED, curate_as_agent
 
     result = curate_as_agent(store, deltas, provenance, origin="cli")
     data = result.to_dict()

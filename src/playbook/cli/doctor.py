@@ -21,7 +21,7 @@ def doctor(json_out: bool = json_option()) -> int:
 
 
 def _render(d: dict[str, Any]) -> str:
-    from ..inert import inert
+    from ..core.inert import inert
 
     lines = [f"playbook at {inert(d['path'], one_line=True)}"]
     if d["healthy"]:

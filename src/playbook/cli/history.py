@@ -6,8 +6,8 @@ from typing import Any
 
 import typer
 
-from ..inert import inert
-from ..text import plural
+from ..core.inert import inert
+from ..core.text import plural
 from . import app
 from .common import CliError, emit, json_option, open_store, set_json
 

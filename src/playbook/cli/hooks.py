@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..policy import DEFAULT_POLICY
+from ..core.policy import DEFAULT_POLICY
 from . import app
 from .common import CliError, emit, json_option, load_policy_option, set_json, state
 
@@ -212,7 +212,7 @@ def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Pla
 
 
 def _carry_out(plans: list[Plan], notes: list[str], dry_run: bool, *, installing: bool) -> None:
-    from ..files import UnsafePath
+    from ..core.files import UnsafePath
     from ..hooks.install import apply, check
 
     if not dry_run:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..inert import inert
+from ..core.inert import inert
 from .common import CliError, emit, open_store, state
 
 
@@ -49,8 +49,8 @@ def _not_applied(status: str, reason: str | None) -> CliError:
 def bounded(*fields: tuple[str, Any, str]) -> None:
     """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
     before anything is opened, never cut. Each field is (name, value, kind of limit)."""
-    from ..limits import check
-    from ..policy import DEFAULT_POLICY
+    from ..core.limits import check
+    from ..core.policy import DEFAULT_POLICY
     from .common import load_policy_option
 
     check(load_policy_option() or DEFAULT_POLICY, fields)
@@ -109,8 +109,8 @@ def recall_command(
 ) -> None:
     """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
     _json(json_out)
-    from ..retrieval import parse_when
-    from ..retrieval import recall as run_recall
+    from ..retrieval.query import parse_when
+    from ..retrieval.query import recall as run_recall
 
     bounded(("query", query, "query"))
 
@@ -124,7 +124,7 @@ def recall_command(
     with open_store(read_only=True) as store:
         vectors = None
         if semantic:
-            from ..vectors import HashTrigramEmbedder, MemoryVectors
+            from ..retrieval.vectors import HashTrigramEmbedder, MemoryVectors
 
             vectors = MemoryVectors(store, HashTrigramEmbedder())
         result = run_recall(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..inert import inert
+from ..core.inert import inert
 
 _LABELS = {
     "bullets": "bullets",

@@ -23,7 +23,7 @@ def index(
     counts, a quarter of the size: the same ranking, read faster).
     """
     set_json(json_out)
-    from ..vectors import HashTrigramEmbedder, MemoryVectors
+    from ..retrieval.vectors import HashTrigramEmbedder, MemoryVectors
     from .interchange import _ProgressBar
 
     embedder = HashTrigramEmbedder()  # the embedder of `recall --semantic`

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..inert import inert
+from ..core.inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
 from .core import bounded
@@ -79,7 +79,7 @@ def export(
     text = to_json(doc) if fmt == "json" else to_yaml(doc)
     content: Any = doc if fmt == "json" else text
     if output is not None and output != "-":
-        from ..files import write_file
+        from ..core.files import write_file
 
         path = Path(output)
         write_file(path, text)  # a device or a pipe is written through, never replaced
@@ -134,7 +134,7 @@ class _ProgressBar:
 def _read_input(source: str, max_bytes: int) -> bytes:
     """The file's bytes (a file, `-`, a device or a pipe), refused as soon as more than the
     cap has arrived (a file whose size says so, before it is read)."""
-    from ..files import TooLarge, read_capped
+    from ..core.files import TooLarge, read_capped
     from ..interop.formats import too_large
 
     try:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
-from ..inert import inert
-from ..text import plural
+from ..core.inert import inert
+from ..core.text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line, bounded, max_size, max_size_option
@@ -68,9 +68,9 @@ def reflect(
     _json(json_out)
     import sys
 
-    from ..curation.agent import agent_login
-    from ..reflect import reflect_session
-    from ..reflectors import CommandReflector, HeuristicReflector, Reflector
+    from ..reflection.reflectors import CommandReflector, HeuristicReflector, Reflector
+    from ..reflection.session import reflect_session
+    from ..review.agent import agent_login
 
     if reflector is not None and heuristic:
         raise CliError(
@@ -78,7 +78,7 @@ def reflect(
         )
     if not session.strip():
         raise CliError("usage", "--session needs a session ref", exit_code=EXIT_USAGE)
-    from ..reflectors.command import MAX_TIMEOUT
+    from ..reflection.reflectors.command import MAX_TIMEOUT
 
     if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):  # nan or inf: no bound
         raise CliError(
@@ -96,7 +96,7 @@ def reflect(
         chosen = HeuristicReflector()
     # The diary is opened before the playbook, so a bad path changes nothing; it is read
     # through a cap, so /dev/zero or a huge stdin is refused instead of filling memory.
-    from ..files import Capped, TooLarge
+    from ..core.files import Capped, TooLarge
 
     cap = max_size(max_bytes)
     raw = _open_diary(diary) if diary != "-" else sys.stdin.buffer
@@ -143,7 +143,7 @@ def _open_diary(diary: str) -> BinaryIO:
 
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
-    from ..queue import get, with_similar
+    from ..review.queue import get, with_similar
     from .review_queue import render_proposal
 
     lines = [
@@ -213,7 +213,7 @@ def outcome(
     """
     _json(json_out)
     bounded(("--session", session, "ref"))
-    from ..outcomes import InvalidOutcome, apply_outcome
+    from ..curation.outcomes import InvalidOutcome, apply_outcome
 
     if result not in ("success", "failure", "partial"):
         raise CliError(
@@ -258,8 +258,8 @@ def topics(
 ) -> None:
     """Groups of near-duplicate active bullets, each with a proposed merge."""
     _json(json_out)
-    from ..consolidation import stage_topics
-    from ..consolidation import topics as find_topics
+    from ..review.topics import stage_topics
+    from ..review.topics import topics as find_topics
 
     if not 0 < threshold <= 1:
         raise CliError("invalid_input", "--threshold must be in (0, 1]")

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from ..inert import inert
+from ..core.inert import inert
 from . import app
 from .common import CliError, emit, json_option, load_policy_option, note, open_store, set_json
 
@@ -48,7 +48,7 @@ def _one_line(text: str) -> str:
 
 def _provenance() -> dict[str, dict[str, Any]]:
     """The measured constants' provenance in the --policy file (none without one)."""
-    from ..policy import load_provenance
+    from ..core.policy import load_provenance
     from .common import policy_path
 
     given = policy_path()
@@ -66,7 +66,7 @@ def _provenance() -> dict[str, dict[str, Any]]:
 def policy_show(json_out: bool = json_option()) -> None:
     """Every constant: its value, where the value came from, and what it does."""
     set_json(json_out)
-    from ..policy import Policy, describe_provenance
+    from ..core.policy import Policy, describe_provenance
     from .common import policy_path
 
     policy = load_policy_option()
@@ -145,7 +145,7 @@ def policy_eval(
     Recommends a change only when the primary interval lies above zero; else "inert".
     """
     set_json(json_out)
-    from ..policy import DEFAULT_POLICY
+    from ..core.policy import DEFAULT_POLICY
     from ..policy_eval import CandidateError, evaluate, load_candidates
 
     current = load_policy_option() or DEFAULT_POLICY
@@ -180,7 +180,7 @@ def _write(report: Any, path: str) -> dict[str, Any] | None:
     """Record the recommended change and its provenance; None when there is nothing to."""
     from pydantic import ValidationError
 
-    from ..policy import MEASURED, write_policy
+    from ..core.policy import MEASURED, write_policy
     from ..policy_eval import PRIMARY
 
     row = report.recommended

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..inert import inert
-from ..text import plural
+from ..core.inert import inert
+from ..core.text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
-    from ..queue import Proposal
     from ..review import Decided
+    from ..review.queue import Proposal
     from ..store import PlaybookStore
 
 DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
@@ -33,7 +33,7 @@ def _short(text: str, width: int = 100) -> str:
 
 
 def _queue_error(exc: Exception) -> CliError:
-    """A queue error as the CLI reports it: by its code (`playbook.queue`'s types)."""
+    """A queue error as the CLI reports it: by its code (`playbook.review.queue`'s types)."""
     code = getattr(exc, "code", "invalid_input")
     hint = _HINT if code in ("not_found", "not_pending", "stale_proposal") else None
     return CliError(code, str(exc), hint)
@@ -114,7 +114,7 @@ def proposals(
             f"--type: {_short(type_, 40)!r} is not a delta type ({', '.join(DELTA_TYPES)})",
             exit_code=EXIT_USAGE,
         )
-    from ..queue import count_pending, pending
+    from ..review.queue import count_pending, pending
 
     with open_store(read_only=True) as store:
         items = pending(store, limit=limit, session=session, delta_type=type_)
@@ -183,9 +183,9 @@ def approve(
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--edit", edit, "content"))
     if edit is not None and len(proposal_ids) > 1:
         raise CliError("usage", "--edit goes with one proposal id", exit_code=EXIT_USAGE)
-    from ..queue import QueueError
-    from ..queue import approve as approve_proposal
     from ..review import approve_many
+    from ..review.queue import QueueError
+    from ..review.queue import approve as approve_proposal
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:
@@ -217,9 +217,9 @@ def reject(
     ids are rejected one by one with the same reason."""
     _json(json_out)
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--reason", reason, "text"))
-    from ..queue import QueueError
-    from ..queue import reject as reject_proposal
     from ..review import reject_many
+    from ..review.queue import QueueError
+    from ..review.queue import reject as reject_proposal
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:

@@ -66,7 +66,7 @@ def _tell_malformed() -> None:
     seen = checks.malformed_seen() if checks is not None else {}
     if not seen:
         return
-    from ..inert import inert
+    from ..core.inert import inert
 
     parts = [f"{table} {', '.join(sorted(map(str, keys))[:5])}" for table, keys in seen.items()]
     n = sum(len(keys) for keys in seen.values())

@@ -13,7 +13,7 @@ def mcp() -> None:
     Needs the 'mcp' extra (exit 1, error code not_installed, without it)."""
     import os
 
-    from ..mcp_server import INSTALL, McpUnavailable, serve
+    from ..mcp.server import INSTALL, McpUnavailable, serve
     from ..project.workspace import workspace_of
     from .common import db_target, load_policy_option
 

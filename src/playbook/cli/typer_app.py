@@ -23,7 +23,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from .. import __version__
+        from ..core.version import __version__
 
         typer.echo(f"playbook {__version__}")
         raise typer.Exit()

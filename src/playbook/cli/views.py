@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..inert import inert
+from ..core.inert import inert
+from ..core.text import plural
 from ..review.remedies import LABELS
-from ..text import plural
 
 
 def render_detail(data: dict[str, Any]) -> str:

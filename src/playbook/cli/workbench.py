@@ -89,7 +89,7 @@ def demo(
     def prepare(progress: Callable[[float, str], None]) -> None:
         """In the app's worker: a copy of the cached demo, built first if need be. (The core
         is imported here, after the frame is on screen.)"""
-        from ..demo_cache import build_cached_demo, cache_root, cached_demo, copy_demo, make_demo
+        from ..demo.cache import build_cached_demo, cache_root, cached_demo, copy_demo, make_demo
 
         root = cache_root()
         cached = None if rebuild else cached_demo(root)
@@ -102,7 +102,14 @@ def demo(
         if writer:
             writers.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "playbook.demo", "writer", str(path), str(os.getpid())],
+                    [
+                        sys.executable,
+                        "-m",
+                        "playbook.demo.build",
+                        "writer",
+                        str(path),
+                        str(os.getpid()),
+                    ],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..limits import delta_problem, preview
+from ..core.limits import delta_problem, preview
+from ..core.terms import Actor, Maturity
+from ..core.text import is_negative
 from ..store import PlaybookStore
-from ..terms import Actor, Maturity
-from ..text import is_negative
 from .lifecycle import invert_harmed
 from .matching import BlockMatcher, add_type, similar_bullets
 from .results import CurateResult, DeltaOutcome
 from .votes import Vote
 
 if TYPE_CHECKING:
-    from ..deltas import AddDelta, PlaybookDelta
-    from ..model import Bullet, Provenance
+    from ..core.deltas import AddDelta, PlaybookDelta
+    from ..core.model import Bullet, Provenance
 
 # A parsed delta: a member of the union, or a vote read without it (`votes.py`).
 Delta: TypeAlias = "PlaybookDelta | Vote"
@@ -243,7 +243,7 @@ class Batch:
         return new.id, [b.id for b in originals if b.id not in kept]
 
     def structural(self, index: int, delta: Delta) -> None:
-        from ..deltas import DeprecateDelta, MergeDelta, ReplaceDelta
+        from ..core.deltas import DeprecateDelta, MergeDelta, ReplaceDelta
 
         if isinstance(delta, DeprecateDelta):
             b = self.store.require_bullet(delta.bullet_id)
@@ -330,6 +330,6 @@ def _as_dict(delta: Delta) -> dict[str, Any]:
     """A delta as the decision log records it."""
     if isinstance(delta, Vote):
         return delta.as_dict()
-    from ..deltas import delta_dict
+    from ..core.deltas import delta_dict
 
     return delta_dict(delta)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .. import scoring
+from ..core import scoring
+from ..core.terms import Maturity
+from ..core.text import strip_avoid
 from ..store import PlaybookStore
-from ..terms import Maturity
-from ..text import strip_avoid
 from .results import CurateResult
 
 if TYPE_CHECKING:
-    from ..model import Provenance
+    from ..core.model import Provenance
 
 
 def invert_harmed(

@@ -7,11 +7,19 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.text import (
+    content_hash,
+    core_tokens,
+    is_negative,
+    jaccard,
+    normalize,
+    strip_avoid,
+    tokens,
+)
 from ..store import PlaybookStore
-from ..text import content_hash, core_tokens, is_negative, jaccard, normalize, strip_avoid, tokens
 
 if TYPE_CHECKING:
-    from ..model import Bullet
+    from ..core.model import Bullet
 
 
 def add_type(content: str, bullet_type: str | None) -> str:

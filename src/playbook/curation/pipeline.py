@@ -6,19 +6,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput
-from ..limits import PREVIEW, preview, problem
+from ..core.errors import InvalidInput
+from ..core.limits import PREVIEW, preview, problem
+from ..core.terms import Actor
+from ..core.text import normalize
 from ..store import PlaybookStore, new_batch_id
-from ..terms import Actor
-from ..text import normalize
 from .batch import Batch, Delta
 from .lifecycle import run_maturity_pass
 from .results import CurateResult, DeltaOutcome
 from .votes import Vote, vote_of
 
 if TYPE_CHECKING:
-    from ..model import Provenance
-    from ..policy import Policy
+    from ..core.model import Provenance
+    from ..core.policy import Policy
 
 VOTES = ("helpful", "harmful")
 STRUCTURAL = ("replace", "merge", "deprecate")
@@ -28,7 +28,7 @@ def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance | None:
     """The batch's provenance, validated; None for none (nothing to validate)."""
     if value is None:
         return None
-    from ..model import Provenance
+    from ..core.model import Provenance
 
     if isinstance(value, Provenance):
         return value
@@ -41,7 +41,7 @@ def _parse(item: object) -> Delta:
     vote = vote_of(item)
     if vote is not None:
         return vote
-    from ..deltas import parse_delta
+    from ..core.deltas import parse_delta
 
     return parse_delta(item)
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..terms import HARM_REASONS
+from ..core.terms import HARM_REASONS
 
 _FIELDS = {
     "helpful": ("type", "bullet_id", "context"),
@@ -58,7 +58,7 @@ def _text(value: object) -> bool:
 
 def vote_of(item: object) -> Vote | None:
     """The vote `item` is, when the union would accept it unchanged; else None (validate
-    it with `playbook.deltas.parse_delta`)."""
+    it with `playbook.core.deltas.parse_delta`)."""
     if type(item) is not dict:
         return None
     kind = item.get("type")

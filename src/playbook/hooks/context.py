@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from playbook.text import strip_avoid
+from playbook.core.text import strip_avoid
 
 if TYPE_CHECKING:
-    from playbook.model import Bullet
+    from playbook.core.model import Bullet
     from playbook.project.workspace import Workspace
     from playbook.store import PlaybookStore
     from playbook.store.records import BulletRecord
@@ -120,7 +120,7 @@ def prompt_items(
 ) -> list[Item]:
     """What the playbook says about `prompt`, best first, without the ids in `skip`; of the
     scoped rules, only those of this `workspace` (`project.workspace`)."""
-    from playbook.retrieval import recall
+    from playbook.retrieval.query import recall
 
     scope = [f"workspace:{workspace.key}"] if workspace else None
     limit = PROMPT_LIMIT + len(skip)

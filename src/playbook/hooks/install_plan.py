@@ -1,5 +1,5 @@
 """What an install or an uninstall does to one file (`Plan`), and doing it (`apply`):
-written by `playbook.files.write_file` (a regular file replaced atomically, keeping its
+written by `playbook.core.files.write_file` (a regular file replaced atomically, keeping its
 mode and owner; a symbolic link in the file's own folder written through and kept, one out
 of it refused), the original kept under the state folder (mode 0600) so that an uninstall
 can give the file back byte for byte. `check` refuses, before anything is written, a plan
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import private_folder
+from ..core.files import private_folder
 from .state import state_dir
 
 __all__ = ["InstallError", "Plan", "apply", "check", "load_backup", "read_text", "restored"]
@@ -65,7 +65,7 @@ def restored(path: Path) -> Plan | None:
 def check(plans: list[Plan]) -> None:
     """`UnsafePath` for the first plan whose file `write_file` would refuse (a link out of
     its folder, a folder): raised before any of them is written."""
-    from ..files import write_target
+    from ..core.files import write_target
 
     for plan in plans:
         if plan.changes and plan.after is not None:
@@ -74,7 +74,7 @@ def check(plans: list[Plan]) -> None:
 
 def apply(plan: Plan, *, installing: bool) -> None:
     """Write the plan and keep what an uninstall needs to restore the file."""
-    from ..files import write_file
+    from ..core.files import write_file
 
     if not plan.changes:
         return
@@ -109,7 +109,7 @@ def read_text(path: Path) -> str | None:
     a regular file (a FIFO would wait for a writer), too large, or not UTF-8."""
     import stat
 
-    from ..files import TooLarge, read_capped
+    from ..core.files import TooLarge, read_capped
 
     try:
         if not stat.S_ISREG(path.stat().st_mode):
@@ -140,7 +140,7 @@ def load_backup(path: Path, default: Any = None) -> Any:
 
 
 def _save_backup(path: Path, saved: dict[str, Any]) -> None:
-    from ..files import write_file
+    from ..core.files import write_file
 
     target = _backup_path(path)
     private_folder(target.parent)

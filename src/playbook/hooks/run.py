@@ -165,7 +165,7 @@ def _store(config: _Config) -> Iterator[PlaybookStore]:
 
     loaded = None
     if config.policy is not None:
-        from playbook.policy import load_policy
+        from playbook.core.policy import load_policy
 
         loaded = load_policy(config.policy)
     with open_store(config.db, loaded, mode="write") as store:

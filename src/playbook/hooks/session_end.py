@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..files import open_append
+from ..core.files import open_append
 from .payload import HookInput
 from .state import reflect_log_path, state_dir
 
 WORKER_DB_ENV = "PLAYBOOK_WORKER_DB"  # the playbook the detached worker writes to
 
 if TYPE_CHECKING:
-    from playbook.diaries import Diary
-    from playbook.reflect import ReflectionResult
-    from playbook.reflectors import ProposedItem, Reflector
+    from playbook.reflection.diaries import Diary
+    from playbook.reflection.reflectors import ProposedItem, Reflector
+    from playbook.reflection.session import ReflectionResult
     from playbook.store import PlaybookStore
 
 __all__ = [
@@ -124,7 +124,7 @@ def reflector_from_config(
     seconds), else the heuristic one. A model's prompt holds at most `prompt_chars`
     characters (`Policy.reflect_prompt_chars`). The command runs with hooks off, so a model
     CLI that has Playbook's hooks installed does not reflect on its own prompt."""
-    from playbook.reflectors import CommandReflector, HeuristicReflector
+    from playbook.reflection.reflectors import CommandReflector, HeuristicReflector
 
     table = _reflect_table(policy)
     command: object = table.get("command")
@@ -222,10 +222,10 @@ def end_session(
 ) -> SessionEndResult:
     """Record the agent's citations, then reflect the rest (see the module doc), a part of
     at most `read_bytes` of the transcript at a time, until its end or a failed pass."""
-    from playbook.diaries import read_diary
-    from playbook.queue import HOOK_ORIGIN
-    from playbook.reflect import reflect_session
-    from playbook.reflect_copies import unread
+    from playbook.reflection.copies import unread
+    from playbook.reflection.diaries import read_diary
+    from playbook.reflection.session import reflect_session
+    from playbook.review.queue import HOOK_ORIGIN
 
     session_ref = str(transcript)
     result = SessionEndResult(session_ref)
@@ -243,7 +243,7 @@ def end_session(
 
 
 def _citations(diary: Diary) -> list[ProposedItem]:
-    from playbook.reflectors import HeuristicReflector
+    from playbook.reflection.reflectors import HeuristicReflector
 
     found = HeuristicReflector().propose(diary, [], [])
     return [p for p in found if isinstance(p.item, dict) and p.item.get("type") in _FEEDBACK]
@@ -253,8 +253,8 @@ def _record_citations(
     store: PlaybookStore, diary: Diary, session_ref: str, session: str, result: SessionEndResult
 ) -> set[str]:
     """Curate each citation once per session and kind; the ids cited."""
+    from playbook.core.model import Provenance
     from playbook.curation import curate
-    from playbook.model import Provenance
 
     citations = _citations(diary)
     with store.transaction():

@@ -7,7 +7,7 @@ listing the bullet ids already given to it (so a rule is not repeated in one ses
 
 They say what the user asked and worked on, so they are the user's alone: the folders are
 made with mode 0700 and the files with 0600, 0640 in a folder a group shares
-(`playbook.files.open_append`, the one maker of Playbook's own files).
+(`playbook.core.files.open_append`, the one maker of Playbook's own files).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..files import open_append
-from ..text import sha256_hex
+from ..core.files import open_append
+from ..core.text import sha256_hex
 
 __all__ = [
     "SessionMemory",

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..files import open_private
+from ..core.files import open_private
 from .session_end import WORKER_DB_ENV, end_session, reflector_from_config
 from .state import log_line, reflect_log_path, session_key, state_dir
 
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> str:
-    from playbook.policy import DEFAULT_POLICY, load_policy
+    from playbook.core.policy import DEFAULT_POLICY, load_policy
     from playbook.project.sessions import TranscriptRefused, check_transcript
     from playbook.store import open_store, resolve_target
 

@@ -10,7 +10,7 @@ The block sits between two marker lines (`agents_md.BEGIN`, `agents_md.END`). Wr
 - markers that cannot be paired (a begin without an end, two begins, an end before its
   begin) are an error naming their lines, and nothing is written. Markers inside a fenced
   code block (a README showing them, say) are text, not markers;
-- the file is written by `playbook.files.write_file`, the one writer of the files a person
+- the file is written by `playbook.core.files.write_file`, the one writer of the files a person
   names: a regular file is replaced atomically (a reader sees the old file or the new one,
   never half of one, and a failed write leaves the old one), keeping its permission bits
   and, where allowed, its owner; a new one is made as any program makes a file (0666 less
@@ -29,8 +29,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import PlaybookError
-from ..files import write_file, write_target
+from ..core.errors import PlaybookError
+from ..core.files import write_file, write_target
 
 __all__ = ["AgentsFileError", "Written", "find_block", "merge", "write_block"]
 

@@ -28,6 +28,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..core.text import content_hash, normalize
 from ..store import iso, new_batch_id
 from ..store.interchange import (
     blocked_normalized,
@@ -40,16 +41,8 @@ from ..store.interchange import (
     is_empty,
 )
 from ..store.store import new_id
-from ..text import content_hash, normalize
 from .cass.workspaces import assign_workspaces
-from .importing import (
-    ImportReport,
-    Progress,
-    Ticker,
-    finish,
-    import_transaction,
-    movable_rules,
-)
+from .importing import ImportReport, Progress, Ticker, finish, import_transaction, movable_rules
 from .notes import Note
 
 if TYPE_CHECKING:

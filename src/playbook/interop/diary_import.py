@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..limits import problem
-from ..queue import stage
+from ..core.limits import problem
+from ..core.terms import CASS_DIARY_ORIGIN
+from ..review.queue import stage
 from ..store import new_batch_id
-from ..terms import CASS_DIARY_ORIGIN
 from .cass.diary import LESSONS
 from .cass.workspaces import identity_of
 from .importing import ImportReport, import_transaction

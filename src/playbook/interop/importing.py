@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError, InvalidInput
+from ..core.errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError, InvalidInput
 from ..store import new_batch_id
 from ..store.interchange import bulk_cache, insert_rows, is_empty
 from . import formats
@@ -260,7 +260,7 @@ def rung_check(store: PlaybookStore, movable: dict[str, str], *, rerate: bool) -
     and on how many the rung their evidence earns differs from the recorded one
     (`earned_differs`: more, since the pass lowers a rung only on a negative score, never
     because evidence is missing or has decayed)."""
-    from ..scoring import earned_rung, next_maturity
+    from ..core.scoring import earned_rung, next_maturity
 
     evidence = store.evidence_many(movable, at=store.now())
     policy = store.policy

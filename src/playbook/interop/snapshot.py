@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ..inert import dumps
+from ..core.inert import dumps
 from ..store.interchange import ORDER, read_table
 from ..store.schema import MEMORY_LATEST
 from .snapshot_rows import Snapshot, SnapshotError, check_references, first_error
@@ -123,7 +123,7 @@ def decode(data: bytes, fmt: str) -> Any:
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"not UTF-8 text (byte {exc.start})") from None
     if fmt == "json":
-        from ..files import loads_json
+        from ..core.files import loads_json
 
         try:
             return loads_json(text)

@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidImportError
-from ..inert import inert
-from ..model import (
+from ..core.errors import InvalidImportError
+from ..core.inert import inert
+from ..core.model import (
     ActorName,
     BulletTypeName,
     FeedbackKindName,
@@ -189,7 +189,7 @@ class Snapshot(_Row):
     def rows(self, section: str, notes: list[Note] | None = None) -> Iterator[dict[str, Any]]:
         """One section as table rows (provenance flattened, derived columns filled). A tag
         written twice on a bullet is kept once, with a note in `notes`."""
-        from ..text import content_hash, normalize
+        from ..core.text import content_hash, normalize
 
         for i, item in enumerate(getattr(self, section)):
             row = item.model_dump(by_alias=False)

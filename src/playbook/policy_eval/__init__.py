@@ -8,13 +8,7 @@ recommends a change only when the primary metric's interval lies above zero, and
 
 from __future__ import annotations
 
-from .candidates import (
-    Candidate,
-    CandidateError,
-    candidate,
-    default_grid,
-    load_candidates,
-)
+from .candidates import Candidate, CandidateError, candidate, default_grid, load_candidates
 from .evaluate import evaluate
 from .report import PRIMARY, EvalReport
 

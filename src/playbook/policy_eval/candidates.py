@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..policy import Policy
+from ..core.policy import Policy
 
 GRID_HALF_LIVES = (30.0, 60.0, 90.0, 180.0, 365.0)
 GRID_HARM_WEIGHTS = (2.0, 4.0, 8.0)
@@ -95,7 +95,7 @@ def load_candidates(path: str | Path, current: Policy) -> list[Candidate]:
     each a few settings changed from the current policy."""
     import tomllib
 
-    from ..files import read_toml
+    from ..core.files import read_toml
 
     path = Path(path)
     try:

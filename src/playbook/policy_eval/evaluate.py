@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..core.errors import InvalidInput
 from ..store import iso, parse_iso
 from ..store.log_replay import read_history, token_matches
 from . import metrics
@@ -30,7 +30,7 @@ from .replay import Progress, replay
 from .report import EvalReport, LogSummary, Row, Verdict
 
 if TYPE_CHECKING:
-    from ..policy import Policy
+    from ..core.policy import Policy
     from ..store import PlaybookStore
 
 MIN_HELDOUT_EVENTS = 100

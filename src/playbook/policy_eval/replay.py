@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
+from ..core import scoring
+from ..core.terms import MATURITIES
+from ..core.text import query_tokens
 from ..store import parse_iso
-from ..terms import MATURITIES
-from ..text import query_tokens
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..policy import Policy
+    from ..core.policy import Policy
     from ..store.log_replay import History, LogEvent
 
 DEPRECATED = 3

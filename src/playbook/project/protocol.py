@@ -8,7 +8,7 @@ learned one. The zero-model reflector (``reflectors.heuristic``) reads exactly t
 
 from __future__ import annotations
 
-from ..terms import HARM_REASONS
+from ..core.terms import HARM_REASONS
 
 __all__ = ["protocol_lines"]
 

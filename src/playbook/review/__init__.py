@@ -15,9 +15,11 @@ on inside the same transaction as the write, so two reviewers cannot both act on
   against now (`diff_since`);
 - `hidden`: what decay hid, the rules a query matched that recall does not show, with
   the numbers and what would bring each back (`explain_hidden`);
-- `queue`: review that scales, a proposal's word diff (`proposal_diff`, `proposal_diffs`),
-  its closest rules (`closest_rules`), many decisions at once (`approve_many`,
-  `reject_many`); the queue itself is `playbook.queue`;
+- `proposal_view`: review that scales, a proposal's word diff (`proposal_diff`,
+  `proposal_diffs`), its closest rules (`closest_rules`), many decisions at once
+  (`approve_many`, `reject_many`); the queue itself (stage, approve, reject) is `queue`,
+  what a proposal is `proposals`, an agent's deltas it may not apply alone `agent`
+  (`curate_as_agent`), near-duplicate groups staged as merges `topics`;
 - `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
   table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..core.lazy import lazy_exports
 
 # Eager: `conflicts` is both a submodule and a function; importing the function here keeps
 # the name the function whichever of the two is imported first.
@@ -71,7 +73,7 @@ if TYPE_CHECKING:
     from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
     from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
     from .history_cache import HistoryCache
-    from .queue import (
+    from .proposal_view import (
         Decided,
         approve_many,
         closest_rules,
@@ -118,13 +120,13 @@ __getattr__ = lazy_exports(
         "proposals_as_of": ".history",
         "rows_as_of": ".history",
         "HistoryCache": ".history_cache",
-        "Decided": ".queue",
-        "approve_many": ".queue",
-        "closest_rules": ".queue",
-        "proposal_diff": ".queue",
-        "proposal_diffs": ".queue",
-        "reject_many": ".queue",
-        "with_closest": ".queue",
+        "Decided": ".proposal_view",
+        "approve_many": ".proposal_view",
+        "closest_rules": ".proposal_view",
+        "proposal_diff": ".proposal_view",
+        "proposal_diffs": ".proposal_view",
+        "reject_many": ".proposal_view",
+        "with_closest": ".proposal_view",
         "bullet_score": ".scores",
         "bullet_scores": ".scores",
         "score_moment": ".scores",

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import scoring
+from ..core import scoring
+from ..core.policy import Policy
+from ..core.terms import HUMAN, Actor, Maturity
 from ..curation import CurateResult, curate
-from ..policy import Policy
 from ..store import PlaybookStore, StoreError, new_batch_id
-from ..terms import HUMAN, Actor, Maturity
 from .detail import NotFound, require
 
 

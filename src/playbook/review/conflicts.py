@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFound
+from ..core.errors import NotFound
+from ..core.terms import HUMAN
 from ..store import Conflict, PlaybookStore, StoreError, iso
-from ..terms import HUMAN
 from .scores import bullet_scores
 
 if TYPE_CHECKING:
+    from ..core.model import Bullet, FeedbackEvent, Score
     from ..curation import CurateResult
-    from ..model import Bullet, FeedbackEvent, Score
 
 CONFLICT_EVENTS = 6  # latest feedback events shown under each side
 

@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
-from ..errors import NotFound
-from ..limits import preview
+from ..core import scoring
+from ..core.errors import NotFound
+from ..core.limits import preview
 from ..store import Conflict, Decision, PlaybookStore, iso
 from ..store.views import maturity_history
 from .scores import bullet_score, score_moment
 
 if TYPE_CHECKING:
-    from ..model import Bullet, FeedbackEvent, Score
+    from ..core.model import Bullet, FeedbackEvent, Score
 
 DECISIONS = 50  # latest decisions shown with a bullet
 
@@ -194,13 +194,13 @@ def filter_relevance(store: PlaybookStore, words: str) -> dict[str, float] | Non
     recall does."""
     if not words.strip():
         return None
-    from ..retrieval import keyword_relevance
+    from ..retrieval.query import keyword_relevance
 
     return keyword_relevance(store, words)
 
 
 def filter_postings(store: PlaybookStore, words: str) -> list[tuple[Any, float]]:
     """The same points as postings by bullet seq, for a ranking done in numpy."""
-    from ..retrieval import keyword_postings
+    from ..retrieval.query import keyword_postings
 
     return keyword_postings(store, words)

@@ -97,7 +97,7 @@ def diff_since(
     """
     end = until or store.now()
     if since > end:
-        from ..errors import InvalidInput
+        from ..core.errors import InvalidInput
 
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
     before = {r.id: r for r in rows_as_of(store, since)}

@@ -1,6 +1,6 @@
 """What decay hid: the rules that matched a query but were not shown, and why, in numbers.
 
-`explain_hidden` asks `retrieval.recall` for the whole ranking (the same call with no
+`explain_hidden` asks `retrieval.query.recall` for the whole ranking (the same call with no
 limit), so every number is recall's own: nothing of the ranking formula is written here.
 A rule is hidden when it ranks below the `limit`-th of its list ("outranked"), when it is
 deprecated (recall lists it only as a "don't do this any more" warning), when it was
@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
-from ..model import Bullet
+from ..core import scoring
+from ..core.model import Bullet
+from ..core.text import plural
 from ..store import PlaybookStore, iso
-from ..text import plural
 from .remedies import LABELS, Remedies, Remedy
 
 if TYPE_CHECKING:
-    from ..retrieval import RecallItem, Scope
-    from ..vectors import MemoryVectors
+    from ..retrieval.query import RecallItem, Scope
+    from ..retrieval.vectors import MemoryVectors
 
 MOST = 25  # hidden rules described in full per reason, the closest to being shown first
 LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
@@ -173,7 +173,7 @@ def explain_hidden(
     the unranked ones by relevance). A deprecated rule counts as hidden even when recall
     lists it among its warnings (`shown_as_warning`): it is out of the rules.
     """
-    from ..retrieval import keyword_relevance, recall
+    from ..retrieval.query import keyword_relevance, recall
 
     if limit < 1:
         raise ValueError("limit must be at least 1")

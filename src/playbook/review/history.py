@@ -18,14 +18,14 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from .. import scoring
-from ..model import Bullet, Score
-from ..proposals import Proposal, Target, _proposal
+from ..core import scoring
+from ..core.model import Bullet, Score
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store import history as past
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
 from .history_cache import Events, HistoryCache, epoch_days, events_of
+from .proposals import Proposal, Target, _proposal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,7 +54,7 @@ def parse_moment(text: str, now: datetime) -> datetime:
             return _months_back(now, n * (12 if unit == "y" else 1))
         except (OverflowError, ValueError):
             raise ValueError(f"{text[:40]!r} goes back before the year 1") from None
-    from ..retrieval import parse_when
+    from ..retrieval.query import parse_when
 
     try:
         return parse_when(text.strip())

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import scoring
+from ..core import scoring
 from ..store import PlaybookStore, iso, parse_iso
 from ..store import history as past
 

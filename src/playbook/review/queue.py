@@ -1,177 +1,362 @@
-"""Review that scales: what a reviewer reads beside a proposal (a word-level diff of a
-replace or merge, the closest existing rules) and decisions on many proposals at once.
+"""The review queue (SPEC §7): proposed deltas wait here for a human.
 
-`approve_many` and `reject_many` decide each proposal on its own, in its own transaction
-(`queue.approve` / `queue.reject`): one bad id (unknown, decided already, stale, refused by
-curation) is reported in its outcome and the others go on. Only a human decides; an agent
-actor, or a rejection without a reason, is refused before anything is touched.
+Reflection (and agents over MCP) stage deltas; only `actor="human"` can approve or reject
+them. Approving curates the delta with the provenance recorded when it was staged, never
+with anything the proposer says later.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
-from ..errors import PlaybookError
-from ..proposals import SIMILAR_LIMIT, SIMILAR_THRESHOLD, Proposal, Similar
-from ..store import PlaybookStore
-
-if TYPE_CHECKING:
-    from ..curation import CurateResult
-
-DiffOps = list[tuple[str, str]]  # ("equal" | "insert" | "delete", text)
-
-_TOKENS = re.compile(r"\s+|\S+")
-
-
-def proposal_diff(old: str, new: str) -> DiffOps:
-    """Word-level ops turning `old` into `new`: ("equal" | "delete" | "insert", text).
-
-    Words and the whitespace between them are tokens of their own, so whitespace is kept:
-    joining the equal and delete texts gives `old` back, the equal and insert texts `new`.
-    Within a changed stretch the deleted text comes first, then the inserted text (a space
-    between two changed words is not shown as kept).
-    """
-    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
-    raw: DiffOps = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("delete", "replace"):
-            raw.append(("delete", "".join(a[i1:i2])))
-        if tag in ("insert", "replace"):
-            raw.append(("insert", "".join(b[j1:j2])))
-        if tag == "equal":
-            raw.append(("equal", "".join(a[i1:i2])))
-    out: DiffOps = []
-    deleted, inserted = "", ""
-    for k, (op, text) in enumerate(raw):
-        between = 0 < k < len(raw) - 1 and raw[k - 1][0] != "equal" and raw[k + 1][0] != "equal"
-        if op == "equal" and not (between and not text.strip()):
-            if deleted:
-                out.append(("delete", deleted))
-            if inserted:
-                out.append(("insert", inserted))
-            deleted, inserted = "", ""
-            out.append((op, text))
-        elif op == "equal":  # whitespace between two changes: part of both sides
-            deleted += text
-            inserted += text
-        elif op == "delete":
-            deleted += text
-        else:
-            inserted += text
-    if deleted:
-        out.append(("delete", deleted))
-    if inserted:
-        out.append(("insert", inserted))
-    return out
+from ..core.deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
+from ..core.errors import NotFound, Refused
+from ..core.limits import delta_problem, preview
+from ..core.model import Actor, Provenance
+from ..core.terms import HOOK_ORIGIN  # noqa: F401  (part of this module's API)
+from ..curation import CurateResult, blocking_pattern, curate
+from ..curation.pipeline import batch_problem
+from ..store import PlaybookStore, StoreError, iso
+from ..store import proposals as proposals_sql
+from ..store.store import new_id
+from .proposals import (  # noqa: F401  (part of this module's API)
+    SIMILAR_LIMIT,
+    SIMILAR_THRESHOLD,
+    Proposal,
+    Similar,
+    Target,
+    _proposal,
+    delta_targets,
+    with_similar,
+    with_targets,
+)
 
 
-def proposal_diffs(store: PlaybookStore, proposal: Proposal) -> list[tuple[str, DiffOps]]:
-    """(target id, ops) for each rule a replace or merge proposal rewrites: the target's
-    text now against the proposed text (the edited text, for one approved with an edit).
-    Other proposals, and targets that no longer exist, give nothing."""
-    delta = proposal.edited_delta or proposal.delta
-    content = delta.get("content")
-    if delta.get("type") not in ("replace", "merge") or not isinstance(content, str):
-        return []
-    ids = list(delta.get("bullet_ids") or ()) or [delta.get("bullet_id")]
-    bullets = store.get_bullets(i for i in ids if isinstance(i, str))
-    return [(bid, proposal_diff(bullets[bid].content, content)) for bid in ids if bid in bullets]
+class QueueError(StoreError):
+    """A queue request that cannot be carried out (wrong id, not pending, not human)."""
 
 
-def closest_rules(
-    store: PlaybookStore, proposal: Proposal, k: int = SIMILAR_LIMIT
-) -> list[Similar]:
-    """The `k` existing rules nearest a proposal's text (token Jaccard of their subjects at
-    least `SIMILAR_THRESHOLD`), best first, other than those it acts on: a near-duplicate a
-    reviewer should see before approving. Nothing for a proposal without text."""
-    from ..curation import similar_bullets
-
-    content = proposal.delta.get("content")
-    if not isinstance(content, str) or k <= 0:
-        return []
-    named = set(proposal.delta.get("bullet_ids") or ()) | {proposal.delta.get("bullet_id")}
-    found = similar_bullets(store, content, SIMILAR_THRESHOLD, limit=k + len(named))
-    return [
-        Similar(b.id, b.content, round(score, 4), str(b.state), str(b.maturity))
-        for score, b in found
-        if b.id not in named  # the rules a replace or merge acts on are shown anyway
-    ][:k]
+class ApprovalRefused(Refused, QueueError):
+    pass
 
 
-def with_closest(store: PlaybookStore, proposal: Proposal, k: int = SIMILAR_LIMIT) -> Proposal:
-    """`proposal` with `similar` filled by `closest_rules`."""
-    return replace(proposal, similar=closest_rules(store, proposal, k))
+class UnknownProposal(QueueError, NotFound):
+    """No proposal with that id."""
 
 
-# ------------------------------------------------------------------ many at once
+class NotPending(QueueError):
+    """The proposal was decided already (approved or rejected)."""
+
+    code = "not_pending"
 
 
-@dataclass(frozen=True)
-class Decided:
-    """What became of one proposal in `approve_many` / `reject_many`."""
+class StaleProposal(QueueError):
+    """A proposal whose target was retired (or is gone) since it was staged."""
 
-    proposal_id: str
-    ok: bool
-    status: str  # approved | rejected | refused
-    code: str | None = None  # the error code when refused (not_found, not_pending, ...)
-    message: str | None = None
-    result: CurateResult | None = None  # an approval's curation
-    block_id: str | None = None  # a rejection's block
+    code = "stale_proposal"
+
+
+@dataclass
+class StageResult:
+    staged: list[str] = field(default_factory=list)  # proposal ids, in input order
+    rejected: list[tuple[int, str]] = field(default_factory=list)  # (index, reason)
+    duplicates: list[int] = field(default_factory=list)  # already pending: not staged again
+    staged_at: list[int] = field(default_factory=list)  # the input index of each staged id
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "proposal": self.proposal_id,
-            "ok": self.ok,
-            "status": self.status,
-            "code": self.code,
-            "message": self.message,
-            "result": self.result.to_dict() if self.result is not None else None,
-            "block_id": self.block_id,
+            "staged": self.staged,
+            "rejected": [{"index": i, "reason": r} for i, r in self.rejected],
+            "duplicates": self.duplicates,
         }
 
 
-def approve_many(store: PlaybookStore, ids: Iterable[str], actor: str = "human") -> list[Decided]:
-    """Approve each proposal on its own (`queue.approve`); one outcome per distinct id, in
-    the order given."""
-    from .. import queue
-
-    queue.require_human(actor, "approve")
-    out = []
-    for pid in dict.fromkeys(ids):
-        try:
-            result = queue.approve(store, pid, actor=actor)
-        except PlaybookError as exc:
-            out.append(Decided(pid, False, "refused", exc.code, str(exc)))
-            continue
-        out.append(Decided(pid, True, "approved", result=result))
-    return out
+def _canonical(delta: dict[str, Any]) -> str:
+    return json.dumps(delta, sort_keys=True, ensure_ascii=False)
 
 
-def reject_many(
+def validate_proposal(store: PlaybookStore, item: object) -> dict[str, Any]:
+    """The delta `item` stands for, as the queue stores it; InvalidDelta says why not.
+
+    Beyond the delta's own shape (no provenance fields, see `parse_delta`): every field
+    within its bound in Policy (`max_content_length`, `max_text_length`...), every bullet it
+    names exists and is not retired, and an add is not near a blocked pattern. These are
+    refusals approval would meet anyway; catching them here keeps them out of a reviewer's
+    queue.
+    """
+    delta = parse_delta(item)
+    too_long = delta_problem(store.policy, delta)
+    if too_long:
+        raise InvalidDelta(too_long)
+    ids = (
+        list(delta.bullet_ids)
+        if isinstance(delta, MergeDelta)
+        else [i for i in [getattr(delta, "bullet_id", None)] if isinstance(i, str)]
+    )
+    if ids:
+        bullets = store.get_bullets(ids)
+        for bid in ids:
+            bullet = bullets.get(bid)
+            if bullet is None:
+                raise InvalidDelta(f"no bullet with id {preview(bid)}")
+            if bullet.state == "retired":
+                raise InvalidDelta(f"bullet {bid} is retired")
+    if isinstance(delta, AddDelta):
+        hit = blocking_pattern(
+            store, delta.content, str(delta.bullet_type) if delta.bullet_type else None
+        )
+        if hit is not None:
+            raise InvalidDelta(f"near blocked pattern {hit[0]}: {hit[1]!r}")
+    return delta_dict(delta)
+
+
+def stage(
     store: PlaybookStore,
-    ids: Iterable[str],
+    deltas: object,
+    *,
+    provenance: Provenance | dict[str, Any] | None = None,
+    origin: str = "reflection",
+    provenances: list[Provenance | None] | None = None,
+) -> StageResult:
+    """Validate deltas and put them in the queue as pending. Invalid items are reported.
+
+    Validation is `validate_proposal`'s: an item it refuses lands in `rejected` with the
+    reason and is never raised.
+
+    `provenances` (one per delta) overrides `provenance` per item, e.g. the byte offset of
+    the passage each proposal came from. A delta identical to one already pending, or
+    already decided for the same provenance, is not staged twice.
+    """
+    result = StageResult()
+    base = (
+        provenance
+        if isinstance(provenance, Provenance)
+        else Provenance.model_validate(provenance or {})
+    )
+    refusal = (
+        batch_problem(store.policy, deltas, base)
+        if isinstance(deltas, list | tuple)
+        else f"proposals must be a list, not {type(deltas).__name__}"
+    )
+    if refusal is not None:
+        result.rejected.append((0, refusal))
+        return result
+    assert isinstance(deltas, list | tuple)
+    with store.transaction():
+        now = iso(store.now())
+        for i, item in enumerate(deltas):
+            try:
+                delta = validate_proposal(store, item)
+            except InvalidDelta as exc:
+                result.rejected.append((i, str(exc)))
+                continue
+            prov = (provenances[i] if provenances and i < len(provenances) else None) or base
+            key = _canonical(delta)
+            if proposals_sql.seen(store, key, prov.session_ref, prov.byte_offset):
+                result.duplicates.append(i)
+                continue
+            pid = new_id("d")
+            proposals_sql.insert(store, pid, key, prov.session_ref, prov.byte_offset, origin, now)
+            result.staged.append(pid)
+            result.staged_at.append(i)
+    return result
+
+
+def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
+    row = proposals_sql.get(store, proposal_id)
+    return _proposal(row) if row else None
+
+
+def pending(
+    store: PlaybookStore,
+    *,
+    limit: int | None = None,
+    similar: bool = True,
+    session: str | None = None,
+    delta_type: str | None = None,
+) -> list[Proposal]:
+    """Pending proposals, oldest first, each with its targets as they are now (a proposal
+    whose target was retired meanwhile says it is `stale`). Those with content (add,
+    replace, merge) carry the nearest existing bullets other than the ones they act on,
+    with their similarity. `session` and `delta_type` filter as in `list_proposals`."""
+    found = list_proposals(
+        store, status="pending", limit=limit, session=session, delta_type=delta_type
+    )
+    out = [with_targets(store, p) for p in found]
+    return [with_similar(store, p) for p in out] if similar else out
+
+
+def list_proposals(
+    store: PlaybookStore,
+    *,
+    status: str | None = None,
+    origin: str | None = None,
+    limit: int | None = None,
+    since: datetime | None = None,
+    newest_first: bool = False,
+    session: str | None = None,
+    delta_type: str | None = None,
+) -> list[Proposal]:
+    """Proposals in any state (or one `status`, one `origin`, staged after `since`, from one
+    `session` (its provenance's session ref), of one `delta_type` such as "add"), oldest
+    first or `newest_first`. Each carries its `origin` ("hook" for an agent session's end)
+    and its session (`provenance.session_ref`)."""
+    rows = proposals_sql.rows(
+        store,
+        status=status,
+        origin=origin,
+        limit=None if delta_type is not None else limit,
+        since=iso(since) if since is not None else None,
+        newest_first=newest_first,
+        session_ref=session,
+    )
+    found = [_proposal(r) for r in rows]
+    if delta_type is not None:  # the type is inside the stored delta: filtered here
+        found = [p for p in found if p.delta.get("type") == delta_type]
+        found = found[:limit] if limit is not None else found
+    return found
+
+
+def count_pending(
+    store: PlaybookStore, *, since: datetime | None = None, origin: str | None = None
+) -> int:
+    """Pending proposals; with `since`, only those staged after it ("new since you last
+    looked"); with `origin`, only those of one origin (e.g. `HOOK_ORIGIN`)."""
+    return proposals_sql.count(
+        store, "pending", since=iso(since) if since is not None else None, origin=origin
+    )
+
+
+def require_human(actor: str, verb: str) -> None:
+    """ApprovalRefused unless `actor` is a human: only people decide proposals."""
+    if actor != Actor.HUMAN:
+        raise ApprovalRefused(f"only a human can {verb} proposals (actor was {actor!r})")
+
+
+_refuse_unless_human = require_human
+
+
+def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
+    """The proposal, if it is still pending. Call inside the write transaction, so that two
+    reviewers (say the workbench and a terminal) cannot both decide the same proposal."""
+    p = get(store, proposal_id)
+    if p is None:
+        raise UnknownProposal(f"no proposal with id {preview(proposal_id)}")
+    if p.status != "pending":
+        raise NotPending(f"proposal {proposal_id} is already {p.status}")
+    return p
+
+
+def _edited(original: dict[str, Any], edited: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(edited, str):
+        if "content" not in original:
+            raise QueueError(f"a {original.get('type')} proposal has no text to edit")
+        return {**original, "content": edited}
+    return dict(edited)
+
+
+# Curation outcomes that change nothing: approving such a proposal is refused and it stays
+# pending, so the reviewer can reject it (or unblock / restore first, then approve).
+_NOTHING_DONE = ("rejected-invalid", "refused-blocked", "refused-zombie", "refused-pinned")
+
+
+def approve(
+    store: PlaybookStore,
+    proposal_id: str,
+    *,
+    actor: str = "human",
+    edited: dict[str, Any] | str | None = None,
+) -> CurateResult:
+    """Curate a pending proposal with its recorded provenance. Human only.
+
+    `edited` (new content, or a whole delta) is curated instead, and both versions are kept
+    (`delta` and `edited_delta`). If curation would change nothing (the bullet was retired
+    since, the add is near a blocked pattern or duplicates a deprecated rule), nothing
+    changes, the proposal stays pending and QueueError says why.
+    """
+    _refuse_unless_human(actor, "approve")
+    with store.transaction():
+        p = _require_pending(store, proposal_id)
+        delta = p.delta
+        if edited is not None:
+            try:
+                delta = delta_dict(parse_delta(_edited(p.delta, edited)))
+            except InvalidDelta as exc:
+                raise QueueError(f"edited proposal is not a valid delta: {exc}") from None
+        stale = [t.stale for t in delta_targets(store, delta) if t.stale]
+        if stale:
+            raise StaleProposal(
+                f"proposal {proposal_id} is stale: {'; '.join(stale)} after it was proposed; "
+                "reject it, or propose the change again on the current rule"
+            )
+        result = curate(store, [delta], provenance=p.provenance, actor="human")
+        outcome = result.outcomes[0]
+        if outcome.status in _NOTHING_DONE:
+            raise QueueError(f"cannot approve {proposal_id}: {outcome.status}: {outcome.reason}")
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "approved",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            edited_delta=_canonical(delta) if edited is not None else None,
+            result=json.dumps(result.to_dict()),
+        )
+        store.log_decision(
+            result.batch_id,
+            actor,
+            "approve",
+            outcome.bullet_id,
+            outcome.status,
+            None,
+            {
+                "proposal": proposal_id,
+                "edited": edited is not None,
+                "delta": p.delta,
+                **({"edited_delta": delta} if edited is not None else {}),
+            },
+        )
+    return result
+
+
+def reject(
+    store: PlaybookStore,
+    proposal_id: str,
     reason: str,
+    *,
     block: bool = False,
     actor: str = "human",
-) -> list[Decided]:
-    """Reject each proposal on its own with one reason (`queue.reject`; `block` blocks each
-    one's text as a pattern); one outcome per distinct id, in the order given."""
-    from .. import queue
-
-    queue.require_human(actor, "reject")
+) -> str | None:
+    """Reject a pending proposal with a reason; `block=True` also blocks its content as a
+    pattern, so the same rule is neither staged nor added again. Human only.
+    Returns the block id when one was made."""
+    _refuse_unless_human(actor, "reject")
     if not reason.strip():
-        raise queue.QueueError("a rejection needs a reason")
-    out = []
-    for pid in dict.fromkeys(ids):
-        try:
-            block_id = queue.reject(store, pid, reason, block=block, actor=actor)
-        except PlaybookError as exc:
-            out.append(Decided(pid, False, "refused", exc.code, str(exc)))
-            continue
-        out.append(Decided(pid, True, "rejected", block_id=block_id))
-    return out
+        raise QueueError("a rejection needs a reason")
+    with store.transaction():
+        p = _require_pending(store, proposal_id)
+        content = p.delta.get("content")
+        if block and not isinstance(content, str):
+            raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
+        block_id = store.block(content, reason, actor=actor) if block and content else None
+        proposals_sql.decide(
+            store,
+            proposal_id,
+            "rejected",
+            decided_at=iso(store.now()),
+            decided_by=actor,
+            reason=reason,
+        )
+        store.log_decision(
+            None,
+            actor,
+            "reject",
+            None,
+            "applied",
+            reason,
+            {"proposal": proposal_id, "block": block_id},
+        )
+    return block_id

@@ -8,13 +8,13 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
-from ..model import Bullet, Maturity
-from ..policy import Policy
+from ..core import scoring
+from ..core.model import Bullet, Maturity
+from ..core.policy import Policy
 from .actions import restore_target
 
 if TYPE_CHECKING:
-    from ..retrieval import RecallItem
+    from ..retrieval.query import RecallItem
 
 MAX_MARKS = 1000  # fresh helpful marks tried before saying feedback alone will not do
 # recall's lists as a person says them

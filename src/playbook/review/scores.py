@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import scoring
+from ..core import scoring
 from ..store import PlaybookStore
 
 if TYPE_CHECKING:
-    from ..model import Bullet, Score
+    from ..core.model import Bullet, Score
 
 
 def score_moment(bullet: Bullet) -> datetime | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, get_args
 
-from ..terms import MATURITIES, BulletTypeName
+from ..core.terms import MATURITIES, BulletTypeName
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -33,8 +33,8 @@ def bucket(score: float) -> str:
 
 def playbook_stats(store: PlaybookStore) -> dict[str, Any]:
     """Counts of the whole playbook, read in one pass (no write)."""
-    from .. import queue
     from ..store.reports import bullet_counts, feedback_counts
+    from . import queue
 
     counts = bullet_counts(store)
     ids = store.active_ids()

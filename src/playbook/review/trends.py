@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
-from .. import scoring
-from ..model import Bullet
+from ..core import scoring
+from ..core.model import Bullet
 from ..store import PlaybookStore
 from ..store.history import ancestors_many, maturity_histories
 
@@ -60,7 +60,7 @@ def score_series(
     inherited event) to now (or its retirement), with the events behind it (`.events`).
 
     `history` is the bullet's maturity log (default: the store's). Pure arithmetic from
-    `playbook.scoring`; nothing is stored.
+    `playbook.core.scoring`; nothing is stored.
     """
     if history is None:
         history = maturity_histories(store, [bullet.id]).get(bullet.id, [])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import (
+from ..core.errors import (
     DatabaseOpenError,
     NotFound,
     PlaybookError,
@@ -19,14 +19,8 @@ from ..errors import (
     SchemaTooNewError,
     StoreError,
 )
-from ..lazy import lazy_exports
-from .schema import (
-    MEMORY_LATEST,
-    Migration,
-    memory_migration,
-    run_migrations,
-    schema_version,
-)
+from ..core.lazy import lazy_exports
+from .schema import MEMORY_LATEST, Migration, memory_migration, run_migrations, schema_version
 from .sqlite import BUSY_TIMEOUT_MS, connect
 from .sqlite import driver_error as _sqlite_error
 from .store import (

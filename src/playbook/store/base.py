@@ -15,16 +15,16 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from .. import scoring
-from ..policy import DEFAULT_POLICY, Policy
-from ..terms import Actor, utcnow
-from ..text import content_hash
+from ..core import scoring
+from ..core.policy import DEFAULT_POLICY, Policy
+from ..core.terms import Actor, utcnow
+from ..core.text import content_hash
 from .executor import executor_of
 from .records import iso
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
 
 if TYPE_CHECKING:
-    from ..model import Bullet
+    from ..core.model import Bullet
     from .executor import Executor
     from .ranking import RankTable
 

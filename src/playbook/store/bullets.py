@@ -8,15 +8,15 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..authority import require_human
-from ..errors import NotFound, StoreError
-from ..text import content_hash, tokens
+from ..core.authority import require_human
+from ..core.errors import NotFound, StoreError
+from ..core.text import content_hash, tokens
 from . import ids
 from .base import StoreBase
 from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 
 if TYPE_CHECKING:
-    from ..model import Bullet, Provenance
+    from ..core.model import Bullet, Provenance
 
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 

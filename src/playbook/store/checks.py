@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..policy import MAX_WEIGHT
+from ..core.policy import MAX_WEIGHT
 
 FIRST_YEAR, LAST_YEAR = 1970, 2999  # the years a stored timestamp may name
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")

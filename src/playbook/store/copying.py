@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DatabaseNotEmptyError, UsageError
+from ..core.errors import DatabaseNotEmptyError, UsageError
 from .checks import well_formed
 from .interchange import INTEGER_KEYS
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
-from ..errors import NotFound
+from ..core import scoring
+from ..core.errors import NotFound
 from .bullets import BulletsMixin
 from .records import Evidence, event_point, iso, stored_time
 
 if TYPE_CHECKING:
-    from ..model import Score
+    from ..core.model import Score
 
 
 @dataclass

@@ -4,7 +4,7 @@ The store (and only the store package) runs SQL through one of these; the connec
 behind it stays private. `store/sqlite/` implements it for SQLite, `store/postgres/` for
 PostgreSQL. SQL is written with `?` parameters; a list is bound as one parameter through
 the dialect's `in_list` / `list_param` (`store/dialect.py`). Driver errors come out as
-`playbook.errors` types (`DatabaseBusy`, `ReadOnlyPlaybook`, `DatabaseDamaged`,
+`playbook.core.errors` types (`DatabaseBusy`, `ReadOnlyPlaybook`, `DatabaseDamaged`,
 `DiskFull`, `ConstraintError`, `PermissionDenied`, ...).
 
 The guarantees every executor gives: `transaction()` is one write transaction, and write
@@ -20,7 +20,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import errors
+from ..core import errors
 
 if TYPE_CHECKING:
     from .dialect import Dialect

@@ -9,14 +9,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from ..terms import refuse_future
+from ..core.terms import refuse_future
 from .bullets import _where
 from .evidence import EvidenceMixin
 from .records import EVENT_COLUMNS, event_of, event_point, iso
 from .schema import next_seq
 
 if TYPE_CHECKING:
-    from ..model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent, Provenance
 
 
 _INSERT_EVENT = (

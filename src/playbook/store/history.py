@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .. import scoring
+from ..core import scoring
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:

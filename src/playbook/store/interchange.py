@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from ..text import tokens
+from ..core.text import tokens
 from .checks import well_formed
 from .schema import ORDERED_TABLES, next_seq
 

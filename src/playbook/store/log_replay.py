@@ -101,7 +101,7 @@ def read_history(store: PlaybookStore) -> History:
 def token_matches(store: PlaybookStore, token: str) -> tuple[list[int], list[int], list[int]]:
     """Bullet seqs where `token` is a content token, a substring of one (and not a token),
     and a tag: the three kinds of keyword points recall gives (SPEC §6)."""
-    from ..policy import DEFAULT_POLICY
+    from ..core.policy import DEFAULT_POLICY
     from .ranking import keyword_hits
 
     (exact, _), (partial, _), (tag, _) = keyword_hits(store, [token], DEFAULT_POLICY)

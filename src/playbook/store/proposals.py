@@ -1,4 +1,4 @@
-"""SQL of the review queue (the `proposals` table). The rules live in `playbook.queue`."""
+"""SQL of the review queue (the `proposals` table). The rules live in `playbook.review.queue`."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ few vector operations. The table is reloaded when the database changes
 stale. It is kept in `store.rank_cache`.
 
 A module of its own, imported with numpy: a store's first keyword query (`ranking`,
-`retrieval_first`) never loads it.
+`retrieval.first_cut`) never loads it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, get_args
 
-from ..terms import MATURITIES, ScopeName
+from ..core.terms import MATURITIES, ScopeName
 from .ranking import INEXACT
 
 if TYPE_CHECKING:

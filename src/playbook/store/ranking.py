@@ -1,5 +1,5 @@
 """What recall reads of the store's rank data: keyword points from the token index, and the
-rank rows of a store's first keyword query (`retrieval_first`), which a one-shot command
+rank rows of a store's first keyword query (`retrieval.first_cut`), which a one-shot command
 scores without numpy. The whole-playbook numpy table of later queries is `rank_table.py`.
 
 Keyword points come from the token index, whose postings hold each bullet's integer `seq`:
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..terms import MATURITIES
+from ..core.terms import MATURITIES
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..policy import Policy
+    from ..core.policy import Policy
     from .rank_table import RankTable as RankTable  # where it was: store.base names it here
     from .store import PlaybookStore
 

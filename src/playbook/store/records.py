@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..scoring import days
+from ..core.scoring import days
 from .checks import is_time, is_weight, note_malformed
 
 if TYPE_CHECKING:
-    from ..model import Bullet, FeedbackEvent
+    from ..core.model import Bullet, FeedbackEvent
 
 ISO = "%Y-%m-%dT%H:%M:%S.%fZ"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # what a malformed stored time reads as
@@ -83,7 +83,7 @@ def stored_json(text: object, table: str, key: object, default: Any) -> Any:
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
-    from ..model import Bullet, Provenance
+    from ..core.model import Bullet, Provenance
 
     return Bullet.model_construct(
         id=row[0],
@@ -172,7 +172,7 @@ _ZERO = timedelta(0)
 
 
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
-    from ..model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent, Provenance
 
     return FeedbackEvent.model_construct(
         id=row[0],

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..errors import SchemaError as SchemaError  # re-exported
-from ..errors import SchemaTooNewError
+from ..core.errors import SchemaError as SchemaError  # re-exported
+from ..core.errors import SchemaTooNewError
 from .checks import sqlite_step
 from .executor import executor_of
 

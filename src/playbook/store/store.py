@@ -11,18 +11,18 @@ through one private executor (`self.sql`, see `store/executor.py`):
 * `blobs.py`     — the embedding cache and reflection watermarks
 * `base.py`      — what they share: executor, policy, clock, meta, the decision-log writer
 
-The formulas live in `playbook.scoring`; the human-only rule in `playbook.authority`.
+The formulas live in `playbook.core.scoring`; the human-only rule in `playbook.core.authority`.
 Open a store with `open_store(target)` (`store/target.py`).
 """
 
 from __future__ import annotations
 
-from ..errors import StoreError
+from ..core.errors import StoreError
 from .blobs import BlobsMixin
 from .feedback import FeedbackMixin
 from .ids import new_batch_id, new_id, random_hex
 from .records import BlockedPattern, Conflict, Decision, Evidence, Lineage, iso, parse_iso
-from .review import ReviewMixin
+from .rulings import ReviewMixin
 
 
 class PlaybookStore(FeedbackMixin, ReviewMixin, BlobsMixin):

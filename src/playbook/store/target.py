@@ -23,12 +23,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .. import errors
+from ..core import errors
 from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
 
 if TYPE_CHECKING:
-    from ..policy import Policy
+    from ..core.policy import Policy
     from .executor import Executor
     from .store import PlaybookStore
 
@@ -140,10 +140,10 @@ def open_store(
     mode: Mode = "create",
 ) -> PlaybookStore:
     """The playbook at `target`, opened in `mode`. Close it (or use it as a context
-    manager) when done. Raises a `playbook.errors.PlaybookError` for every way the target
+    manager) when done. Raises a `playbook.core.errors.PlaybookError` for every way the target
     can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
-    from ..policy import DEFAULT_POLICY
-    from ..terms import utcnow
+    from ..core.policy import DEFAULT_POLICY
+    from ..core.terms import utcnow
     from .store import PlaybookStore
 
     where = resolve_target(target)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from .. import scoring
+from ..core import scoring
 from .history import frozen_evidence
 from .store import PlaybookStore, iso, parse_iso
 

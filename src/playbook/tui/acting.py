@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 
-from ..errors import PlaybookError
+from ..core.errors import PlaybookError
 from .actions.rule import why_not
 from .actions.spec import ActionSpec, Context
 from .actions.table import ACTIONS

@@ -24,7 +24,7 @@ from textual.geometry import Size
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 from textual.worker import Worker
 
-from ..policy import DEFAULT_POLICY, Policy
+from ..core.policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
 from . import data, reading
 from . import format as fmt
@@ -32,11 +32,7 @@ from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands
 from .detailing import DetailingApp
 from .filtering import INDEX_FROM
-from .messages import (
-    IndexReady,
-    LoadFailed,
-    SnapshotLoaded,
-)
+from .messages import IndexReady, LoadFailed, SnapshotLoaded
 from .ordering import RowIndex
 from .palette import help_screen, workbench_commands
 from .panes.base import ActionPane
@@ -56,7 +52,7 @@ from .widgets.footer import WorkbenchFooter
 from .widgets.topbar import TopLabel
 
 if TYPE_CHECKING:
-    from .. import queue
+    from ..review import queue
 
 # Tab id -> (title, the widget that takes the focus there).
 TABS = {

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..policy import DEFAULT_POLICY, Policy
+from ..core.policy import DEFAULT_POLICY, Policy
 from ..store import PlaybookStore, open_store
 
 

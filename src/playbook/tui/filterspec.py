@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.terms import MATURITIES
 from ..store.views import BulletRow
-from ..terms import MATURITIES
 
 
 @dataclass(frozen=True)

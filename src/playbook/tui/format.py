@@ -18,7 +18,7 @@ from rich.columns import Columns
 from rich.style import Style
 from rich.text import Text
 
-from ..inert import inert
+from ..core.inert import inert
 
 MATURITY_STYLE = {
     "candidate": "#8fb8e8",

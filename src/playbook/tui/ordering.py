@@ -15,8 +15,8 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from .. import review
-from ..policy import DEFAULT_POLICY, Policy
-from ..scoring import final_score
+from ..core.policy import DEFAULT_POLICY, Policy
+from ..core.scoring import final_score
 from ..store.views import BulletRow
 from .filterspec import FilterSpec, parse_filter, row_passes
 

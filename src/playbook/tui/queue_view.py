@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..terms import HOOK_ORIGIN
+from ..core.terms import HOOK_ORIGIN
 
 if TYPE_CHECKING:
-    from ..queue import Proposal
+    from ..review.queue import Proposal
 
 TYPES = ("add", "helpful", "harmful", "replace", "merge", "deprecate")
 QUALIFIERS = ("type", "session", "from")

@@ -1,7 +1,7 @@
 """What the panes show, read in one go: the snapshot of every list, and one bullet's detail.
 
 No Textual here, and no domain logic either: every fact comes from the API every surface
-calls (`playbook.review`, `playbook.queue`) or the store's row view; these functions only
+calls (`playbook.review`, `playbook.review.queue`) or the store's row view; these functions only
 gather it for a thread worker (`Source.open()` gives each its own connection) and add what
 only a screen needs (the diary passage a provenance points at).
 """
@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import review
+from ..core.terms import HOOK_ORIGIN
 from ..store import BlockedPattern
 from ..store.views import BulletRow, bullet_rows
-from ..terms import HOOK_ORIGIN
 
 if TYPE_CHECKING:
-    from .. import queue
-    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
-    from ..review.queue import DiffOps
+    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries, queue
+    from ..review.proposal_view import DiffOps
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
@@ -63,8 +62,8 @@ class Snapshot:
 def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[queue.Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
-    from .. import queue
-    from ..proposals import with_similar, with_targets
+    from ..review import queue
+    from ..review.proposals import with_similar, with_targets
 
     found = queue.list_proposals(store, status="pending", newest_first=True)
     out = [with_targets(store, p) for p in found]
@@ -81,7 +80,7 @@ def load_snapshot(
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
     (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
     Proposals tab (for its "new" count)."""
-    from .. import queue
+    from ..review import queue
 
     if as_of is not None:
         return load_snapshot_as_of(source, as_of, history)
@@ -201,7 +200,7 @@ def diary_passage(
     diary = cache.get(ref)
     if diary is None and ref not in cache:
         try:
-            from ..diaries import read_diary
+            from ..reflection.diaries import read_diary
 
             diary = read_diary(path) if path.is_file() else None
         except (OSError, ValueError):

@@ -1,5 +1,5 @@
 """The workbench's writes: each opens the playbook, calls the API every surface calls
-(`playbook.review`, `playbook.queue`, the store's human actions) as a human, and returns
+(`playbook.review`, `playbook.review.queue`, the store's human actions) as a human, and returns
 one sentence for the status line. Errors are raised (`PlaybookError` and its kin) and the
 app shows them; nothing here decides what a write means.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import review
-from ..terms import HUMAN
+from ..core.terms import HUMAN
 
 if TYPE_CHECKING:
     from ..curation import CurateResult
@@ -88,7 +88,7 @@ def unblock(source: Source, block_id: str) -> str:
 
 
 def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
-    from .. import queue  # (the queue loads the delta models: not before the first frame)
+    from ..review import queue  # (the queue loads the delta models: not before the first frame)
 
     with source.open() as store:
         result = queue.approve(store, proposal_id, actor=HUMAN, edited=edited)
@@ -97,7 +97,7 @@ def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
 
 
 def reject(source: Source, proposal_id: str, reason: str, block: bool = False) -> str:
-    from .. import queue
+    from ..review import queue
 
     with source.open() as store:
         block_id = queue.reject(store, proposal_id, reason, block=block, actor=HUMAN)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...text import normalize
+from ...core.text import normalize
 from .records import CassImport, CassImportError, ImportedBlock
 from .schema import BLOCKED_ENTRY_KEYS
 from .values import parse_time, show, type_name

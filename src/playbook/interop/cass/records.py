@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ...errors import InvalidImportError
+from ...core.errors import InvalidImportError
 from ..notes import Notes
 
 

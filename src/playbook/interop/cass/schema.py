@@ -100,7 +100,7 @@ import re
 from datetime import UTC, datetime
 from typing import get_args
 
-from ...model import HarmReasonName, MaturityName, ScopeName, StateName
+from ...core.model import HarmReasonName, MaturityName, ScopeName, StateName
 
 SUPPORTED_SCHEMA_VERSION = 2
 CASS_DEFAULT_HALF_LIFE_DAYS = 90

@@ -2,7 +2,7 @@
 
 `opening.py` (connecting, modes, the playbook's schema), `executor.py` (the executor: `?`
 parameters, the write lock, the commit counter, LISTEN/NOTIFY), `dialect.py` (psycopg
-errors as `playbook.errors`), `schema.py` (the DDL of each migration step), `roles.py`
+errors as `playbook.core.errors`), `schema.py` (the DDL of each migration step), `roles.py`
 (the agent and human roles, and the guard that keeps agents from approving), `cluster.py`
 (a throwaway local server, for the tests and the benches).
 

@@ -1,5 +1,5 @@
 """PostgreSQL's errors in Playbook's terms: psycopg exceptions, by SQLSTATE, as the
-`playbook.errors` types the SQLite backend raises for the same situations. (The SQL
+`playbook.core.errors` types the SQLite backend raises for the same situations. (The SQL
 fragments that differ are `store.dialect.POSTGRESQL`.)"""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ... import errors
+from ...core import errors
 
 # SQLSTATE (or its class, the first two characters) -> the Playbook error for it.
 _BUSY = {"40001", "40P01", "55P03", "57014"}  # serialization, deadlock, lock timeout, cancel

@@ -30,7 +30,7 @@ from typing import Any
 
 import psycopg
 
-from ... import errors
+from ...core import errors
 from ..dialect import POSTGRESQL
 from ..executor import ExecutorBase
 from .dialect import translate

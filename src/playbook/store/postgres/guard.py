@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
 
 SKEW = "1 day"  # how far from the database's clock an agent's timestamps may be
 

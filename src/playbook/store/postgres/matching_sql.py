@@ -1,5 +1,5 @@
 """Block matching in SQL, for the database's check of a rule an agent adds (`guard.py`):
-`playbook.text`'s normalize, tokens and is_negative (its PROHIBITION_RE), token Jaccard and
+`playbook.core.text`'s normalize, tokens and is_negative (its PROHIBITION_RE), token Jaccard and
 rapidfuzz's ratio, as `curation/matching.py` applies them. Keep them in step with it: the
 database refuses what the API would (a tokenizer that differs in some corner of Unicode
 refuses or lets through an agent's add there, never anything else); the ratio is computed
@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
 
 FUZZ_CELLS = 100_000  # the largest len(a) * len(b) the database computes a fuzzy ratio for
 
 # Python's str.lower() turns these two into ASCII; PostgreSQL's lower() under the "C"
-# collation leaves them (playbook.text folds case with str.lower()).
+# collation leaves them (playbook.core.text folds case with str.lower()).
 _LOWER = "replace(replace({t}, U&'\\0130', U&'i\\0307'), U&'\\212A', 'k')"
 
 
 def matching_sql(s: str, policy: Policy) -> list[str]:
-    """Block matching in SQL (`playbook.text`: normalize, tokens, is_negative and its
+    """Block matching in SQL (`playbook.core.text`: normalize, tokens, is_negative and its
     PROHIBITION_RE; jaccard; rapidfuzz's ratio): keep them in step with it."""
     lower = _LOWER.format(t="t")
     return [

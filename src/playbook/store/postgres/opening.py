@@ -12,7 +12,7 @@ import contextlib
 import re
 from typing import Any
 
-from ... import errors
+from ...core import errors
 from ..sqlite import Mode
 from .dialect import translate
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...errors import UsageError
+from ...core.errors import UsageError
 from ..copying import TABLES
 from .guard import INSERT_CHECKS, UPDATES, checks_sql, policies_sql
 from .matching_sql import matching_sql
@@ -35,7 +35,7 @@ from .scoring_sql import CALLED, scoring_sql
 from .statements import quoted
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
     from ..store import PlaybookStore
 
 AGENT = "playbook_agent"
@@ -65,7 +65,7 @@ def roles_sql(
 ) -> list[str]:
     """The statements that create (or bring up to date) the two roles on `schema`, with
     `policy`'s constants in the database's own maturity pass (the defaults without one)."""
-    from ...policy import DEFAULT_POLICY
+    from ...core.policy import DEFAULT_POLICY
 
     agent, human = _check(agent), _check(human)
     policy = policy or DEFAULT_POLICY

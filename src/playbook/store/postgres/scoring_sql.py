@@ -2,7 +2,7 @@
 for a connection of the agent role (`roles.py`), which may write neither the evidence cache
 nor a rule's maturity.
 
-These are `playbook.scoring` and `store/evidence.py` line by line, and must stay so: the
+These are `playbook.core.scoring` and `store/evidence.py` line by line, and must stay so: the
 same events folded in the same order with the same IEEE operations (PostgreSQL's `^` is
 C's `pow`, as Python's `**` is), the same flush to zero below `scoring.TINY` (PostgreSQL
 raises on an underflow where Python gives 0.0, so both flush first), the same epoch days
@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...policy import MAX_WEIGHT
-from ...scoring import MAX_HALVINGS, TINY
+from ...core.policy import MAX_WEIGHT
+from ...core.scoring import MAX_HALVINGS, TINY
 from .statements import LOCK_CLASS, lock_key, quoted
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
 
 
 def _f(x: float) -> str:

@@ -7,7 +7,7 @@ package `store/postgres/`; the SQL fragments that differ are `store.dialect.SQLI
 Everything that is particular to SQLite lives in this package, so that the PostgreSQL one
 sits beside it: the PRAGMAs, the WAL switch, `data_version` for live refresh,
 `BEGIN IMMEDIATE`, `lastrowid`, and the translation of `sqlite3` errors into Playbook's own
-(`playbook.errors`). No module outside the store package imports `sqlite3`; outside this
+(`playbook.core.errors`). No module outside the store package imports `sqlite3`; outside this
 package the store speaks to its database only through the `Executor` protocol
 (`store/executor.py`).
 

@@ -1,5 +1,5 @@
 """SQLite's dialect (the fragments are `store.dialect.SQLITE`), and the translation of
-`sqlite3` errors into Playbook's own (`playbook.errors`)."""
+`sqlite3` errors into Playbook's own (`playbook.core.errors`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-from ... import errors
+from ...core import errors
 
 Mode = Literal["read", "write", "create"]
 MODES: tuple[Mode, ...] = ("read", "write", "create")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from ... import errors
+from ...core import errors
 from ..dialect import SQLITE
 from ..executor import ExecutorBase
 from .dialect import translate

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ... import errors
+from ...core import errors
 from .dialect import BUSY_TIMEOUT_MS, MODES, Mode, translate
 from .executor import SqliteExecutor
 
@@ -62,7 +62,7 @@ def _cannot_lock(exc: sqlite3.Error) -> bool:
 def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
     """Open `path` as the store expects it (see the module's docstring for the modes).
 
-    Raises the `playbook.errors` type for what went wrong: `NoDatabase` (read/write of a
+    Raises the `playbook.core.errors` type for what went wrong: `NoDatabase` (read/write of a
     missing file), `CannotOpen`, `DatabaseOpenError` (not SQLite), `DiskFull`, ...
     """
     if mode not in MODES:
@@ -85,7 +85,7 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
                 "and a playbook is one"
             )
         if mode == "create" and not p.exists():
-            from ...files import create_private
+            from ...core.files import create_private
 
             # 0600: the log of what agents did is nobody else's (SQLite's own open then says
             # what is wrong, if something is)

@@ -13,9 +13,9 @@ from ..screens.modals import Field
 from .spec import Context, Marked
 
 if TYPE_CHECKING:
-    from ...model import Bullet
-    from ...queue import Proposal
+    from ...core.model import Bullet
     from ...review import ConflictView
+    from ...review.queue import Proposal
     from ...store.views import BulletRow
 
 

@@ -19,8 +19,8 @@ from .spec import ActionSpec, Context, Marked, Refusal, Subject
 from .table import ACTIONS
 
 if TYPE_CHECKING:
-    from ...queue import Proposal
     from ...review import ConflictView
+    from ...review.queue import Proposal
     from ...store.views import BulletRow
 
 NOUN = {

@@ -12,8 +12,8 @@ from rich.text import Text
 from ..screens.modals import Field, Variant
 
 if TYPE_CHECKING:
-    from ...policy import Policy
-    from ...queue import Proposal
+    from ...core.policy import Policy
+    from ...review.queue import Proposal
     from ...store.views import BulletRow
     from ..data import Source
 

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from ...policy import DEFAULT_POLICY
+from ...core.policy import DEFAULT_POLICY
 from ..actions.rule import check
 from ..actions.spec import Context, Subject
 from ..actions.table import ACTIONS

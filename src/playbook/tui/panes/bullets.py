@@ -29,7 +29,7 @@ from .base import ActionPane
 from .bullet_cells import COLUMNS, NARROW, SORT_CYCLE, SORT_LABEL, peek_text, render_cell
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
     from ...store.views import BulletRow
 
 

@@ -29,7 +29,7 @@ from ..format import format_age
 from ..reading import DetailRead
 
 if TYPE_CHECKING:
-    from ...model import FeedbackEvent
+    from ...core.model import FeedbackEvent
     from ...review import BulletDetail
 from ..widgets.chart import ScoreChart
 from ..widgets.table import Column, RowTable

@@ -14,8 +14,8 @@ from rich.text import Text
 from .. import format as fmt
 
 if TYPE_CHECKING:
-    from ...proposals import Proposal, Target
-    from ...review.queue import DiffOps
+    from ...review.proposal_view import DiffOps
+    from ...review.proposals import Proposal, Target
 
 FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")
 

@@ -32,8 +32,8 @@ from ..widgets.table import Column, RowTable
 from .base import ActionPane
 
 if TYPE_CHECKING:
-    from ... import queue
-    from ...review.queue import DiffOps
+    from ...review import queue
+    from ...review.proposal_view import DiffOps
 from .proposal_text import delta_grid, near_text
 
 TYPE_STYLE = {

@@ -19,7 +19,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...policy import Policy
+from ...core.policy import Policy
 from .. import format as fmt
 
 # Scrolling keys every scrollable widget inherits; the tables do not scroll sideways.

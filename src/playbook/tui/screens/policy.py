@@ -24,7 +24,7 @@ from .. import format as fmt
 from .policy_plot import ForestPlot, PlotRow
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...core.policy import Policy
     from ...policy_eval import EvalReport
 
 

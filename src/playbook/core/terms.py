@@ -1,0 +1,71 @@
+"""The data model's vocabulary (SPEC §3) without pydantic: the enums and names of bullets,
+feedback and actors, and the clock.
+
+`playbook.core.model` (the pydantic models) re-exports every name here. Code on a command's hot
+path (scoring, the store, curation, the CLI's option help) imports from this module, so a
+one-shot `playbook mark` or `recall` never loads pydantic for a name.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Literal, get_args
+
+from .errors import InvalidInput
+
+# Each vocabulary is written once, as the Literal that pydantic validates; its enum (and,
+# where code iterates over it, its tuple) derives from it.
+BulletTypeName = Literal["rule", "anti-pattern"]
+ScopeName = Literal["global", "workspace", "language", "framework", "task"]
+SourceName = Literal["learned", "manual", "imported", "inverted", "merged"]
+StateName = Literal["draft", "active", "retired"]
+# The rungs, lowest first, then deprecated (the order of the rank table's maturity codes).
+MaturityName = Literal["candidate", "established", "proven", "deprecated"]
+FeedbackKindName = Literal["helpful", "harmful"]
+# The one list of harm reasons (SPEC §3); everything else derives from it.
+HarmReasonName = Literal[
+    "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
+]
+ActorName = Literal["agent", "human"]
+
+HUMAN = "human"  # the actor of every human decision (the workbench, `playbook approve`)
+HOOK_ORIGIN = "hook"  # a proposal staged by an agent session's end (playbook.hooks)
+CASS_DIARY_ORIGIN = "cass-diary"  # a lesson of a cass-memory diary (interop.diary_import)
+
+MATURITIES: tuple[str, ...] = get_args(MaturityName)
+HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
+
+
+def _vocabulary(name: str, names: Any) -> Any:
+    """The StrEnum of a Literal's values: `ANTI_PATTERN = "anti-pattern"`, ..."""
+    members = {v.upper().replace("-", "_"): v for v in get_args(names)}
+    return StrEnum(name, members, module=__name__, qualname=name)  # type: ignore[misc]
+
+
+BulletType = _vocabulary("BulletType", BulletTypeName)
+Scope = _vocabulary("Scope", ScopeName)
+Source = _vocabulary("Source", SourceName)
+State = _vocabulary("State", StateName)
+Maturity = _vocabulary("Maturity", MaturityName)
+FeedbackKind = _vocabulary("FeedbackKind", FeedbackKindName)
+HarmReason = _vocabulary("HarmReason", HarmReasonName)
+Actor = _vocabulary("Actor", ActorName)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class FutureTimestamp(InvalidInput):
+    """An event dated later than the store's clock: its evidence would never decay."""
+
+
+def refuse_future(at: datetime, now: datetime, what: str = "an event") -> None:
+    """Raise FutureTimestamp, with the one message every surface shows, if `at` > `now`."""
+    if at > now:
+        stamp = lambda t: t.astimezone(UTC).isoformat().replace("+00:00", "Z")  # noqa: E731
+        raise FutureTimestamp(
+            f"{what} cannot be dated in the future: {stamp(at)} is later than the "
+            f"playbook's clock ({stamp(now)})"
+        )

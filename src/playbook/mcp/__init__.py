@@ -1,0 +1,1 @@
+"""`playbook mcp`: the playbook served to agents over MCP (stdio)."""
