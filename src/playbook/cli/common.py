@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from ..store import PlaybookStore, Target
+    from ..store.sqlite.dialect import Mode
 
 EXIT_OK = 0
 EXIT_USER = 1  # the request cannot be carried out: bad id, bad input, no database yet
@@ -271,7 +272,7 @@ def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[Play
     from ..store import open_store as open_target
 
     policy = load_policy_option()
-    mode = "read" if read_only else "create" if create else "write"
+    mode: Mode = "read" if read_only else "create" if create else "write"
     with open_target(db_target(), policy, mode=mode) as store:
         yield store
 

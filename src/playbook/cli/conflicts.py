@@ -12,7 +12,7 @@ import typer
 from ..core.inert import inert
 from . import app
 from .common import EXIT_USAGE, CliError, emit, json_option, open_store, set_json
-from .core import bounded
+from .hot import bounded
 
 
 def _short(text: str | None, width: int = 90) -> str:

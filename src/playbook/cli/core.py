@@ -54,8 +54,11 @@ def init(json_out: bool = JSON) -> None:
     from .common import target
 
     with open_store() as store:
-        data = {"path": str(target()), "bullets": store.count_bullets()}
-    emit(data, f"playbook ready at {data['path']} ({plural(data['bullets'], 'bullet')})")
+        path, bullets = str(target()), store.count_bullets()
+    emit(
+        {"path": path, "bullets": bullets},
+        f"playbook ready at {path} ({plural(bullets, 'bullet')})",
+    )
 
 
 @app.command()

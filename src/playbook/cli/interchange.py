@@ -12,7 +12,7 @@ import typer
 from ..core.inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
-from .core import bounded
+from .hot import bounded
 
 if TYPE_CHECKING:
     from ..store import Target
@@ -272,7 +272,7 @@ def _write(
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
     from ..interop.importing import InvalidImport, import_snapshot
-    from ..interop.snapshot import Snapshot
+    from ..interop.snapshot_rows import Snapshot
 
     bar = _ProgressBar("importing", enabled=sys.stderr.isatty())
     try:

@@ -13,7 +13,8 @@ from ..core.inert import inert
 from ..core.text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line, bounded, max_size, max_size_option
+from .core import JSON, max_size, max_size_option
+from .hot import _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -112,7 +113,7 @@ def reflect(
                 source,
                 chosen,
                 apply=apply,
-                as_agent=as_agent,  # type: ignore[arg-type]
+                as_agent=as_agent,
             )
         except TooLarge as exc:
             raise CliError("invalid_input", str(exc), "nothing was stored") from None
@@ -143,7 +144,8 @@ def _open_diary(diary: str) -> BinaryIO:
 
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
-    from ..review.queue import get, with_similar
+    from ..review.proposals import with_similar
+    from ..review.queue import get
     from .review_queue import render_proposal
 
     lines = [

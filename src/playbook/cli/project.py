@@ -53,7 +53,7 @@ def workspace(json_out: bool = json_option()) -> None:
     found = workspace_of(Path.cwd())
     if found is None:
         raise CliError("not_found", "this folder is no workspace")
-    data = {"key": found.key, "name": found.name, "source": found.source}
+    data: dict[str, object] = {"key": found.key, "name": found.name, "source": found.source}
     human = [
         f"{found.key}  (from the {'remote URL' if found.source == 'remote' else 'folder name'})"
     ]

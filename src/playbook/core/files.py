@@ -40,7 +40,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, Protocol, TextIO
 
 from .errors import InvalidInput, PlaybookError
 
@@ -306,6 +306,14 @@ def _capped(fh: object, max_bytes: int, label: str, option: str) -> bytes:
 def _too_large(label: str, size: int, limit: int, option: str, *, more: bool = False) -> str:
     got = f"more than {limit:,} bytes" if more else f"{size:,} bytes"
     return f"{label} is {got}, over the {limit:,}-byte limit" + (f" ({option})" if option else "")
+
+
+class Readable(Protocol):
+    """What a reader of an open binary source uses: a file, a pipe, or a `Capped` one."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def seekable(self) -> bool: ...
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
 
 
 class Capped:

@@ -291,7 +291,7 @@ def validator() -> type[BaseModel]:
         )
     # allow_inf_nan=False: NaN and the infinities are refused for every number, by name.
     config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    return create_model("Policy", __config__=config, **fields)  # type: ignore[call-overload, no-any-return]
+    return create_model("Policy", __config__=config, **fields)
 
 
 def _validated(values: dict[str, Any]) -> dict[str, Any]:

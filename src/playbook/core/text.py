@@ -90,14 +90,16 @@ def sha256_hex(data: bytes) -> str:
     digests of a few bytes). The same digest either way."""
     global _sha256
     if _sha256 is None:
-        try:
-            from _sha256 import sha256  # Python 3.11
-        except ImportError:
+        for name in ("_sha256", "_sha2"):  # Python 3.11; 3.12 on (private: no stubs)
             try:
-                from _sha2 import sha256  # Python 3.12 on
-            except ImportError:  # a build without them: OpenSSL's
-                from hashlib import sha256
-        _sha256 = sha256
+                _sha256 = __import__(name).sha256
+                break
+            except ImportError:
+                pass
+        else:  # a build without them: OpenSSL's
+            from hashlib import sha256
+
+            _sha256 = sha256
     return str(_sha256(data).hexdigest())
 
 

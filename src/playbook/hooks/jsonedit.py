@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+from _json import scanstring  # what json.decoder.scanstring is on CPython (typeshed hides it)
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
 __all__ = ["JsonText"]

@@ -222,10 +222,10 @@ def end_session(
 ) -> SessionEndResult:
     """Record the agent's citations, then reflect the rest (see the module doc), a part of
     at most `read_bytes` of the transcript at a time, until its end or a failed pass."""
+    from playbook.core.terms import HOOK_ORIGIN
     from playbook.reflection.copies import unread
     from playbook.reflection.diaries import read_diary
     from playbook.reflection.session import reflect_session
-    from playbook.review.queue import HOOK_ORIGIN
 
     session_ref = str(transcript)
     result = SessionEndResult(session_ref)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -126,7 +126,9 @@ def _sdk_validator() -> Callable[[str], object] | None:
     try:
         from mcp.types import JSONRPCMessage  # SDK 1.x
 
-        return JSONRPCMessage.model_validate_json
+        # a RootModel in SDK 1.x; SDK 2.x, the one type-checked, names a union with it
+        validate: Callable[[str], object] = cast(Any, JSONRPCMessage).model_validate_json
+        return validate
     except ImportError:  # pragma: no cover
         return None
 
@@ -188,8 +190,8 @@ class _CheckedIn:
                 raise StopAsyncIteration
             if oversized:
                 mib = MAX_LINE_BYTES >> 20
-                reply = _error(None, INVALID_REQUEST, f"Invalid Request: over {mib} MiB")
-                await self.out.write(reply + "\n")
+                refusal = _error(None, INVALID_REQUEST, f"Invalid Request: over {mib} MiB")
+                await self.out.write(refusal + "\n")
                 continue
             text = line.decode("utf-8", "replace")
             verdict, reply = screen(text, self.validate)

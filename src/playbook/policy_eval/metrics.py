@@ -21,7 +21,8 @@ RIDGE = 1.0  # a weak pull of the slope towards 0: a perfectly separated span st
 def feature(scores: np.ndarray) -> np.ndarray:
     import numpy as np
 
-    return np.arcsinh(scores)
+    out: np.ndarray = np.arcsinh(scores)
+    return out
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, iterations: int = 50) -> tuple[float, float]:
@@ -53,7 +54,8 @@ def log_losses(x: np.ndarray, y: np.ndarray, a: float, b: float) -> np.ndarray:
 
     p = 1.0 / (1.0 + np.exp(-(a + b * x)))
     p = np.clip(p, P_CLIP, 1 - P_CLIP)
-    return -(y * np.log(p) + (1 - y) * np.log1p(-p))
+    losses: np.ndarray = -(y * np.log(p) + (1 - y) * np.log1p(-p))
+    return losses
 
 
 def placements(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from ..core.deltas import InvalidDelta
 from ..core.model import Bullet, Provenance
@@ -48,6 +48,9 @@ from .result import (
     RejectedItem,
 )
 
+if TYPE_CHECKING:
+    from ..core.files import Readable
+
 __all__ = [
     "PLAYBOOK_LIMIT",
     "ProposedDelta",
@@ -64,7 +67,7 @@ PLAYBOOK_LIMIT = 300
 def reflect_session(
     store: PlaybookStore,
     session_ref: str,
-    diary: Diary | str | Path | BinaryIO,
+    diary: Diary | str | Path | Readable,
     reflector: Reflector,
     *,
     apply: bool = False,
