@@ -94,6 +94,7 @@ class CliError(Exception):
         self.message = message
         self.hint = hint
         self.exit_code = ERROR_CODES.get(code, EXIT_USER) if exit_code is None else exit_code
+        self.data: Any = None  # with --json, sent beside the error (a batch's outcomes)
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> CliError | None:
@@ -135,8 +136,8 @@ def fail(err: CliError) -> int:
 
     if state.json:
         doc: dict[str, Any] = {"ok": False, "error": _error_body(err)}
-        if getattr(err, "data", None) is not None:  # e.g. a failed batch's per-delta outcomes
-            doc["data"] = err.data  # type: ignore[attr-defined]
+        if err.data is not None:  # e.g. a failed batch's per-delta outcomes
+            doc["data"] = err.data
         sys.stdout.write(dumps(doc) + "\n")
         sys.stdout.flush()
     line = f"playbook: error: {inert(err.message, one_line=True)}"

@@ -280,7 +280,7 @@ def _report_batch(
             f"{summary}: {reasons}",
             "invalid deltas changed nothing; refusals are in the decision log",
         )
-        err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
+        err.data = data  # with --json: every delta's outcome
         raise err
     emit(data, "\n".join([*lines, summary]))
 

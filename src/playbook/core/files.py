@@ -289,10 +289,10 @@ def read_capped(
         return _capped(fh, max_bytes, f"{what} {_shown(path)}", option)
 
 
-def _capped(fh: object, max_bytes: int, label: str, option: str) -> bytes:
+def _capped(fh: BinaryIO, max_bytes: int, label: str, option: str) -> bytes:
     parts: list[bytes] = []
     size = 0
-    read = fh.read  # type: ignore[attr-defined]
+    read = fh.read
     while True:
         chunk = read(min(CHUNK, max_bytes + 1 - size))
         if not chunk:

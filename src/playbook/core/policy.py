@@ -218,7 +218,8 @@ class Policy:
     @property
     def fields_set(self) -> frozenset[str]:
         """The names given when this policy was built (a policy file's own settings)."""
-        return self._fields_set  # type: ignore[attr-defined, no-any-return]
+        given: frozenset[str] = self.__dict__["_fields_set"]  # set by __init__, not a field
+        return given
 
     def values(self) -> dict[str, Any]:
         """Every constant by name, in declaration order."""

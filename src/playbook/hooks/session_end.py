@@ -205,7 +205,7 @@ class SessionEndResult:
         if self.already_read:
             parts.append(f"{self.already_read} passage(s) already read in a copy of the session")
         if passes:
-            parts.append(f"watermark {passes[0].watermark_before} -> {r.watermark_after}")  # type: ignore[union-attr]
+            parts.append(f"watermark {passes[0].watermark_before} -> {passes[-1].watermark_after}")
             if len(passes) > 1:
                 parts.append(f"in {len(passes)} passes")
         return " ".join(parts)
@@ -242,11 +242,16 @@ def end_session(
             return result
 
 
-def _citations(diary: Diary) -> list[ProposedItem]:
+def _citations(diary: Diary) -> list[tuple[dict[str, Any], int | None]]:
+    """The agent's own feedback marks in the diary: (delta, offset) each."""
     from playbook.reflection.reflectors import HeuristicReflector
 
     found = HeuristicReflector().propose(diary, [], [])
-    return [p for p in found if isinstance(p.item, dict) and p.item.get("type") in _FEEDBACK]
+    return [
+        (p.item, p.offset)
+        for p in found
+        if isinstance(p.item, dict) and p.item.get("type") in _FEEDBACK
+    ]
 
 
 def _record_citations(
@@ -258,13 +263,12 @@ def _record_citations(
 
     citations = _citations(diary)
     with store.transaction():
-        for p in citations:
-            delta: dict[str, Any] = p.item  # type: ignore[assignment]
+        for delta, offset in citations:
             receipt = f"{session}:{delta['type']}:{delta['bullet_id']}"
             if store.has_receipt(receipt):
                 result.repeated += 1
                 continue
-            prov = Provenance(session_ref=session_ref, byte_offset=p.offset)
+            prov = Provenance(session_ref=session_ref, byte_offset=offset)
             done = curate(store, [delta], provenance=prov, actor="agent")
             outcome = done.outcomes[0]
             if outcome.status == "applied":
@@ -272,7 +276,7 @@ def _record_citations(
                 result.recorded.append((str(delta["type"]), str(delta["bullet_id"])))
             else:
                 result.refused.append(f"{delta['bullet_id']}: {outcome.reason or outcome.status}")
-    return {str(p.item["bullet_id"]) for p in citations}  # type: ignore[index]
+    return {str(delta["bullet_id"]) for delta, _ in citations}
 
 
 class _WithoutCitations:

@@ -93,7 +93,7 @@ def to_yaml(doc: dict[str, Any]) -> str:
 
     base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-    class _Dumper(base):  # type: ignore[misc,valid-type]
+    class _Dumper(base):  # type: ignore[misc,valid-type]  # libyaml's or pure, chosen at runtime
         def ignore_aliases(self, data: Any) -> bool:  # no anchors: plain, diffable text
             return True
 

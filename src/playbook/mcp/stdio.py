@@ -211,5 +211,6 @@ async def serve_stdio(server: Any) -> None:
     low = getattr(server, "_lowlevel_server", None) or server._mcp_server
     out = _LockedOut(sys.stdout.buffer)
     lines = _CheckedIn(sys.stdin.buffer, out)
-    async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+    transport = stdio_server(stdin=lines, stdout=out)  # type: ignore[arg-type]  # duck-typed anyio files
+    async with transport as (read, write):
         await low.run(read, write, low.create_initialization_options())

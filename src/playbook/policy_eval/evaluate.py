@@ -166,7 +166,8 @@ def _verdict(log: LogSummary, rows: list[Row], y: object, held: object) -> Verdi
         return Verdict("inert", None, "no challenger to compare")
     best = min(challengers, key=lambda r: (r.training_log_loss, r.candidate.name))
     base = rows[0].training_log_loss
-    if base is not None and best.training_log_loss >= base:  # type: ignore[operator]
+    best_loss = best.training_log_loss  # (never None: a challenger has one)
+    if base is not None and best_loss is not None and best_loss >= base:
         return Verdict(
             "inert", None, "no challenger fits the training span better than the current policy"
         )
