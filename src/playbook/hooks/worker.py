@@ -1,6 +1,6 @@
 """The detached half of `playbook hook session-end`: ``python -m playbook.hooks.worker``.
 
-Runs `session_end.end_session` for one session and writes one line to the reflection log
+Runs `session_work.end_session` for one session and writes one line to the reflection log
 (`state.reflect_log_path()`): what was staged and recorded, or why nothing was. Runs for
 the same session wait for each other (a lock per session), and each reads only what the
 previous one left past the watermark, so a session is never staged twice.
@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.files import open_private
-from .session_end import WORKER_DB_ENV, end_session, reflector_from_config
+from .session_end import WORKER_DB_ENV
+from .session_work import end_session, reflector_from_config
 from .state import log_line, reflect_log_path, session_key, state_dir
 
 
