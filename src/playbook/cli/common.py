@@ -102,8 +102,8 @@ class CliError(Exception):
 
         Errors are classified by type: every `playbook.core.errors.PlaybookError` carries its
         stable `code` (and maybe a hint)."""
-        from ..core.errors import PlaybookError
-        from ..store import driver_error
+        from ..core.errors import PlaybookError  # lazy: --help
+        from ..store import driver_error  # lazy: --help, every typer command
 
         if not isinstance(exc, PlaybookError):
             exc = driver_error(exc) or exc  # a driver error that escaped the store
@@ -132,7 +132,7 @@ def _error_body(err: CliError) -> dict[str, Any]:
 
 def fail(err: CliError) -> int:
     """Report a user error (JSON on stdout with --json; one line on stderr always)."""
-    from ..core.inert import dumps, inert
+    from ..core.inert import dumps, inert  # lazy: --help
 
     if state.json:
         doc: dict[str, Any] = {"ok": False, "error": _error_body(err)}
@@ -149,7 +149,7 @@ def fail(err: CliError) -> int:
 
 def emit(data: Any, human: str | None = None) -> None:
     """Print a command's result: the JSON envelope, or the human text."""
-    from ..core.inert import dumps
+    from ..core.inert import dumps  # lazy: --help
 
     if state.json:
         sys.stdout.write(dumps({"ok": True, "data": data}) + "\n")
@@ -159,13 +159,13 @@ def emit(data: Any, human: str | None = None) -> None:
 
 def note(message: str) -> None:
     """A diagnostic for people (stderr), never part of the data."""
-    from ..core.inert import inert
+    from ..core.inert import inert  # lazy: --help
 
     sys.stderr.write(inert(message) + "\n")
 
 
 def default_db_path() -> Path:
-    from ..project.config import default_playbook_path
+    from ..project.config import default_playbook_path  # lazy: --help, every typer command
 
     return default_playbook_path()
 
@@ -175,7 +175,10 @@ def db_target() -> str:
     from the working folder: `project.config`), else the default path (a file path, or a
     `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a silent
     fallback to the default; so is a project config that cannot be used."""
-    from ..project.config import ProjectConfigError, locate_playbook
+    from ..project.config import (  # lazy: --help, every typer command
+        ProjectConfigError,
+        locate_playbook,
+    )
 
     try:
         given = locate_playbook(state.db, Path.cwd()).target
@@ -220,7 +223,7 @@ def policy_path() -> str | None:
 def target() -> Target:
     """Where the playbook is, resolved: a file or a database URL (never a URL taken for a
     path; an unknown scheme is a usage error). `str(target())` hides a URL's password."""
-    from ..store import resolve_target
+    from ..store import resolve_target  # lazy: --help, every typer command
 
     return resolve_target(db_target())
 
@@ -238,11 +241,11 @@ def load_policy_option() -> Policy | None:
     given = policy_path()
     if given is None:
         return None
-    import tomllib
+    import tomllib  # lazy: --help, mark, recall, every typer command
 
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # lazy: --help, mark, recall, every typer command
 
-    from ..core.policy import load_policy
+    from ..core.policy import load_policy  # lazy: --help
 
     path = Path(given).expanduser()
     try:
@@ -270,7 +273,7 @@ def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[Play
     `read_only` (recall, show, stats...): an existing playbook, opened for reading only; it
     never writes, and works on a read-only file or folder.
     """
-    from ..store import open_store as open_target
+    from ..store import open_store as open_target  # lazy: --help, every typer command
 
     policy = load_policy_option()
     mode: Mode = "read" if read_only else "create" if create else "write"
@@ -279,7 +282,7 @@ def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[Play
 
 
 def json_option() -> Any:
-    import typer
+    import typer  # lazy: --help, mark, recall
 
     return typer.Option(False, "--json", help="Print one JSON document on stdout.")
 

@@ -50,7 +50,7 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
             return fail(known)
         if state.json:
             fail(CliError("internal", f"internal error: {type(exc).__name__}: {exc}"))
-        import traceback  # only for a bug: its import is most of a millisecond
+        import traceback  # lazy: --help, mark, recall (only for a bug: ~1 ms)
 
         traceback.print_exc()
         sys.stderr.write(
@@ -66,7 +66,7 @@ def _tell_malformed() -> None:
     seen = checks.malformed_seen() if checks is not None else {}
     if not seen:
         return
-    from ..core.inert import inert
+    from ..core.inert import inert  # lazy: --help
 
     parts = [f"{table} {', '.join(sorted(map(str, keys))[:5])}" for table, keys in seen.items()]
     n = sum(len(keys) for keys in seen.values())

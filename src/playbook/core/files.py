@@ -34,11 +34,13 @@ user gave, refusing an object that names one key twice (which one would win is a
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TextIO
 
@@ -64,7 +66,7 @@ class TooLarge(InvalidInput):
 
 
 def _shown(path: Path | str) -> str:
-    from .inert import inert
+    from .inert import inert  # lazy: hook prompt
 
     return inert(str(path), one_line=True)
 
@@ -154,9 +156,6 @@ def _write_through(path: Path, data: bytes) -> None:
 def _reader_waiting(path: Path) -> int:
     """The FIFO opened to write once something reads it (waiting up to READER_WAIT: a
     plain open would wait for ever), blocking again for the write itself."""
-    import errno
-    import time
-
     deadline = time.monotonic() + READER_WAIT
     while True:
         try:
@@ -217,7 +216,7 @@ def create_private(path: Path) -> None:
 
 
 def _replace(path: Path, data: bytes, old: os.stat_result | None, *, private: bool) -> None:
-    import tempfile  # here: a hook that only appends to its log never loads it (nor shutil)
+    import tempfile  # lazy: hook prompt (a hook that only appends to its log: nor shutil)
 
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -388,7 +387,7 @@ TOML_MAX = 1 << 20  # a policy or candidates file: settings, never megabytes
 def read_toml(path: str | os.PathLike[str], max_bytes: int = TOML_MAX) -> dict[str, Any]:
     """A TOML file a user named, read up to `max_bytes`; `tomllib.TOMLDecodeError` for one
     that is not UTF-8 or not TOML (`FileNotFoundError` and `TooLarge` as `read_capped`)."""
-    import tomllib
+    import tomllib  # lazy: hook prompt
 
     data = read_capped(path, max_bytes, "the TOML file", option="")
     try:

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
+import math
+import re
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -268,9 +272,11 @@ def _defaults() -> dict[str, Any]:
 def validator() -> type[BaseModel]:
     """The pydantic model that validates a policy: one field per constant, with its
     default, description, source and constraints (built on first use: it is slow)."""
-    import typing
-
-    from pydantic import ConfigDict, Field, create_model
+    from pydantic import (  # lazy: mark, recall, hook prompt, every typer command
+        ConfigDict,
+        Field,
+        create_model,
+    )
 
     hints = typing.get_type_hints(Policy)
     fields: dict[str, Any] = {}
@@ -306,7 +312,7 @@ DEFAULT_POLICY = Policy()
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
-    from .files import read_toml  # only here: every command imports this module
+    from .files import read_toml  # lazy: mark, recall, every typer command
 
     data = read_toml(path)
     # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
@@ -324,7 +330,7 @@ MEASURED = "measured by playbook policy eval"
 
 def load_provenance(path: str | Path) -> dict[str, dict[str, Any]]:
     """The `[provenance.NAME]` tables of a policy file (empty when it has none)."""
-    from .files import read_toml
+    from .files import read_toml  # lazy: mark, recall, every typer command
 
     table = read_toml(path).get("provenance", {})
     return (
@@ -340,7 +346,7 @@ def write_policy(
     and the file is replaced whole (a crash leaves the old file or the new one).
 
     Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    from .files import read_toml
+    from .files import read_toml  # lazy: mark, recall, every typer command
 
     path = Path(path)
     data: dict[str, Any] = {}
@@ -355,9 +361,9 @@ def write_policy(
     prov = dict(data.pop("provenance", {}))
     prov.update(provenance)
     text = dump_toml({"policy": table, "provenance": prov, **data})
-    from .files import write_file  # replaces a regular file whole; never a device or a link out
+    from .files import write_file  # lazy: mark, recall, every typer command
 
-    write_file(path, text)
+    write_file(path, text)  # a regular file replaced whole; never a device or a link out
     return policy
 
 
@@ -374,9 +380,6 @@ def describe_provenance(p: dict[str, Any]) -> str:
 
 def dump_toml(tables: dict[str, Any]) -> str:
     """TOML for plain data: strings, numbers, booleans, lists of those, nested tables."""
-    import json
-    import math
-    import re
 
     def key(k: str) -> str:
         return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)

@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from .policy import DEFAULT_POLICY
+
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
 
 # A rule is a prohibition when it *starts* with one (SPEC §5 "Polarity"): `AVOID:`, Never,
@@ -46,8 +48,6 @@ def query_tokens(text: str, stop_words: Iterable[str] | None = None) -> list[str
 
 @functools.cache
 def _default_stop_words() -> frozenset[str]:
-    from .policy import DEFAULT_POLICY
-
     return DEFAULT_POLICY.stop_words()
 
 
@@ -97,7 +97,7 @@ def sha256_hex(data: bytes) -> str:
             except ImportError:
                 pass
         else:  # a build without them: OpenSSL's
-            from hashlib import sha256
+            from hashlib import sha256  # lazy: mark, recall, hook prompt, every typer command
 
             _sha256 = sha256
     return str(_sha256(data).hexdigest())

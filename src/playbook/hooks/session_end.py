@@ -24,6 +24,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from playbook.project.sessions import check_transcript
+from playbook.store import resolve_target
+
 from ..core.files import open_append
 from .payload import HookInput
 from .state import reflect_log_path, state_dir
@@ -62,9 +65,6 @@ def start_session_end(
     """Start the session's reflection in a detached process and return at once. The
     transcript must be one the agent may have read (`project.sessions.check_transcript`:
     under an agent's own session folders); any other path is refused, unread."""
-    from playbook.project.sessions import check_transcript
-    from playbook.store import resolve_target
-
     transcript = check_transcript(Path(payload.need("transcript_path")).expanduser())
     where = resolve_target(db)
     location = str(where.path.absolute()) if where.is_file else where.location

@@ -11,6 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from playbook.core.model import Provenance
+from playbook.core.terms import HOOK_ORIGIN
+from playbook.curation import curate
+from playbook.reflection.copies import unread
+from playbook.reflection.diaries import read_diary
+from playbook.reflection.reflectors import CommandReflector, HeuristicReflector
+from playbook.reflection.session import reflect_session
+
 from .session_end import REFLECTORS
 
 if TYPE_CHECKING:
@@ -39,8 +47,6 @@ def reflector_from_config(
     seconds), else the heuristic one. A model's prompt holds at most `prompt_chars`
     characters (`Policy.reflect_prompt_chars`). The command runs with hooks off, so a model
     CLI that has Playbook's hooks installed does not reflect on its own prompt."""
-    from playbook.reflection.reflectors import CommandReflector, HeuristicReflector
-
     table = _reflect_table(policy)
     command: object = table.get("command")
     if preset is not None:
@@ -137,11 +143,6 @@ def end_session(
 ) -> SessionEndResult:
     """Record the agent's citations, then reflect the rest (see the module doc), a part of
     at most `read_bytes` of the transcript at a time, until its end or a failed pass."""
-    from playbook.core.terms import HOOK_ORIGIN
-    from playbook.reflection.copies import unread
-    from playbook.reflection.diaries import read_diary
-    from playbook.reflection.session import reflect_session
-
     session_ref = str(transcript)
     result = SessionEndResult(session_ref)
     while True:
@@ -159,8 +160,6 @@ def end_session(
 
 def _citations(diary: Diary) -> list[tuple[dict[str, Any], int | None]]:
     """The agent's own feedback marks in the diary: (delta, offset) each."""
-    from playbook.reflection.reflectors import HeuristicReflector
-
     found = HeuristicReflector().propose(diary, [], [])
     return [
         (p.item, p.offset)
@@ -173,9 +172,6 @@ def _record_citations(
     store: PlaybookStore, diary: Diary, session_ref: str, session: str, result: SessionEndResult
 ) -> set[str]:
     """Curate each citation once per session and kind; the ids cited."""
-    from playbook.core.model import Provenance
-    from playbook.curation import curate
-
     citations = _citations(diary)
     with store.transaction():
         for delta, offset in citations:

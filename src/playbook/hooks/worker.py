@@ -15,6 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from playbook.core.policy import DEFAULT_POLICY, load_policy
+from playbook.project.sessions import TranscriptRefused, check_transcript
+from playbook.store import open_store, resolve_target
+
 from ..core.files import open_private
 from .session_end import WORKER_DB_ENV
 from .session_work import end_session, reflector_from_config
@@ -45,10 +49,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> str:
-    from playbook.core.policy import DEFAULT_POLICY, load_policy
-    from playbook.project.sessions import TranscriptRefused, check_transcript
-    from playbook.store import open_store, resolve_target
-
     try:
         transcript = check_transcript(args.transcript)
     except TranscriptRefused as exc:
@@ -69,7 +69,7 @@ def _session_lock(session_id: str) -> Iterator[None]:
     """An exclusive lock on a per-session file while the session is reflected (POSIX; where
     there is no flock, the watermark check alone keeps a second run from storing twice)."""
     try:
-        import fcntl
+        import fcntl  # lazy: POSIX only (no lock elsewhere)
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return

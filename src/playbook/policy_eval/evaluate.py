@@ -67,7 +67,7 @@ def evaluate(
 ) -> EvalReport:
     """Compare `candidates` (default: the half-life x harm-weight grid) with `current`
     (default: the store's policy) on the store's own log. Reads only."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     if not 0.0 < split < 1.0:
         raise InvalidInput(f"split must be between 0 and 1 (not {split})")
@@ -148,7 +148,7 @@ def _too_few(log: LogSummary) -> Verdict:
 
 
 def _verdict(log: LogSummary, rows: list[Row], y: object, held: object) -> Verdict:
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     yy, hh = np.asarray(y), np.asarray(held)
     both = all(

@@ -33,6 +33,7 @@ from ..core.deltas import InvalidDelta
 from ..core.model import Bullet, Provenance
 from ..core.text import core_tokens, normalize, query_tokens, strip_avoid
 from ..curation import curate
+from ..review.agent import curate_as_agent
 from ..review.queue import stage, validate_proposal
 from ..store import PlaybookStore
 from .copies import mark_read, unread
@@ -332,8 +333,6 @@ def _curate(
 ) -> None:
     """Curate the proposed deltas, one batch per diary offset; for an agent (`agent_origin`
     set), `curate_as_agent`, whose staged proposals join `result.staged`."""
-    from ..review.agent import curate_as_agent
-
     groups: dict[int | None, list[dict[str, Any]]] = {}
     for p in result.proposed:
         groups.setdefault(p.byte_offset, []).append(p.delta)
