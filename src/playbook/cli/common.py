@@ -245,7 +245,7 @@ def load_policy_option() -> Policy | None:
 
     from pydantic import ValidationError  # lazy: --help, mark, recall, every typer command
 
-    from ..core.policy import load_policy  # lazy: --help
+    from ..core.policy_file import load_policy  # lazy: --help
 
     path = Path(given).expanduser()
     try:

@@ -13,14 +13,8 @@ from typing import Any
 import typer
 
 from ..core.inert import inert
-from ..core.policy import (
-    DEFAULT_POLICY,
-    MEASURED,
-    Policy,
-    describe_provenance,
-    load_provenance,
-    write_policy,
-)
+from ..core.policy import DEFAULT_POLICY, Policy
+from ..core.policy_file import MEASURED, describe_provenance, load_provenance, write_policy
 from . import app
 from .common import (
     CliError,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from playbook.core.policy import load_policy
+from playbook.core.policy_file import load_policy
 from playbook.store import open_store, resolve_target
 
 from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from playbook.core.policy import DEFAULT_POLICY, load_policy
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.core.policy_file import load_policy
 from playbook.project.sessions import TranscriptRefused, check_transcript
 from playbook.store import open_store, resolve_target
 
