@@ -14,7 +14,6 @@ import typer
 
 from ..core.inert import inert
 from ..core.policy import DEFAULT_POLICY, Policy
-from ..core.policy_file import MEASURED, describe_provenance, load_provenance, write_policy
 from . import app
 from .common import (
     CliError,
@@ -64,6 +63,8 @@ def _provenance() -> dict[str, dict[str, Any]]:
         return {}
     import tomllib  # lazy: every typer command
 
+    from ..core.policy_file import load_provenance  # lazy: every typer command
+
     try:
         return load_provenance(given)
     except (OSError, tomllib.TOMLDecodeError):  # load_policy_option already reported it
@@ -107,6 +108,8 @@ def policy_show(json_out: bool = json_option()) -> None:
         lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
         prov = i["provenance"]
         if prov:
+            from ..core.policy_file import describe_provenance  # lazy: every typer command
+
             lines.append(f"{'':<{width}}  {_one_line(describe_provenance(prov))}")
             if prov.get("value") is not None and prov["value"] != i["value"]:
                 lines.append(
@@ -185,6 +188,7 @@ def _write(report: Any, path: str) -> dict[str, Any] | None:
     """Record the recommended change and its provenance; None when there is nothing to."""
     from pydantic import ValidationError  # lazy: every typer command
 
+    from ..core.policy_file import MEASURED, write_policy  # lazy: every typer command
     from ..policy_eval import PRIMARY  # lazy: every typer command
 
     row = report.recommended

@@ -9,13 +9,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .files import read_toml, write_file
 from .policy import Policy
 
 
 def load_policy(path: str | Path) -> Policy:
     """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
-    from .files import read_toml  # lazy: mark, recall, every typer command
-
     data = read_toml(path)
     # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
     table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
@@ -32,8 +31,6 @@ MEASURED = "measured by playbook policy eval"
 
 def load_provenance(path: str | Path) -> dict[str, dict[str, Any]]:
     """The `[provenance.NAME]` tables of a policy file (empty when it has none)."""
-    from .files import read_toml  # lazy: mark, recall, every typer command
-
     table = read_toml(path).get("provenance", {})
     return (
         {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
@@ -48,8 +45,6 @@ def write_policy(
     and the file is replaced whole (a crash leaves the old file or the new one).
 
     Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    from .files import read_toml  # lazy: mark, recall, every typer command
-
     path = Path(path)
     data: dict[str, Any] = {}
     if path.is_file():  # (a device or a FIFO to write through holds no settings)
@@ -63,8 +58,6 @@ def write_policy(
     prov = dict(data.pop("provenance", {}))
     prov.update(provenance)
     text = dump_toml({"policy": table, "provenance": prov, **data})
-    from .files import write_file  # lazy: mark, recall, every typer command
-
     write_file(path, text)  # a regular file replaced whole; never a device or a link out
     return policy
 

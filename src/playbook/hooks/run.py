@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from playbook.core.policy_file import load_policy
 from playbook.store import open_store, resolve_target
 
 from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload
@@ -166,6 +165,8 @@ def _store(config: _Config) -> Iterator[PlaybookStore]:
 
     loaded = None
     if config.policy is not None:
+        from playbook.core.policy_file import load_policy  # lazy: hook prompt
+
         loaded = load_policy(config.policy)
     with open_store(config.db, loaded, mode="write") as store:
         yield store
