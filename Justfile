@@ -34,6 +34,10 @@ lint: setup
     {{venv}}/ruff check src tests bench scripts
     {{venv}}/ruff format --check src tests bench scripts
 
+# The type checker (pyproject.toml's [tool.mypy]: strict on core/ and store/), as CI runs it
+typecheck: setup
+    {{venv}}/mypy
+
 # Every bench script, then one table: figure, value, target, pass/miss (bench/run.py)
 bench *SCRIPTS: setup
     {{venv}}/python bench/run.py {{SCRIPTS}}

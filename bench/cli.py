@@ -8,7 +8,10 @@ several runs and the fastest, taken round-robin so a burst of load elsewhere hit
 case alike, with Python's bytecode cache on as in an installed command:
 `playbook --help`, `playbook mark ID helpful`, `playbook recall QUERY --json` (and its
 peak memory), and `playbook hook prompt` (Claude Code's UserPromptSubmit JSON on stdin, a
-new session each run, so the context is never empty for having been given before).
+new session each run, so the context is never empty for having been given before); also
+`hook session-start` (the protocol and the playbook's best rules) and `hook session-end`
+(its foreground half, refusing a transcript outside the agents' session folders, so no
+worker starts): each hook event loads only its own branch of `hooks.run`.
 The warm-up round renders `--help` once; the timed runs print the kept text
 (`playbook.cli.helptext`), as every run after an installation's first does.
 Targets (issue 15): --help ≤ 0.1 s; mark ≤ 0.15 s; recall --json and hook prompt
@@ -54,24 +57,32 @@ def command() -> list[str]:
     return [sys.executable, "-c", "from playbook.launcher import run; run()"]
 
 
-def hook_input() -> bytes:
-    """A UserPromptSubmit hook input for a session never seen before."""
+EVENTS = {
+    "prompt": "UserPromptSubmit",
+    "session-start": "SessionStart",
+    "session-end": "SessionEnd",
+}
+
+
+def hook_input(event: str = "prompt") -> bytes:
+    """A hook input (UserPromptSubmit by default) for a session never seen before."""
     doc = {
         "session_id": f"bench-{time.perf_counter_ns()}",
         "transcript_path": "/nonexistent/transcript.jsonl",
         "cwd": os.getcwd(),
         "permission_mode": "default",
-        "hook_event_name": "UserPromptSubmit",
+        "hook_event_name": EVENTS[event],
         "prompt": f"The {QUERY} step fails, fix it",
     }
     return json.dumps(doc).encode()
 
 
 def run_case(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak MB) of one run; a hook gets its JSON on stdin and must answer."""
-    hook = "hook" in argv
-    wall, peak, size = run_measured(argv, env, hook_input() if hook else b"")
-    if hook and not size:
+    """(wall seconds, peak MB) of one run; a hook gets its JSON on stdin, and must answer
+    but at a session's end."""
+    event = argv[-1] if "hook" in argv else None
+    wall, peak, size = run_measured(argv, env, hook_input(event) if event else b"")
+    if event in ("prompt", "session-start") and not size:
         raise SystemExit(f"{' '.join(argv)} printed nothing")
     return wall, peak
 
@@ -115,7 +126,10 @@ def main() -> int:
                 "mark": [*base, "--db", str(db), "mark", bid, "helpful"],
                 "recall": [*base, "--db", str(db), "recall", QUERY, "--json"],
                 "hook": [*base, "--db", str(db), "hook", "prompt"],
+                "start": [*base, "--db", str(db), "hook", "session-start"],
             }
+            if n == sizes[0]:
+                cases["end"] = [*base, "--db", str(db), "hook", "session-end"]
             got = timed(cases, args.runs, env)
             size = f"{n // 1000}k"
             walls, _ = got["mark"]
@@ -134,6 +148,13 @@ def main() -> int:
             walls, _ = got["hook"]
             label = f"hook prompt at {size} (whole process)"
             figure(label, median(walls), "s", recall_target(n), low=min(walls))
+            walls, _ = got["start"]
+            label = f"hook session-start at {size} (whole process)"
+            figure(label, median(walls), "s", low=min(walls))
+            if "end" in got:
+                walls, _ = got["end"]
+                label = "hook session-end, foreground (whole process)"
+                figure(label, median(walls), "s", low=min(walls))
             Path(db).unlink()
         if args.pg if args.pg is not None else _has_psycopg():
             pg_hook(base, env, args.runs, Path(tmp))

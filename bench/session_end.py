@@ -7,7 +7,7 @@ of text and a tool call whose result is 200 KB of output, the way a long session
 reads big files or logs looks), with a `RULE:` line every 50 turns, then runs the detached
 worker of `playbook hook session-end` on it (`python -m playbook.hooks.worker`, the
 heuristic reflector) and reports its wall time and peak resident memory, whole process.
-The worker reads the transcript 16 MB at a time (`hooks.session_end.SESSION_READ_BYTES`);
+The worker reads the transcript 16 MB at a time (`hooks.session_work.SESSION_READ_BYTES`);
 it used to read it whole (2.1 GB of memory for a 1 GB transcript). Target (issue 26/29):
 ≤ 200 MB at any size.
 """

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from playbook.core.policy import (
-    DEFAULT_POLICY,
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.core.policy_file import (
     describe_provenance,
     dump_toml,
     load_policy,

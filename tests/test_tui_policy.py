@@ -7,7 +7,8 @@ from pathlib import Path
 
 from playbook import curate
 from playbook.cli import main
-from playbook.core.policy import DEFAULT_POLICY, load_policy
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.core.policy_file import load_policy
 from playbook.tui.app import Workbench
 from playbook.tui.panes.detail import DetailPane
 

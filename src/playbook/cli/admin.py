@@ -11,10 +11,11 @@ from typing import Any
 import typer
 
 from ..core.inert import inert
+from ..core.policy import DEFAULT_POLICY
 from ..core.text import plural
 from . import app
-from .common import CliError, emit, json_option, open_store, set_json, target
-from .core import bounded
+from .common import CliError, emit, json_option, load_policy_option, open_store, set_json, target
+from .hot import bounded
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:
@@ -36,7 +37,7 @@ def pin(
     """Pin a rule: its maturity never moves and agents cannot retire or replace it."""
     set_json(json_out)
     bounded(("ID", bullet_id, "id"), ("--reason", reason, "text"))
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     if not reason.strip():
         raise CliError("invalid_input", "a pin needs a reason")
@@ -55,7 +56,7 @@ def unpin(
     """Unpin a rule: its maturity follows its evidence again."""
     set_json(json_out)
     bounded(("ID", bullet_id, "id"))
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     with open_store() as store:
         was = review.unpin(store, bullet_id, actor="human")
@@ -78,14 +79,12 @@ def activate(
     ids = list(bullet_ids or [])
     if not ids and not all_drafts:
         raise CliError("usage", "name the drafts to make live (IDs), or --all-drafts", None, 2)
-    from ..core.policy import DEFAULT_POLICY
-    from .common import load_policy_option
 
     most = (load_policy_option() or DEFAULT_POLICY).max_batch
     if len(ids) > most:
         raise CliError("invalid_input", f"{len(ids):,} ids; at most {most:,} at once")
     bounded(*(("ID", bid, "id") for bid in ids))
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     with open_store(create=False) as store:
         if all_drafts:
@@ -100,7 +99,7 @@ def activate(
 
 
 def _block_dict(b: Any) -> dict[str, Any]:
-    from ..store import iso
+    from ..store import iso  # lazy: every typer command
 
     return {
         "id": b.id,
@@ -168,7 +167,7 @@ def blocked(
 def stats(json_out: bool = json_option()) -> None:
     """Counts: bullets by state, maturity and type; score buckets; stale rules; the queue."""
     set_json(json_out)
-    from ..review.stats import playbook_stats
+    from ..review.stats import playbook_stats  # lazy: every typer command
 
     with open_store(read_only=True) as store:
         data = {"path": str(target()), **playbook_stats(store)}
@@ -204,7 +203,7 @@ def stale(
 ) -> None:
     """Rules with no feedback for a long time (policy: stale_after_days): re-validate them."""
     set_json(json_out)
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     with open_store(read_only=True) as store:
         found = review.stale(store, limit)

@@ -13,6 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.files import TooLarge, read_capped
+from ..interop.agents_file import MAX_FILE_BYTES, newline_of, write_block
+from ..interop.agents_md import DEFAULT_MAX_BYTES, BudgetTooSmall, build_store
+from ..interop.cass.workspaces import workspace_key
+from ..project.workspace import workspace_of
 from .common import CliError, emit, note, open_store
 
 CODEX_LIMIT = 32 * 1024  # Codex reads this much of a project's docs, all files together
@@ -27,8 +32,6 @@ _VERB = {
 
 def _newline(path: Path) -> str:
     """The line ending the block will take in the file (a regular file's own, else LF)."""
-    from ..interop.agents_file import newline_of
-
     try:
         real = Path(os.path.realpath(path))
         if not stat.S_ISREG(os.stat(real).st_mode):
@@ -40,9 +43,6 @@ def _newline(path: Path) -> str:
 
 
 def _workspace(workspace: str | None, path: Path | None) -> str | None:
-    from ..interop.cass.workspaces import workspace_key
-    from ..project.workspace import workspace_of
-
     if workspace is not None:
         return workspace_key(workspace)
     found = workspace_of(Path(os.path.abspath(path)).parent if path else Path.cwd())
@@ -56,9 +56,6 @@ def _notes(path: Path, size: int) -> None:
             "project's docs (all its AGENTS.md files together) and ignores the rest"
         )
     if path.name == "AGENTS.md":
-        from ..core.files import TooLarge, read_capped
-        from ..interop.agents_file import MAX_FILE_BYTES
-
         claude = path.parent / "CLAUDE.md"
         try:
             same = os.path.realpath(claude) == os.path.realpath(path)  # a link to it
@@ -84,9 +81,6 @@ def export_agents_md(
     top: int | None,
     json_out: bool,
 ) -> None:
-    from ..interop.agents_file import write_block
-    from ..interop.agents_md import DEFAULT_MAX_BYTES, BudgetTooSmall, build_store
-
     path = Path(output).expanduser() if output not in (None, "-") else None
     key = _workspace(workspace, path)
     budget = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from ..store import PlaybookStore, Target
+    from ..store.sqlite.dialect import Mode
 
 EXIT_OK = 0
 EXIT_USER = 1  # the request cannot be carried out: bad id, bad input, no database yet
@@ -93,6 +94,7 @@ class CliError(Exception):
         self.message = message
         self.hint = hint
         self.exit_code = ERROR_CODES.get(code, EXIT_USER) if exit_code is None else exit_code
+        self.data: Any = None  # with --json, sent beside the error (a batch's outcomes)
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> CliError | None:
@@ -100,8 +102,8 @@ class CliError(Exception):
 
         Errors are classified by type: every `playbook.core.errors.PlaybookError` carries its
         stable `code` (and maybe a hint)."""
-        from ..core.errors import PlaybookError
-        from ..store import driver_error
+        from ..core.errors import PlaybookError  # lazy: --help
+        from ..store import driver_error  # lazy: --help, every typer command
 
         if not isinstance(exc, PlaybookError):
             exc = driver_error(exc) or exc  # a driver error that escaped the store
@@ -130,12 +132,12 @@ def _error_body(err: CliError) -> dict[str, Any]:
 
 def fail(err: CliError) -> int:
     """Report a user error (JSON on stdout with --json; one line on stderr always)."""
-    from ..core.inert import dumps, inert
+    from ..core.inert import dumps, inert  # lazy: --help
 
     if state.json:
         doc: dict[str, Any] = {"ok": False, "error": _error_body(err)}
-        if getattr(err, "data", None) is not None:  # e.g. a failed batch's per-delta outcomes
-            doc["data"] = err.data  # type: ignore[attr-defined]
+        if err.data is not None:  # e.g. a failed batch's per-delta outcomes
+            doc["data"] = err.data
         sys.stdout.write(dumps(doc) + "\n")
         sys.stdout.flush()
     line = f"playbook: error: {inert(err.message, one_line=True)}"
@@ -147,7 +149,7 @@ def fail(err: CliError) -> int:
 
 def emit(data: Any, human: str | None = None) -> None:
     """Print a command's result: the JSON envelope, or the human text."""
-    from ..core.inert import dumps
+    from ..core.inert import dumps  # lazy: --help
 
     if state.json:
         sys.stdout.write(dumps({"ok": True, "data": data}) + "\n")
@@ -157,13 +159,13 @@ def emit(data: Any, human: str | None = None) -> None:
 
 def note(message: str) -> None:
     """A diagnostic for people (stderr), never part of the data."""
-    from ..core.inert import inert
+    from ..core.inert import inert  # lazy: --help
 
     sys.stderr.write(inert(message) + "\n")
 
 
 def default_db_path() -> Path:
-    from ..project.config import default_playbook_path
+    from ..project.config import default_playbook_path  # lazy: --help, every typer command
 
     return default_playbook_path()
 
@@ -173,7 +175,10 @@ def db_target() -> str:
     from the working folder: `project.config`), else the default path (a file path, or a
     `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a silent
     fallback to the default; so is a project config that cannot be used."""
-    from ..project.config import ProjectConfigError, locate_playbook
+    from ..project.config import (  # lazy: --help, every typer command
+        ProjectConfigError,
+        locate_playbook,
+    )
 
     try:
         given = locate_playbook(state.db, Path.cwd()).target
@@ -218,7 +223,7 @@ def policy_path() -> str | None:
 def target() -> Target:
     """Where the playbook is, resolved: a file or a database URL (never a URL taken for a
     path; an unknown scheme is a usage error). `str(target())` hides a URL's password."""
-    from ..store import resolve_target
+    from ..store import resolve_target  # lazy: --help, every typer command
 
     return resolve_target(db_target())
 
@@ -236,11 +241,11 @@ def load_policy_option() -> Policy | None:
     given = policy_path()
     if given is None:
         return None
-    import tomllib
+    import tomllib  # lazy: --help, mark, recall, every typer command
 
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # lazy: --help, mark, recall, every typer command
 
-    from ..core.policy import load_policy
+    from ..core.policy_file import load_policy  # lazy: --help
 
     path = Path(given).expanduser()
     try:
@@ -268,16 +273,16 @@ def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[Play
     `read_only` (recall, show, stats...): an existing playbook, opened for reading only; it
     never writes, and works on a read-only file or folder.
     """
-    from ..store import open_store as open_target
+    from ..store import open_store as open_target  # lazy: --help, every typer command
 
     policy = load_policy_option()
-    mode = "read" if read_only else "create" if create else "write"
+    mode: Mode = "read" if read_only else "create" if create else "write"
     with open_target(db_target(), policy, mode=mode) as store:
         yield store
 
 
 def json_option() -> Any:
-    import typer
+    import typer  # lazy: --help, mark, recall
 
     return typer.Option(False, "--json", help="Print one JSON document on stdout.")
 

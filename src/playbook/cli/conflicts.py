@@ -12,7 +12,7 @@ import typer
 from ..core.inert import inert
 from . import app
 from .common import EXIT_USAGE, CliError, emit, json_option, open_store, set_json
-from .core import bounded
+from .hot import bounded
 
 
 def _short(text: str | None, width: int = 90) -> str:
@@ -30,7 +30,7 @@ def restore(
     candidate). A human decision; pin it as well to keep it from moving again."""
     set_json(json_out)
     bounded(("ID", bullet_id, "id"), ("--reason", reason, "text"))
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     with open_store(create=False) as store:
         done = review.restore(store, bullet_id, reason or None, actor="human")
@@ -52,7 +52,7 @@ def conflicts(
 ) -> None:
     """Open conflict flags: pairs of rules with the same subject and opposite polarity."""
     set_json(json_out)
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     with open_store(read_only=True) as store:
         views = review.conflicts(store, include_resolved=all_)
@@ -93,7 +93,7 @@ def resolve(
     bounded(
         ("--bullet", bullet, "id"), ("--reason", reason, "text"), ("--content", content, "content")
     )
-    from .. import review
+    from .. import review  # lazy: every typer command
 
     if action not in ("keep", "deprecate", "merge"):
         raise CliError(

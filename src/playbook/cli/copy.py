@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from ..core.errors import DatabaseNotEmptyError
 from . import app
 from .common import CliError, emit, json_option, set_json
 
@@ -23,8 +24,7 @@ def copy(
     bytes). The source is only read; a destination that already holds a playbook is refused.
     `--db` plays no part: both ends are given."""
     set_json(json_out)
-    from ..core.errors import DatabaseNotEmptyError
-    from ..store import copy_playbook
+    from ..store import copy_playbook  # lazy: every typer command
 
     def tell(table: str, rows: int) -> None:
         if sys.stderr.isatty() and not json_out:

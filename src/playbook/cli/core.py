@@ -14,7 +14,7 @@ from ..core.inert import inert
 from ..core.terms import HARM_REASONS
 from ..core.text import plural
 from . import app
-from .common import CliError, emit, open_store, state
+from .common import CliError, emit, open_store, state, target
 from .hot import (
     _json,
     _not_applied,
@@ -34,7 +34,7 @@ def _curate_one(
 ) -> None:
     """`add`: one delta, and a failure (non-zero exit) when it applied nothing. `quiet`
     prints only the id of the rule it added (or folded into), for a script."""
-    from ..curation import curate
+    from ..curation import curate  # lazy: every typer command
 
     with open_store() as store:
         result = curate(store, [delta], provenance=provenance)
@@ -51,11 +51,13 @@ def _curate_one(
 def init(json_out: bool = JSON) -> None:
     """Create the playbook file (and its folder) if needed, and bring its schema up to date."""
     _json(json_out)
-    from .common import target
 
     with open_store() as store:
-        data = {"path": str(target()), "bullets": store.count_bullets()}
-    emit(data, f"playbook ready at {data['path']} ({plural(data['bullets'], 'bullet')})")
+        path, bullets = str(target()), store.count_bullets()
+    emit(
+        {"path": path, "bullets": bullets},
+        f"playbook ready at {path} ({plural(bullets, 'bullet')})",
+    )
 
 
 @app.command()
@@ -90,7 +92,7 @@ def add(
     if scope_key:
         delta["scope_key"] = scope_key
     elif scope == "workspace":  # this folder's workspace, as the hooks know it
-        from ..project.workspace import workspace_of
+        from ..project.workspace import workspace_of  # lazy: every typer command
 
         here = workspace_of(Path.cwd())
         if here is not None:
@@ -119,7 +121,7 @@ def mark(
 def read_json_input(source: str, max_bytes: int = 64 << 20) -> Any:
     """JSON from a file or '-' (stdin), read up to `max_bytes`; a user error when it is not
     JSON (an object naming a key twice included)."""
-    from ..core.files import TooLarge, loads_json, read_capped
+    from ..core.files import TooLarge, loads_json, read_capped  # lazy: every typer command
 
     try:
         data = read_capped(source, max_bytes, "the batch")
@@ -156,7 +158,7 @@ def max_size_option(default: str) -> Any:
 
 def max_size(text: str) -> int:
     """The bytes a --max-size option names (a usage error when it names none)."""
-    from ..interop.formats import parse_size
+    from ..interop.formats import parse_size  # lazy: every typer command
 
     try:
         cap = parse_size(text)
@@ -237,8 +239,8 @@ def curate_cmd(
     json_out: bool = JSON,
 ) -> None:
     _json(json_out)
-    from ..curation import curate
-    from ..review.agent import agent_login
+    from ..curation import curate  # lazy: every typer command
+    from ..review.agent import agent_login  # lazy: every typer command
 
     bounded(("--session", session, "ref"))
     deltas = read_json_input(source, max_size(max_bytes))
@@ -277,14 +279,14 @@ def _report_batch(
             f"{summary}: {reasons}",
             "invalid deltas changed nothing; refusals are in the decision log",
         )
-        err.data = data  # type: ignore[attr-defined]  # with --json: every delta's outcome
+        err.data = data  # with --json: every delta's outcome
         raise err
     emit(data, "\n".join([*lines, summary]))
 
 
 def _curate_as_agent(store: Any, deltas: list[Any], provenance: dict[str, Any] | None) -> None:
     """`curate` under an agent's login: what applied, and what waits for a person."""
-    from ..review.agent import STAGED, curate_as_agent
+    from ..review.agent import STAGED, curate_as_agent  # lazy: every typer command
 
     result = curate_as_agent(store, deltas, provenance, origin="cli")
     data = result.to_dict()
@@ -312,8 +314,8 @@ def show(bullet_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JS
     """A bullet: content, score, provenance, lineage and its feedback timeline."""
     _json(json_out)
     bounded(("ID", bullet_id, "id"))
-    from ..review import NotFound, bullet_detail
-    from .views import render_detail
+    from ..review import NotFound, bullet_detail  # lazy: every typer command
+    from .views import render_detail  # lazy: every typer command
 
     with open_store(read_only=True) as store:
         try:

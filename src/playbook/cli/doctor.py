@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.inert import inert
 from . import app
 from .common import EXIT_DATABASE, EXIT_OK, db_target, emit, json_option, set_json
 
@@ -13,7 +14,7 @@ def doctor(json_out: bool = json_option()) -> int:
     """Check the playbook file (SQLite's integrity check; what each table still reads) and
     explain how to recover a damaged one. Only reads. Exits 3 when it finds a problem."""
     set_json(json_out)
-    from ..store import diagnose
+    from ..store import diagnose  # lazy: every typer command
 
     report = diagnose(db_target())
     emit(report.to_dict(), _render(report.to_dict()))
@@ -21,8 +22,6 @@ def doctor(json_out: bool = json_option()) -> int:
 
 
 def _render(d: dict[str, Any]) -> str:
-    from ..core.inert import inert
-
     lines = [f"playbook at {inert(d['path'], one_line=True)}"]
     if d["healthy"]:
         version = d["schema_version"]

@@ -23,6 +23,8 @@ import zlib
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from . import main
+
 FORMAT = 1
 
 
@@ -83,8 +85,6 @@ def show_help() -> int:
     width = shutil.get_terminal_size().columns  # what typer's formatter reads
     text = cached(width)
     if text is None:
-        from . import main
-
         out = io.StringIO()
         with redirect_stdout(out):
             status = main(["--help"])

@@ -44,7 +44,7 @@ def hook(
     the project's .playbook.toml, else the default file. Never fails: whatever goes wrong
     is one line in the hook log, and the exit status is 0.
     """
-    from ..hooks.run import run_hook
+    from ..hooks.run import run_hook  # lazy: every typer command
 
     policy = Path(state.policy).expanduser() if state.policy else None
     db = state.db or None  # found from the payload's cwd when not given
@@ -113,8 +113,8 @@ def hooks_install(
     Installing twice changes nothing.
     """
     set_json(json_out)
-    from ..hooks import install as inst
-    from ..hooks.session_end import REFLECTORS
+    from ..hooks import install as inst  # lazy: every typer command
+    from ..hooks.session_end import REFLECTORS  # lazy: every typer command
 
     scope = _scope(agent, user, project, local)
     if reflector is not None and reflector not in REFLECTORS:
@@ -153,7 +153,7 @@ def hooks_uninstall(
     """Take out exactly what `hooks install` added: each file back, byte for byte, when it
     has not changed since; otherwise only Playbook's entries."""
     set_json(json_out)
-    from ..hooks import install as inst
+    from ..hooks import install as inst  # lazy: every typer command
 
     scope = _scope(agent, user, project, False)
     if agent is Agent.claude_code and scope == "local":
@@ -180,10 +180,10 @@ def _scope(agent: Agent, user: bool, project: bool, local: bool) -> str:
 
 def _playbook_notes() -> list[str]:
     """Which playbook the hooks use from here, and whether it is there yet."""
-    from ..hooks.install import project_root
-    from ..project.config import ProjectConfigError, locate_playbook
-    from ..store import holds_playbook, resolve_target
-    from ..store.target import has_password
+    from ..hooks.install import project_root  # lazy: every typer command
+    from ..project.config import ProjectConfigError, locate_playbook  # lazy: every typer command
+    from ..store import holds_playbook, resolve_target  # lazy: every typer command
+    from ..store.target import has_password  # lazy: every typer command
 
     try:
         located = locate_playbook(state.db, project_root(Path.cwd()))
@@ -203,7 +203,7 @@ def _playbook_notes() -> list[str]:
 
 
 def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Plan], list[str]]:
-    from ..hooks.install import InstallError
+    from ..hooks.install import InstallError  # lazy: every typer command
 
     try:
         return make()
@@ -212,8 +212,8 @@ def _planned(make: Callable[[], tuple[list[Plan], list[str]]]) -> tuple[list[Pla
 
 
 def _carry_out(plans: list[Plan], notes: list[str], dry_run: bool, *, installing: bool) -> None:
-    from ..core.files import UnsafePath
-    from ..hooks.install import apply, check
+    from ..core.files import UnsafePath  # lazy: every typer command
+    from ..hooks.install import apply, check  # lazy: every typer command
 
     if not dry_run:
         try:

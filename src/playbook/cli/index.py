@@ -23,8 +23,8 @@ def index(
     counts, a quarter of the size: the same ranking, read faster).
     """
     set_json(json_out)
-    from ..retrieval.vectors import HashTrigramEmbedder, MemoryVectors
-    from .interchange import _ProgressBar
+    from ..retrieval.vectors import HashTrigramEmbedder, MemoryVectors  # lazy: every typer command
+    from .interchange import _ProgressBar  # lazy: the cli cycle through `app`
 
     embedder = HashTrigramEmbedder()  # the embedder of `recall --semantic`
     bar = _ProgressBar("embedding", enabled=sys.stderr.isatty())

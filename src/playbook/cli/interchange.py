@@ -12,7 +12,7 @@ import typer
 from ..core.inert import inert
 from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
-from .core import bounded
+from .hot import bounded
 
 if TYPE_CHECKING:
     from ..store import Target
@@ -57,7 +57,7 @@ def export(
             f"use one of {', '.join(EXPORT_FORMATS)}",
         )
     if fmt == "agents-md":
-        from .agents_export import export_agents_md
+        from .agents_export import export_agents_md  # lazy: every typer command
 
         export_agents_md(
             output,
@@ -70,8 +70,8 @@ def export(
         return
     if max_bytes is not None or top is not None or workspace is not None:
         raise CliError("usage", "--max-bytes, --top and --workspace go with --format agents-md")
-    from ..interop.snapshot import counts as count_sections
-    from ..interop.snapshot import export_snapshot, to_json, to_yaml
+    from ..interop.snapshot import counts as count_sections  # lazy: every typer command
+    from ..interop.snapshot import export_snapshot, to_json, to_yaml  # lazy: every typer command
 
     with open_store(read_only=True) as store:
         doc = export_snapshot(store)
@@ -79,7 +79,7 @@ def export(
     text = to_json(doc) if fmt == "json" else to_yaml(doc)
     content: Any = doc if fmt == "json" else text
     if output is not None and output != "-":
-        from ..core.files import write_file
+        from ..core.files import write_file  # lazy: every typer command
 
         path = Path(output)
         write_file(path, text)  # a device or a pipe is written through, never replaced
@@ -134,8 +134,8 @@ class _ProgressBar:
 def _read_input(source: str, max_bytes: int) -> bytes:
     """The file's bytes (a file, `-`, a device or a pipe), refused as soon as more than the
     cap has arrived (a file whose size says so, before it is read)."""
-    from ..core.files import TooLarge, read_capped
-    from ..interop.formats import too_large
+    from ..core.files import TooLarge, read_capped  # lazy: every typer command
+    from ..interop.formats import too_large  # lazy: every typer command
 
     try:
         return read_capped(source, max_bytes, "the import")
@@ -153,7 +153,7 @@ def _read_input(source: str, max_bytes: int) -> bytes:
 def _remove_database(where: Target) -> None:
     """Remove a playbook file the failed import created (a database on a server keeps its
     empty playbook: the import was one transaction, so it holds nothing of it)."""
-    from ..store import remove_playbook_file
+    from ..store import remove_playbook_file  # lazy: every typer command
 
     remove_playbook_file(where)
 
@@ -198,8 +198,8 @@ def import_cmd(
     theirs, drafts come in live, workspace rules get their repository's identity, diaries
     become proposals to review; what has no home here is listed on stderr."""
     set_json(json_out)
-    from ..interop import formats
-    from ..interop.importing import InvalidImport, load, require_empty
+    from ..interop import formats  # lazy: every typer command
+    from ..interop.importing import InvalidImport, load, require_empty  # lazy: every typer command
 
     if fmt not in IMPORT_FORMATS:
         raise CliError(
@@ -211,7 +211,7 @@ def import_cmd(
         cap = formats.parse_size(max_size)
     except ValueError as exc:
         raise CliError("invalid_input", f"--max-size: {exc}") from None
-    from ..store import holds_playbook
+    from ..store import holds_playbook  # lazy: every typer command
 
     path = target()  # a file or a database URL
     existed = holds_playbook(path)
@@ -237,7 +237,7 @@ def import_cmd(
         note(f"playbook: not imported: {line}")
     data_out = report.to_dict()
     data_out["path"] = str(path)
-    from .import_summary import summary
+    from .import_summary import summary  # lazy: every typer command
 
     emit(data_out, summary(report, path))
 
@@ -249,7 +249,7 @@ def _name(source: str) -> str:
 def _home(source: str, workspace: str | None) -> Any:
     """The workspace a cass-memory file's rules without a key belong to: `--workspace`,
     else the repository whose `.cass` folder holds the file; (key, how it was found)."""
-    from ..interop.cass.workspaces import home_of, workspace_key
+    from ..interop.cass.workspaces import home_of, workspace_key  # lazy: every typer command
 
     if workspace is not None:
         return workspace_key(workspace), "given with --workspace"
@@ -271,8 +271,8 @@ def _write(
 ) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
-    from ..interop.importing import InvalidImport, import_snapshot
-    from ..interop.snapshot import Snapshot
+    from ..interop.importing import InvalidImport, import_snapshot  # lazy: every typer command
+    from ..interop.snapshot_rows import Snapshot  # lazy: every typer command
 
     bar = _ProgressBar("importing", enabled=sys.stderr.isatty())
     try:
@@ -281,12 +281,12 @@ def _write(
                 report = import_snapshot(store, parsed, progress=bar, rerate=rerate)
                 report.format = kind
             elif parsed.kind == "diary":
-                from ..interop.diary_import import import_diary
+                from ..interop.diary_import import import_diary  # lazy: every typer command
 
                 report = import_diary(store, parsed, source=_name(source), workspace=home[0])
                 report.workspaces["found_by"] = home[1]
             else:
-                from ..interop.cass_import import import_cass
+                from ..interop.cass_import import import_cass  # lazy: every typer command
 
                 name = _name(source)
                 report = import_cass(

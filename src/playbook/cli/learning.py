@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
@@ -13,7 +14,8 @@ from ..core.inert import inert
 from ..core.text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line, bounded, max_size, max_size_option
+from .core import JSON, max_size, max_size_option
+from .hot import _json, _outcome_line, bounded
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -66,11 +68,15 @@ def reflect(
     without its newline yet is read next time.
     """
     _json(json_out)
-    import sys
+    import sys  # lazy: every typer command
 
-    from ..reflection.reflectors import CommandReflector, HeuristicReflector, Reflector
-    from ..reflection.session import reflect_session
-    from ..review.agent import agent_login
+    from ..reflection.reflectors import (  # lazy: every typer command
+        CommandReflector,
+        HeuristicReflector,
+        Reflector,
+    )
+    from ..reflection.session import reflect_session  # lazy: every typer command
+    from ..review.agent import agent_login  # lazy: every typer command
 
     if reflector is not None and heuristic:
         raise CliError(
@@ -78,7 +84,7 @@ def reflect(
         )
     if not session.strip():
         raise CliError("usage", "--session needs a session ref", exit_code=EXIT_USAGE)
-    from ..reflection.reflectors.command import MAX_TIMEOUT
+    from ..reflection.reflectors.command import MAX_TIMEOUT  # lazy: every typer command
 
     if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):  # nan or inf: no bound
         raise CliError(
@@ -96,7 +102,7 @@ def reflect(
         chosen = HeuristicReflector()
     # The diary is opened before the playbook, so a bad path changes nothing; it is read
     # through a cap, so /dev/zero or a huge stdin is refused instead of filling memory.
-    from ..core.files import Capped, TooLarge
+    from ..core.files import Capped, TooLarge  # lazy: every typer command
 
     cap = max_size(max_bytes)
     raw = _open_diary(diary) if diary != "-" else sys.stdin.buffer
@@ -112,7 +118,7 @@ def reflect(
                 source,
                 chosen,
                 apply=apply,
-                as_agent=as_agent,  # type: ignore[arg-type]
+                as_agent=as_agent,
             )
         except TooLarge as exc:
             raise CliError("invalid_input", str(exc), "nothing was stored") from None
@@ -129,8 +135,6 @@ def reflect(
 
 def _open_diary(diary: str) -> BinaryIO:
     """The diary file (or pipe) opened for reading; a user error if it cannot be."""
-    from pathlib import Path
-
     path = Path(diary)
     if path.is_dir():
         raise CliError("file_error", f"the diary is a directory: {diary}")
@@ -143,8 +147,9 @@ def _open_diary(diary: str) -> BinaryIO:
 
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
-    from ..review.queue import get, with_similar
-    from .review_queue import render_proposal
+    from ..review.proposals import with_similar  # lazy: every typer command
+    from ..review.queue import get  # lazy: every typer command
+    from .review_queue import render_proposal  # lazy: the cli cycle through `app`
 
     lines = [
         f"reflected on {_short(data['session_ref'], 60)}: "
@@ -213,7 +218,7 @@ def outcome(
     """
     _json(json_out)
     bounded(("--session", session, "ref"))
-    from ..curation.outcomes import InvalidOutcome, apply_outcome
+    from ..curation.outcomes import InvalidOutcome, apply_outcome  # lazy: every typer command
 
     if result not in ("success", "failure", "partial"):
         raise CliError(
@@ -258,8 +263,8 @@ def topics(
 ) -> None:
     """Groups of near-duplicate active bullets, each with a proposed merge."""
     _json(json_out)
-    from ..review.topics import stage_topics
-    from ..review.topics import topics as find_topics
+    from ..review.topics import stage_topics  # lazy: every typer command
+    from ..review.topics import topics as find_topics  # lazy: every typer command
 
     if not 0 < threshold <= 1:
         raise CliError("invalid_input", "--threshold must be in (0, 1]")

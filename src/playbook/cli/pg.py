@@ -29,7 +29,11 @@ def roles(
     and proposals; approving, pinning, blocking, restoring and resolving conflicts are
     refused inside PostgreSQL unless the role is a reviewer's. Safe to run again."""
     set_json(json_out)
-    from ..store.postgres.roles import install_roles, roles_sql, schema_of
+    from ..store.postgres.roles import (  # lazy: every typer command
+        install_roles,
+        roles_sql,
+        schema_of,
+    )
 
     where = target()
     if where.is_file:

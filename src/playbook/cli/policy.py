@@ -13,8 +13,18 @@ from typing import Any
 import typer
 
 from ..core.inert import inert
+from ..core.policy import DEFAULT_POLICY, Policy
 from . import app
-from .common import CliError, emit, json_option, load_policy_option, note, open_store, set_json
+from .common import (
+    CliError,
+    emit,
+    json_option,
+    load_policy_option,
+    note,
+    open_store,
+    policy_path,
+    set_json,
+)
 
 policy_app = typer.Typer(
     name="policy",
@@ -48,13 +58,12 @@ def _one_line(text: str) -> str:
 
 def _provenance() -> dict[str, dict[str, Any]]:
     """The measured constants' provenance in the --policy file (none without one)."""
-    from ..core.policy import load_provenance
-    from .common import policy_path
-
     given = policy_path()
     if not given:
         return {}
-    import tomllib
+    import tomllib  # lazy: every typer command
+
+    from ..core.policy_file import load_provenance  # lazy: every typer command
 
     try:
         return load_provenance(given)
@@ -66,8 +75,6 @@ def _provenance() -> dict[str, dict[str, Any]]:
 def policy_show(json_out: bool = json_option()) -> None:
     """Every constant: its value, where the value came from, and what it does."""
     set_json(json_out)
-    from ..core.policy import Policy, describe_provenance
-    from .common import policy_path
 
     policy = load_policy_option()
     measured = _provenance()
@@ -101,6 +108,8 @@ def policy_show(json_out: bool = json_option()) -> None:
         lines.append(f"{i['name']:<{width}}  {value:<8}  {_one_line(origin)}")
         prov = i["provenance"]
         if prov:
+            from ..core.policy_file import describe_provenance  # lazy: every typer command
+
             lines.append(f"{'':<{width}}  {_one_line(describe_provenance(prov))}")
             if prov.get("value") is not None and prov["value"] != i["value"]:
                 lines.append(
@@ -145,8 +154,7 @@ def policy_eval(
     Recommends a change only when the primary interval lies above zero; else "inert".
     """
     set_json(json_out)
-    from ..core.policy import DEFAULT_POLICY
-    from ..policy_eval import CandidateError, evaluate, load_candidates
+    from ..policy_eval import CandidateError, evaluate, load_candidates  # lazy: every typer command
 
     current = load_policy_option() or DEFAULT_POLICY
     chosen = None
@@ -157,7 +165,7 @@ def policy_eval(
             raise CliError("file_not_found", f"no such candidates file: {candidates}") from None
         except CandidateError as exc:
             raise CliError("invalid_input", str(exc)) from None
-    from .interchange import _ProgressBar
+    from .interchange import _ProgressBar  # lazy: the cli cycle through `app`
 
     bar = _ProgressBar("replaying the log", enabled=sys.stderr.isatty())
     try:
@@ -178,10 +186,10 @@ def policy_eval(
 
 def _write(report: Any, path: str) -> dict[str, Any] | None:
     """Record the recommended change and its provenance; None when there is nothing to."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # lazy: every typer command
 
-    from ..core.policy import MEASURED, write_policy
-    from ..policy_eval import PRIMARY
+    from ..core.policy_file import MEASURED, write_policy  # lazy: every typer command
+    from ..policy_eval import PRIMARY  # lazy: every typer command
 
     row = report.recommended
     if row is None:
@@ -209,7 +217,7 @@ def _write(report: Any, path: str) -> dict[str, Any] | None:
         }
         for name, value in row.candidate.changes.items()
     }
-    import tomllib
+    import tomllib  # lazy: every typer command
 
     # The written file states the whole policy evaluated: the current one's own settings
     # (when it came from another file) plus the change.

@@ -14,15 +14,15 @@ import os
 from pathlib import Path
 
 from . import app
-from .common import CliError, emit, json_option, set_json, state
+from .common import CliError, emit, json_option, open_store, set_json, state, target
 
 
 @app.command()
 def where(json_out: bool = json_option()) -> None:
     """Which playbook a command run here uses, and why (it opens nothing)."""
     set_json(json_out)
-    from ..project.config import ProjectConfigError, locate_playbook
-    from ..store import resolve_target
+    from ..project.config import ProjectConfigError, locate_playbook  # lazy: every typer command
+    from ..store import resolve_target  # lazy: every typer command
 
     try:
         located = locate_playbook(state.db, Path.cwd())
@@ -48,12 +48,12 @@ def workspace(json_out: bool = json_option()) -> None:
     """This folder's workspace: the key rules scoped to it carry (used by the hooks,
     `recall --scope workspace:.` and `add --scope workspace`)."""
     set_json(json_out)
-    from ..project.workspace import workspace_of
+    from ..project.workspace import workspace_of  # lazy: every typer command
 
     found = workspace_of(Path.cwd())
     if found is None:
         raise CliError("not_found", "this folder is no workspace")
-    data = {"key": found.key, "name": found.name, "source": found.source}
+    data: dict[str, object] = {"key": found.key, "name": found.name, "source": found.source}
     human = [
         f"{found.key}  (from the {'remote URL' if found.source == 'remote' else 'folder name'})"
     ]
@@ -69,8 +69,7 @@ def workspace(json_out: bool = json_option()) -> None:
 
 def _rules_keyed(name: str) -> int:
     """Active workspace rules keyed `name` in the playbook here (0 without one)."""
-    from ..store import holds_playbook
-    from .common import open_store, target
+    from ..store import holds_playbook  # lazy: every typer command
 
     if not holds_playbook(target()):
         return 0

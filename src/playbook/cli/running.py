@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, fail, state
 
@@ -40,7 +40,7 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
         _silence_stdout()
         return 1
     except Exception as exc:
-        if _click_error(exc, "ClickException"):
+        if _is_click_exception(exc):
             return _usage_error(exc)
         if _click_error(exc, "Abort"):
             sys.stderr.write("playbook: aborted\n")
@@ -50,7 +50,7 @@ def run_guarded(args: list[str], call: Callable[[], Any]) -> int:
             return fail(known)
         if state.json:
             fail(CliError("internal", f"internal error: {type(exc).__name__}: {exc}"))
-        import traceback  # only for a bug: its import is most of a millisecond
+        import traceback  # lazy: --help, mark, recall (only for a bug: ~1 ms)
 
         traceback.print_exc()
         sys.stderr.write(
@@ -66,7 +66,7 @@ def _tell_malformed() -> None:
     seen = checks.malformed_seen() if checks is not None else {}
     if not seen:
         return
-    from ..core.inert import inert
+    from ..core.inert import inert  # lazy: --help
 
     parts = [f"{table} {', '.join(sorted(map(str, keys))[:5])}" for table, keys in seen.items()]
     n = sum(len(keys) for keys in seen.values())
@@ -79,23 +79,31 @@ def _click_error(exc: BaseException, name: str) -> bool:
     return any(c.__name__ == name for c in type(exc).__mro__)
 
 
+class _ClickException(Protocol):
+    def format_message(self) -> str: ...
+
+
+def _is_click_exception(exc: BaseException) -> TypeGuard[_ClickException]:
+    return _click_error(exc, "ClickException")
+
+
 def _wants_json(argv: list[str]) -> bool:
     args = argv[: argv.index("--")] if "--" in argv else argv
     return "--json" in args
 
 
-def _usage_error(exc: Exception) -> int:
+def _usage_error(exc: _ClickException) -> int:
     code = int(getattr(exc, "exit_code", EXIT_USAGE))
     if type(exc).__name__ == "NoArgsIsHelpError":
-        sys.stderr.write(str(exc.format_message()) + "\n")  # type: ignore[attr-defined]
+        sys.stderr.write(str(exc.format_message()) + "\n")
         return code
     if code != EXIT_USAGE:  # e.g. a FileError: a user error, not a usage error
-        return fail(CliError("file_error", str(exc.format_message())))  # type: ignore[attr-defined]
+        return fail(CliError("file_error", str(exc.format_message())))
     # One plain line, as for every other error (click would print usage, hint and message
     # on three lines): the message, and where to read the usage.
     ctx = getattr(exc, "ctx", None)
     hint = f"see '{ctx.command_path} --help'" if ctx is not None else "see 'playbook --help'"
-    message = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")
     return fail(CliError("usage", message, hint, EXIT_USAGE))
 
 

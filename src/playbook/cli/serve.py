@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from . import app
-from .common import CliError
+from .common import CliError, db_target, load_policy_option
 
 
 @app.command()
@@ -11,11 +13,8 @@ def mcp() -> None:
     """Serve the playbook to agents over MCP (stdio): recall, rules, stats, feedback,
     outcomes, proposals, reflection. No tool approves, pins, blocks or deletes anything.
     Needs the 'mcp' extra (exit 1, error code not_installed, without it)."""
-    import os
-
-    from ..mcp.server import INSTALL, McpUnavailable, serve
-    from ..project.workspace import workspace_of
-    from .common import db_target, load_policy_option
+    from ..mcp.server import INSTALL, McpUnavailable, serve  # lazy: every typer command
+    from ..project.workspace import workspace_of  # lazy: every typer command
 
     try:  # the agent starts the server in the project's folder
         here = workspace_of(os.getcwd())

@@ -39,7 +39,7 @@ def tui(
     with open_store(create=False):  # refuses a file that is not a playbook, migrates one
         pass
     policy = load_policy_option()  # scores as the CLI does under --policy / $PLAYBOOK_POLICY
-    from ..tui.app import Workbench
+    from ..tui.app import Workbench  # lazy: every typer command
 
     location = where.path if where.is_file else where.location
     Workbench(location, policy=policy, label=str(where)).run()
@@ -89,7 +89,13 @@ def demo(
     def prepare(progress: Callable[[float, str], None]) -> None:
         """In the app's worker: a copy of the cached demo, built first if need be. (The core
         is imported here, after the frame is on screen.)"""
-        from ..demo.cache import build_cached_demo, cache_root, cached_demo, copy_demo, make_demo
+        from ..demo.cache import (  # lazy: every typer command
+            build_cached_demo,
+            cache_root,
+            cached_demo,
+            copy_demo,
+            make_demo,
+        )
 
         root = cache_root()
         cached = None if rebuild else cached_demo(root)
@@ -137,8 +143,8 @@ def demo(
 
     for sig in (signal.SIGHUP, signal.SIGTERM):
         signal.signal(sig, on_signal)
-    from ..tui.demo_app import DemoWorkbench
-    from ..tui.tour import TourWorkbench
+    from ..tui.demo_app import DemoWorkbench  # lazy: every typer command
+    from ..tui.tour import TourWorkbench  # lazy: every typer command
 
     fate = "kept on exit" if keep else "deleted on exit; --keep keeps it"
     note = fate + ("; live writer on" if writer else "")

@@ -34,13 +34,15 @@ user gave, refusing an object that names one key twice (which one would win is a
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, Protocol, TextIO
 
 from .errors import InvalidInput, PlaybookError
 
@@ -64,7 +66,7 @@ class TooLarge(InvalidInput):
 
 
 def _shown(path: Path | str) -> str:
-    from .inert import inert
+    from .inert import inert  # lazy: hook prompt
 
     return inert(str(path), one_line=True)
 
@@ -154,9 +156,6 @@ def _write_through(path: Path, data: bytes) -> None:
 def _reader_waiting(path: Path) -> int:
     """The FIFO opened to write once something reads it (waiting up to READER_WAIT: a
     plain open would wait for ever), blocking again for the write itself."""
-    import errno
-    import time
-
     deadline = time.monotonic() + READER_WAIT
     while True:
         try:
@@ -217,7 +216,7 @@ def create_private(path: Path) -> None:
 
 
 def _replace(path: Path, data: bytes, old: os.stat_result | None, *, private: bool) -> None:
-    import tempfile  # here: a hook that only appends to its log never loads it (nor shutil)
+    import tempfile  # lazy: hook prompt (a hook that only appends to its log: nor shutil)
 
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -289,10 +288,10 @@ def read_capped(
         return _capped(fh, max_bytes, f"{what} {_shown(path)}", option)
 
 
-def _capped(fh: object, max_bytes: int, label: str, option: str) -> bytes:
+def _capped(fh: BinaryIO, max_bytes: int, label: str, option: str) -> bytes:
     parts: list[bytes] = []
     size = 0
-    read = fh.read  # type: ignore[attr-defined]
+    read = fh.read
     while True:
         chunk = read(min(CHUNK, max_bytes + 1 - size))
         if not chunk:
@@ -306,6 +305,14 @@ def _capped(fh: object, max_bytes: int, label: str, option: str) -> bytes:
 def _too_large(label: str, size: int, limit: int, option: str, *, more: bool = False) -> str:
     got = f"more than {limit:,} bytes" if more else f"{size:,} bytes"
     return f"{label} is {got}, over the {limit:,}-byte limit" + (f" ({option})" if option else "")
+
+
+class Readable(Protocol):
+    """What a reader of an open binary source uses: a file, a pipe, or a `Capped` one."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def seekable(self) -> bool: ...
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
 
 
 class Capped:
@@ -380,7 +387,7 @@ TOML_MAX = 1 << 20  # a policy or candidates file: settings, never megabytes
 def read_toml(path: str | os.PathLike[str], max_bytes: int = TOML_MAX) -> dict[str, Any]:
     """A TOML file a user named, read up to `max_bytes`; `tomllib.TOMLDecodeError` for one
     that is not UTF-8 or not TOML (`FileNotFoundError` and `TooLarge` as `read_capped`)."""
-    import tomllib
+    import tomllib  # lazy: hook prompt
 
     data = read_capped(path, max_bytes, "the TOML file", option="")
     try:

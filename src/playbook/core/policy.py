@@ -1,7 +1,8 @@
 """Every constant of SPEC §4–§6, with where each default came from.
 
 `playbook policy show` prints these with their provenance. A policy can be loaded from a
-`playbook.toml` file (a `[policy]` table, or the top level) with `load_policy`.
+`playbook.toml` file (a `[policy]` table, or the top level) with
+`core.policy_file.load_policy`.
 
 `Policy` is a frozen dataclass whose fields carry pydantic's constraints (`gt`, `ge`, `le`):
 a policy built with any value is validated by pydantic, against a model generated from
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from pathlib import Path
+import typing
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -218,7 +219,8 @@ class Policy:
     @property
     def fields_set(self) -> frozenset[str]:
         """The names given when this policy was built (a policy file's own settings)."""
-        return self._fields_set  # type: ignore[attr-defined, no-any-return]
+        given: frozenset[str] = self.__dict__["_fields_set"]  # set by __init__, not a field
+        return given
 
     def values(self) -> dict[str, Any]:
         """Every constant by name, in declaration order."""
@@ -267,9 +269,11 @@ def _defaults() -> dict[str, Any]:
 def validator() -> type[BaseModel]:
     """The pydantic model that validates a policy: one field per constant, with its
     default, description, source and constraints (built on first use: it is slow)."""
-    import typing
-
-    from pydantic import ConfigDict, Field, create_model
+    from pydantic import (  # lazy: mark, recall, hook prompt, every typer command
+        ConfigDict,
+        Field,
+        create_model,
+    )
 
     hints = typing.get_type_hints(Policy)
     fields: dict[str, Any] = {}
@@ -291,7 +295,7 @@ def validator() -> type[BaseModel]:
         )
     # allow_inf_nan=False: NaN and the infinities are refused for every number, by name.
     config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-    return create_model("Policy", __config__=config, **fields)  # type: ignore[call-overload, no-any-return]
+    return create_model("Policy", __config__=config, **fields)
 
 
 def _validated(values: dict[str, Any]) -> dict[str, Any]:
@@ -301,115 +305,3 @@ def _validated(values: dict[str, Any]) -> dict[str, Any]:
 
 
 DEFAULT_POLICY = Policy()
-
-
-def load_policy(path: str | Path) -> Policy:
-    """Read a policy from a TOML file; unknown keys are an error (no silent typos)."""
-    from .files import read_toml  # only here: every command imports this module
-
-    data = read_toml(path)
-    # [reflect] (the hooks' reflector) shares the file; it is not a policy constant.
-    table = data.get("policy", {k: v for k, v in data.items() if k != "reflect"})
-    return Policy(**table)
-
-
-# ----------------------------------------------------------------------------- provenance
-# A constant measured by `playbook policy eval --write` carries the evidence it was chosen
-# on, in the same file as its value: `[policy]` holds the values (what `load_policy` reads),
-# `[provenance.NAME]` what each measured value rests on. `playbook policy show` prints it.
-
-MEASURED = "measured by playbook policy eval"
-
-
-def load_provenance(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The `[provenance.NAME]` tables of a policy file (empty when it has none)."""
-    from .files import read_toml
-
-    table = read_toml(path).get("provenance", {})
-    return (
-        {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
-    )
-
-
-def write_policy(
-    path: str | Path, values: dict[str, Any], provenance: dict[str, dict[str, Any]]
-) -> Policy:
-    """Set `values` in the policy file at `path` with their provenance, keeping the file's
-    other settings and provenance; the values are validated before anything is written,
-    and the file is replaced whole (a crash leaves the old file or the new one).
-
-    Comments in an existing file are not kept (TOML is rewritten from its data)."""
-    from .files import read_toml
-
-    path = Path(path)
-    data: dict[str, Any] = {}
-    if path.is_file():  # (a device or a FIFO to write through holds no settings)
-        data = read_toml(path)
-    if "policy" in data:
-        table = dict(data.pop("policy"))
-    else:  # the top-level form: its plain keys are the policy
-        table = {k: data.pop(k) for k in list(data) if not isinstance(data[k], dict)}
-    table.update(values)
-    policy = Policy(**table)
-    prov = dict(data.pop("provenance", {}))
-    prov.update(provenance)
-    text = dump_toml({"policy": table, "provenance": prov, **data})
-    from .files import write_file  # replaces a regular file whole; never a device or a link out
-
-    write_file(path, text)
-    return policy
-
-
-def describe_provenance(p: dict[str, Any]) -> str:
-    """One line: when and on what evidence a constant was measured."""
-    interval = p.get("interval") or [float("nan"), float("nan")]
-    return (
-        f"measured {p.get('date', '?')} by policy eval ({p.get('candidate', '?')}): "
-        f"{p.get('metric', '?')} {p.get('difference', float('nan')):+z.4f} "
-        f"[95% CI {interval[0]:+z.4f}, {interval[1]:+z.4f}] over {p.get('heldout_events', '?')} "
-        f"held-out events in {p.get('sessions', '?')} sessions, log {p.get('log_span', '?')}"
-    )
-
-
-def dump_toml(tables: dict[str, Any]) -> str:
-    """TOML for plain data: strings, numbers, booleans, lists of those, nested tables."""
-    import json
-    import math
-    import re
-
-    def key(k: str) -> str:
-        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
-
-    def value(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return str(v)
-        if isinstance(v, float):
-            if math.isnan(v):
-                return "nan"
-            return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
-        if isinstance(v, str):
-            return json.dumps(v).replace("\x7f", "\\u007f")
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        raise TypeError(f"cannot write {type(v).__name__} to TOML")
-
-    lines: list[str] = []
-
-    def table(name: str, body: dict[str, Any]) -> None:
-        plain = [(k, v) for k, v in body.items() if not isinstance(v, dict)]
-        nested = [(k, v) for k, v in body.items() if isinstance(v, dict)]
-        if plain or not nested:
-            if lines:
-                lines.append("")
-            lines.append(f"[{name}]")
-            lines.extend(f"{key(k)} = {value(v)}" for k, v in plain)
-        for k, v in nested:
-            table(f"{name}.{key(k)}", v)
-
-    lines.extend(f"{key(k)} = {value(v)}" for k, v in tables.items() if not isinstance(v, dict))
-    for name, body in tables.items():
-        if isinstance(body, dict) and body:
-            table(key(name), body)
-    return "\n".join(lines) + "\n"

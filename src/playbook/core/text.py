@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from .policy import DEFAULT_POLICY
+
 TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
 
 # A rule is a prohibition when it *starts* with one (SPEC §5 "Polarity"): `AVOID:`, Never,
@@ -46,8 +48,6 @@ def query_tokens(text: str, stop_words: Iterable[str] | None = None) -> list[str
 
 @functools.cache
 def _default_stop_words() -> frozenset[str]:
-    from .policy import DEFAULT_POLICY
-
     return DEFAULT_POLICY.stop_words()
 
 
@@ -90,14 +90,16 @@ def sha256_hex(data: bytes) -> str:
     digests of a few bytes). The same digest either way."""
     global _sha256
     if _sha256 is None:
-        try:
-            from _sha256 import sha256  # Python 3.11
-        except ImportError:
+        for name in ("_sha256", "_sha2"):  # Python 3.11; 3.12 on (private: no stubs)
             try:
-                from _sha2 import sha256  # Python 3.12 on
-            except ImportError:  # a build without them: OpenSSL's
-                from hashlib import sha256
-        _sha256 = sha256
+                _sha256 = __import__(name).sha256
+                break
+            except ImportError:
+                pass
+        else:  # a build without them: OpenSSL's
+            from hashlib import sha256  # lazy: mark, recall, hook prompt, every typer command
+
+            _sha256 = sha256
     return str(_sha256(data).hexdigest())
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..curation import curate
+from ..review import queue
 from ..store import PlaybookStore, open_store
 
 WRITER_RULES = (
@@ -61,8 +62,6 @@ def run_writer(
 
 
 def _write_once(store: PlaybookStore, rng: random.Random, n: int) -> None:
-    from ..review import queue
-
     roll = rng.random()
     ref = f"session:writer/{datetime.now(UTC):%H%M%S}"
     if roll < 0.15:

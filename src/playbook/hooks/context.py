@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from playbook.core.text import strip_avoid
+from playbook.project.workspace import same_workspace
 
 if TYPE_CHECKING:
     from playbook.core.model import Bullet
@@ -80,7 +81,7 @@ class Item:
 
 def protocol_text(recall_hint: str | None = None) -> str:
     """The agent's protocol as a session's context opens with it."""
-    from playbook.project.protocol import protocol_lines
+    from playbook.project.protocol import protocol_lines  # lazy: hook prompt
 
     lines = protocol_lines(recall_hint=recall_hint) if recall_hint else protocol_lines()
     return "\n".join([PROTOCOL_HEADING, *lines])
@@ -120,7 +121,7 @@ def prompt_items(
 ) -> list[Item]:
     """What the playbook says about `prompt`, best first, without the ids in `skip`; of the
     scoped rules, only those of this `workspace` (`project.workspace`)."""
-    from playbook.retrieval.query import recall
+    from playbook.retrieval.query import recall  # lazy: hook session-start
 
     scope = [f"workspace:{workspace.key}"] if workspace else None
     limit = PROMPT_LIMIT + len(skip)
@@ -158,6 +159,4 @@ def session_start_items(
 
 def _mine(key: str | None, workspace: Workspace | None) -> bool:
     """A workspace rule without a key is every workspace's; one with a key, its own."""
-    from playbook.project.workspace import same_workspace
-
     return key is None or same_workspace(key, workspace)

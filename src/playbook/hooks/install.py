@@ -35,6 +35,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..store import resolve_target
+from ..store.target import url_without_password
 from . import install_codex as codex
 from .install_plan import InstallError, Plan, apply, check, load_backup, read_text, restored
 from .install_settings import has_ours, plan_hooks, set_env, strip_hooks, strip_plan, then
@@ -125,9 +127,6 @@ def hook_command(req: Request, portable: bool) -> list[str]:
     script, on_path = playbook_script()
     args = ["playbook" if on_path else script]
     if req.db is not None:
-        from ..store import resolve_target
-        from ..store.target import url_without_password
-
         where = resolve_target(req.db)  # a URL's password stays out of every file: libpq
         args += [  # reads it from ~/.pgpass or $PGPASSWORD (the install says so)
             "--db",

@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .install_plan import InstallError, Plan, read_text
+
 if TYPE_CHECKING:
     from .install_plan import Plan
 
@@ -45,8 +47,6 @@ def hooks_off(text: str | None) -> bool:
 
 def plan_config(path: Path, base: list[str], reflector: str | None) -> Plan:
     """Add the MCP server; ``notify`` only where hooks are off (else take ours out)."""
-    from .install_plan import InstallError, Plan, read_text
-
     before = read_text(path)
     text = before or ""
     try:

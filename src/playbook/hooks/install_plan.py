@@ -11,11 +11,12 @@ import contextlib
 import difflib
 import hashlib
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.files import private_folder
+from ..core.files import TooLarge, private_folder, read_capped, write_file, write_target
 from .state import state_dir
 
 __all__ = ["InstallError", "Plan", "apply", "check", "load_backup", "read_text", "restored"]
@@ -65,8 +66,6 @@ def restored(path: Path) -> Plan | None:
 def check(plans: list[Plan]) -> None:
     """`UnsafePath` for the first plan whose file `write_file` would refuse (a link out of
     its folder, a folder): raised before any of them is written."""
-    from ..core.files import write_target
-
     for plan in plans:
         if plan.changes and plan.after is not None:
             write_target(plan.path)
@@ -74,8 +73,6 @@ def check(plans: list[Plan]) -> None:
 
 def apply(plan: Plan, *, installing: bool) -> None:
     """Write the plan and keep what an uninstall needs to restore the file."""
-    from ..core.files import write_file
-
     if not plan.changes:
         return
     if plan.after is None:
@@ -107,10 +104,6 @@ def _missing_parents(path: Path) -> list[Path]:
 def read_text(path: Path) -> str | None:
     """The settings file's text (None: there is none); `InstallError` for one that is not
     a regular file (a FIFO would wait for a writer), too large, or not UTF-8."""
-    import stat
-
-    from ..core.files import TooLarge, read_capped
-
     try:
         if not stat.S_ISREG(path.stat().st_mode):
             raise InstallError(f"{path} is not a regular file; an agent's settings file is")
@@ -140,8 +133,6 @@ def load_backup(path: Path, default: Any = None) -> Any:
 
 
 def _save_backup(path: Path, saved: dict[str, Any]) -> None:
-    from ..core.files import write_file
-
     target = _backup_path(path)
     private_folder(target.parent)
     write_file(target, json.dumps({"path": str(path.resolve()), **saved}))

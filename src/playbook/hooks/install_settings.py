@@ -159,11 +159,12 @@ def strip_plan(path: Path, kind: str) -> Plan:
     before = read_text(path)
     if before is None or not before.strip():
         return Plan(path, before, before)
-    after: str | None = strip_hooks(path, before) if kind in ("claude", "codex") else before
+    stripped = strip_hooks(path, before) if kind in ("claude", "codex") else before
     saved = load_backup(path)
-    if after != before and saved and saved.get("original") is None and json.loads(after) == {}:
-        after = None
-    return Plan(path, before, after)
+    made_by_install = bool(saved) and saved.get("original") is None
+    if stripped != before and made_by_install and json.loads(stripped) == {}:
+        return Plan(path, before, None)
+    return Plan(path, before, stripped)
 
 
 def has_ours(path: Path) -> bool:

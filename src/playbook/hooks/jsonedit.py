@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
+from _json import scanstring  # what json.decoder.scanstring is on CPython (typeshed hides it)
 from dataclasses import dataclass, field
-from json.decoder import scanstring
 from typing import Any
 
 __all__ = ["JsonText"]
 
 _WS = re.compile(r"[ \t\n\r]*")
+_INDENT = re.compile(r"[ \t]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 
 
@@ -37,8 +38,14 @@ class _Node:
     children: list[_Node] = field(default_factory=list)
 
 
+def _skip_ws(text: str, pos: int) -> int:
+    """The position past the whitespace at `pos` (the pattern matches the empty string too)."""
+    m = _WS.match(text, pos)
+    return pos if m is None else m.end()
+
+
 def _parse(text: str, pos: int) -> _Node:
-    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    pos = _skip_ws(text, pos)
     char = text[pos : pos + 1]
     if char == '"':
         _, end = scanstring(text, pos + 1)
@@ -46,18 +53,18 @@ def _parse(text: str, pos: int) -> _Node:
     if char in "{[":
         node = _Node(pos, pos, "object" if char == "{" else "array")
         closing = "}" if char == "{" else "]"
-        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+        pos = _skip_ws(text, pos + 1)
         while text[pos] != closing:
             if node.kind == "object":
                 key, after = scanstring(text, pos + 1)
                 node.keys.append(key)
                 node.key_starts.append(pos)
-                pos = _WS.match(text, after).end() + 1  # type: ignore[union-attr]  # the colon
+                pos = _skip_ws(text, after) + 1  # the colon
             child = _parse(text, pos)
             node.children.append(child)
-            pos = _WS.match(text, child.end).end()  # type: ignore[union-attr]
+            pos = _skip_ws(text, child.end)
             if text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                pos = _skip_ws(text, pos + 1)
         node.end = pos + 1
         return node
     m = _SCALAR.match(text, pos)
@@ -91,7 +98,8 @@ class JsonText:
 
     def _indent_at(self, pos: int) -> str:
         line_start = self.text.rfind("\n", 0, pos) + 1
-        return re.match(r"[ \t]*", self.text[line_start:]).group(0)  # type: ignore[union-attr]
+        m = _INDENT.match(self.text, line_start)  # (matches the empty string too)
+        return "" if m is None else m.group(0)
 
     def _dump(self, value: Any, indent: str) -> str:
         if not self.multiline:

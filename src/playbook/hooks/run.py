@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
+from playbook.store import open_store, resolve_target
+
 from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload
 from .state import SessionMemory, log_line, prune_sessions
 
@@ -128,7 +130,7 @@ class _Config:
 
     def recall_hint(self) -> str:
         """How the agent recalls from this playbook, in its shell."""
-        import shlex
+        import shlex  # lazy: hook prompt
 
         words = 'recall "<a few words>"'
         if not self.explicit or "://" in str(self.db):
@@ -138,7 +140,7 @@ class _Config:
 
 
 def _locate(payload: HookInput) -> str:
-    from playbook.project.config import locate_playbook
+    from playbook.project.config import locate_playbook  # lazy: hook prompt
 
     return locate_playbook(None, payload.cwd).target
 
@@ -157,15 +159,13 @@ def _describe(exc: BaseException) -> str:
 @contextmanager
 def _store(config: _Config) -> Iterator[PlaybookStore]:
     """The playbook, which a hook never creates (a file, or a database URL)."""
-    from playbook.store import open_store, resolve_target
-
     where = resolve_target(config.db)
     if not where.exists():
         raise HookError(f"no playbook at {where}")
 
     loaded = None
     if config.policy is not None:
-        from playbook.core.policy import load_policy
+        from playbook.core.policy_file import load_policy  # lazy: hook prompt
 
         loaded = load_policy(config.policy)
     with open_store(config.db, loaded, mode="write") as store:
@@ -183,7 +183,7 @@ def _give(
     """The hook's answer: `preface`, then the items `pick` chooses (given the ids the
     session has had), within the budget, remembered for the session; "" when there is
     nothing to say."""
-    from .context import render
+    from .context import render  # lazy: hook session-end (each event loads its own branch)
 
     memory = SessionMemory(payload.session_id)
     with _store(config) as store:
@@ -203,13 +203,13 @@ def _give(
 
 
 def _workspace(payload: HookInput) -> Workspace | None:
-    from playbook.project.workspace import workspace_of
+    from playbook.project.workspace import workspace_of  # lazy: hook session-end
 
     return workspace_of(payload.cwd)
 
 
 def prompt(payload: HookInput, config: _Config) -> str:
-    from .context import prompt_items
+    from .context import prompt_items  # lazy: hook session-end (each event loads its own branch)
 
     text = payload.need("prompt")
     if not text.strip():
@@ -228,7 +228,10 @@ def session_start(payload: HookInput, config: _Config) -> str:
     """The agent's protocol (`project.protocol`), then the proven rules for the workspace.
     The protocol is told at every start, resume, clear and compaction: it is what makes a
     session leave something behind, and a cleared context no longer holds it."""
-    from .context import protocol_text, session_start_items
+    from .context import (  # lazy: hook session-end (each event loads its own branch)
+        protocol_text,
+        session_start_items,
+    )
 
     if payload.source in ("clear", "compact"):
         SessionMemory(payload.session_id).forget()  # the context that held them is gone
@@ -256,7 +259,7 @@ def codex_notify(payload: HookInput, config: _Config) -> str:
 
 
 def _end(payload: HookInput, config: _Config, agent: str) -> str:
-    from .session_end import REFLECTOR_ENV, start_session_end
+    from .session_end import REFLECTOR_ENV, start_session_end  # lazy: hook prompt
 
     if payload.turn_id is not None:
         agent = "codex"  # Codex's Stop hook, which runs when each turn ends

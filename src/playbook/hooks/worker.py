@@ -1,6 +1,6 @@
 """The detached half of `playbook hook session-end`: ``python -m playbook.hooks.worker``.
 
-Runs `session_end.end_session` for one session and writes one line to the reflection log
+Runs `session_work.end_session` for one session and writes one line to the reflection log
 (`state.reflect_log_path()`): what was staged and recorded, or why nothing was. Runs for
 the same session wait for each other (a lock per session), and each reads only what the
 previous one left past the watermark, so a session is never staged twice.
@@ -15,8 +15,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from playbook.core.policy import DEFAULT_POLICY
+from playbook.core.policy_file import load_policy
+from playbook.project.sessions import TranscriptRefused, check_transcript
+from playbook.store import open_store, resolve_target
+
 from ..core.files import open_private
-from .session_end import WORKER_DB_ENV, end_session, reflector_from_config
+from .session_end import WORKER_DB_ENV
+from .session_work import end_session, reflector_from_config
 from .state import log_line, reflect_log_path, session_key, state_dir
 
 
@@ -44,10 +50,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> str:
-    from playbook.core.policy import DEFAULT_POLICY, load_policy
-    from playbook.project.sessions import TranscriptRefused, check_transcript
-    from playbook.store import open_store, resolve_target
-
     try:
         transcript = check_transcript(args.transcript)
     except TranscriptRefused as exc:
@@ -68,7 +70,7 @@ def _session_lock(session_id: str) -> Iterator[None]:
     """An exclusive lock on a per-session file while the session is reflected (POSIX; where
     there is no flock, the watermark check alone keeps a second run from storing twice)."""
     try:
-        import fcntl
+        import fcntl  # lazy: POSIX only (no lock elsewhere)
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return

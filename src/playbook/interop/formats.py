@@ -52,8 +52,8 @@ def sniff(data: bytes) -> str:
     """The kind of file `data` looks like (one of the constants above). Nothing but white
     space is `EMPTY`: what cass-memory leaves as a `blocked.log` when nothing was
     forgotten (`load` decides from the name and `--format` what an empty file is)."""
-    from .cass.blocked_log import looks_like_blocked_log
-    from .cass.diary import looks_like_diary
+    from .cass.blocked_log import looks_like_blocked_log  # lazy: a cycle via interop.cass
+    from .cass.diary import looks_like_diary  # lazy: a cycle via interop.cass
 
     head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head and not data[_HEAD:].strip():

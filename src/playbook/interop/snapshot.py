@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ..core.files import loads_json
 from ..core.inert import dumps
 from ..store.interchange import ORDER, read_table
 from ..store.schema import MEMORY_LATEST
@@ -89,11 +90,11 @@ def to_json(doc: dict[str, Any]) -> str:
 
 
 def to_yaml(doc: dict[str, Any]) -> str:
-    import yaml
+    import yaml  # lazy: yaml, for the YAML format only
 
     base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-    class _Dumper(base):  # type: ignore[misc,valid-type]
+    class _Dumper(base):  # type: ignore[misc,valid-type]  # libyaml's or pure, chosen at runtime
         def ignore_aliases(self, data: Any) -> bool:  # no anchors: plain, diffable text
             return True
 
@@ -123,8 +124,6 @@ def decode(data: bytes, fmt: str) -> Any:
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"not UTF-8 text (byte {exc.start})") from None
     if fmt == "json":
-        from ..core.files import loads_json
-
         try:
             return loads_json(text)
         except json.JSONDecodeError as exc:
@@ -133,7 +132,7 @@ def decode(data: bytes, fmt: str) -> Any:
             raise SnapshotError(f"not valid JSON: {exc}") from None
         except RecursionError:
             raise SnapshotError("JSON is nested too deeply") from None
-    import yaml
+    import yaml  # lazy: yaml, for the YAML format only
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:

@@ -24,6 +24,7 @@ from ..core.model import (
     SourceName,
     StateName,
 )
+from ..core.text import content_hash, normalize
 from ..store import iso, parse_iso
 from .notes import Note
 
@@ -189,8 +190,6 @@ class Snapshot(_Row):
     def rows(self, section: str, notes: list[Note] | None = None) -> Iterator[dict[str, Any]]:
         """One section as table rows (provenance flattened, derived columns filled). A tag
         written twice on a bullet is kept once, with a note in `notes`."""
-        from ..core.text import content_hash, normalize
-
         for i, item in enumerate(getattr(self, section)):
             row = item.model_dump(by_alias=False)
             prov = row.pop("provenance", None)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.deltas import PlaybookDelta
+from ..core.deltas import PlaybookDelta, delta_adapter
+from ..core.limits import DELTA_FIELDS, SETTINGS
 from ..core.terms import ActorName, BulletTypeName, HarmReasonName, MaturityName, StateName
 
 if TYPE_CHECKING:
@@ -320,9 +321,6 @@ def _bound(prop: dict[str, Any], limit: int) -> None:
 def delta_list_schema(policy: Policy, description: str) -> dict[str, Any]:
     """The JSON schema of a list of deltas: `PlaybookDelta`'s own (one object shape per
     `type`), each text field bounded as `limits` bounds it under `policy`."""
-    from ..core.deltas import delta_adapter
-    from ..core.limits import DELTA_FIELDS, SETTINGS
-
     union = delta_adapter().json_schema()
     items = _inline({k: v for k, v in union.items() if k != "$defs"}, union.get("$defs", {}))
     for shape in items["oneOf"]:

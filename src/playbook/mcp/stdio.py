@@ -21,8 +21,9 @@ through one lock, so no frame is torn.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -118,15 +119,17 @@ def malformed_reply(line: str, validate: Callable[[str], object] | None = None) 
 
 def _sdk_validator() -> Callable[[str], object] | None:
     try:
-        from mcp_types import jsonrpc_message_adapter  # SDK 2.x
+        from mcp_types import jsonrpc_message_adapter  # lazy: the mcp extra, SDK 2.x
 
         return lambda line: jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ImportError:
         pass
     try:
-        from mcp.types import JSONRPCMessage  # SDK 1.x
+        from mcp.types import JSONRPCMessage  # lazy: the mcp extra, SDK 1.x
 
-        return JSONRPCMessage.model_validate_json
+        # a RootModel in SDK 1.x; SDK 2.x, the one type-checked, names a union with it
+        validate: Callable[[str], object] = cast(Any, JSONRPCMessage).model_validate_json
+        return validate
     except ImportError:  # pragma: no cover
         return None
 
@@ -135,7 +138,7 @@ class _LockedOut:
     """stdout for the transport: each write goes out whole, under one lock."""
 
     def __init__(self, raw: Any) -> None:
-        import anyio
+        import anyio  # lazy: the mcp extra (SDK 2.x or 1.x)
 
         self.raw = raw
         self.lock = anyio.Lock()
@@ -145,7 +148,7 @@ class _LockedOut:
         self.raw.flush()
 
     async def write(self, text: str) -> None:
-        import anyio
+        import anyio  # lazy: the mcp extra (SDK 2.x or 1.x)
 
         async with self.lock:
             await anyio.to_thread.run_sync(self._put, text)
@@ -178,7 +181,7 @@ class _CheckedIn:
         return self
 
     async def __anext__(self) -> str:
-        import anyio
+        import anyio  # lazy: the mcp extra (SDK 2.x or 1.x)
 
         while True:
             line, oversized = await anyio.to_thread.run_sync(
@@ -188,8 +191,8 @@ class _CheckedIn:
                 raise StopAsyncIteration
             if oversized:
                 mib = MAX_LINE_BYTES >> 20
-                reply = _error(None, INVALID_REQUEST, f"Invalid Request: over {mib} MiB")
-                await self.out.write(reply + "\n")
+                refusal = _error(None, INVALID_REQUEST, f"Invalid Request: over {mib} MiB")
+                await self.out.write(refusal + "\n")
                 continue
             text = line.decode("utf-8", "replace")
             verdict, reply = screen(text, self.validate)
@@ -201,13 +204,12 @@ class _CheckedIn:
 
 async def serve_stdio(server: Any) -> None:
     """Run `server` (the SDK's server object) on this process's stdin and stdout."""
-    import sys
-
-    from mcp.server.stdio import stdio_server
+    from mcp.server.stdio import stdio_server  # lazy: the mcp extra (SDK 2.x or 1.x)
 
     # MCPServer (SDK 2.x) and FastMCP (1.x) keep the protocol server under these names.
     low = getattr(server, "_lowlevel_server", None) or server._mcp_server
     out = _LockedOut(sys.stdout.buffer)
     lines = _CheckedIn(sys.stdin.buffer, out)
-    async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+    transport = stdio_server(stdin=lines, stdout=out)  # type: ignore[arg-type]  # duck-typed anyio files
+    async with transport as (read, write):
         await low.run(read, write, low.create_initialization_options())

@@ -11,7 +11,7 @@ from ..store import iso
 if TYPE_CHECKING:
     from ..core.model import Bullet, FeedbackEvent
     from ..review import BulletDetail, HiddenReport
-    from ..review.queue import Proposal
+    from ..review.proposals import Proposal
 
 
 def rule(b: Bullet, score: float) -> dict[str, Any]:

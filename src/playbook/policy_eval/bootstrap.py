@@ -49,7 +49,7 @@ class Estimate:
 
 def session_index(keys: Sequence[str]) -> tuple[np.ndarray, int]:
     """Each mark's session as an index into the sorted distinct keys."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     names = sorted(set(keys))
     where = {k: i for i, k in enumerate(names)}
@@ -58,7 +58,7 @@ def session_index(keys: Sequence[str]) -> tuple[np.ndarray, int]:
 
 def resample(n_sessions: int, replicates: int = REPLICATES, seed: int = SEED) -> np.ndarray:
     """(replicates, sessions): how many times each session is drawn in each replicate."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     rng = np.random.default_rng(seed)
     if n_sessions == 0:
@@ -73,14 +73,14 @@ def resample(n_sessions: int, replicates: int = REPLICATES, seed: int = SEED) ->
 
 def _per_session(sess: np.ndarray, values: np.ndarray, n_sessions: int) -> np.ndarray:
     """(sessions, columns): the sum of each column of `values` over each session's marks."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     cols = [np.bincount(sess, values[:, c], minlength=n_sessions) for c in range(values.shape[1])]
     return np.column_stack(cols).astype(np.float32) if cols else np.zeros((n_sessions, 0))
 
 
 def _summarise(value: float, diff: float, reps: np.ndarray, events: int, sessions: int) -> Estimate:
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     ok = reps[~np.isnan(reps)]
     if len(ok) < 2:
@@ -101,7 +101,7 @@ def mean_estimates(
 ) -> list[Estimate]:
     """Per candidate (column 0: the current policy), the mean of `values` over the marks in
     `mask`, and its paired difference against column 0 with a session-bootstrap interval."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     v = values[mask]
     sess = session[mask]
@@ -133,7 +133,7 @@ def auc_estimates(
     AUC (`metrics.placements`). It has the variance of re-ranking every replicate to first
     order, at the cost of a matrix product instead of a sort per replicate and candidate.
     """
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     s, yy, sess = scores[mask], y[mask], session[mask]
     n_s, n_c = counts.shape[1], scores.shape[1]

@@ -9,10 +9,12 @@ refused with the reason rather than evaluated as if the change did nothing.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.files import read_toml
 from ..core.policy import Policy
 
 GRID_HALF_LIVES = (30.0, 60.0, 90.0, 180.0, 365.0)
@@ -66,7 +68,7 @@ def candidate(name: str, current: Policy, **values: Any) -> Candidate:
             "(maturity is held at its logged values; only decay, harm weight, maturity "
             f"multipliers and recall constants vary: {', '.join(VARIABLE)})"
         )
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # lazy: pydantic, only for a candidate file
 
     try:
         policy = Policy(**{**current.values(), **values})
@@ -93,10 +95,6 @@ def default_grid(current: Policy) -> list[Candidate]:
 def load_candidates(path: str | Path, current: Policy) -> list[Candidate]:
     """Named policies from a TOML file: `[candidates.NAME]` tables (or top-level tables),
     each a few settings changed from the current policy."""
-    import tomllib
-
-    from ..core.files import read_toml
-
     path = Path(path)
     try:
         data = read_toml(path)

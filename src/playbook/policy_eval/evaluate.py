@@ -67,7 +67,7 @@ def evaluate(
 ) -> EvalReport:
     """Compare `candidates` (default: the half-life x harm-weight grid) with `current`
     (default: the store's policy) on the store's own log. Reads only."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     if not 0.0 < split < 1.0:
         raise InvalidInput(f"split must be between 0 and 1 (not {split})")
@@ -148,7 +148,7 @@ def _too_few(log: LogSummary) -> Verdict:
 
 
 def _verdict(log: LogSummary, rows: list[Row], y: object, held: object) -> Verdict:
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     yy, hh = np.asarray(y), np.asarray(held)
     both = all(
@@ -166,7 +166,8 @@ def _verdict(log: LogSummary, rows: list[Row], y: object, held: object) -> Verdi
         return Verdict("inert", None, "no challenger to compare")
     best = min(challengers, key=lambda r: (r.training_log_loss, r.candidate.name))
     base = rows[0].training_log_loss
-    if base is not None and best.training_log_loss >= base:  # type: ignore[operator]
+    best_loss = best.training_log_loss  # (never None: a challenger has one)
+    if base is not None and best_loss is not None and best_loss >= base:
         return Verdict(
             "inert", None, "no challenger fits the training span better than the current policy"
         )

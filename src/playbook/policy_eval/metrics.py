@@ -19,14 +19,15 @@ RIDGE = 1.0  # a weak pull of the slope towards 0: a perfectly separated span st
 
 
 def feature(scores: np.ndarray) -> np.ndarray:
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
-    return np.arcsinh(scores)
+    out: np.ndarray = np.arcsinh(scores)
+    return out
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, iterations: int = 50) -> tuple[float, float]:
     """(a, b) minimising the log-loss of σ(a + b·x) plus RIDGE/2·b², by Newton's method."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -49,11 +50,12 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, iterations: int = 50) -> tuple[fl
 
 def log_losses(x: np.ndarray, y: np.ndarray, a: float, b: float) -> np.ndarray:
     """Per-event log-loss (nats) of σ(a + b·x) against y."""
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     p = 1.0 / (1.0 + np.exp(-(a + b * x)))
     p = np.clip(p, P_CLIP, 1 - P_CLIP)
-    return -(y * np.log(p) + (1 - y) * np.log1p(-p))
+    losses: np.ndarray = -(y * np.log(p) + (1 - y) * np.log1p(-p))
+    return losses
 
 
 def placements(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -65,7 +67,7 @@ def placements(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     (the U-statistic's projection), which is what the session bootstrap resamples.
     Returns (placement per mark, AUC); nan when one kind is missing.
     """
-    import numpy as np
+    import numpy as np  # lazy: numpy, only while evaluating
 
     pos = np.sort(scores[y == 1])
     neg = np.sort(scores[y == 0])

@@ -137,7 +137,7 @@ def find_project_config(
 
 def _read(path: Path, table: tuple[str, ...] | None) -> dict[str, Any] | None:
     """The settings in `path` (its `table`, for pyproject.toml; None when it has none)."""
-    import tomllib
+    import tomllib  # lazy: mark, recall
 
     limit = MAX_CONFIG_BYTES if table is None else MAX_PYPROJECT_BYTES
     try:

@@ -27,12 +27,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from ..core.deltas import InvalidDelta
 from ..core.model import Bullet, Provenance
 from ..core.text import core_tokens, normalize, query_tokens, strip_avoid
 from ..curation import curate
+from ..review.agent import curate_as_agent
 from ..review.queue import stage, validate_proposal
 from ..store import PlaybookStore
 from .copies import mark_read, unread
@@ -47,6 +48,9 @@ from .result import (
     ReflectionResult,
     RejectedItem,
 )
+
+if TYPE_CHECKING:
+    from ..core.files import Readable
 
 __all__ = [
     "PLAYBOOK_LIMIT",
@@ -64,7 +68,7 @@ PLAYBOOK_LIMIT = 300
 def reflect_session(
     store: PlaybookStore,
     session_ref: str,
-    diary: Diary | str | Path | BinaryIO,
+    diary: Diary | str | Path | Readable,
     reflector: Reflector,
     *,
     apply: bool = False,
@@ -329,8 +333,6 @@ def _curate(
 ) -> None:
     """Curate the proposed deltas, one batch per diary offset; for an agent (`agent_origin`
     set), `curate_as_agent`, whose staged proposals join `result.staged`."""
-    from ..review.agent import curate_as_agent
-
     groups: dict[int | None, list[dict[str, Any]]] = {}
     for p in result.proposed:
         groups.setdefault(p.byte_offset, []).append(p.delta)

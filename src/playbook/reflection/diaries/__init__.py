@@ -19,11 +19,14 @@ this one chooses between them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, Literal
 
 from .base import BOM, Diary, Passage, loads
 from .jsonl import TOOL_LINE_PREFIX, TOOL_SUMMARY_MAX, read_jsonl_from, read_jsonl_transcript
 from .text import read_text_diary, read_text_from
+
+if TYPE_CHECKING:
+    from playbook.core.files import Readable
 
 __all__ = [
     "TOOL_LINE_PREFIX",
@@ -41,7 +44,7 @@ _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 
 
 def read_diary(
-    source: str | Path | BinaryIO,
+    source: str | Path | Readable,
     *,
     start: int = 0,
     ref: str | None = None,
@@ -76,7 +79,7 @@ def read_diary(
     return _read_open(source, start, name if ref is None else ref, Path(name).suffix, limit)
 
 
-def _read_open(f: BinaryIO, start: int, ref: str, suffix: str, limit: int | None) -> Diary:
+def _read_open(f: Readable, start: int, ref: str, suffix: str, limit: int | None) -> Diary:
     if f.seekable():
         f.seek(0)
         head = f.read(_HEAD_BYTES)
@@ -108,7 +111,7 @@ def _read_open(f: BinaryIO, start: int, ref: str, suffix: str, limit: int | None
     return diary
 
 
-def _past_long_line(f: BinaryIO, diary: Diary, read: int) -> Diary:
+def _past_long_line(f: Readable, diary: Diary, read: int) -> Diary:
     """The diary past a line longer than the read limit (a file: found by scanning on, a
     chunk at a time); unchanged when the line has no end yet (it is still being written)."""
     if not f.seekable():

@@ -267,9 +267,8 @@ def _flatten(value: object) -> str:
 
 
 def _flatten_block(value: object) -> str:
-    if isinstance(value, dict) and isinstance(value.get("text"), str):
-        return value["text"]
-    return _flatten(value)
+    text = value.get("text") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else _flatten(value)
 
 
 def _tool_line(label: str, detail: str) -> str:

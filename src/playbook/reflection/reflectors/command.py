@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import os
 import shlex
@@ -131,7 +132,7 @@ class CommandReflector:
                     proc.stdin.close()
 
         def read_stdout() -> None:
-            assert proc.stdout is not None
+            assert isinstance(proc.stdout, io.BufferedReader)  # a PIPE, buffered: read1
             while chunk := proc.stdout.read1(_READ_CHUNK):
                 out.extend(chunk)
                 if len(out) > self.max_output:
@@ -140,7 +141,7 @@ class CommandReflector:
                     return
 
         def read_stderr() -> None:
-            assert proc.stderr is not None
+            assert isinstance(proc.stderr, io.BufferedReader)
             while chunk := proc.stderr.read1(_READ_CHUNK):
                 err.extend(chunk)
                 del err[:-_STDERR_TAIL]

@@ -73,7 +73,7 @@ class HeuristicReflector:
         for passage in diary.passages:
             for offset, line in passage.lines():
                 for item in _markers(line):
-                    key = _delta_key(item)
+                    key = _item_key(item)
                     if key in seen:
                         continue
                     seen.add(key)
@@ -136,8 +136,10 @@ def _playbook_markers(line: str) -> Iterator[dict[str, Any]]:
 
 def _delta_key(delta: object) -> tuple[str, ...] | None:
     """What makes two proposals the same: their type, target bullets and content."""
-    if not isinstance(delta, Mapping):
-        return None
+    return _item_key(delta) if isinstance(delta, Mapping) else None
+
+
+def _item_key(delta: Mapping[str, Any]) -> tuple[str, ...]:
     ids = delta.get("bullet_ids")
     id_list = sorted(str(i).lower() for i in ids) if isinstance(ids, list) else []
     return (
