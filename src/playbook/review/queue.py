@@ -22,6 +22,7 @@ from ..curation.pipeline import batch_problem
 from ..store import PlaybookStore, StoreError, iso
 from ..store import proposals as proposals_sql
 from ..store.store import new_id
+from .proposal_view import with_similar
 from .proposals import (  # noqa: F401  (part of this module's API)
     SIMILAR_LIMIT,
     SIMILAR_THRESHOLD,
@@ -30,7 +31,6 @@ from .proposals import (  # noqa: F401  (part of this module's API)
     Target,
     _proposal,
     delta_targets,
-    with_similar,
     with_targets,
 )
 
