@@ -88,7 +88,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.cli.workbench",
     },
     {"playbook.demo.build", "playbook.demo.cache", "playbook.demo.template"},
-    {"playbook.interop.cass_import", "playbook.interop.diary_import", "playbook.interop.importing"},
     {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},
     {
         "playbook.store.base",
