@@ -87,7 +87,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.cli.typer_app",
         "playbook.cli.workbench",
     },
-    {"playbook.demo.build", "playbook.demo.cache", "playbook.demo.template"},
     {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},
     {
         "playbook.store.base",
