@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
 
@@ -287,6 +288,56 @@ def test_the_harm_reasons_are_listed_once() -> None:
         "playbook.tui.screens.modals",
     }
     assert owners - others == {"playbook.core.terms"}
+
+
+def _delta_type_lists(tree: ast.AST, names: frozenset[str]) -> list[int]:
+    """Lines of the literal tuples, lists, sets and dicts that spell out three or more delta
+    types (a closed list of them)."""
+    found = []
+    for node in ast.walk(tree):
+        items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None)
+        if not isinstance(node, ast.Tuple | ast.List | ast.Set | ast.Dict) or items is None:
+            continue
+        spelled = {i.value for i in items if isinstance(i, ast.Constant)} & names
+        if len(spelled) >= 3:
+            found.append(node.lineno)
+    return found
+
+
+def test_the_delta_types_are_listed_once() -> None:
+    """One vocabulary (terms.DeltaTypeName): the models are keyed by it, and no other module
+    spells out a list of delta types (the reflector's parser once dropped a type its own
+    copy did not know). A new type touches terms, deltas, curation/batch and, for its
+    colour, the workbench (README, "A new delta type")."""
+    from playbook.core.deltas import DELTA_CLASSES, PlaybookDelta
+    from playbook.core.terms import AGENT_APPLIES, DELTA_TYPES, EVIDENCE, STRUCTURAL, DeltaType
+
+    assert tuple(DeltaType) == DELTA_TYPES
+    assert list(DELTA_CLASSES) == list(DELTA_TYPES)
+    union = typing.get_args(typing.get_args(PlaybookDelta)[0])
+    assert set(union) == set(DELTA_CLASSES.values())
+    for name, cls in DELTA_CLASSES.items():
+        assert typing.get_args(cls.model_fields["type"].annotation) == (name,)
+        assert cls.shape.startswith(f'{{"type": "{name}"')
+    assert set(AGENT_APPLIES) | set(STRUCTURAL) == set(DELTA_TYPES)
+    assert not set(AGENT_APPLIES) & set(STRUCTURAL) and set(EVIDENCE) <= set(AGENT_APPLIES)
+    names = frozenset(DELTA_TYPES)
+    owners = {
+        name
+        for name, path in modules().items()
+        if _delta_type_lists(ast.parse(path.read_text(encoding="utf-8")), names)
+    }
+    # core.deltas: the models keyed by the vocabulary's members, not by spelled names;
+    # left in another helper's modules: the workbench's colours (to .tcss, issue 28 C3)
+    # and its one-line summary of a proposal (the types that carry text)
+    others = {"playbook.tui.panes.proposals", "playbook.tui.format"}
+    assert owners - others == {"playbook.core.terms"}
+
+
+def test_the_delta_type_rule_sees_a_copy() -> None:
+    names = frozenset({"add", "merge", "replace"})
+    found = _delta_type_lists(ast.parse('X = ("add", "merge", "replace")\nY = {"add": 1}'), names)
+    assert found == [1]
 
 
 # ------------------------------------------------------------------------------ the tests

@@ -13,11 +13,7 @@ other deltas, which change or retire rules others rely on, wait for a person
 from __future__ import annotations
 
 from .errors import Refused
-
-HUMAN = "human"
-
-# The delta types an agent applies itself; every other type is staged for a person.
-AGENT_APPLIES = ("add", "helpful", "harmful")
+from .terms import AGENT_APPLIES, HUMAN  # noqa: F401  (AGENT_APPLIES: part of this module's API)
 
 
 def require_human(actor: str, action: str) -> None:

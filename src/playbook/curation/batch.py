@@ -16,7 +16,15 @@ from .results import CurateResult, DeltaOutcome
 from .votes import Vote
 
 if TYPE_CHECKING:
-    from ..core.deltas import AddDelta, PlaybookDelta
+    from ..core.deltas import (
+        AddDelta,
+        DeprecateDelta,
+        HarmfulDelta,
+        HelpfulDelta,
+        MergeDelta,
+        PlaybookDelta,
+        ReplaceDelta,
+    )
     from ..core.model import Bullet, Provenance
 
 # A parsed delta: a member of the union, or a vote read without it (`votes.py`).
@@ -103,6 +111,41 @@ class Batch:
                 hint = f" (succeeded by {', '.join(succ)})" if succ else ""
                 return f"bullet {bid} is retired{hint}"
         return None
+
+    # -- applying one delta: by its class (a new delta type is one more case here)
+    def apply(self, index: int, delta: Delta) -> None:
+        """Apply one checked delta (steps 2-4)."""
+        if isinstance(delta, Vote):  # a plain vote: read without pydantic (`votes.py`)
+            self.vote(index, delta)
+            return
+        # lazy: the models load pydantic, which a plain vote (`playbook mark`) never needs
+        from ..core.deltas import (
+            AddDelta,
+            DeprecateDelta,
+            HarmfulDelta,
+            HelpfulDelta,
+            MergeDelta,
+            ReplaceDelta,
+        )
+
+        match delta:
+            case AddDelta():
+                self.add(index, delta)
+            case HelpfulDelta() | HarmfulDelta():
+                self.vote(index, delta)
+            case DeprecateDelta():
+                self.deprecate(index, delta)
+            case ReplaceDelta() | MergeDelta():
+                self.succeed(index, delta)
+
+    def vote(self, index: int, delta: Vote | HelpfulDelta | HarmfulDelta) -> None:
+        """Step 2: a helpful or harmful vote (a harmful one without a reason: "other")."""
+        if delta.type == "harmful":
+            reason = str(getattr(delta, "reason", None) or "other")
+            self.feedback(delta.bullet_id, "harmful", reason=reason, context=delta.context)
+        else:
+            self.feedback(delta.bullet_id, "helpful", context=delta.context)
+        self.outcome(index, delta, "applied", delta.bullet_id)
 
     # -- step 3: near-duplicates
     def similar(self, content: str) -> list[tuple[float, Bullet]]:
@@ -242,31 +285,29 @@ class Batch:
         self.touched[new.id] = None
         return new.id, [b.id for b in originals if b.id not in kept]
 
-    def structural(self, index: int, delta: Delta) -> None:
-        from ..core.deltas import DeprecateDelta, MergeDelta, ReplaceDelta
-
-        if isinstance(delta, DeprecateDelta):
-            b = self.store.require_bullet(delta.bullet_id)
-            if self.pinned_refusal([b]):
-                self.outcome(
-                    index,
-                    delta,
-                    "refused-pinned",
-                    b.id,
-                    "bullet is pinned; only a human can deprecate it",
-                )
-                return
-            if b.maturity == Maturity.DEPRECATED:
-                self.outcome(index, delta, "applied", b.id, "already deprecated")
-                return
-            self.set_maturity(b, Maturity.DEPRECATED)
-            self.outcome(index, delta, "applied", b.id, delta.reason)
+    def deprecate(self, index: int, delta: DeprecateDelta) -> None:
+        b = self.store.require_bullet(delta.bullet_id)
+        if self.pinned_refusal([b]):
+            self.outcome(
+                index,
+                delta,
+                "refused-pinned",
+                b.id,
+                "bullet is pinned; only a human can deprecate it",
+            )
             return
-        if isinstance(delta, ReplaceDelta):
+        if b.maturity == Maturity.DEPRECATED:
+            self.outcome(index, delta, "applied", b.id, "already deprecated")
+            return
+        self.set_maturity(b, Maturity.DEPRECATED)
+        self.outcome(index, delta, "applied", b.id, delta.reason)
+
+    def succeed(self, index: int, delta: ReplaceDelta | MergeDelta) -> None:
+        """A replace or merge: a successor retires the rules it names."""
+        if delta.type == "replace":
             originals = [self.store.require_bullet(delta.bullet_id)]
             source = str(originals[0].source)
         else:
-            assert isinstance(delta, MergeDelta)
             originals = [self.store.require_bullet(i) for i in delta.bullet_ids]
             source = "merged"
         if any(b.state == "retired" for b in originals):
