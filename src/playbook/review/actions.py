@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import scoring
+from ..core.authority import require_human
 from ..core.policy import Policy
-from ..core.terms import HUMAN, Actor, Maturity
+from ..core.terms import HUMAN, Maturity
 from ..curation import CurateResult, curate
 from ..store import PlaybookStore, StoreError, new_batch_id
 from .detail import NotFound, require
@@ -150,8 +151,7 @@ def restore(
 ) -> Restored:
     """Undo a deprecation: maturity back to the earned rung (at least candidate), logged as
     a human decision. Only a human restores; a retired bullet cannot be restored."""
-    if actor != Actor.HUMAN:
-        raise StoreError(f"only a human can restore a bullet (actor was {actor!r})")
+    require_human(actor, "restore a bullet")
     batch = new_batch_id()
     with store.transaction():
         bullet = require(store, bullet_id)
