@@ -340,6 +340,66 @@ def test_the_delta_type_rule_sees_a_copy() -> None:
     assert found == [1]
 
 
+_MESSAGE_ATTRS = {"reason", "message", "msg"}
+_EXCEPTION_NAMES = {"exc", "e", "err", "error"}
+
+
+def _is_message(node: ast.AST) -> bool:
+    """`reason`, `x.reason`, `x.message`, `str(exc)`, or `(x.reason or "")`: a text for a
+    person."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in _MESSAGE_ATTRS
+    if isinstance(node, ast.Name):  # (not `message`/`msg`: a JSON-RPC message is a dict)
+        return node.id == "reason"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str":
+        arg = node.args[0] if len(node.args) == 1 else None
+        return isinstance(arg, ast.Name) and arg.id in _EXCEPTION_NAMES
+    if isinstance(node, ast.BoolOp):
+        return any(_is_message(v) for v in node.values)
+    return False
+
+
+def _branches_on_text(tree: ast.AST) -> list[int]:
+    """Lines that test a message's text: `.startswith` / `.endswith` on one, or `in` it."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+            and _is_message(node.func.value)
+        ) or (
+            isinstance(node, ast.Compare)
+            and any(
+                isinstance(op, ast.In | ast.NotIn) and _is_message(right)
+                for op, right in zip(node.ops, node.comparators, strict=True)
+            )
+        ):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_code_branches_on_a_message() -> None:
+    """An outcome or an error is told apart by its code (`DeltaOutcome.code`, `exc.code`),
+    never by the words of its message: they are for a person and may change (errors.py)."""
+    bad = {
+        name: lines
+        for name, path in modules().items()
+        if (lines := _branches_on_text(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert bad == {}
+
+
+def test_the_message_rule_sees_a_branch() -> None:
+    code = (
+        'a = (o.reason or "").startswith("no bullet")\n'
+        'b = "not carried" in o.reason\n'
+        'c = "gone" in str(exc)\n'
+        "d = o.reason in KNOWN\n"
+    )
+    assert _branches_on_text(ast.parse(code)) == [1, 2, 3]
+
+
 # ------------------------------------------------------------------------------ the tests
 TESTS = SRC.parent / "tests"
 

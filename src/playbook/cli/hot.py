@@ -39,10 +39,12 @@ def _report_one(result: Any) -> None:
     emit(data, human)
 
 
-def _not_applied(status: str, reason: str | None) -> CliError:
+def _not_applied(status: str, reason: str | None, outcome: str | None) -> CliError:
+    """The CLI error of one delta that applied nothing, by its outcome's code."""
+    if outcome == "not_found":
+        return CliError("not_found", reason or "no such bullet")
     if status == "rejected-invalid":
-        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
-        return CliError(code, reason or "invalid delta")
+        return CliError("invalid_input", reason or "invalid delta")
     return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
 
 
@@ -93,7 +95,7 @@ def mark_command(
                 actor="agent",
             )
         except NotApplied as exc:
-            raise _not_applied(exc.status, exc.reason) from None
+            raise _not_applied(exc.status, exc.reason, exc.outcome) from None
     _report_one(result)
 
 

@@ -73,9 +73,10 @@ class Batch:
         status: str,
         bullet_id: str | None = None,
         reason: str | None = None,
+        code: str | None = None,
     ) -> None:
         kind = delta.type if delta is not None else None
-        self.result.outcomes.append(DeltaOutcome(index, status, bullet_id, reason, kind))
+        self.result.outcomes.append(DeltaOutcome(index, status, bullet_id, reason, kind, code))
         if status in ("added", "folded", "conflict", "applied"):
             self.applied += 1
         if status == "rejected-invalid" or delta is None:
@@ -89,12 +90,13 @@ class Batch:
         return self.provenance.session_ref if self.provenance is not None else None
 
     # -- validation that needs the database
-    def check(self, delta: Delta) -> str | None:
-        """Why a well-formed delta cannot apply here: a field over its bound in Policy, or a
-        bullet it names that does not exist or is retired."""
+    def check(self, delta: Delta) -> tuple[str, str] | None:
+        """Why a well-formed delta cannot apply here, as (code, reason): a field over its
+        bound in Policy (`invalid`), or a bullet it names that does not exist (`not_found`)
+        or is retired (`retired`)."""
         problem = delta_problem(self.policy, delta)
         if problem:
-            return problem
+            return "invalid", problem
         ids = (
             delta.bullet_ids  # type: ignore[union-attr]
             if delta.type == "merge"
@@ -105,11 +107,11 @@ class Batch:
                 continue
             state = self.states.get(bid) or self.store.bullet_state(bid)
             if state is None:
-                return f"no bullet with id {preview(bid)}"
+                return "not_found", f"no bullet with id {preview(bid)}"
             if state == "retired":
                 succ = [b for _, b in self.store.lineage(bid).successors]
                 hint = f" (succeeded by {', '.join(succ)})" if succ else ""
-                return f"bullet {bid} is retired{hint}"
+                return "retired", f"bullet {bid} is retired{hint}"
         return None
 
     # -- applying one delta: by its class (a new delta type is one more case here)
@@ -318,6 +320,7 @@ class Batch:
                 "rejected-invalid",
                 gone,
                 f"bullet {gone} was retired earlier in this batch",
+                code="retired",
             )
             return
         pinned = self.pinned_refusal(originals)
@@ -331,14 +334,14 @@ class Batch:
             )
             return
         new_id, flipped = self.successor(originals, delta.content, source)
-        reason = delta.reason
+        reason, code = delta.reason, None
         if flipped:
             note = (
                 f"evidence of {', '.join(flipped)} not carried over: opposite polarity "
                 "(linked by an inverts edge)"
             )
-            reason = f"{reason}; {note}" if reason else note
-        self.outcome(index, delta, "applied", new_id, reason)
+            reason, code = (f"{reason}; {note}" if reason else note), "not_carried"
+        self.outcome(index, delta, "applied", new_id, reason, code)
 
     def set_maturity(self, bullet: Bullet, to: Maturity) -> None:
         self.store.set_maturity(bullet.id, str(to), batch_id=self.batch)

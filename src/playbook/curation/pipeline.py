@@ -82,8 +82,9 @@ def curate(
                 continue
             problem = run.check(delta)
             if problem:
+                code, why = problem
                 run.result.outcomes.append(
-                    DeltaOutcome(i, "rejected-invalid", _item_id(item), problem, delta.type)
+                    DeltaOutcome(i, "rejected-invalid", _item_id(item), why, delta.type, code)
                 )
                 continue
             parsed.append((i, delta))

@@ -20,14 +20,16 @@ from .detail import NotFound, require
 
 
 class NotApplied(StoreError):
-    """A change curation did not apply (refused, rejected): `status` and `reason` say why."""
+    """A change curation did not apply (refused, rejected): `status` and `reason` say why,
+    `outcome` is the outcome's own code (`curation.results.CODES`: invalid, pinned...)."""
 
     code = "nothing_applied"
 
-    def __init__(self, status: str, reason: str | None) -> None:
+    def __init__(self, status: str, reason: str | None, outcome: str | None = None) -> None:
         super().__init__(f"{status}: {reason}" if reason else status)
         self.status = status
         self.reason = reason
+        self.outcome = outcome
 
 
 def curate_one(store: PlaybookStore, delta: dict[str, Any], actor: str, **kw: Any) -> CurateResult:
@@ -35,9 +37,9 @@ def curate_one(store: PlaybookStore, delta: dict[str, Any], actor: str, **kw: An
     result = curate(store, [delta], actor=actor, **kw)
     o = result.outcomes[0]
     if result.nothing_applied:
-        if o.status == "rejected-invalid" and (o.reason or "").startswith("no bullet"):
+        if o.code == "not_found":
             raise NotFound(o.reason or "no such bullet")
-        raise NotApplied(o.status, o.reason)
+        raise NotApplied(o.status, o.reason, o.code)
     return result
 
 
