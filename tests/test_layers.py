@@ -83,7 +83,7 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.cli.pg",
         "playbook.cli.policy",
         "playbook.cli.project",
-        "playbook.cli.review_queue",
+        "playbook.cli.proposals",
         "playbook.cli.serve",
         "playbook.cli.typer_app",
         "playbook.cli.workbench",

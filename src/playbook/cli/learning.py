@@ -1,5 +1,5 @@
 """reflect, outcome, topics: how the playbook learns. (Its review queue, `proposals`,
-`approve` and `reject`, is `cli/review_queue.py`.)
+`approve` and `reject`, is `cli/proposals.py`.)
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _open_diary(diary: str) -> BinaryIO:
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
     from ..review.queue import get, with_similar
-    from .review_queue import render_proposal
+    from .proposals import render_proposal
 
     lines = [
         f"reflected on {_short(data['session_ref'], 60)}: "

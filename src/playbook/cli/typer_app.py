@@ -60,7 +60,7 @@ def _root(
 # isort: off
 from . import core  # noqa: E402,F401
 from . import learning  # noqa: E402,F401
-from . import review_queue  # noqa: E402,F401
+from . import proposals  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
 from . import policy as policy_commands  # noqa: E402,F401
 from . import conflicts  # noqa: E402,F401
