@@ -55,10 +55,10 @@ class Batch:
     def read_states(self, items: Iterable[object]) -> None:
         """The states of every bullet the batch's items name, in one read (`check` runs
         before anything is written, so they hold for every check)."""
-        named: list[str] = []
+        named: list[object] = []
         for item in items:
             if isinstance(item, dict):
-                named.append(item.get("bullet_id"))  # type: ignore[arg-type]
+                named.append(item.get("bullet_id"))
                 more = item.get("bullet_ids")
                 named.extend(more if isinstance(more, list) else ())
         wanted = [i for i in named if isinstance(i, str)]
@@ -97,11 +97,8 @@ class Batch:
         problem = delta_problem(self.policy, delta)
         if problem:
             return "invalid", problem
-        ids = (
-            delta.bullet_ids  # type: ignore[union-attr]
-            if delta.type == "merge"
-            else [getattr(delta, "bullet_id", None)]
-        )
+        # a merge names its rules in bullet_ids, every other type in bullet_id (an add none)
+        ids = getattr(delta, "bullet_ids", None) or [getattr(delta, "bullet_id", None)]
         for bid in ids:
             if bid is None:
                 continue
