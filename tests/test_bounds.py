@@ -122,3 +122,45 @@ def test_the_cli_bounds_its_arguments_in_one_line(tmp_path: Path) -> None:
         r = run_cli(*args, "--json", db=db)
         err = assert_user_error(r, "invalid_input")
         assert needle in err["message"] and len(r.err) < 300, r.err
+
+
+# A bad mark: (kind, the other API arguments, the CLI's arguments after `mark b-1`). Each
+# surface must answer with the API's own message (`review.actions.check_mark`), naming its
+# own spelling of the parameter.
+BAD_MARKS = [
+    ("sideways", {}, ["sideways"]),
+    ("helpful", {"reason": "outdated"}, ["helpful", "--reason", "outdated"]),
+    ("helpful", {"context": "c" * 2001}, ["helpful", "--context", "c" * 2001]),
+    ("helpful", {"session_ref": "s" * 5000}, ["helpful", "--session", "s" * 5000]),
+]
+
+
+@pytest.mark.parametrize(("kind", "extra", "argv"), BAD_MARKS)
+def test_a_bad_mark_is_refused_by_the_one_check_on_every_surface(
+    tmp_path: Path, kind: str, extra: dict[str, str], argv: list[str]
+) -> None:
+    """Mark validation lives once, in the API: the CLI, the MCP server and the workbench
+    (`review.mark`) pass its error on; none checks on its own (it would word it otherwise)."""
+    from playbook import review
+    from playbook.cli.hot import MARK_NAMES as CLI_NAMES
+    from playbook.core.errors import InvalidInput
+    from playbook.core.policy import DEFAULT_POLICY
+    from playbook.review.actions import MARK_NAMES, check_mark
+
+    def refusal(names: dict[str, str]) -> str:
+        with pytest.raises(InvalidInput) as info:
+            check_mark(DEFAULT_POLICY, "b-1", kind, names=names, **extra)
+        return str(info.value)
+
+    db = tmp_path / "pb.sqlite3"
+    assert run_cli("init", db=db).rc == 0
+    err = assert_user_error(run_cli("mark", "b-1", *argv, "--json", db=db), "invalid_input")
+    assert err["message"] == refusal(CLI_NAMES)
+    with pytest.raises(ToolFailure) as failure:
+        PlaybookTools(db).mark_feedback("b-1", kind, **extra)
+    assert str(failure.value) == refusal(MARK_NAMES)
+    session = extra.get("session_ref")
+    given = {k: v for k, v in extra.items() if k != "session_ref"}
+    with open_store(db) as store, pytest.raises(InvalidInput) as raised:
+        review.mark(store, "b-1", kind, provenance={"session_ref": session}, **given)
+    assert str(raised.value) == refusal(MARK_NAMES)

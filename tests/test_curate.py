@@ -379,6 +379,41 @@ def test_feedback_on_a_retired_bullet_is_rejected_with_its_successor(store: Play
     assert statuses(r) == ["rejected-invalid"] and new in r.rejected[0].reason
 
 
+def test_each_outcome_carries_its_code(store: PlaybookStore) -> None:
+    """A caller tells outcomes apart by `code`, set where the outcome is made (issue 28):
+    a missing bullet and a retired one are both rejected-invalid, with different codes."""
+    old = add(store, "Use black for formatting")
+    keep = add(store, "Read the file before editing it")
+    pinned = add(store, "Never commit secrets to the repository")
+    store.pin(pinned, "security policy")
+    store.block("Skip the tests to save time", "never")
+    r = curate(store, [{"type": "replace", "bullet_id": old, "content": "Use ruff format"}])
+    assert [o.code for o in r.outcomes] == [None]
+    r = curate(
+        store,
+        [
+            {"type": "helpful", "bullet_id": "b-00000000"},
+            {"type": "helpful", "bullet_id": old},
+            {"type": "nope"},
+            {"type": "add", "content": "Skip the tests to save time"},
+            {"type": "deprecate", "bullet_id": pinned, "reason": "old"},
+            {"type": "helpful", "bullet_id": keep},
+            {"type": "helpful", "bullet_id": keep, "context": "again"},
+        ],
+    )
+    codes = [(o.status, o.code) for o in r.outcomes]
+    assert codes == [
+        ("rejected-invalid", "not_found"),
+        ("rejected-invalid", "retired"),
+        ("rejected-invalid", "invalid"),
+        ("refused-blocked", "blocked"),
+        ("refused-pinned", "pinned"),
+        ("applied", None),
+        ("dropped-duplicate", "duplicate"),
+    ]
+    assert r.to_dict()["outcomes"][0]["code"] == "not_found"
+
+
 # ------------------------------------------------------------------ decision log
 def test_every_decision_is_logged_with_its_batch(store: PlaybookStore) -> None:
     bid = add(store, "Read the file before editing it")

@@ -2,7 +2,7 @@
 
 `playbook demo`'s first run restores it, dated now, instead of replaying nine months
 through the API. These tests hold it to the builder: the template must be the current
-demo's (else `python -m playbook.demo.build template` writes it again), a build at the template's
+demo's (else `python -m playbook.demo.template` writes it again), a build at the template's
 moment must give the same playbook to the last fact (ids aside: they are random), and a
 restore at any later moment must move every timestamp, so ages and therefore every score
 and rung are the ones the build had.
@@ -27,7 +27,7 @@ from playbook.store import open_store
 
 from .helpers import Clock
 
-REGENERATE = "the demo changed: run `python -m playbook.demo.build template` and commit the file"
+REGENERATE = "the demo changed: run `python -m playbook.demo.template` and commit the file"
 ID = re.compile(r"\b(?:[a-z]-[0-9a-f]{8}|c-[0-9a-f]{12})\b")
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
 

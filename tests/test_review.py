@@ -9,6 +9,7 @@ import pytest
 
 from playbook import review
 from playbook.core import scoring
+from playbook.core.errors import Refused
 from playbook.core.policy import DEFAULT_POLICY
 from playbook.curation import curate
 from playbook.retrieval.query import recall
@@ -108,8 +109,9 @@ def test_restore_returns_a_deprecated_bullet_to_its_earned_rung(store: PlaybookS
     before = dump(store)
     with pytest.raises(StoreError, match="is established, not deprecated"):
         review.restore(store, bid, "again")
-    with pytest.raises(StoreError, match="only a human"):
+    with pytest.raises(Refused, match="only a human") as refused:  # was invalid_input
         review.restore(store, bid, "x", actor="agent")
+    assert refused.value.code == "refused"
     with pytest.raises(review.NotFound):
         review.restore(store, "b-none")
     assert dump(store) == before

@@ -116,6 +116,6 @@ def resolve(
     human = f"conflict {conflict_id}: {done.resolution}"
     if done.result is not None:
         for o in done.result.outcomes:
-            if o.reason and "not carried over" in o.reason:
+            if o.code == "not_carried" and o.reason:
                 human += f"\n{_short(o.reason, 200)}"
     emit(done.to_dict(), human)

@@ -40,7 +40,7 @@ def _curate_one(
         result = curate(store, [delta], provenance=provenance)
     o = result.outcomes[0]
     if result.nothing_applied:
-        raise _not_applied(o.status, o.reason)
+        raise _not_applied(o.status, o.reason, o.code)
     if quiet and not state.json:
         print(o.bullet_id)
         return

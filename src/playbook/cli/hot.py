@@ -39,21 +39,41 @@ def _report_one(result: Any) -> None:
     emit(data, human)
 
 
-def _not_applied(status: str, reason: str | None) -> CliError:
+def _not_applied(status: str, reason: str | None, outcome: str | None) -> CliError:
+    """The CLI error of one delta that applied nothing, by its outcome's code."""
+    if outcome == "not_found":
+        return CliError("not_found", reason or "no such bullet")
     if status == "rejected-invalid":
-        code = "not_found" if (reason or "").startswith("no bullet") else "invalid_input"
-        return CliError(code, reason or "invalid delta")
+        return CliError("invalid_input", reason or "invalid delta")
     return CliError("nothing_applied", f"{status}: {reason}" if reason else status)
+
+
+# `mark`'s parameters as its command line spells them (`review.actions.check_mark` names
+# them in its messages).
+MARK_NAMES = {
+    "bullet_id": "ID",
+    "kind": "KIND",
+    "reason": "--reason",
+    "context": "--context",
+    "session_ref": "--session",
+    "receipt": "--receipt",
+}
+
+
+def _policy() -> Any:
+    """The policy a command's arguments are bounded by (`--policy`, or the default)."""
+    from ..core.policy import DEFAULT_POLICY
+    from .common import load_policy_option
+
+    return load_policy_option() or DEFAULT_POLICY
 
 
 def bounded(*fields: tuple[str, Any, str]) -> None:
     """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
     before anything is opened, never cut. Each field is (name, value, kind of limit)."""
     from ..core.limits import check
-    from ..core.policy import DEFAULT_POLICY
-    from .common import load_policy_option
 
-    check(load_policy_option() or DEFAULT_POLICY, fields)
+    check(_policy(), fields)
 
 
 def _provenance(session: str | None, offset: int | None) -> dict[str, Any] | None:
@@ -73,14 +93,19 @@ def mark_command(
 ) -> None:
     """Record that a rule helped or hurt."""
     _json(json_out)
-    bounded(("ID", bullet_id, "id"), ("--context", context, "text"), ("--session", session, "ref"))
-    from ..review import NotApplied
-    from ..review import mark as mark_bullet
+    from ..review.actions import NotApplied, check_mark
+    from ..review.actions import mark as mark_bullet
 
-    if kind not in ("helpful", "harmful"):
-        raise CliError("invalid_input", f"expected helpful or harmful, not {kind!r}")
-    if reason and kind != "harmful":
-        raise CliError("invalid_input", "--reason goes with harmful marks")
+    # The API's own check, before anything is opened (`review.mark` makes it again).
+    check_mark(
+        _policy(),
+        bullet_id,
+        kind,
+        reason=reason,
+        context=context,
+        session_ref=session,
+        names=MARK_NAMES,
+    )
     with open_store(create=False) as store:  # a vote needs a playbook that holds the rule
         try:
             result = mark_bullet(
@@ -93,7 +118,7 @@ def mark_command(
                 actor="agent",
             )
         except NotApplied as exc:
-            raise _not_applied(exc.status, exc.reason) from None
+            raise _not_applied(exc.status, exc.reason, exc.outcome) from None
     _report_one(result)
 
 

@@ -199,7 +199,8 @@ def import_cmd(
     become proposals to review; what has no home here is listed on stderr."""
     set_json(json_out)
     from ..interop import formats  # lazy: every typer command
-    from ..interop.importing import InvalidImport, load, require_empty  # lazy: every typer command
+    from ..interop.import_common import InvalidImport  # lazy: every typer command
+    from ..interop.importing import load, require_empty  # lazy: every typer command
 
     if fmt not in IMPORT_FORMATS:
         raise CliError(
@@ -271,7 +272,8 @@ def _write(
 ) -> Any:
     """Import what was read, with a progress bar; a new database file is removed again
     if the import fails."""
-    from ..interop.importing import InvalidImport, import_snapshot  # lazy: every typer command
+    from ..interop.import_common import InvalidImport  # lazy: every typer command
+    from ..interop.importing import import_snapshot  # lazy: every typer command
     from ..interop.snapshot_rows import Snapshot  # lazy: every typer command
 
     bar = _ProgressBar("importing", enabled=sys.stderr.isatty())

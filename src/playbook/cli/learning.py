@@ -1,5 +1,5 @@
 """reflect, outcome, topics: how the playbook learns. (Its review queue, `proposals`,
-`approve` and `reject`, is `cli/review_queue.py`.)
+`approve` and `reject`, is `cli/proposals.py`.)
 """
 
 from __future__ import annotations
@@ -147,9 +147,9 @@ def _open_diary(diary: str) -> BinaryIO:
 
 
 def _render_reflection(store: PlaybookStore, data: dict[str, Any]) -> str:
-    from ..review.proposals import with_similar  # lazy: every typer command
+    from ..review.proposal_view import with_similar  # lazy: every typer command
     from ..review.queue import get  # lazy: every typer command
-    from .review_queue import render_proposal  # lazy: the cli cycle through `app`
+    from .proposals import render_proposal  # lazy: the cli cycle through `app`
 
     lines = [
         f"reflected on {_short(data['session_ref'], 60)}: "

@@ -60,11 +60,11 @@ def _root(
 # isort: off
 from . import core  # noqa: E402,F401
 from . import learning  # noqa: E402,F401
-from . import review_queue  # noqa: E402,F401
+from . import proposals  # noqa: E402,F401
 from . import admin  # noqa: E402,F401
 from . import policy as policy_commands  # noqa: E402,F401
 from . import conflicts  # noqa: E402,F401
-from . import history  # noqa: E402,F401
+from . import diff  # noqa: E402,F401
 from . import interchange  # noqa: E402,F401
 from . import copy as copy_command  # noqa: E402,F401
 from . import index  # noqa: E402,F401

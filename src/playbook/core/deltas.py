@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from .errors import InvalidInput
 from .model import BulletType, HarmReason, Scope, StorableText, invalid
+from .terms import DELTA_TYPES, HARM_REASONS, DeltaType
 
 PROVENANCE_KEYS = ("provenance", "session_ref", "byte_offset", "sessionRef", "byteOffset")
 
 
 class _Delta(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    # The delta's shape as a model reflector is shown it (`reflectors.prompt`).
+    shape: ClassVar[str]
+
+
+def _wrap(head: str, names: tuple[str, ...]) -> str:
+    """`head` then the names as JSON strings, alternatives, wrapped for the prompt."""
+    import textwrap
+
+    line = head + " | ".join(f'"{n}"' for n in names)
+    return textwrap.fill(line, 88, subsequent_indent=" ", break_on_hyphens=False)
 
 
 def _text(value: str) -> str:
@@ -33,6 +45,11 @@ def _context() -> Any:
 
 class AddDelta(_Delta):
     """A new rule or anti-pattern, added as a candidate."""
+
+    shape = """\
+{"type": "add", "content": "<one imperative sentence>", "bullet_type"?: "rule" | "anti-pattern",
+ "tags"?: ["<word>"], "category"?: "<word>", "scope"?: "global" | "workspace" | "language" |
+ "framework" | "task", "scope_key"?: "<e.g. python>", "kind"?: "<label>", "reason"?: "<why>"}"""
 
     type: Literal["add"]
     content: Annotated[StorableText, Field(description="The rule, one or two sentences.")]
@@ -54,6 +71,8 @@ class AddDelta(_Delta):
 class HelpfulDelta(_Delta):
     """Evidence: the rule helped."""
 
+    shape = '{"type": "helpful", "bullet_id": "<id>", "context"?: "<how it helped>"}'
+
     type: Literal["helpful"]
     bullet_id: Annotated[StorableText, _id()]
     context: StorableText | None = _context()
@@ -61,6 +80,11 @@ class HelpfulDelta(_Delta):
 
 class HarmfulDelta(_Delta):
     """Evidence: the rule misled (reason default other)."""
+
+    shape = (
+        _wrap('{"type": "harmful", "bullet_id": "<id>", "reason"?: ', HARM_REASONS)
+        + ',\n "context"?: "<what went wrong>"}'
+    )
 
     type: Literal["harmful"]
     bullet_id: Annotated[StorableText, _id()]
@@ -70,6 +94,9 @@ class HarmfulDelta(_Delta):
 
 class ReplaceDelta(_Delta):
     """A better wording: a successor rule supersedes the original."""
+
+    shape = """\
+{"type": "replace", "bullet_id": "<id>", "content": "<better wording>", "reason"?: "<why>"}"""
 
     type: Literal["replace"]
     bullet_id: Annotated[StorableText, _id()]
@@ -82,6 +109,8 @@ class ReplaceDelta(_Delta):
 class DeprecateDelta(_Delta):
     """The rule should no longer be followed."""
 
+    shape = '{"type": "deprecate", "bullet_id": "<id>", "reason": "<why it no longer applies>"}'
+
     type: Literal["deprecate"]
     bullet_id: Annotated[StorableText, _id()]
     reason: Annotated[StorableText, Field(description="Why it should not be followed.")]
@@ -89,6 +118,10 @@ class DeprecateDelta(_Delta):
 
 class MergeDelta(_Delta):
     """Two or more rules become one successor."""
+
+    shape = """\
+{"type": "merge", "bullet_ids": ["<id>", "<id>", ...], "content": "<combined rule>",
+ "reason"?: "<why>"}"""
 
     type: Literal["merge"]
     bullet_ids: list[StorableText] = Field(
@@ -111,14 +144,15 @@ PlaybookDelta = Annotated[
     AddDelta | HelpfulDelta | HarmfulDelta | ReplaceDelta | DeprecateDelta | MergeDelta,
     Field(discriminator="type"),
 ]
-DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
+# Each type's model, keyed by the vocabulary (`core.terms.DeltaType`; a test checks that
+# every type has its model and every model its type).
 DELTA_CLASSES: dict[str, type[_Delta]] = {
-    "add": AddDelta,
-    "helpful": HelpfulDelta,
-    "harmful": HarmfulDelta,
-    "replace": ReplaceDelta,
-    "deprecate": DeprecateDelta,
-    "merge": MergeDelta,
+    DeltaType.ADD: AddDelta,
+    DeltaType.HELPFUL: HelpfulDelta,
+    DeltaType.HARMFUL: HarmfulDelta,
+    DeltaType.REPLACE: ReplaceDelta,
+    DeltaType.DEPRECATE: DeprecateDelta,
+    DeltaType.MERGE: MergeDelta,
 }
 
 

@@ -1,5 +1,5 @@
 """The data model's vocabulary (SPEC §3) without pydantic: the enums and names of bullets,
-feedback and actors, and the clock.
+feedback, actors and delta types, and the clock.
 
 `playbook.core.model` (the pydantic models) re-exports every name here. Code on a command's hot
 path (scoring, the store, curation, the CLI's option help) imports from this module, so a
@@ -28,6 +28,9 @@ HarmReasonName = Literal[
     "caused_bug", "wasted_time", "contradicted_requirements", "wrong_context", "outdated", "other"
 ]
 ActorName = Literal["agent", "human"]
+# The delta types of SPEC §5, the one list: `core.deltas` keys its models by it, the
+# reflector's parser, the queue's filters and the MCP schema read it from here.
+DeltaTypeName = Literal["add", "helpful", "harmful", "replace", "deprecate", "merge"]
 
 HUMAN = "human"  # the actor of every human decision (the workbench, `playbook approve`)
 HOOK_ORIGIN = "hook"  # a proposal staged by an agent session's end (playbook.hooks)
@@ -35,6 +38,14 @@ CASS_DIARY_ORIGIN = "cass-diary"  # a lesson of a cass-memory diary (interop.dia
 
 MATURITIES: tuple[str, ...] = get_args(MaturityName)
 HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
+DELTA_TYPES: tuple[str, ...] = get_args(DeltaTypeName)
+# Evidence: a vote on one rule (the feedback kinds). What an agent applies itself: evidence
+# and new candidates. Every other type (replace, deprecate, merge: they change or retire
+# rules others rely on) is structural and waits for a person when an agent asks
+# (`core.authority.may_apply`) -- a new type is structural unless it is added here.
+EVIDENCE: tuple[str, ...] = get_args(FeedbackKindName)
+AGENT_APPLIES: tuple[str, ...] = ("add", *EVIDENCE)
+STRUCTURAL: tuple[str, ...] = tuple(t for t in DELTA_TYPES if t not in AGENT_APPLIES)
 
 
 def _vocabulary(name: str, names: Any) -> Any:
@@ -51,6 +62,7 @@ Maturity = _vocabulary("Maturity", MaturityName)
 FeedbackKind = _vocabulary("FeedbackKind", FeedbackKindName)
 HarmReason = _vocabulary("HarmReason", HarmReasonName)
 Actor = _vocabulary("Actor", ActorName)
+DeltaType = _vocabulary("DeltaType", DeltaTypeName)
 
 
 def utcnow() -> datetime:

@@ -16,7 +16,15 @@ from .results import CurateResult, DeltaOutcome
 from .votes import Vote
 
 if TYPE_CHECKING:
-    from ..core.deltas import AddDelta, PlaybookDelta
+    from ..core.deltas import (
+        AddDelta,
+        DeprecateDelta,
+        HarmfulDelta,
+        HelpfulDelta,
+        MergeDelta,
+        PlaybookDelta,
+        ReplaceDelta,
+    )
     from ..core.model import Bullet, Provenance
 
 # A parsed delta: a member of the union, or a vote read without it (`votes.py`).
@@ -47,10 +55,10 @@ class Batch:
     def read_states(self, items: Iterable[object]) -> None:
         """The states of every bullet the batch's items name, in one read (`check` runs
         before anything is written, so they hold for every check)."""
-        named: list[str] = []
+        named: list[object] = []
         for item in items:
             if isinstance(item, dict):
-                named.append(item.get("bullet_id"))  # type: ignore[arg-type]
+                named.append(item.get("bullet_id"))
                 more = item.get("bullet_ids")
                 named.extend(more if isinstance(more, list) else ())
         wanted = [i for i in named if isinstance(i, str)]
@@ -65,9 +73,10 @@ class Batch:
         status: str,
         bullet_id: str | None = None,
         reason: str | None = None,
+        code: str | None = None,
     ) -> None:
         kind = delta.type if delta is not None else None
-        self.result.outcomes.append(DeltaOutcome(index, status, bullet_id, reason, kind))
+        self.result.outcomes.append(DeltaOutcome(index, status, bullet_id, reason, kind, code))
         if status in ("added", "folded", "conflict", "applied"):
             self.applied += 1
         if status == "rejected-invalid" or delta is None:
@@ -81,28 +90,61 @@ class Batch:
         return self.provenance.session_ref if self.provenance is not None else None
 
     # -- validation that needs the database
-    def check(self, delta: Delta) -> str | None:
-        """Why a well-formed delta cannot apply here: a field over its bound in Policy, or a
-        bullet it names that does not exist or is retired."""
+    def check(self, delta: Delta) -> tuple[str, str] | None:
+        """Why a well-formed delta cannot apply here, as (code, reason): a field over its
+        bound in Policy (`invalid`), or a bullet it names that does not exist (`not_found`)
+        or is retired (`retired`)."""
         problem = delta_problem(self.policy, delta)
         if problem:
-            return problem
-        ids = (
-            delta.bullet_ids  # type: ignore[union-attr]
-            if delta.type == "merge"
-            else [getattr(delta, "bullet_id", None)]
-        )
+            return "invalid", problem
+        # a merge names its rules in bullet_ids, every other type in bullet_id (an add none)
+        ids = getattr(delta, "bullet_ids", None) or [getattr(delta, "bullet_id", None)]
         for bid in ids:
             if bid is None:
                 continue
             state = self.states.get(bid) or self.store.bullet_state(bid)
             if state is None:
-                return f"no bullet with id {preview(bid)}"
+                return "not_found", f"no bullet with id {preview(bid)}"
             if state == "retired":
                 succ = [b for _, b in self.store.lineage(bid).successors]
                 hint = f" (succeeded by {', '.join(succ)})" if succ else ""
-                return f"bullet {bid} is retired{hint}"
+                return "retired", f"bullet {bid} is retired{hint}"
         return None
+
+    # -- applying one delta: by its class (a new delta type is one more case here)
+    def apply(self, index: int, delta: Delta) -> None:
+        """Apply one checked delta (steps 2-4)."""
+        if isinstance(delta, Vote):  # a plain vote: read without pydantic (`votes.py`)
+            self.vote(index, delta)
+            return
+        # lazy: the models load pydantic, which a plain vote (`playbook mark`) never needs
+        from ..core.deltas import (
+            AddDelta,
+            DeprecateDelta,
+            HarmfulDelta,
+            HelpfulDelta,
+            MergeDelta,
+            ReplaceDelta,
+        )
+
+        match delta:
+            case AddDelta():
+                self.add(index, delta)
+            case HelpfulDelta() | HarmfulDelta():
+                self.vote(index, delta)
+            case DeprecateDelta():
+                self.deprecate(index, delta)
+            case ReplaceDelta() | MergeDelta():
+                self.succeed(index, delta)
+
+    def vote(self, index: int, delta: Vote | HelpfulDelta | HarmfulDelta) -> None:
+        """Step 2: a helpful or harmful vote (a harmful one without a reason: "other")."""
+        if delta.type == "harmful":
+            reason = str(getattr(delta, "reason", None) or "other")
+            self.feedback(delta.bullet_id, "harmful", reason=reason, context=delta.context)
+        else:
+            self.feedback(delta.bullet_id, "helpful", context=delta.context)
+        self.outcome(index, delta, "applied", delta.bullet_id)
 
     # -- step 3: near-duplicates
     def similar(self, content: str) -> list[tuple[float, Bullet]]:
@@ -242,31 +284,29 @@ class Batch:
         self.touched[new.id] = None
         return new.id, [b.id for b in originals if b.id not in kept]
 
-    def structural(self, index: int, delta: Delta) -> None:
-        from ..core.deltas import DeprecateDelta, MergeDelta, ReplaceDelta
-
-        if isinstance(delta, DeprecateDelta):
-            b = self.store.require_bullet(delta.bullet_id)
-            if self.pinned_refusal([b]):
-                self.outcome(
-                    index,
-                    delta,
-                    "refused-pinned",
-                    b.id,
-                    "bullet is pinned; only a human can deprecate it",
-                )
-                return
-            if b.maturity == Maturity.DEPRECATED:
-                self.outcome(index, delta, "applied", b.id, "already deprecated")
-                return
-            self.set_maturity(b, Maturity.DEPRECATED)
-            self.outcome(index, delta, "applied", b.id, delta.reason)
+    def deprecate(self, index: int, delta: DeprecateDelta) -> None:
+        b = self.store.require_bullet(delta.bullet_id)
+        if self.pinned_refusal([b]):
+            self.outcome(
+                index,
+                delta,
+                "refused-pinned",
+                b.id,
+                "bullet is pinned; only a human can deprecate it",
+            )
             return
-        if isinstance(delta, ReplaceDelta):
+        if b.maturity == Maturity.DEPRECATED:
+            self.outcome(index, delta, "applied", b.id, "already deprecated")
+            return
+        self.set_maturity(b, Maturity.DEPRECATED)
+        self.outcome(index, delta, "applied", b.id, delta.reason)
+
+    def succeed(self, index: int, delta: ReplaceDelta | MergeDelta) -> None:
+        """A replace or merge: a successor retires the rules it names."""
+        if delta.type == "replace":
             originals = [self.store.require_bullet(delta.bullet_id)]
             source = str(originals[0].source)
         else:
-            assert isinstance(delta, MergeDelta)
             originals = [self.store.require_bullet(i) for i in delta.bullet_ids]
             source = "merged"
         if any(b.state == "retired" for b in originals):
@@ -277,6 +317,7 @@ class Batch:
                 "rejected-invalid",
                 gone,
                 f"bullet {gone} was retired earlier in this batch",
+                code="retired",
             )
             return
         pinned = self.pinned_refusal(originals)
@@ -290,14 +331,14 @@ class Batch:
             )
             return
         new_id, flipped = self.successor(originals, delta.content, source)
-        reason = delta.reason
+        reason, code = delta.reason, None
         if flipped:
             note = (
                 f"evidence of {', '.join(flipped)} not carried over: opposite polarity "
                 "(linked by an inverts edge)"
             )
-            reason = f"{reason}; {note}" if reason else note
-        self.outcome(index, delta, "applied", new_id, reason)
+            reason, code = (f"{reason}; {note}" if reason else note), "not_carried"
+        self.outcome(index, delta, "applied", new_id, reason, code)
 
     def set_maturity(self, bullet: Bullet, to: Maturity) -> None:
         self.store.set_maturity(bullet.id, str(to), batch_id=self.batch)

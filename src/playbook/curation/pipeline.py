@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InvalidInput
 from ..core.limits import PREVIEW, preview, problem
-from ..core.terms import Actor
+from ..core.terms import EVIDENCE, STRUCTURAL, Actor, DeltaType
 from ..core.text import normalize
 from ..store import PlaybookStore, new_batch_id
 from .batch import Batch, Delta
@@ -19,9 +19,6 @@ from .votes import Vote, vote_of
 if TYPE_CHECKING:
     from ..core.model import Provenance
     from ..core.policy import Policy
-
-VOTES = ("helpful", "harmful")
-STRUCTURAL = ("replace", "merge", "deprecate")
 
 
 def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance | None:
@@ -85,14 +82,15 @@ def curate(
                 continue
             problem = run.check(delta)
             if problem:
+                code, why = problem
                 run.result.outcomes.append(
-                    DeltaOutcome(i, "rejected-invalid", _item_id(item), problem, delta.type)
+                    DeltaOutcome(i, "rejected-invalid", _item_id(item), why, delta.type, code)
                 )
                 continue
             parsed.append((i, delta))
         # Step 1: one vote per bullet per batch, one add per subject, no repeated delta.
         kept: list[tuple[int, Delta]] = []
-        votes: dict[str, int] = {}
+        votes: dict[str | None, int] = {}
         adds: dict[str, int] = {}
         seen: dict[str, int] = {}
         for i, delta in parsed:
@@ -103,44 +101,34 @@ def curate(
                     i, delta, "dropped-duplicate", _item_id(delta), f"repeats delta {first}"
                 )
                 continue
-            if delta.type in VOTES:
-                first = votes.setdefault(delta.bullet_id, i)  # type: ignore[union-attr]
+            if delta.type in EVIDENCE:
+                bid = getattr(delta, "bullet_id", None)  # every vote names one bullet
+                first = votes.setdefault(bid, i)
                 if first != i:
                     run.outcome(
                         i,
                         delta,
                         "dropped-duplicate",
-                        delta.bullet_id,  # type: ignore[union-attr]
+                        bid,
                         f"one vote per bullet per batch (delta {first} voted)",
                     )
                     continue
-            if delta.type == "add":
-                first = adds.setdefault(normalize(delta.content), i)  # type: ignore[union-attr]
+            if delta.type == DeltaType.ADD:
+                first = adds.setdefault(normalize(getattr(delta, "content", "")), i)
                 if first != i:
                     run.outcome(
                         i, delta, "dropped-duplicate", None, f"same content as delta {first}"
                     )
                     continue
             kept.append((i, delta))
-        # Steps 2-3: adds (blocked, folded, conflicting, zombie) and feedback, in input order.
+        # Steps 2-3: adds (blocked, folded, conflicting, zombie) and feedback, in input order;
+        # step 4: the structural deltas (replace, merge, deprecate), in input order.
         for i, delta in kept:
-            if delta.type == "add":
-                run.add(i, delta)  # type: ignore[arg-type]
-            elif delta.type == "helpful":
-                run.feedback(delta.bullet_id, "helpful", context=delta.context)  # type: ignore[union-attr]
-                run.outcome(i, delta, "applied", delta.bullet_id)  # type: ignore[union-attr]
-            elif delta.type == "harmful":
-                run.feedback(
-                    delta.bullet_id,  # type: ignore[union-attr]
-                    "harmful",
-                    reason=str(delta.reason or "other"),  # type: ignore[union-attr]
-                    context=delta.context,  # type: ignore[union-attr]
-                )
-                run.outcome(i, delta, "applied", delta.bullet_id)  # type: ignore[union-attr]
-        # Step 4: replace, merge, deprecate.
+            if delta.type not in STRUCTURAL:
+                run.apply(i, delta)
         for i, delta in kept:
             if delta.type in STRUCTURAL:
-                run.structural(i, delta)
+                run.apply(i, delta)
         if run.applied:
             run.invert()  # step 5
             run_maturity_pass(  # step 6

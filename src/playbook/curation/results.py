@@ -20,6 +20,17 @@ STATUSES = (
 )
 # The statuses that changed the playbook; every other one applied nothing.
 APPLIED = ("added", "folded", "conflict", "applied")
+# The machine code of an outcome that applied nothing, by its status. Where one status has
+# several causes, the maker of the outcome sets a finer code: a rejected delta naming a
+# bullet that does not exist is `not_found`, one naming a retired bullet `retired`
+# (`Batch.check`). Code branches on `code`, never on the text of `reason`.
+CODES = {
+    "refused-blocked": "blocked",
+    "refused-zombie": "zombie",
+    "refused-pinned": "pinned",
+    "dropped-duplicate": "duplicate",
+    "rejected-invalid": "invalid",
+}
 
 
 @dataclass
@@ -27,8 +38,15 @@ class DeltaOutcome:
     index: int
     status: str
     bullet_id: str | None = None
-    reason: str | None = None
+    reason: str | None = None  # for a person; its text is not a contract
     type: str | None = None
+    # why nothing applied (CODES, or finer); when applied, None or a note: `not_carried`
+    # (a successor that does not inherit an original's evidence: opposite polarity)
+    code: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code is None:
+            self.code = CODES.get(self.status)
 
 
 @dataclass

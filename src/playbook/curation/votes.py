@@ -16,11 +16,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.terms import HARM_REASONS
+from ..core.terms import HARM_REASONS, DeltaType
 
+# The fields of each evidence type (`core.terms.EVIDENCE`), as its model declares them.
 _FIELDS = {
-    "helpful": ("type", "bullet_id", "context"),
-    "harmful": ("type", "bullet_id", "reason", "context"),
+    DeltaType.HELPFUL: ("type", "bullet_id", "context"),
+    DeltaType.HARMFUL: ("type", "bullet_id", "reason", "context"),
 }
 
 

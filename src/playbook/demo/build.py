@@ -9,7 +9,7 @@ decision log are therefore the real thing, not fixtures.
 
 `python -m playbook.demo.build writer PATH` runs `writer.run_writer`, the `playbook demo
 --writer` companion; `cache` keeps a built demo for the next run; `python -m
-playbook.demo.build template` writes the build shipped with the package (`template`).
+playbook.demo.template` writes the build shipped with the package (`template`).
 
 No Textual here: this module is part of the core.
 """
@@ -377,13 +377,8 @@ def _main(argv: list[str]) -> int:
         info = build_demo(argv[1])
         print(f"{info.path}: {info.bullets} bullets, {info.events} events in {info.seconds:.2f}s")
         return 0
-    if argv == ["template"]:  # after a change to the demo or the curator (template.py)
-        from .template import make_template
-
-        print(f"wrote {make_template()}")
-        return 0
     print(
-        "usage: python -m playbook.demo.build (build PATH | writer PATH [PARENT_PID] | template)",
+        "usage: python -m playbook.demo.build (build PATH | writer PATH [PARENT_PID])",
         file=sys.stderr,
     )
     return 2

@@ -12,7 +12,6 @@ No Textual here: this module is part of the core.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import time
@@ -20,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ..core.version import __version__
 from .build import DIARY_NAME, DemoPlaybook, Progress, build_demo
+from .template import demo_key, instantiate
 
 DEMO_FILE = "demo.sqlite3"
 MAX_AGE_SECONDS = 7 * 24 * 3600
@@ -33,15 +32,6 @@ def cache_root(env: Mapping[str, str] | None = None) -> Path:
     base = env.get("XDG_CACHE_HOME", "")
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
     return root / "playbook"
-
-
-def demo_key() -> str:
-    """Changes with the version and with the demo's code or content."""
-    digest = hashlib.sha256(__version__.encode())
-    here = Path(__file__).parent
-    for name in ("build.py", "content.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def demo_folder(root: Path) -> Path:
@@ -66,8 +56,6 @@ def make_demo(
     """A new demo at `path`: the build shipped with the package, dated now (under a
     second), or, with `replay` or when the shipped one is not this demo's, a build that
     replays the history through the API (seconds)."""
-    from .template import instantiate
-
     info = None
     if not replay:
         if progress is not None:

@@ -9,8 +9,8 @@ now would (ages, and so decay, scores and rungs, are the same), and the session 
 review queue points at are written beside it. A template whose key is not the current
 demo's is not used: the caller builds instead.
 
-`python -m playbook.demo.build template` writes it (after a change to the demo or the curator);
-a test checks that the shipped template is what the builder makes.
+`python -m playbook.demo.template` writes it (after a change to the demo or the curator); a
+test checks that the shipped template is what the builder makes.
 
 No Textual here: this module is part of the core.
 """
@@ -18,19 +18,32 @@ No Textual here: this module is part of the core.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import sys
 import tempfile
 import typing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..core.version import __version__
 from . import content as dc
 from .build import DIARY_NAME, DemoPlaybook, build_demo
 
 TEMPLATE_FILE = Path(__file__).with_name("template.json.gz")
 FOLDER = "{demo}"  # where the demo's folder stands in the template's session refs
 FORMAT = 1
+
+
+def demo_key() -> str:
+    """The key of this demo (the cache's folder, the template's match): changes with the
+    version and with the demo's code or content."""
+    digest = hashlib.sha256(__version__.encode())
+    here = Path(__file__).parent
+    for name in ("build.py", "content.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def stamp_fields() -> dict[str, frozenset[str]]:
@@ -81,7 +94,6 @@ def make_template(target: Path = TEMPLATE_FILE, *, now: datetime | None = None) 
     """Build the demo (at `now`) and write it as the template (deterministic bytes)."""
     from ..interop.snapshot import export_snapshot
     from ..store import open_store
-    from .cache import demo_key
 
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     with tempfile.TemporaryDirectory(prefix="playbook-demo-template-") as tmp:
@@ -103,8 +115,6 @@ def make_template(target: Path = TEMPLATE_FILE, *, now: datetime | None = None) 
 
 def load_template(source: Path = TEMPLATE_FILE) -> dict[str, Any] | None:
     """The shipped template, or None when there is none or it is not the current demo's."""
-    from .cache import demo_key
-
     try:
         template = json.loads(gzip.decompress(source.read_bytes()))
     except (OSError, ValueError, EOFError):
@@ -155,3 +165,11 @@ def instantiate(
             blocked=len(store.blocked()),
             seconds=time.perf_counter() - started,
         )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    if sys.argv[1:]:
+        sys.exit(
+            "usage: python -m playbook.demo.template (after a change to the demo or the curator)"
+        )
+    print(f"wrote {make_template()}")

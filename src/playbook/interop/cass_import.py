@@ -42,7 +42,7 @@ from ..store.interchange import (
 )
 from ..store.store import new_id
 from .cass.workspaces import assign_workspaces
-from .importing import ImportReport, Progress, Ticker, finish, import_transaction, movable_rules
+from .import_common import ImportReport, Progress, Ticker, finish, import_transaction, movable_rules
 from .notes import Note
 
 if TYPE_CHECKING:

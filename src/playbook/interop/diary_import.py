@@ -22,7 +22,7 @@ from ..review.queue import stage
 from ..store import new_batch_id
 from .cass.diary import LESSONS
 from .cass.workspaces import identity_of
-from .importing import ImportReport, import_transaction
+from .import_common import ImportReport, import_transaction
 from .notes import Note
 
 if TYPE_CHECKING:

@@ -142,9 +142,8 @@ def build_server(
     from mcp.types import CallToolResult, ToolAnnotations
     from pydantic import Field, WithJsonSchema
 
-    from ..core.deltas import DELTA_TYPES
     from ..core.policy import DEFAULT_POLICY
-    from ..core.terms import BulletTypeName, HarmReasonName, MaturityName
+    from ..core.terms import BulletTypeName, DeltaTypeName, HarmReasonName, MaturityName
     from ..core.version import __version__
     from ..curation.outcomes import Outcome
     from . import schemas as out
@@ -186,7 +185,7 @@ def build_server(
     ]
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many per page.")]
     Offset = Annotated[int, Field(ge=0, description="Skip this many (next_offset of a page).")]
-    DeltaType = Literal[DELTA_TYPES]  # type: ignore[valid-type]
+    DeltaType = DeltaTypeName
 
     def returns(model: type) -> Any:
         return Annotated[CallToolResult, model]

@@ -199,21 +199,22 @@ class PlaybookTools:
         session_ref: str | None = None,
         receipt: str | None = None,
     ) -> dict[str, Any]:
-        from ..review.actions import mark_delta
+        from ..core.errors import InvalidInput
+        from ..review.actions import check_mark, mark_delta
         from ..review.agent import curate_as_agent
 
-        if kind not in ("helpful", "harmful"):
-            raise ToolFailure("kind must be 'helpful' or 'harmful'")
-        if reason and kind != "harmful":
-            raise ToolFailure("reason goes with harmful feedback only")
-        self._bounded(
-            ("bullet_id", bullet_id, "id"),
-            ("context", context, "text"),
-            ("session_ref", session_ref, "ref"),
-            ("receipt", receipt, "id"),
-        )
-        if receipt is not None and not receipt.strip():
-            raise ToolFailure("receipt must not be blank")
+        try:  # the API's one check of a mark; its message goes back to the agent
+            check_mark(
+                self.limits,
+                bullet_id,
+                kind,
+                reason=reason,
+                context=context,
+                session_ref=session_ref,
+                receipt=receipt,
+            )
+        except InvalidInput as exc:
+            raise ToolFailure(str(exc)) from None
         delta = mark_delta(bullet_id, kind, reason=reason, context=context)
         with _store(self.db, self.policy, create=False) as store:
             done = curate_as_agent(

@@ -15,11 +15,12 @@ on inside the same transaction as the write, so two reviewers cannot both act on
   against now (`diff_since`);
 - `hidden`: what decay hid, the rules a query matched that recall does not show, with
   the numbers and what would bring each back (`explain_hidden`);
-- `proposal_view`: review that scales, a proposal's word diff (`proposal_diff`,
-  `proposal_diffs`), its closest rules (`closest_rules`), many decisions at once
-  (`approve_many`, `reject_many`); the queue itself (stage, approve, reject) is `queue`,
-  what a proposal is `proposals`, an agent's deltas it may not apply alone `agent`
-  (`curate_as_agent`), near-duplicate groups staged as merges `topics`;
+- `proposal_view`: what a reviewer reads beside a proposal, its word diff
+  (`proposal_diff`, `proposal_diffs`) and its closest rules (`closest_rules`); `bulk`:
+  review that scales, many decisions at once (`approve_many`, `reject_many`); the queue
+  itself (stage, approve, reject) is `queue`, what a proposal is `proposals`, an agent's
+  deltas it may not apply alone `agent` (`curate_as_agent`), near-duplicate groups staged
+  as merges `topics`;
 - `trends`: score over time, for the Detail plot (`score_series`, with its events) and the
   table's trend column (`score_trends`);
 - `conflicts`: open conflict flags with both sides (`conflicts`), and their resolution
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
         restore_target,
         unpin,
     )
+    from .bulk import Decided, approve_many, reject_many
     from .detail import (
         BulletDetail,
         NotFound,
@@ -73,15 +75,7 @@ if TYPE_CHECKING:
     from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
     from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
     from .history_cache import HistoryCache
-    from .proposal_view import (
-        Decided,
-        approve_many,
-        closest_rules,
-        proposal_diff,
-        proposal_diffs,
-        reject_many,
-        with_closest,
-    )
+    from .proposal_view import closest_rules, proposal_diff, proposal_diffs, with_closest
     from .scores import bullet_score, bullet_scores, score_moment
     from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
@@ -120,12 +114,12 @@ __getattr__ = lazy_exports(
         "proposals_as_of": ".history",
         "rows_as_of": ".history",
         "HistoryCache": ".history_cache",
-        "Decided": ".proposal_view",
-        "approve_many": ".proposal_view",
+        "Decided": ".bulk",
+        "approve_many": ".bulk",
+        "reject_many": ".bulk",
         "closest_rules": ".proposal_view",
         "proposal_diff": ".proposal_view",
         "proposal_diffs": ".proposal_view",
-        "reject_many": ".proposal_view",
         "with_closest": ".proposal_view",
         "bullet_score": ".scores",
         "bullet_scores": ".scores",

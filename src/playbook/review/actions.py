@@ -7,26 +7,31 @@ workbench and a terminal at once) gets a clear refusal, never a double write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core import scoring
+from ..core.authority import require_human
+from ..core.limits import check
 from ..core.policy import Policy
-from ..core.terms import HUMAN, Actor, Maturity
+from ..core.terms import EVIDENCE, HUMAN, DeltaType, Maturity
 from ..curation import CurateResult, curate
 from ..store import PlaybookStore, StoreError, new_batch_id
 from .detail import NotFound, require
 
 
 class NotApplied(StoreError):
-    """A change curation did not apply (refused, rejected): `status` and `reason` say why."""
+    """A change curation did not apply (refused, rejected): `status` and `reason` say why,
+    `outcome` is the outcome's own code (`curation.results.CODES`: invalid, pinned...)."""
 
     code = "nothing_applied"
 
-    def __init__(self, status: str, reason: str | None) -> None:
+    def __init__(self, status: str, reason: str | None, outcome: str | None = None) -> None:
         super().__init__(f"{status}: {reason}" if reason else status)
         self.status = status
         self.reason = reason
+        self.outcome = outcome
 
 
 def curate_one(store: PlaybookStore, delta: dict[str, Any], actor: str, **kw: Any) -> CurateResult:
@@ -34,10 +39,58 @@ def curate_one(store: PlaybookStore, delta: dict[str, Any], actor: str, **kw: An
     result = curate(store, [delta], actor=actor, **kw)
     o = result.outcomes[0]
     if result.nothing_applied:
-        if o.status == "rejected-invalid" and (o.reason or "").startswith("no bullet"):
+        if o.code == "not_found":
             raise NotFound(o.reason or "no such bullet")
-        raise NotApplied(o.status, o.reason)
+        raise NotApplied(o.status, o.reason, o.code)
     return result
+
+
+class InvalidMark(StoreError):
+    """A mark refused before anything is read: its kind, or a reason on a helpful mark."""
+
+
+# A mark's parameters as the API names them; a surface passes its own spelling of them
+# (the CLI's `ID`, `--context`...), so that the one message names what its user typed.
+MARK_NAMES = {
+    "bullet_id": "bullet_id",
+    "kind": "kind",
+    "reason": "reason",
+    "context": "context",
+    "session_ref": "session_ref",
+    "receipt": "receipt",
+}
+
+
+def check_mark(
+    policy: Policy,
+    bullet_id: str,
+    kind: str,
+    *,
+    reason: str | None = None,
+    context: str | None = None,
+    session_ref: str | None = None,
+    receipt: str | None = None,
+    names: Mapping[str, str] = MARK_NAMES,
+) -> None:
+    """The one validation of a mark, before anything is opened or read: its kind, a reason
+    only with harm, every text within its bound in `policy`, a receipt not blank. Raises
+    InvalidMark or TooLong (code `invalid_input`). `mark` calls it; a surface may call it
+    earlier (the CLI, before it opens the playbook) and translates the error by its code."""
+    if kind not in EVIDENCE:
+        raise InvalidMark(f"{names['kind']}: expected helpful or harmful, not {kind[:40]!r}")
+    if reason and kind != DeltaType.HARMFUL:
+        raise InvalidMark(f"{names['reason']} goes with a harmful mark only")
+    check(
+        policy,
+        (
+            (names["bullet_id"], bullet_id, "id"),
+            (names["context"], context, "text"),
+            (names["session_ref"], session_ref, "ref"),
+            (names["receipt"], receipt, "id"),
+        ),
+    )
+    if receipt is not None and not receipt.strip():
+        raise InvalidMark(f"{names['receipt']} must not be blank")
 
 
 def mark(
@@ -50,19 +103,23 @@ def mark(
     provenance: dict[str, Any] | None = None,
     actor: str = HUMAN,
 ) -> CurateResult:
-    """One helpful or harmful mark, curated (harmful without a reason is "other")."""
-    delta = mark_delta(bullet_id, kind, reason=reason, context=context)
-    return curate_one(store, delta, actor, provenance=provenance)
+    """One helpful or harmful mark (`check_mark`), curated (harmful without a reason is
+    "other")."""
+    session = provenance.get("session_ref") if provenance else None
+    check_mark(store.policy, bullet_id, kind, reason=reason, context=context, session_ref=session)
+    return curate_one(
+        store,
+        mark_delta(bullet_id, kind, reason=reason, context=context),
+        actor,
+        provenance=provenance,
+    )
 
 
 def mark_delta(
     bullet_id: str, kind: str, *, reason: str | None = None, context: str | None = None
 ) -> dict[str, Any]:
-    """The delta of one helpful or harmful mark (harmful without a reason is "other")."""
-    if kind not in ("helpful", "harmful"):
-        raise StoreError(f"expected helpful or harmful, not {kind[:40]!r}")
-    if reason is not None and kind != "harmful":
-        raise StoreError("a reason goes with a harmful mark only")
+    """The delta of one helpful or harmful mark `check_mark` accepted (harmful without a
+    reason is "other")."""
     delta: dict[str, Any] = {"type": kind, "bullet_id": bullet_id}
     if context:
         delta["context"] = context
@@ -150,8 +207,7 @@ def restore(
 ) -> Restored:
     """Undo a deprecation: maturity back to the earned rung (at least candidate), logged as
     a human decision. Only a human restores; a retired bullet cannot be restored."""
-    if actor != Actor.HUMAN:
-        raise StoreError(f"only a human can restore a bullet (actor was {actor!r})")
+    require_human(actor, "restore a bullet")
     batch = new_batch_id()
     with store.transaction():
         bullet = require(store, bullet_id)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.authority import AGENT_APPLIES
-from ..core.deltas import DELTA_TYPES
+from ..core.authority import may_apply
+from ..core.terms import DELTA_TYPES, Actor
 from ..core.text import plural
 from ..curation.pipeline import _provenance, batch_problem, curate
 from ..curation.results import APPLIED, CurateResult, DeltaOutcome
@@ -31,7 +31,7 @@ __all__ = ["AgentCurateResult", "agent_login", "curate_as_agent"]
 STAGED = "staged"  # a delta waiting for a person in the review queue
 ALREADY_PROPOSED = "already-proposed"  # the same delta is in the queue already
 # replace, merge, deprecate: every type an agent does not apply itself
-_STAGED_TYPES = frozenset(DELTA_TYPES) - frozenset(AGENT_APPLIES)
+_STAGED_TYPES = frozenset(t for t in DELTA_TYPES if not may_apply(Actor.AGENT, t))
 
 
 @dataclass

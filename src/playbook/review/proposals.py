@@ -106,15 +106,6 @@ def _proposal(row: tuple[Any, ...]) -> Proposal:
     )
 
 
-def with_similar(store: PlaybookStore, p: Proposal) -> Proposal:
-    """`p` with `similar` filled: for a proposal with content, the nearest existing bullets
-    (token Jaccard of subjects >= SIMILAR_THRESHOLD) other than those it acts on
-    (`review.closest_rules`)."""
-    from .proposal_view import with_closest
-
-    return with_closest(store, p, SIMILAR_LIMIT)
-
-
 def delta_targets(store: PlaybookStore, delta: dict[str, Any]) -> list[Target]:
     """The bullets a delta acts on (a replace's, a merge's, a mark's...), as they are now."""
     ids = list(delta.get("bullet_ids") or ())

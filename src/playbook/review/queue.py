@@ -12,16 +12,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..core import authority
 from ..core.deltas import AddDelta, InvalidDelta, MergeDelta, delta_dict, parse_delta
 from ..core.errors import NotFound, Refused
 from ..core.limits import delta_problem, preview
-from ..core.model import Actor, Provenance
+from ..core.model import Provenance
 from ..core.terms import HOOK_ORIGIN  # noqa: F401  (part of this module's API)
 from ..curation import CurateResult, blocking_pattern, curate
 from ..curation.pipeline import batch_problem
 from ..store import PlaybookStore, StoreError, iso
 from ..store import proposals as proposals_sql
 from ..store.store import new_id
+from .proposal_view import with_similar
 from .proposals import (  # noqa: F401  (part of this module's API)
     SIMILAR_LIMIT,
     SIMILAR_THRESHOLD,
@@ -30,7 +32,6 @@ from .proposals import (  # noqa: F401  (part of this module's API)
     Target,
     _proposal,
     delta_targets,
-    with_similar,
     with_targets,
 )
 
@@ -39,8 +40,8 @@ class QueueError(StoreError):
     """A queue request that cannot be carried out (wrong id, not pending, not human)."""
 
 
-class ApprovalRefused(Refused, QueueError):
-    pass
+# Deprecated: a refusal is `core.errors.Refused` wherever it is made (`core.authority`).
+ApprovalRefused = Refused
 
 
 class UnknownProposal(QueueError, NotFound):
@@ -231,12 +232,8 @@ def count_pending(
 
 
 def require_human(actor: str, verb: str) -> None:
-    """ApprovalRefused unless `actor` is a human: only people decide proposals."""
-    if actor != Actor.HUMAN:
-        raise ApprovalRefused(f"only a human can {verb} proposals (actor was {actor!r})")
-
-
-_refuse_unless_human = require_human
+    """Refused unless `actor` is a human: only people decide proposals."""
+    authority.require_human(actor, f"{verb} proposals")
 
 
 def _require_pending(store: PlaybookStore, proposal_id: str) -> Proposal:
@@ -277,7 +274,7 @@ def approve(
     since, the add is near a blocked pattern or duplicates a deprecated rule), nothing
     changes, the proposal stays pending and QueueError says why.
     """
-    _refuse_unless_human(actor, "approve")
+    require_human(actor, "approve")
     with store.transaction():
         p = _require_pending(store, proposal_id)
         delta = p.delta
@@ -333,7 +330,7 @@ def reject(
     """Reject a pending proposal with a reason; `block=True` also blocks its content as a
     pattern, so the same rule is neither staged nor added again. Human only.
     Returns the block id when one was made."""
-    _refuse_unless_human(actor, "reject")
+    require_human(actor, "reject")
     if not reason.strip():
         raise QueueError("a rejection needs a reason")
     with store.transaction():

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..core.terms import HOOK_ORIGIN
+from ..core.terms import DELTA_TYPES, HOOK_ORIGIN
 
 if TYPE_CHECKING:
     from ..review.queue import Proposal
 
-TYPES = ("add", "helpful", "harmful", "replace", "merge", "deprecate")
+TYPES = DELTA_TYPES
 QUALIFIERS = ("type", "session", "from")
 
 

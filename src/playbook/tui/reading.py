@@ -63,7 +63,8 @@ def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[q
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
     from ..review import queue
-    from ..review.proposals import with_similar, with_targets
+    from ..review.proposal_view import with_similar
+    from ..review.proposals import with_targets
 
     found = queue.list_proposals(store, status="pending", newest_first=True)
     out = [with_targets(store, p) for p in found]

@@ -6,9 +6,9 @@ import json
 import re
 from collections.abc import Iterator
 
-__all__ = ["DELTA_TYPES", "parse_deltas"]
+from ...core.terms import DELTA_TYPES
 
-DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
+__all__ = ["DELTA_TYPES", "parse_deltas"]
 
 _FENCE_RE = re.compile(r"```[ \t]*(?:json[c5]?)?[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _MAX_DECODE_ATTEMPTS = 500  # positions tried per text: bounds the work on garbage output

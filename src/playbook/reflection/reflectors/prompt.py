@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from playbook.reflection.diaries import Diary
 
-__all__ = ["PROMPT_TEMPLATE", "build_prompt"]
+__all__ = ["PROMPT_TEMPLATE", "build_prompt", "delta_shapes"]
 
 PROMPT_TEMPLATE = """\
 You are the reflector for Playbook, a playbook of short rules that coding agents follow.
@@ -24,17 +24,7 @@ empty list is a good answer when the session taught nothing new.
 
 Delta shapes. Each delta is a JSON object whose "type" decides its fields; no other field
 is allowed. Fields marked ? are optional.
-  {"type": "add", "content": "<one imperative sentence>", "bullet_type"?: "rule" | "anti-pattern",
-   "tags"?: ["<word>"], "category"?: "<word>", "scope"?: "global" | "workspace" | "language" |
-   "framework" | "task", "scope_key"?: "<e.g. python>", "kind"?: "<label>", "reason"?: "<why>"}
-  {"type": "helpful", "bullet_id": "<id>", "context"?: "<how it helped>"}
-  {"type": "harmful", "bullet_id": "<id>", "reason"?: "caused_bug" | "wasted_time" |
-   "contradicted_requirements" | "wrong_context" | "outdated" | "other",
-   "context"?: "<what went wrong>"}
-  {"type": "replace", "bullet_id": "<id>", "content": "<better wording>", "reason"?: "<why>"}
-  {"type": "deprecate", "bullet_id": "<id>", "reason": "<why it no longer applies>"}
-  {"type": "merge", "bullet_ids": ["<id>", "<id>", ...], "content": "<combined rule>",
-   "reason"?: "<why>"}
+{shapes}
 
 Rules for your answer:
 - Never include provenance: no session, file, path, line, offset, source or timestamp fields.
@@ -79,6 +69,7 @@ def build_prompt(
     playbook and the prior deltas take at most a quarter of it each (the first ones that
     fit), and the diary goes in as a digest of the rest (`digest.digest`).
     """
+    shapes = delta_shapes()
     share = None if max_chars is None else max_chars // 4
     bullets = _lines((_bullet_line(b) for b in playbook), share) or "(empty)"
     prior_lines = _lines((_json_line(d) for d in prior), share) or "(none)"
@@ -87,11 +78,28 @@ def build_prompt(
     else:
         from .digest import digest
 
-        fixed = len(PROMPT_TEMPLATE) + len(bullets) + len(prior_lines)
+        fixed = len(PROMPT_TEMPLATE) + len(shapes) + len(bullets) + len(prior_lines)
         text = digest(diary, max(0, max_chars - fixed))
-    fills = {"{playbook}": bullets, "{prior}": prior_lines, "{diary}": text or "(empty)"}
+    fills = {
+        "{shapes}": shapes,
+        "{playbook}": bullets,
+        "{prior}": prior_lines,
+        "{diary}": text or "(empty)",
+    }
     # One pass, so braces or placeholders inside the diary are never substituted again.
-    return re.sub(r"\{playbook\}|\{prior\}|\{diary\}", lambda m: fills[m.group()], PROMPT_TEMPLATE)
+    return re.sub(
+        r"\{(?:shapes|playbook|prior|diary)\}", lambda m: fills[m.group()], PROMPT_TEMPLATE
+    )
+
+
+def delta_shapes() -> str:
+    """Each delta type's shape (`shape` of its model in `core.deltas`), in the vocabulary's
+    order, indented as the prompt shows them."""
+    from ...core.deltas import DELTA_CLASSES  # lazy: the models load pydantic
+    from ...core.terms import DELTA_TYPES
+
+    lines = (line for t in DELTA_TYPES for line in DELTA_CLASSES[t].shape.splitlines())
+    return "\n".join(f"  {line}" for line in lines)
 
 
 def _lines(lines: Iterable[str], budget: int | None) -> str:

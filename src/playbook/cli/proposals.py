@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..core.inert import inert
+from ..core.terms import DELTA_TYPES
 from ..core.text import plural
 from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from ..review.queue import Proposal
     from ..store import PlaybookStore
 
-DELTA_TYPES = ("add", "helpful", "harmful", "replace", "deprecate", "merge")
 _HINT = "see 'playbook proposals'"
 
 
