@@ -9,6 +9,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from .helpers.checked import checked
 from .helpers.imports import PACKAGE, modules
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
@@ -53,8 +54,6 @@ def test_mypy_checks_the_package_and_the_strict_layers():
 def test_each_type_ignore_in_the_checked_folders_says_why() -> None:
     """`# type: ignore[code]  # the reason`, on the line (the folders of
     tests/test_local_imports.py; the whole package once its owners are done)."""
-    from .test_local_imports import checked
-
     bare = []
     for path in modules().values():
         rel = path.relative_to(PACKAGE).as_posix()
