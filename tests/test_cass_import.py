@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from playbook.interop.cass import (
@@ -462,6 +462,7 @@ _bullet_keys = st.sampled_from(
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(_bullet_keys, _values, max_size=8), max_size=4), _values)
+@example([{"id": "0\n0"}], None)  # an id with a newline made a note of two lines (found here)
 def test_wrong_shapes_inside_a_playbook_never_crash(
     bullets: list[dict[str, object]], patterns: object
 ) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..core.inert import inert
+
 # A kind seen more often than this is summarised in one line.
 SHOWN_IN_FULL = 2
 
@@ -22,7 +24,8 @@ class Note:
     kind: str  # the same for every note of this kind; defaults to the text itself
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.text}"
+        """One line whatever the file held (an id with a newline in it stays one note)."""
+        return inert(f"{self.where}: {self.text}", one_line=True)
 
 
 class Notes:
