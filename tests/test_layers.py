@@ -89,7 +89,6 @@ KNOWN_CYCLES: list[set[str]] = [
     },
     {"playbook.demo.build", "playbook.demo.cache", "playbook.demo.template"},
     {"playbook.interop.cass_import", "playbook.interop.diary_import", "playbook.interop.importing"},
-    {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},
     {"playbook.review.proposal_view", "playbook.review.proposals", "playbook.review.queue"},
     {
         "playbook.store.base",

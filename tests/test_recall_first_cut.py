@@ -22,7 +22,7 @@ import pytest
 from playbook import recall
 from playbook.core.policy import Policy
 from playbook.retrieval.query import query_terms
-from playbook.retrieval.rank import Ranked, parse_scope
+from playbook.retrieval.ranked import Ranked, parse_scope
 from playbook.store import PlaybookStore, open_store
 from playbook.store.ranking import keyword_lists
 

@@ -181,7 +181,7 @@ def _body(chosen: list[Bullet]) -> list[str]:
 def live_rules(store: PlaybookStore, workspace: str | None = None) -> list[Bullet]:
     """The active bullets of `workspace` (global ones and its own; every one without a
     workspace), as recall's `scope` filter keeps them."""
-    from ..retrieval.rank import parse_scope, scope_matches
+    from ..retrieval.ranked import parse_scope, scope_matches
 
     caller = parse_scope([f"workspace:{workspace}"]) if workspace else None
     return [b for b in store.bullets(state="active") if scope_matches(b.scope, b.scope_key, caller)]

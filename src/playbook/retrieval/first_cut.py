@@ -19,7 +19,7 @@ from ..core import scoring
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore
 from ..store.ranking import first_rows, first_worth, ids_of, playbook_size
-from .rank import Ranked, scope_matches, top
+from .ranked import Ranked, scope_matches, top
 
 # A batch of relevance groups is read in one query once it holds this many candidates
 # (a query costs about what a hundred rows do).
