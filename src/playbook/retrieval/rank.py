@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..core import scoring
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore, iso
+from ..store.evidence_rule import rows_answer
 from ..store.ranking import LISTS, contents_of, first_query, ids_of, keyword_lists, keyword_points
 from .ranked import Ranked, scope_matches, top
 
@@ -88,12 +89,16 @@ def rank_now(
     now_t = store.now()
     now = scoring.days(now_t)
     ref = table.ref[cand]
-    has = ~np.isnan(ref)
-    factor = np.where(has, 0.5 ** ((now - np.where(has, ref, now)) / table.half_life[cand]), 0.0)
-    eff = scoring.effective_with(
-        table.helpful[cand] * factor, table.harmful[cand] * factor, table.multiplier[cand], policy
+    h, x = scoring.sums_at(  # a bullet without evidence (ref NaN) has sums 0 at any moment
+        np.where(np.isnan(ref), now, ref),
+        table.helpful[cand],
+        table.harmful[cand],
+        table.half_life[cand],
+        now,
     )
-    slow = ~table.exact[cand] | (has & (ref > now))
+    eff = scoring.effective_with(h, x, table.multiplier[cand], policy)
+    # `exact`: the row's INEXACT flag clear and the cache not lagging (`rank_table`)
+    slow = ~rows_answer(~table.exact[cand], ref, now, False)
     if slow.any():
         slow_ids = ids_of(store, table.seq[cand[slow]].tolist())
         evidence = store.evidence_many(list(slow_ids.values()), at=now_t)

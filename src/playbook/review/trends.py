@@ -154,8 +154,8 @@ def _effective_at(
 def _decayed(
     events: Sequence[_Event], when: np.ndarray, half_life: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(H, X) at each moment of `when` (epoch days): `scoring.decay` of every event observed
-    by then, summed; one (events x moments) pass."""
+    """(H, X) at each moment of `when` (epoch days): `scoring.decayed` of every event
+    observed by then, summed; one (events x moments) pass."""
     import numpy as np
 
     if not events:
@@ -165,5 +165,5 @@ def _decayed(
     weight = np.array([e[2] for e in events], dtype=np.float64)
     helpful = np.array([e[0] == "helpful" for e in events])
     age = when[None, :] - at[:, None]
-    factor = np.where(age >= 0, 0.5 ** (np.maximum(age, 0.0) / half_life), 0.0) * weight[:, None]
-    return factor[helpful].sum(axis=0), factor[~helpful].sum(axis=0)
+    value = np.where(age >= 0, scoring.decayed(weight[:, None], age, half_life), 0.0)
+    return value[helpful].sum(axis=0), value[~helpful].sum(axis=0)
