@@ -65,14 +65,14 @@ def days(t: datetime) -> float:
     return t.timestamp() / DAY
 
 
-def _scalar(*values: Any) -> bool:
-    """Whether every value is a plain number (numpy's float64 is a float): the float form."""
-    return all(isinstance(v, float | int) for v in values)
+_NUMBER = (float, int)  # the float form (numpy's float64 is a float); anything else: arrays
+# A product below this may be flushed (twice TINY: the test's rounding cannot reach it).
+_NEAR_TINY = 2 * TINY
 
 
 def half_factor(halvings: Any) -> Any:
     """0.5 ** halvings, or 0.0 past MAX_HALVINGS (floats or arrays)."""
-    if _scalar(halvings):
+    if isinstance(halvings, _NUMBER):
         return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
     import numpy as np
 
@@ -81,24 +81,31 @@ def half_factor(halvings: Any) -> Any:
 
 def scaled(value: Any, factor: Any) -> Any:
     """value * factor, or 0.0 where that would be below TINY (floats or arrays)."""
-    if _scalar(value, factor):
+    if isinstance(value, _NUMBER) and isinstance(factor, _NUMBER):
         if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
             return 0.0
         return value * factor
     import numpy as np
 
+    product = value * factor
+    size = np.abs(product)
+    if not ((size < _NEAR_TINY) & (size > 0.0)).any():
+        # The common case, and the same numbers: a product of at least twice TINY passes
+        # the test below as it is, and one of 0 is 0.0 (for finite values: the only ones
+        # a score has)
+        return product + 0.0
     with np.errstate(divide="ignore"):  # TINY / 0: inf, and the value is flushed, as above
         tiny = (value == 0.0) | (factor == 0.0) | (np.abs(value) < TINY / np.abs(factor))
-    return np.where(tiny, 0.0, value * factor)
+    return np.where(tiny, 0.0, product)
 
 
 def nonneg(x: Any) -> Any:
     """max(0, x) as numpy's `maximum(x, 0.0)` has it (floats or arrays)."""
-    if _scalar(x):
+    if isinstance(x, _NUMBER):
         return 0.0 if x < 0.0 else x
     import numpy as np
 
-    return np.where(x < 0.0, 0.0, x)
+    return np.maximum(x, 0.0)
 
 
 def carry(now: Any, ref: Any, half_life: Any) -> Any:
@@ -197,7 +204,7 @@ def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
     """Recall's rank (SPEC §6): relevance * max(min_confidence, effective), for floats or
     numpy arrays alike (the float form takes the max as numpy's `maximum` does)."""
     floor = policy.min_confidence
-    if _scalar(effective):
+    if isinstance(effective, _NUMBER):
         return relevance * (floor if floor >= effective else effective)
     import numpy as np
 

@@ -10,6 +10,7 @@ ones `store.score` gives.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ..core import scoring
@@ -46,7 +47,8 @@ class BulletRow(NamedTuple):
 _ROWS_SQL = (
     "SELECT b.id, b.content, b.type, b.maturity, b.state, b.pinned, b.category, b.tags, "
     "b.scope, b.source, b.created_at, b.half_life_days, "
-    f"e.half_life, e.ref, e.helpful, e.harmful, e.last_at, b.seq, {INEXACT} "
+    "COALESCE(e.half_life, 1), e.ref, COALESCE(e.helpful, 0), COALESCE(e.harmful, 0), "
+    f"e.last_at, b.seq, {INEXACT} "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id"
 )
 # The same columns, with NULL for those the scores do not read (text, tags...): what
@@ -54,7 +56,8 @@ _ROWS_SQL = (
 _SCORE_SQL = (
     "SELECT b.id, NULL, NULL, b.maturity, b.state, NULL, NULL, NULL, "
     "NULL, NULL, b.created_at, b.half_life_days, "
-    f"e.half_life, e.ref, e.helpful, e.harmful, e.last_at, b.seq, {INEXACT} "
+    "COALESCE(e.half_life, 1), e.ref, COALESCE(e.helpful, 0), COALESCE(e.harmful, 0), "
+    f"e.last_at, b.seq, {INEXACT} "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id"
 )
 
@@ -99,19 +102,15 @@ def bullet_rows(
         for r in raw
     ]
 
-    def column(k: int) -> Any:  # NULL (no evidence yet): NaN
-        return np.array([r[k] for r in raw], dtype=np.float64)
+    def column(k: int, dtype: Any = np.float64) -> Any:  # no NULLs: straight from the rows
+        return np.fromiter(map(itemgetter(k), raw), dtype=dtype, count=n)
 
-    ref = column(13)
-    has = ~np.isnan(ref)  # the cache's sums at its ref, read now; none: 0 at any moment
+    ref = np.array(list(map(itemgetter(13), raw)), dtype=np.float64)  # NULL: NaN
+    # the cache's sums at its ref, read now (a bullet without evidence: 0 at any moment)
     helpful, harmful = scoring.sums_at(
-        np.where(has, ref, now),
-        np.where(has, column(14), 0.0),
-        np.where(has, column(15), 0.0),
-        np.where(has, column(12), 1.0),
-        now,
+        np.where(np.isnan(ref), now, ref), column(14), column(15), column(12), now
     )
-    inexact = np.fromiter((r[18] for r in raw), dtype=bool, count=n)
+    inexact = column(18, bool)
     slow = np.flatnonzero(~rows_answer(inexact, ref, now, lagging)).tolist()
     if slow:  # inherited evidence, future events, changed half-life: ask the store
         exact = store.evidence_many([raw[i][0] for i in slow], at=when)
