@@ -176,9 +176,6 @@ class DecayAccumulator:
             self.harmful += v
         self.count += 1
 
-    def covers(self, now: float) -> bool:
-        return self.count == 0 or now >= self.ref
-
     def at(self, now: float) -> tuple[float, float]:
         if not self.count:
             return 0.0, 0.0
