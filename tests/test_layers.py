@@ -88,7 +88,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.cli.typer_app",
         "playbook.cli.workbench",
     },
-    {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},
     {
         "playbook.store.base",
         "playbook.store.blobs",

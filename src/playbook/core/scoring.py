@@ -1,5 +1,29 @@
 """Scoring of SPEC §4 as pure functions of (events, policy, now). No SQL here.
 
+The one definition of a bullet's score at a moment: every reader (the evidence cache, the
+rank table, recall's first cut and its numpy path, as-of recall, the workbench rows, time
+travel, score trends, policy replay) calls the functions below, and none writes the decay
+out again (tests/test_scoring_forms.py fails on `0.5 **`, `2 **` or `exp2` anywhere else in
+`src/`). Each arithmetic function takes floats or numpy arrays alike, and both forms give
+the same bits (the same test, on generated inputs):
+
+- `carry(now, ref, half_life)`: the factor 0.5 ** ((now − ref) / half-life) that takes sums
+  referenced to `ref` to `now` (`half_factor` of the halvings);
+- `decayed(weight, age, half_life)`: one event's weight after `age` days (future events:
+  age 0);
+- `sums_at(ref, helpful, harmful, half_life, now)`: an evidence cache row read at `now`;
+- `effective_with(h, x, multiplier, policy)`: (H − 4X) · multiplier;
+- `final_score(relevance, effective, policy)`: relevance · max(min_confidence, effective).
+
+Two details keep the forms equal. The power is libm's `pow` in both: Python's `0.5 ** x`,
+and `numpy.float_power(0.5, x)` for arrays (numpy's own `**` and `exp2` use vector code that
+differs from libm in the last place for about one value in twenty on a machine with
+AVX-512). Below `TINY` a value is flushed to 0.0 in both forms (`half_factor`, `scaled`).
+
+The second form, and the place to change too: the database's own fold, evidence and
+maturity pass for the agent role are these functions written in PL/pgSQL
+(`store/postgres/scoring_sql.py`), checked bit for bit by tests/test_pg_scoring.py.
+
 `DecayAccumulator` is the exponential-decay identity that lets the store keep O(1) per-bullet
 aggregates: Σ w·0.5^((now−tᵢ)/h) = 0.5^((now−ref)/h) · Σ w·0.5^((ref−tᵢ)/h) for now ≥ ref.
 """
@@ -41,21 +65,66 @@ def days(t: datetime) -> float:
     return t.timestamp() / DAY
 
 
-def half_factor(halvings: float) -> float:
-    """0.5 ** halvings (halvings >= 0), or 0.0 past MAX_HALVINGS."""
-    return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
+_NUMBER = (float, int)  # the float form (numpy's float64 is a float); anything else: arrays
+# A product below this may be flushed (twice TINY: the test's rounding cannot reach it).
+_NEAR_TINY = 2 * TINY
 
 
-def scaled(value: float, factor: float) -> float:
-    """value * factor, or 0.0 where that would be below TINY."""
-    if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
-        return 0.0
-    return value * factor
+def half_factor(halvings: Any) -> Any:
+    """0.5 ** halvings, or 0.0 past MAX_HALVINGS (floats or arrays)."""
+    if isinstance(halvings, _NUMBER):
+        return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
+    import numpy as np
+
+    return np.where(halvings > MAX_HALVINGS, 0.0, np.float_power(0.5, halvings))
 
 
-def decay(weight: float, age_days: float, half_life_days: float) -> float:
-    """One event's weight after `age_days` (events in the future count as age 0)."""
-    return scaled(weight, half_factor(max(0.0, age_days) / half_life_days))
+def scaled(value: Any, factor: Any) -> Any:
+    """value * factor, or 0.0 where that would be below TINY (floats or arrays)."""
+    if isinstance(value, _NUMBER) and isinstance(factor, _NUMBER):
+        if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
+            return 0.0
+        return value * factor
+    import numpy as np
+
+    product = value * factor
+    size = np.abs(product)
+    if not ((size < _NEAR_TINY) & (size > 0.0)).any():
+        # The common case, and the same numbers: a product of at least twice TINY passes
+        # the test below as it is, and one of 0 is 0.0 (for finite values: the only ones
+        # a score has)
+        return product + 0.0
+    with np.errstate(divide="ignore"):  # TINY / 0: inf, and the value is flushed, as above
+        tiny = (value == 0.0) | (factor == 0.0) | (np.abs(value) < TINY / np.abs(factor))
+    return np.where(tiny, 0.0, product)
+
+
+def nonneg(x: Any) -> Any:
+    """max(0, x) as numpy's `maximum(x, 0.0)` has it (floats or arrays)."""
+    if isinstance(x, _NUMBER):
+        return 0.0 if x < 0.0 else x
+    import numpy as np
+
+    return np.maximum(x, 0.0)
+
+
+def carry(now: Any, ref: Any, half_life: Any) -> Any:
+    """0.5 ** ((now − ref) / half_life): the factor that takes decayed sums referenced to
+    `ref` to `now` (0.0 past MAX_HALVINGS; above 1 for `now` before `ref`)."""
+    return half_factor((now - ref) / half_life)
+
+
+def decayed(weight: Any, age: Any, half_life: Any) -> Any:
+    """weight * 0.5 ** (max(0, age) / half_life): an event's weight `age` days after it was
+    observed (SPEC §4: an event in the future counts as age 0)."""
+    return scaled(weight, half_factor(nonneg(age) / half_life))
+
+
+def sums_at(ref: Any, helpful: Any, harmful: Any, half_life: Any, now: Any) -> tuple[Any, Any]:
+    """(H, X) at `now` of decayed sums referenced to `ref` (an evidence cache row); exact
+    for now >= ref (`DecayAccumulator`)."""
+    factor = carry(now, ref, half_life)
+    return scaled(helpful, factor), scaled(harmful, factor)
 
 
 @dataclass(frozen=True)
@@ -71,7 +140,7 @@ def decayed_totals(events: Iterable[RawEvent], now: float, half_life: float) -> 
     """(H, X): the decayed sums of helpful and harmful events at `now` (epoch days)."""
     h = x = 0.0
     for e in events:
-        v = decay(e.weight, now - e.at, half_life)
+        v = decayed(e.weight, now - e.at, half_life)
         if e.kind == "helpful":
             h += v
         else:
@@ -96,51 +165,47 @@ class DecayAccumulator:
     def fold(self, kind: str, at: float, weight: float) -> None:
         if at > self.ref:
             if self.count:
-                factor = half_factor((at - self.ref) / self.half_life)
-                self.helpful = scaled(self.helpful, factor)
-                self.harmful = scaled(self.harmful, factor)
+                self.helpful, self.harmful = sums_at(
+                    self.ref, self.helpful, self.harmful, self.half_life, at
+                )
             self.ref = at
-        v = scaled(weight, half_factor((self.ref - at) / self.half_life))
+        v = decayed(weight, self.ref - at, self.half_life)
         if kind == "helpful":
             self.helpful += v
         else:
             self.harmful += v
         self.count += 1
 
-    def covers(self, now: float) -> bool:
-        return self.count == 0 or now >= self.ref
-
     def at(self, now: float) -> tuple[float, float]:
         if not self.count:
             return 0.0, 0.0
         if now < self.ref:
             raise ValueError("accumulator cannot answer before its reference time")
-        factor = half_factor((now - self.ref) / self.half_life)
-        return scaled(self.helpful, factor), scaled(self.harmful, factor)
+        return sums_at(self.ref, self.helpful, self.harmful, self.half_life, now)
 
 
 def effective_score(helpful: float, harmful: float, maturity: str, policy: Policy) -> float:
-    """(H - 4X) * multiplier for one bullet: `effective_with` with the flush to 0 below TINY
-    (see `scaled`), as the maturity pass reads it on both backends."""
-    net = helpful - scaled(harmful, policy.harm_multiplier)
-    return scaled(net, policy.multiplier(maturity)) + 0.0
+    """(H - 4X) * multiplier for one bullet of this maturity (`effective_with`), as the
+    maturity pass reads it on both backends."""
+    return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
 
 
 def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
-    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike (the
-    same numbers as `effective_score` above TINY)."""
+    """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike (flushed
+    to 0.0 below TINY, see `scaled`)."""
     # + 0.0 turns the -0.0 of a deprecated bullet with net harm into 0.0
-    return (helpful - policy.harm_multiplier * harmful) * multiplier + 0.0
+    return scaled(helpful - scaled(harmful, policy.harm_multiplier), multiplier) + 0.0
 
 
 def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
     """Recall's rank (SPEC §6): relevance * max(min_confidence, effective), for floats or
-    numpy arrays alike."""
-    if isinstance(effective, float | int):
-        return relevance * max(policy.min_confidence, effective)
+    numpy arrays alike (the float form takes the max as numpy's `maximum` does)."""
+    floor = policy.min_confidence
+    if isinstance(effective, _NUMBER):
+        return relevance * (floor if floor >= effective else effective)
     import numpy as np
 
-    return relevance * np.maximum(policy.min_confidence, effective)
+    return relevance * np.maximum(floor, effective)
 
 
 def effective_scores(

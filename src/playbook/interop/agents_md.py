@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from ..core.inert import inert
 from ..core.text import strip_avoid
 from ..project.protocol import protocol_lines
-from ..retrieval.rank import parse_scope, scope_matches
+from ..retrieval.ranked import parse_scope, scope_matches
 
 if TYPE_CHECKING:
     from ..core.model import Bullet

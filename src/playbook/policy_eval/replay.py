@@ -26,6 +26,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
+from ..core.scoring import carry
 from ..core.terms import MATURITIES
 from ..core.text import query_tokens
 from ..store import parse_iso
@@ -123,16 +124,15 @@ class _Engine:
     # ------------------------------------------------------------------ folding
     def _add(self, b: int, kind: str, at: float, w: float) -> None:
         """Fold one event of bullet `b` into b and every successor that inherits it."""
-        np = self.np
         self.folded[b].append((at, kind, w))
         v = w * self.sign[kind]
         if self.desc[b]:
             cols = [b, *self.desc[b]]
-            add = v * np.exp2((at - self.t0) / self.hl[cols])
+            add = v * carry(self.t0, at, self.hl[cols])
             self.net[cols] += add
             self.scaled[cols] += add * self.mult[self.mat[cols]]
         else:
-            add = v * np.exp2((at - self.t0) / self.hl[b])
+            add = v * carry(self.t0, at, self.hl[b])
             self.net[b] += add
             self.scaled[b] += add * self.mult[self.mat[b]]
 
@@ -163,7 +163,6 @@ class _Engine:
 
     def supersede(self, src: str, dst: str) -> None:
         """`src` now inherits the evidence of `dst` and of everything `dst` inherits."""
-        np = self.np
         s, a = self.col[src], self.col[dst]
         members = {a} | self.anc[a]
         for x in (s, *self.desc[s]):
@@ -171,7 +170,7 @@ class _Engine:
                 self.anc[x].add(m)
                 self.desc[m].add(x)
                 for at, kind, w in self.folded[m]:
-                    add = w * self.sign[kind] * np.exp2((at - self.t0) / self.hl[x])
+                    add = w * self.sign[kind] * carry(self.t0, at, self.hl[x])
                     self.net[x] += add
                     self.scaled[x] += add * self.mult[self.mat[x]]
                 self.pend[x] += self.pend_own[m]
@@ -182,21 +181,19 @@ class _Engine:
 
     def at(self, now: float) -> None:
         """Move the view to `now`: fold marks whose date has come, keep the sums bounded."""
-        np = self.np
         self.flush(now)
         if (now - self.t0) / self.min_hl >= REBASE_HALF_LIVES:
-            factor = np.exp2(-(now - self.t0) / self.hl)
+            factor = carry(now, self.t0, self.hl)
             self.net *= factor
             self.scaled *= factor
             self.t0 = now
         self.now = now
-        self.fc = np.exp2(-(now - self.t0) / self.hl_c)
+        self.fc = carry(now, self.t0, self.hl_c)
 
     # ------------------------------------------------------------------ views
     def effective(self, b: int) -> np.ndarray:
         """Bullet `b`'s effective score at the view's moment, per candidate."""
-        np = self.np
-        f = self.fc if not self.own[b] else np.exp2(-(self.now - self.t0) / self.hl[b])
+        f = self.fc if not self.own[b] else carry(self.now, self.t0, self.hl[b])
         if self.n_pending:
             return (self.net[b] * f + self.pend[b]) * self.mult[self.mat[b]] + 0.0
         return self.scaled[b] * f + 0.0
@@ -208,7 +205,7 @@ class _Engine:
         own = self.own[cols]
         if own.any():
             f = np.broadcast_to(self.fc, (len(cols), len(self.fc))).copy()
-            f[own] = np.exp2(-(self.now - self.t0) / self.hl[cols[own]])
+            f[own] = carry(self.now, self.t0, self.hl[cols[own]])
         out = self.scaled[cols] * f
         if self.n_pending:
             out += self.pend[cols] * self.mult[self.mat[cols]]

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core import scoring
+from ..core.scoring import effective_with, final_score, sums_at
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore
+from ..store.evidence_rule import lags, row_answers
 from ..store.ranking import first_rows, first_worth, ids_of, playbook_size
-from .rank import Ranked, scope_matches, top
+from .ranked import Ranked, scope_matches, top
 
 # A batch of relevance groups is read in one query once it holds this many candidates
 # (a query costs about what a hundred rows do).
@@ -48,8 +50,8 @@ def rank_first(
     *,
     cut: bool = True,
 ) -> list[list[Ranked]]:
-    """`rank_now` for a store's first keyword query, row by row without numpy. The
-    formulas are `scoring.effective_with` and `scoring.final_score` written out for floats
+    """`rank_now` for a store's first keyword query, row by row without numpy: the same
+    `scoring` functions in their float form, which gives the bits of their array form
     (tests/test_startup.py checks that both paths give the same items, order and numbers;
     tests/test_recall_first_cut.py that the cut leaves them unchanged). Ids are read only
     for the rows that need one: the best of each list, and those whose evidence the cache
@@ -57,11 +59,10 @@ def rank_first(
     policy = store.policy
     now_t = store.now()
     now = scoring.days(now_t)
-    lagging = store.read_only and store.evidence_behind()
+    lagging = lags(store)
     default_hl = policy.half_life_days
     harm = policy.harm_multiplier
     floor = policy.min_relevance
-    min_conf = policy.min_confidence
     mult = [policy.multiplier(m) for m in MATURITIES]
     # The bound (final <= relevance * max(min_conf, helpful at ref * multiplier)) holds only
     # when no factor can turn harm into help and every relevance is positive; a lagging
@@ -76,16 +77,16 @@ def rank_first(
         if caller is not None and scope is not None and not scope_matches(scope, key, caller):
             continue
         if ref is None:
-            eff = (0.0 - harm * 0.0) * mult[code] + 0.0
+            eff = effective_with(0.0, 0.0, mult[code], policy)
         else:
-            factor = 0.5 ** ((now - ref) / (b_hl or default_hl))
-            eff = (helpful * factor - harm * (harmful * factor)) * mult[code] + 0.0
+            h, x = sums_at(ref, helpful, harmful, b_hl or default_hl, now)
+            eff = effective_with(h, x, mult[code], policy)
         row = [rel, eff, seq, code]
         lists[kind].append(row)
-        if inexact or lagging or (ref is not None and ref > now):
+        if not row_answers(inexact, ref, now, lagging):
             slow.append(row)  # scored below, from the log: no part of the cut
         elif cut:
-            final = rel * (min_conf if min_conf >= eff else eff)
+            final = final_score(rel, eff, policy)
             heap = best[kind]
             if len(heap) < limit:
                 heapq.heappush(heap, final)
@@ -100,8 +101,7 @@ def rank_first(
     chosen: list[list[tuple[Any, ...]]] = []
     for found in lists:
         scored = [
-            (-(rel * (min_conf if min_conf >= eff else eff)), -rel, seq, code, eff)
-            for rel, eff, seq, code in found
+            (-final_score(rel, eff, policy), -rel, seq, code, eff) for rel, eff, seq, code in found
         ]
         kept = heapq.nsmallest(max(0, limit), scored)
         if kept:  # every row tied with the last one kept: ids settle their order

@@ -18,7 +18,8 @@ from ..core.text import query_tokens
 from ..store import PlaybookStore, parse_iso
 from ..store.ranking import LISTS, keyword_hits, keyword_points
 from ..store.records import BulletRecord, bullet_json, bullet_of
-from .rank import Scope, parse_scope, rank_as_of, rank_now, scope_matches
+from .rank import rank_as_of, rank_now
+from .ranked import Scope, parse_scope, scope_matches
 
 if TYPE_CHECKING:
     from ..core.model import Bullet

@@ -6,75 +6,28 @@
   load), reading only the candidates that can still enter a list;
 - `rank_as_of`: the playbook as it stood at a past time, scored from the feedback log.
 
-Each returns one list of `Ranked` rows per recall list (`store.ranking.LISTS`: rules,
-anti-patterns, deprecated warnings); `query.recall` turns them into `RecallItem`s.
-The caller's scope (`parse_scope`, `scope_matches`) is applied here too.
+Each returns one list of `Ranked` rows (`ranked.py`) per recall list (`store.ranking.LISTS`:
+rules, anti-patterns, deprecated warnings); `query.recall` turns them into `RecallItem`s.
+The caller's scope (`ranked.scope_matches`) is applied here too.
 """
 
 from __future__ import annotations
 
 import gc
-import heapq
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core import scoring
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore, iso
+from ..store.evidence_rule import rows_answer
 from ..store.ranking import LISTS, contents_of, first_query, ids_of, keyword_lists, keyword_points
+from .ranked import Ranked, scope_matches, top
 
 if TYPE_CHECKING:
     from .vectors import MemoryVectors
-
-Scope = dict[str, str | None] | list[str] | str | None
-
-
-def parse_scope(scope: Scope) -> dict[str, set[str | None]] | None:
-    """The caller's scope as {kind: {keys}}; "language:python" strings or a mapping."""
-    if scope is None:
-        return None
-    items: list[tuple[str, str | None]] = []
-    if isinstance(scope, dict):
-        items = [(k, v) for k, v in scope.items()]
-    else:
-        for s in [scope] if isinstance(scope, str) else scope:
-            kind, _, key = s.partition(":")
-            items.append((kind.strip(), key.strip() or None))
-    out: dict[str, set[str | None]] = {}
-    for kind, key in items:
-        out.setdefault(kind.lower(), set()).add(key.lower() if key else None)
-    return out
-
-
-def scope_matches(bullet_scope: str, bullet_key: str | None, caller: dict[str, set] | None) -> bool:
-    """Global bullets always match; scoped ones only when the caller's scope matches."""
-    if caller is None or bullet_scope == "global":
-        return True
-    keys = caller.get(bullet_scope)
-    if keys is None:
-        return False
-    return bullet_key is None or None in keys or bullet_key.lower() in keys
-
-
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    bullet_id: str
-    maturity: str
-    keyword: float
-    similarity: float | None
-    relevance: float
-    effective: float
-    final: float
-
-    def order(self) -> tuple[float, float, str]:
-        return (-self.final, -self.relevance, self.bullet_id)
-
-
-def top(rows: list[Ranked], limit: int) -> list[Ranked]:
-    return heapq.nsmallest(max(0, limit), rows, key=Ranked.order)
 
 
 def rank_now(
@@ -136,12 +89,16 @@ def rank_now(
     now_t = store.now()
     now = scoring.days(now_t)
     ref = table.ref[cand]
-    has = ~np.isnan(ref)
-    factor = np.where(has, 0.5 ** ((now - np.where(has, ref, now)) / table.half_life[cand]), 0.0)
-    eff = scoring.effective_with(
-        table.helpful[cand] * factor, table.harmful[cand] * factor, table.multiplier[cand], policy
+    h, x = scoring.sums_at(  # a bullet without evidence (ref NaN) has sums 0 at any moment
+        np.where(np.isnan(ref), now, ref),
+        table.helpful[cand],
+        table.harmful[cand],
+        table.half_life[cand],
+        now,
     )
-    slow = ~table.exact[cand] | (has & (ref > now))
+    eff = scoring.effective_with(h, x, table.multiplier[cand], policy)
+    # `exact`: the row's INEXACT flag clear and the cache not lagging (`rank_table`)
+    slow = ~rows_answer(~table.exact[cand], ref, now, False)
     if slow.any():
         slow_ids = ids_of(store, table.seq[cand[slow]].tolist())
         evidence = store.evidence_many(list(slow_ids.values()), at=now_t)

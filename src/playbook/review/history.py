@@ -200,7 +200,7 @@ def _evidence(
             helpful = np.concatenate([helpful, helpful[sel]])
             owner = np.concatenate([owner, *extra_owner])
     age = end[owner] - at
-    value = weight * 0.5 ** (np.maximum(age, 0.0) / half_life[owner])  # scoring.decay
+    value = scoring.decayed(weight, age, half_life[owner])
     h = np.bincount(owner[helpful], weights=value[helpful], minlength=n)
     x = np.bincount(owner[~helpful], weights=value[~helpful], minlength=n)
     last = created.copy()

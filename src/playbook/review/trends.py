@@ -103,14 +103,16 @@ def score_trends(
     members = list({m for bid in bullets for m in (bid, *lineages.get(bid, ()))})
     raw = store.raw_events(members) if members else {}
     histories = maturity_histories(store, list(bullets))
-    out: dict[str, list[float]] = {}
-    for bid in wanted:
-        bullet = bullets.get(bid)
-        if bullet is None:
-            continue
-        events = _lineage_events((bid, *lineages.get(bid, ())), raw)
-        out[bid] = _effective_at(store, bullet, events, histories.get(bid, []), moments)
-    return out
+    found = [bid for bid in wanted if bid in bullets]
+    items = [
+        (
+            bullets[bid],
+            _lineage_events((bid, *lineages.get(bid, ())), raw),
+            histories.get(bid, []),
+        )
+        for bid in found
+    ]
+    return dict(zip(found, _effective_many(store, items, moments), strict=True))
 
 
 _Event = tuple[str, float, float, str]  # kind, observed at (epoch days), weight, bullet id
@@ -132,38 +134,55 @@ def _effective_at(
     moments: Sequence[datetime],
 ) -> list[float]:
     """The bullet's effective score at each moment (after its retirement: at it)."""
+    return _effective_many(store, [(bullet, events, history)], moments)[0]
+
+
+def _effective_many(
+    store: PlaybookStore,
+    items: Sequence[tuple[Bullet, Sequence[_Event], list[tuple[datetime, str]]]],
+    moments: Sequence[datetime],
+) -> list[list[float]]:
+    """Each bullet's effective score at each moment (after its retirement: at it), from
+    its events and its maturity log: `scoring` over every event of every bullet at once."""
     import numpy as np
 
     policy = store.policy
-    end = bullet.valid_to
-    taken = [min(t, end) if end is not None else t for t in moments]
-    when = np.array([scoring.days(t) for t in taken], dtype=np.float64)
-    helpful, harmful = _decayed(events, when, store.half_life(bullet))
-    times = [at for at, _ in history]
-    current = str(bullet.maturity)
-    multiplier = np.array(
-        [
-            policy.multiplier(history[i - 1][1] if (i := bisect_right(times, t)) else current)
+    steps = len(moments)
+    when = np.empty((len(items), steps), dtype=np.float64)
+    multiplier = np.empty((len(items), steps), dtype=np.float64)
+    spans: list[int] = [0]
+    for i, (bullet, events, history) in enumerate(items):
+        end = bullet.valid_to
+        taken = [min(t, end) if end is not None else t for t in moments]
+        when[i] = [scoring.days(t) for t in taken]
+        times = [at for at, _ in history]
+        current = str(bullet.maturity)
+        multiplier[i] = [
+            policy.multiplier(history[k - 1][1] if (k := bisect_right(times, t)) else current)
             for t in taken
-        ],
-        dtype=np.float64,
-    )
-    return [float(v) for v in scoring.effective_with(helpful, harmful, multiplier, policy)]
+        ]
+        spans.append(spans[-1] + len(events))
+    every = [e for _, events, _ in items for e in events]
+    owner = np.repeat(np.arange(len(items)), np.diff(spans))
+    half_life = np.array([store.half_life(b) for b, _, _ in items], dtype=np.float64)
+    value = _decayed(every, when[owner], half_life[owner])
+    helpful = np.array([e[0] == "helpful" for e in every], dtype=bool)
+    h = np.zeros((len(items), steps), dtype=np.float64)
+    x = np.zeros((len(items), steps), dtype=np.float64)
+    for i in range(len(items)):
+        if spans[i + 1] > spans[i]:
+            part, kind = value[spans[i] : spans[i + 1]], helpful[spans[i] : spans[i + 1]]
+            h[i], x[i] = part[kind].sum(axis=0), part[~kind].sum(axis=0)
+    scores: list[list[float]] = scoring.effective_with(h, x, multiplier, policy).tolist()
+    return scores
 
 
-def _decayed(
-    events: Sequence[_Event], when: np.ndarray, half_life: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """(H, X) at each moment of `when` (epoch days): `scoring.decay` of every event observed
-    by then, summed; one (events x moments) pass."""
+def _decayed(events: Sequence[_Event], when: np.ndarray, half_life: np.ndarray) -> np.ndarray:
+    """(events x moments): `scoring.decayed` of each event at each of its bullet's moments
+    (`when`, epoch days, a row per event) if observed by then, else 0."""
     import numpy as np
 
-    if not events:
-        zero = np.zeros(len(when), dtype=np.float64)
-        return zero, zero.copy()
     at = np.array([e[1] for e in events], dtype=np.float64)
     weight = np.array([e[2] for e in events], dtype=np.float64)
-    helpful = np.array([e[0] == "helpful" for e in events])
-    age = when[None, :] - at[:, None]
-    factor = np.where(age >= 0, 0.5 ** (np.maximum(age, 0.0) / half_life), 0.0) * weight[:, None]
-    return factor[helpful].sum(axis=0), factor[~helpful].sum(axis=0)
+    age = when - at[:, None]
+    return np.where(age >= 0, scoring.decayed(weight[:, None], age, half_life[:, None]), 0.0)

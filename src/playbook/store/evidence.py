@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import scoring
 from ..core.errors import NotFound
 from .bullets import BulletsMixin
+from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ class EvidenceMixin(BulletsMixin):
         aggs: dict[str, _Agg] = {}
         # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a
         # read-only store whose cache lags the log read the raw events.
-        all_raw = as_of is not None or (self.read_only and self.evidence_behind())
+        all_raw = as_of is not None or lags(self)
         if all_raw:
             raw = self.raw_events(members, recorded_by=as_of)
         else:
@@ -285,7 +286,7 @@ class EvidenceMixin(BulletsMixin):
             if raw is None:
                 for m in group:
                     agg = aggs.get(m)
-                    if agg and (agg.acc.half_life != h or not agg.acc.covers(now)):
+                    if agg and not member_answers(agg.acc.half_life, h, agg.acc.ref, now):
                         need_raw.add((bid, m))
         if need_raw:
             raw = self.raw_events({m for _, m in need_raw})

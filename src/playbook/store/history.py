@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
+from .evidence_rule import INEXACT, lags, row_answers
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
@@ -151,32 +152,30 @@ def frozen_evidence(store: PlaybookStore) -> dict[str, tuple[float, float, bool]
     later event goes through `evidence_many(at=valid_to)`, one call per retirement moment.
     """
     policy = store.policy
-    default_hl = policy.half_life_days
     rows = store.sql.all(
-        "SELECT b.id, b.valid_to, b.half_life_days, b.created_at, "
-        "e.half_life, e.ref, e.helpful, e.harmful, e.last_at "
+        "SELECT b.id, b.valid_to, b.created_at, "
+        f"e.half_life, e.ref, e.helpful, e.harmful, e.last_at, {INEXACT} "
         "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id "
-        "WHERE b.state = 'retired' AND b.valid_to IS NOT NULL"
+        "WHERE b.state = 'retired' AND b.valid_to IS NOT NULL",
+        (policy.half_life_days,),
     )
     if not rows:
         return {}
-    successors = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
-    lagging = store.read_only and store.evidence_behind()
+    lagging = lags(store)
     out: dict[str, tuple[float, float, bool]] = {}
     slow: dict[str, list[str]] = {}
-    for bid, valid_to, hl, created, e_hl, ref, h, x, last_at in rows:
+    for bid, valid_to, created, e_hl, ref, h, x, last_at, inexact in rows:
         end = scoring.days(parse_iso(valid_to))
-        changed = ref is not None and (ref > end or e_hl != (hl or default_hl))
-        if lagging or changed or bid in successors:
+        if not row_answers(inexact, ref, end, lagging):
             slow.setdefault(valid_to, []).append(bid)
             continue
         last = scoring.days(parse_iso(created))
         if ref is None:
             out[bid] = (0.0, 0.0, scoring.is_stale(last, end, policy))
             continue
-        factor = 0.5 ** ((end - ref) / e_hl)
+        h, x = scoring.sums_at(ref, h, x, e_hl, end)
         last = max(last, last_at)
-        out[bid] = (h * factor, x * factor, scoring.is_stale(last, end, policy))
+        out[bid] = (h, x, scoring.is_stale(last, end, policy))
     for valid_to, ids in slow.items():
         at = parse_iso(valid_to)
         end = scoring.days(at)

@@ -20,7 +20,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..core.terms import MATURITIES, ScopeName
-from .ranking import INEXACT
+from .evidence_rule import INEXACT, lags
 
 if TYPE_CHECKING:
     import numpy as np
@@ -115,7 +115,7 @@ def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...
     import numpy as np
 
     policy = store.policy
-    lagging = store.read_only and store.evidence_behind()
+    lagging = lags(store)
     n = len(rows)
 
     def column(k: int, dtype: type) -> np.ndarray:  # no NULLs: straight from the rows

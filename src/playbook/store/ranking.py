@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.terms import MATURITIES
+from .evidence_rule import AFTER_NOW, CANNOT_ANSWER, HALF_LIFE_CHANGED, INEXACT, INHERITS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -23,13 +24,6 @@ if TYPE_CHECKING:
 LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
 
 
-# Whether a bullet's cached evidence cannot answer as it is: another half-life, or it
-# inherits evidence through supersedes. One parameter: the policy's default half-life.
-_CANNOT_ANSWER = (
-    "(e.half_life IS NOT NULL AND e.half_life != COALESCE(b.half_life_days, ?)) "
-    "OR b.id IN (SELECT src FROM edges WHERE kind = 'supersedes')"
-)
-INEXACT = f"CASE WHEN {_CANNOT_ANSWER} THEN 1 ELSE 0 END"
 # What a keyword-only first query reads of each candidate, shaped so that most values are
 # small integers or NULL (cheap to bring into Python): its list (LISTS index), its maturity
 # (MATURITIES index), its scope and key when not global, its half-life when set, whether
@@ -51,7 +45,7 @@ _FIRST = (
 # list's floor. Parameters: the default half-life, now, the multipliers in MATURITIES
 # order, the floors of the deprecated, anti-pattern and rule lists.
 _ABOVE = (
-    f" AND ({_CANNOT_ANSWER} OR e.ref > ? "
+    f" AND ({CANNOT_ANSWER} OR {AFTER_NOW} "
     "OR COALESCE(e.helpful, 0) * CASE b.maturity "
     + " ".join(f"WHEN '{name}' THEN ?" for name in MATURITIES[:-1])
     + " ELSE ? END >= CASE WHEN b.maturity = 'deprecated' THEN ? "
@@ -68,9 +62,9 @@ _ABOVE = (
 _WORTH = (
     "SELECT b.seq FROM evidence e JOIN bullets b ON b.id = e.bullet_id "
     "WHERE (e.helpful >= ? OR e.ref > ? OR e.half_life != ?) "
-    "AND (e.helpful >= ? OR e.ref > ? OR e.half_life != COALESCE(b.half_life_days, ?)) "
+    f"AND (e.helpful >= ? OR {AFTER_NOW} OR {HALF_LIFE_CHANGED}) "
     "UNION SELECT b.seq FROM bullets b WHERE {in_list} "
-    "AND (b.id IN (SELECT src FROM edges WHERE kind = 'supersedes') "
+    f"AND ({INHERITS} "
     "OR (b.half_life_days IS NOT NULL AND EXISTS (SELECT 1 FROM evidence x "
     "WHERE x.bullet_id = b.id AND x.half_life != b.half_life_days)) "
     "OR CASE WHEN b.maturity = 'deprecated' THEN ? WHEN b.type = 'anti-pattern' THEN ? "

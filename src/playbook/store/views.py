@@ -10,9 +10,11 @@ ones `store.score` gives.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ..core import scoring
+from .evidence_rule import INEXACT, lags, rows_answer
 from .history import frozen_evidence
 from .store import PlaybookStore, iso, parse_iso
 
@@ -45,7 +47,8 @@ class BulletRow(NamedTuple):
 _ROWS_SQL = (
     "SELECT b.id, b.content, b.type, b.maturity, b.state, b.pinned, b.category, b.tags, "
     "b.scope, b.source, b.created_at, b.half_life_days, "
-    "e.half_life, e.ref, e.helpful, e.harmful, e.last_at, b.seq "
+    "COALESCE(e.half_life, 1), e.ref, COALESCE(e.helpful, 0), COALESCE(e.harmful, 0), "
+    f"e.last_at, b.seq, {INEXACT} "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id"
 )
 # The same columns, with NULL for those the scores do not read (text, tags...): what
@@ -53,7 +56,8 @@ _ROWS_SQL = (
 _SCORE_SQL = (
     "SELECT b.id, NULL, NULL, b.maturity, b.state, NULL, NULL, NULL, "
     "NULL, NULL, b.created_at, b.half_life_days, "
-    "e.half_life, e.ref, e.helpful, e.harmful, e.last_at, b.seq "
+    "COALESCE(e.half_life, 1), e.ref, COALESCE(e.helpful, 0), COALESCE(e.harmful, 0), "
+    f"e.last_at, b.seq, {INEXACT} "
     "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id"
 )
 
@@ -73,9 +77,9 @@ def bullet_rows(
     is scored, but only those N are read whole: at 100k bullets, a table's first page
     in a fraction of the full read's time.
 
-    The loop is written out (no per-row function calls) because it runs over every bullet
-    on every full read: at 100k bullets it is most of the workbench's start-up time. The
-    effective scores are computed for the whole column at once by `scoring`.
+    It runs over every bullet on every full read (at 100k bullets, most of the workbench's
+    start-up time), so the scores are computed for whole columns at once, by `scoring`'s
+    array form, and which rows the cache answers by `evidence_rule`'s.
     """
     import numpy as np
 
@@ -83,36 +87,31 @@ def bullet_rows(
     when = at or store.now()
     now = scoring.days(when)
     store.sync_evidence()
-    successors = set(store.sql.column("SELECT DISTINCT src FROM edges WHERE kind = 'supersedes'"))
     # A read-only store whose cache lags the log: every row asks the store.
-    lagging = store.read_only and store.evidence_behind()
+    lagging = lags(store)
     where = "" if include_retired else " WHERE b.state != 'retired'"
     sql = _ROWS_SQL if first is None else _SCORE_SQL
-    raw = store.sql.all(sql + where + " ORDER BY b.seq")  # the same order on every backend
-    default_hl = policy.half_life_days
+    # the same order on every backend
+    raw = store.sql.all(sql + where + " ORDER BY b.seq", (policy.half_life_days,))
     # Staleness without parsing dates: ISO timestamps of one format sort as text.
     cutoff = now - policy.stale_after_days
     cutoff_iso = iso(datetime.fromtimestamp(cutoff * scoring.DAY, tz=UTC))
     n = len(raw)
-    helpful = np.zeros(n, dtype=np.float64)
-    harmful = np.zeros(n, dtype=np.float64)
-    stale: list[bool] = []
-    slow: list[int] = []
-    for i, r in enumerate(raw):
-        ref = r[13]
-        if ref is None:
-            stale.append(r[10] <= cutoff_iso)
-        else:
-            factor = 0.5 ** ((now - ref) / r[12])
-            helpful[i] = r[14] * factor
-            harmful[i] = r[15] * factor
-            stale.append(r[16] <= cutoff and r[10] <= cutoff_iso)
-        if (
-            lagging
-            or r[0] in successors
-            or (ref is not None and (now < ref or r[12] != (r[11] or default_hl)))
-        ):
-            slow.append(i)
+    stale = [
+        r[10] <= cutoff_iso if r[13] is None else (r[16] <= cutoff and r[10] <= cutoff_iso)
+        for r in raw
+    ]
+
+    def column(k: int, dtype: Any = np.float64) -> Any:  # no NULLs: straight from the rows
+        return np.fromiter(map(itemgetter(k), raw), dtype=dtype, count=n)
+
+    ref = np.array(list(map(itemgetter(13), raw)), dtype=np.float64)  # NULL: NaN
+    # the cache's sums at its ref, read now (a bullet without evidence: 0 at any moment)
+    helpful, harmful = scoring.sums_at(
+        np.where(np.isnan(ref), now, ref), column(14), column(15), column(12), now
+    )
+    inexact = column(18, bool)
+    slow = np.flatnonzero(~rows_answer(inexact, ref, now, lagging)).tolist()
     if slow:  # inherited evidence, future events, changed half-life: ask the store
         exact = store.evidence_many([raw[i][0] for i in slow], at=when)
         for i in slow:
@@ -174,7 +173,8 @@ def _page(
     whole = {
         r[17]: r
         for r in store.sql.all(
-            f"{_ROWS_SQL} WHERE {d.in_list('b.seq')}", (d.list_param([raw[i][17] for i in order]),)
+            f"{_ROWS_SQL} WHERE {d.in_list('b.seq')}",
+            (store.policy.half_life_days, d.list_param([raw[i][17] for i in order])),
         )
     }
     return (
