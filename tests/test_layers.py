@@ -67,26 +67,6 @@ LAUNCHERS = {
 # Import cycles not yet broken (each commit that breaks one deletes its line; empty at the
 # end of issue 28's first phase).
 KNOWN_CYCLES: list[set[str]] = [
-    {
-        "playbook.cli",
-        "playbook.cli.admin",
-        "playbook.cli.conflicts",
-        "playbook.cli.copy",
-        "playbook.cli.core",
-        "playbook.cli.doctor",
-        "playbook.cli.history",
-        "playbook.cli.hooks",
-        "playbook.cli.index",
-        "playbook.cli.interchange",
-        "playbook.cli.learning",
-        "playbook.cli.pg",
-        "playbook.cli.policy",
-        "playbook.cli.project",
-        "playbook.cli.review_queue",
-        "playbook.cli.serve",
-        "playbook.cli.typer_app",
-        "playbook.cli.workbench",
-    },
     {"playbook.demo.build", "playbook.demo.cache", "playbook.demo.template"},
     {"playbook.interop.cass_import", "playbook.interop.diary_import", "playbook.interop.importing"},
     {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},

@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from . import app
 from .common import CliError, emit, json_option, set_json
+from .registry import app
 
 
 @app.command()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import app
 from .common import EXIT_DATABASE, EXIT_OK, db_target, emit, json_option, set_json
+from .registry import app
 
 
 @app.command()

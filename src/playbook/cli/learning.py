@@ -11,9 +11,9 @@ import typer
 
 from ..core.inert import inert
 from ..core.text import plural
-from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line, bounded, max_size, max_size_option
+from .registry import app
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore

@@ -13,8 +13,8 @@ from typing import Any
 import typer
 
 from ..core.inert import inert
-from . import app
 from .common import CliError, emit, json_option, load_policy_option, note, open_store, set_json
+from .registry import app
 
 policy_app = typer.Typer(
     name="policy",

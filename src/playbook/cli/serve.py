@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import app
 from .common import CliError
+from .registry import app
 
 
 @app.command()
