@@ -90,7 +90,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.store.sqlite.opening",
     },
     {"playbook.store.postgres", "playbook.store.postgres.opening", "playbook.store.target"},
-    {"playbook.tui.app", "playbook.tui.palette"},
 ]
 
 

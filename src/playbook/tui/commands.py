@@ -24,7 +24,7 @@ from .screens.help import live_bindings
 
 if TYPE_CHECKING:
     from ..store.views import BulletRow
-    from .panes.base import ActionPane
+    from .panes.base import Pane
 
 JUMP_LIMIT = 12
 
@@ -37,7 +37,7 @@ class PaletteCommand:
 
 
 def action_commands(
-    app: App[Any], panes: Sequence[ActionPane], perform: Callable[[str, Any], None]
+    app: App[Any], panes: Sequence[Pane], perform: Callable[[str, Any], None]
 ) -> list[PaletteCommand]:
     """Every action that applies to what each pane has selected, named with its subject
     and hinted with its key as bound right now."""

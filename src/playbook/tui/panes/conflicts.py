@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from .. import format as fmt
@@ -25,10 +25,11 @@ from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 if TYPE_CHECKING:
     from ...review import ConflictSide, ConflictView
+    from ..reading import Snapshot
 
 COLUMNS = [
     Column("id", "#", 3, priority=20, sortable=False),
@@ -85,9 +86,13 @@ def card(side: ConflictSide) -> RenderableType:
     return Group(*parts)
 
 
-class ConflictsPane(ActionPane, Vertical):
+class ConflictsPane(Pane):
     """Open conflict flags, the two bullets side by side; keys act on the selected pair."""
 
+    TAB = "conflicts"
+    TITLE = "Conflicts"
+    FOCUS = "#conflicts-table"
+    HELP = ("Conflicts", "")
     SUBJECTS = ("conflict",)
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflict")
 
@@ -142,6 +147,12 @@ class ConflictsPane(ActionPane, Vertical):
         self._now = datetime.now(UTC)
         self.table.set_rows(dict(self.conflicts))  # type: ignore[arg-type]
         self.show_current()
+
+    def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
+        self.set_conflicts(snap.conflicts, context)
+
+    def count(self, snap: Snapshot) -> int:
+        return len(snap.conflicts)
 
     @on(RowTable.Highlighted)
     def show_current(self) -> None:

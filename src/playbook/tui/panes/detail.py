@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
@@ -26,14 +26,14 @@ from ...store.views import BulletRow
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..format import format_age
-from ..reading import DetailRead
 
 if TYPE_CHECKING:
     from ...core.model import FeedbackEvent
     from ...review import BulletDetail
+    from ..reading import DetailRead, Snapshot
 from ..widgets.chart import ScoreChart
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 EVENT_COLUMNS = [
     Column("when", "when", 16, priority=90, sortable=False),
@@ -76,9 +76,13 @@ def event_cell(e: FeedbackEvent, column: str) -> Text:
     return fmt.untrusted(e.context, one_line=True)
 
 
-class DetailPane(ActionPane, Horizontal):
+class DetailPane(Pane):
     """One bullet in full; its keys act on that bullet."""
 
+    TAB = "detail"
+    TITLE = "Detail"
+    FOCUS = "#d-timeline"
+    HELP = ("Bullets and Detail", "")
     SUBJECTS = ("bullet",)
 
     class BackRequested(Message):
@@ -129,6 +133,11 @@ class DetailPane(ActionPane, Horizontal):
 
     def current_bullet_id(self) -> str | None:
         return self.bullet_id
+
+    def label(self, snap: Snapshot, narrow: bool) -> str:
+        if self.bullet_id and not narrow:  # at 80 columns the id would crowd the tabs
+            return f"{self.TITLE} [dim]{self.bullet_id}[/dim]"
+        return self.TITLE
 
     def subject(self) -> BulletRow | None:
         return self.context.row(self.bullet_id)

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -26,14 +26,20 @@ from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Marked, Subject
 from ..format import format_age
-from ..queue_view import QueueFilter, origin_label, parse_queue_filter, session_name
-from ..reading import DiaryPassage
+from ..queue_view import (
+    QueueFilter,
+    newer_than,
+    origin_label,
+    parse_queue_filter,
+    session_name,
+)
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 if TYPE_CHECKING:
     from ...review import queue
     from ...review.proposal_view import DiffOps
+    from ..reading import DiaryPassage, Snapshot
 from .proposal_text import delta_grid, near_text
 
 TYPE_STYLE = {
@@ -59,9 +65,17 @@ COLUMNS = [
 ]
 
 
-class ProposalsPane(ActionPane, Vertical):
+class ProposalsPane(Pane):
     """Deltas waiting for review; keys act on the selected proposal, or on the marked ones."""
 
+    TAB = "proposals"
+    TITLE = "Proposals"
+    FOCUS = "#proposals-table"
+    HELP = (
+        "Proposals",
+        "Filter: type:add session:NAME from:hook and words. With proposals marked "
+        "(space), a and x decide all the marked ones after one confirmation.",
+    )
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ("proposal", "marked")
 
     class Looked(Message):
@@ -86,6 +100,8 @@ class ProposalsPane(ActionPane, Vertical):
         self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
         self.marked: set[str] = set()
         self.new_ids: set[str] = set()
+        self.badge_since: datetime | None = None  # proposals newer than this: "new" badge
+        self.new_count = 0  # pending proposals staged since the reviewer last looked
         self.filter = QueueFilter()
         self._shown: tuple[str, int] | None = None
         self._now = datetime.now(UTC)
@@ -177,6 +193,28 @@ class ProposalsPane(ActionPane, Vertical):
         return row.content if row is not None else None
 
     # ---------------------------------------------------------------- data in
+    def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
+        self.new_count = snap.new_proposals
+        badges = self.new_badges(snap.proposals)
+        self.set_proposals(snap.proposals, snap.passages, context, badges, snap.diffs)
+
+    def count(self, snap: Snapshot) -> int:
+        return len(snap.proposals)
+
+    def label(self, snap: Snapshot, narrow: bool) -> str:
+        label = super().label(snap, narrow)
+        if self.new_count:
+            new = f"+{self.new_count}" if narrow else f"+{self.new_count} new"
+            label += f" [$accent]{new}[/]"
+        return label
+
+    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
+        """The proposals that arrived since the reviewer's last visit (none on a first
+        visit: everything is new then, and a badge on every row says nothing)."""
+        if self.badge_since is None:
+            return set()
+        return newer_than(proposals, self.badge_since)
+
     def set_proposals(
         self,
         proposals: list[queue.Proposal],

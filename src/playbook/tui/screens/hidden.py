@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Subject
-from ..panes.base import ActionPane
+from ..panes.base import Pane
 from ..widgets.footer import WorkbenchFooter
 from ..widgets.table import Column, RowTable
 
@@ -60,7 +60,7 @@ def remedy_short(r: Remedy) -> str:
     }.get(r.action, r.action)
 
 
-class HiddenPane(ActionPane, Vertical):
+class HiddenPane(Pane):
     """The hidden rules; keys pin, restore or mark helpful the selected one."""
 
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ("bullet",)
