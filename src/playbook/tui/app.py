@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import Horizontal
@@ -43,11 +43,13 @@ from .screens.help import HelpScreen
 from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
-from .theme import PLAYBOOK_THEME
+from .theme import PLAYBOOK_THEME, VARIABLES
 from .travel import READ_AHEAD_UP_TO
 from .widgets.footer import WorkbenchFooter
+from .widgets.table import RowTable
 from .widgets.topbar import TopLabel
 
+HERE = Path(__file__).parent
 POLL_SECONDS = 0.5
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
@@ -58,8 +60,10 @@ class Workbench(DetailingApp):
 
     TITLE = "Playbook"
     SUB_TITLE = "curation workbench"
-    CSS_PATH = Path(__file__).parent / "app.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = [HERE / "app.tcss", HERE / "text.tcss"]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    # The styles of Rich text, named in format.py and styled in text.tcss (`_text_styles`).
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(fmt.STYLE_NAMES)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+q",
@@ -106,13 +110,41 @@ class Workbench(DetailingApp):
         # The theme before the first style pass: set on mount, it restyled every widget.
         self.register_theme(PLAYBOOK_THEME)
         self.theme = "playbook"
+        self._styles_pushed = False
         # "New since you last looked" at the Proposals tab (a per-user file, see seen.py).
         self.seen = seen or LastLooked(path)
         self.seen_at = self.seen.get()
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """The colours the .tcss files name beyond Textual's own, for every theme."""
+        return {**super().get_theme_variable_defaults(), **VARIABLES}
+
+    def _text_styles(self) -> None:
+        """Give the console the named text styles as the theme in use draws them: a
+        `Text(style=fmt.MUTED)` anywhere in the workbench is then drawn in `$pb-muted`."""
+        styles = fmt.rich_theme(lambda name: self.get_component_styles(name).partial_rich_style)
+        if self._styles_pushed:
+            self.console.pop_theme()
+        self.console.push_theme(styles)
+        self._styles_pushed = True
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Another theme (ctrl+p, "Change theme"): once its CSS is applied, the named
+        styles again, and every table drawn again with them."""
+
+        def restyle() -> None:
+            self._text_styles()
+            for screen in self.screen_stack:
+                for table in screen.query(RowTable):
+                    table.refresh_rows()
+                screen.refresh(repaint=True)
+
+        self.call_after_refresh(restyle)
+
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         self._fit_classes(self.size)  # before the first style pass (each change restyles all)
+        self._text_styles()
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
             yield TopLabel(self.label, self.label_note, id="dbpath")
@@ -132,6 +164,7 @@ class Workbench(DetailingApp):
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
         self.query_one("#bullets-table").focus()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.start()
 
     def start(self) -> None:

@@ -82,7 +82,7 @@ class WorkbenchCommands(Provider):
                 yield Hit(score, matcher.highlight(c.name), c.run, help=c.help)
         for row, score in self.host.find_bullets(query, limit=JUMP_LIMIT):
             display = Text("Jump to ")
-            display.append(row.id, style="bold #7aa2f7")
+            display.append(row.id, style=fmt.ID_BOLD)
             display.append("  ")
             display.append_text(fmt.untrusted(row.content[:80], one_line=True))
             yield Hit(

@@ -46,9 +46,9 @@ def card(side: ConflictSide) -> RenderableType:
     b, score, events = side.bullet, side.score, side.events
     if b is None:
         return Text(f"{side.bullet_id} (bullet missing)", style=fmt.MUTED)
-    head = [Text(b.id, style="bold #7aa2f7"), fmt.bullet_type(b.type), fmt.maturity(b.maturity)]
+    head = [Text(b.id, style=fmt.ID_BOLD), fmt.bullet_type(b.type), fmt.maturity(b.maturity)]
     if b.pinned:
-        head.append(Text("pinned", style=f"bold {fmt.ACCENT}"))
+        head.append(Text("pinned", style=fmt.ACCENT_BOLD))
     if b.state == "retired":
         head.append(Text("retired", style=fmt.MUTED))
     parts: list[RenderableType] = [fmt.flow(head, gap=2), Text()]
@@ -62,20 +62,20 @@ def card(side: ConflictSide) -> RenderableType:
         numbers.append(Text("harm ", style=fmt.MUTED) + Text(f"{score.harmful:.2f}", style=fmt.BAD))
         parts.append(fmt.flow(numbers))
     text = Text()
-    text.append(fmt.tags(b.tags), style="#bb9af7")
+    text.append(fmt.tags(b.tags), style=fmt.TAGS)
     text.append(f"   {b.category} · {b.source} · created {b.created_at:%Y-%m-%d}", style=fmt.MUTED)
     text.append("\n")
     text.append("from ", style=fmt.MUTED)
     source = b.provenance.session_ref
     if source:
-        text.append_text(fmt.untrusted(source, one_line=True, style="#7dcfff"))
+        text.append_text(fmt.untrusted(source, one_line=True, style=fmt.SOURCE))
     else:
         text.append("no session recorded", style=fmt.MUTED)
     text.append("\n\n")
     if not events:
         text.append("no feedback yet", style=fmt.MUTED)
     else:
-        text.append("latest feedback\n", style=f"bold {fmt.MUTED}")
+        text.append("latest feedback\n", style=fmt.MUTED_BOLD)
     for e in reversed(events):
         text.append(f"{e.at:%Y-%m-%d}  ", style=fmt.MUTED)
         text.append(f"{e.kind:<8}", style=fmt.GOOD if e.kind == "helpful" else fmt.BAD)
@@ -132,7 +132,7 @@ class ConflictsPane(Pane):
         if column == "id":
             return Text(str(c.id), style=fmt.MUTED)
         if column in ("a", "b"):
-            return Text(c.a if column == "a" else c.b, style="#7aa2f7")
+            return Text(c.a if column == "a" else c.b, style=fmt.ID)
         if column in ("am", "bm"):
             b = (v.a if column == "am" else v.b).bullet
             return fmt.maturity(b.maturity) if b else Text("-")

@@ -42,14 +42,6 @@ if TYPE_CHECKING:
     from ..reading import DiaryPassage, Snapshot
 from .proposal_text import delta_grid, near_text
 
-TYPE_STYLE = {
-    "add": "#9ece6a",
-    "helpful": "#7dcfff",
-    "harmful": "#f7768e",
-    "replace": "#e0af68",
-    "merge": "#bb9af7",
-    "deprecate": "#f7768e",
-}
 ORIGIN_LABEL = {"reflection": "reflect", "consolidation": "topics"}
 MARK = "●"
 
@@ -164,25 +156,25 @@ class ProposalsPane(Pane):
     # ---------------------------------------------------------------- cells
     def _cell(self, p: queue.Proposal, column: str) -> Text:
         if column == "mark":
-            return Text(MARK, style=f"bold {fmt.ACCENT}") if p.id in self.marked else Text("")
+            return Text(MARK, style=fmt.ACCENT_BOLD) if p.id in self.marked else Text("")
         if column == "id":
             return Text(p.id, style=fmt.MUTED)
         kind = str(p.delta.get("type", "?"))
         if column == "type":
-            return Text(kind, style=TYPE_STYLE.get(kind, ""))
+            return Text(kind, style=fmt.DELTA_STYLE.get(kind, ""))
         if column == "proposal":
             text = Text()
             if p.stale:
-                text.append("stale ", style=f"bold {fmt.BAD}")
+                text.append("stale ", style=fmt.BAD_BOLD)
             elif p.id in self.new_ids:
-                text.append("new ", style=f"bold {fmt.ACCENT}")
+                text.append("new ", style=fmt.ACCENT_BOLD)
             text.append_text(
                 fmt.untrusted(fmt.short_delta(p.delta, self._content_of), one_line=True)
             )
             return text
         if column == "origin":
             label = origin_label(p)
-            style = f"bold {fmt.ACCENT}" if label == "hook" else fmt.MUTED
+            style = fmt.ACCENT_BOLD if label == "hook" else fmt.MUTED
             return Text(ORIGIN_LABEL.get(label, label), style=style)
         if column == "from":
             return _source(p)
@@ -257,7 +249,7 @@ class ProposalsPane(Pane):
         if hooks:
             info.append(f"  {hooks} from hooks", style=fmt.ACCENT)
         if self.marked:
-            info.append(f"  {len(self.marked)} marked", style=f"bold {fmt.ACCENT}")
+            info.append(f"  {len(self.marked)} marked", style=fmt.ACCENT_BOLD)
         self.query_one("#pfilter-info", Static).update(info)
 
     def newest_shown(self) -> datetime | None:
@@ -325,7 +317,7 @@ class ProposalsPane(Pane):
         if self._shown == (p.id, id(p)):
             return
         self._shown = (p.id, id(p))
-        delta_box.update(delta_grid(p, TYPE_STYLE, self.diffs.get(p.id, [])))
+        delta_box.update(delta_grid(p, fmt.DELTA_STYLE, self.diffs.get(p.id, [])))
         passage_box.update(_where(p, self.passages.get(p.id)))
         title, near = near_text(p)
         self.query_one("#p-similar").border_title = title
@@ -333,7 +325,7 @@ class ProposalsPane(Pane):
 
 
 def _source(p: queue.Proposal) -> Text:
-    text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style="#7dcfff")
+    text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style=fmt.SOURCE)
     if p.provenance.byte_offset is not None:
         text.append(f" @{p.provenance.byte_offset}", style=fmt.MUTED)
     return text
@@ -346,7 +338,7 @@ def _where(p: queue.Proposal, passage: DiaryPassage | None) -> Table | Text:
         shown = prov.session_ref
         if passage is not None and "/" in shown:
             shown = PurePath(shown).name  # the diary is at hand: its file name says enough
-        where.append_text(fmt.untrusted(shown, one_line=True, style="#7dcfff"))
+        where.append_text(fmt.untrusted(shown, one_line=True, style=fmt.SOURCE))
         if prov.byte_offset is not None:
             where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
         if origin_label(p) == "hook":
