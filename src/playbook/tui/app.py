@@ -93,7 +93,9 @@ class Workbench(DetailingApp):
         self.policy = policy or DEFAULT_POLICY
         super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
         self.panes: tuple[type[Pane], ...] = registry.PANES  # the tabs, in order
-        for n, pane in enumerate(self.panes[:9], 1):  # 1…9 show the tabs
+        # 1…9 show the tabs; by id, as a user's keymap names them ("tab-bullets": App.bind
+        # takes no id, so the bindings go straight into the app's map).
+        for n, pane in enumerate(self.panes[:9], 1):
             self._bindings.key_to_bindings.setdefault(str(n), []).append(
                 Binding(str(n), f"tab('{pane.TAB}')", pane.TITLE, show=False, id=f"tab-{pane.TAB}")
             )
@@ -341,9 +343,9 @@ class Workbench(DetailingApp):
                 self._update_labels(self.snapshot)
 
     def _focus_tab(self, tab: str) -> None:
-        pane = registry.pane_class(tab)
-        if pane is not None:
-            self.query_one(pane.FOCUS).focus()
+        for pane in self.panes:
+            if tab == pane.TAB:
+                self.query_one(pane.FOCUS).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":  # q types a letter in a text box; it quits from everywhere else

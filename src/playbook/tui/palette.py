@@ -22,7 +22,7 @@ from .screens.policy import open_policy_screen
 from .widgets.table import RowTable
 
 
-class Workbench(Protocol):
+class PaletteApp(Protocol):
     """What the palette and the help screen need of the app (they never import it)."""
 
     policy: Policy
@@ -42,7 +42,7 @@ class Workbench(Protocol):
     def action_help(self) -> None: ...
 
 
-def _app(app: Workbench) -> App[Any]:
+def _app(app: PaletteApp) -> App[Any]:
     """The app itself, for what Textual's App offers (queries, quitting)."""
     return cast(App[Any], app)
 
@@ -55,7 +55,7 @@ INTRO = (
 )
 
 
-def help_screen(app: Workbench) -> HelpScreen:
+def help_screen(app: PaletteApp) -> HelpScreen:
     host = _app(app)
     groups: list[tuple[str, list[DOMNode], list[tuple[str, str]], str]] = [
         (
@@ -77,7 +77,7 @@ def help_screen(app: Workbench) -> HelpScreen:
     return HelpScreen(INTRO, help_sections(host, groups), numbers_text(app.policy))
 
 
-def queue_commands(app: Workbench) -> list[PaletteCommand]:
+def queue_commands(app: PaletteApp) -> list[PaletteCommand]:
     """Narrow the review queue: hook-driven sessions, one session, one delta type."""
     pane = _app(app).query_one(ProposalsPane)
     out = [
@@ -109,7 +109,7 @@ def queue_commands(app: Workbench) -> list[PaletteCommand]:
     return out
 
 
-def travel_commands(app: Workbench) -> list[PaletteCommand]:
+def travel_commands(app: PaletteApp) -> list[PaletteCommand]:
     out = [
         PaletteCommand("Time travel", app.action_time_travel, "The playbook as it was then (t)"),
         PaletteCommand("A week back", partial(app.action_step, -7), "Time travel (<)"),
@@ -122,7 +122,7 @@ def travel_commands(app: Workbench) -> list[PaletteCommand]:
     return out
 
 
-def workbench_commands(app: Workbench) -> list[PaletteCommand]:
+def workbench_commands(app: PaletteApp) -> list[PaletteCommand]:
     """What the palette offers now: going places, filters, and every action that applies
     to what each pane has selected (its key as bound right now)."""
     panes = app.action_panes()

@@ -12,8 +12,3 @@ from .detail import DetailPane
 from .proposals import ProposalsPane
 
 PANES: tuple[type[Pane], ...] = (BulletsPane, DetailPane, ProposalsPane, ConflictsPane, BlockedPane)
-
-
-def pane_class(tab: str) -> type[Pane] | None:
-    """The registered pane of tab `tab` (None: no such tab)."""
-    return next((p for p in PANES if tab == p.TAB), None)
