@@ -69,26 +69,6 @@ LAUNCHERS = {
 # end of issue 28's first phase).
 KNOWN_CYCLES: list[set[str]] = [
     {
-        "playbook.cli",
-        "playbook.cli.admin",
-        "playbook.cli.conflicts",
-        "playbook.cli.copy",
-        "playbook.cli.core",
-        "playbook.cli.diff",
-        "playbook.cli.doctor",
-        "playbook.cli.hooks",
-        "playbook.cli.index",
-        "playbook.cli.interchange",
-        "playbook.cli.learning",
-        "playbook.cli.pg",
-        "playbook.cli.policy",
-        "playbook.cli.project",
-        "playbook.cli.proposals",
-        "playbook.cli.serve",
-        "playbook.cli.typer_app",
-        "playbook.cli.workbench",
-    },
-    {
         "playbook.store.base",
         "playbook.store.blobs",
         "playbook.store.bullets",
@@ -107,7 +87,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.store.sqlite.opening",
     },
     {"playbook.store.postgres", "playbook.store.postgres.opening", "playbook.store.target"},
-    {"playbook.tui.app", "playbook.tui.palette"},
 ]
 
 

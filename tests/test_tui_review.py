@@ -413,6 +413,7 @@ def rewrite_playbook(tmp_path: Path) -> tuple[Path, dict]:
 
 def test_a_word_diff_strikes_what_goes_and_underlines_what_comes() -> None:
     from playbook.review import proposal_diff
+    from playbook.tui import format as fmt
     from playbook.tui.panes.proposal_text import diff_text
 
     text = diff_text(
@@ -420,8 +421,9 @@ def test_a_word_diff_strikes_what_goes_and_underlines_what_comes() -> None:
     )
     assert text.plain.replace(" ", "") == "Pinnpmto1112inallreleasejobs".replace(" ", "")
     styled = {text.plain[s.start : s.end].strip(): s.style for s in text.spans}
-    assert styled["11"].strike and not styled["11"].underline
-    assert styled["12"].underline and styled["all"].underline
+    # named styles, drawn struck and underlined (test_tui_colours checks text.tcss says so)
+    assert styled["11"] == fmt.DIFF_DELETED
+    assert styled["12"] == styled["all"] == fmt.DIFF_INSERTED
     assert "Pin npm to" not in styled  # unchanged words carry no diff style
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from playbook import curate
-from playbook.tui import format as fmt
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.trends import BARS
 from playbook.tui.widgets.chart import ScoreChart
@@ -87,7 +86,8 @@ async def test_the_sparkline_rises_at_the_marks_and_fades_after(history, size) -
         line = table.render_line(table.order.index(info["rule"]) - int(table.scroll_offset.y) + 1)
         bars = [seg for seg in line if seg.text.strip() and set(seg.text.strip()) <= set(BARS)]
         rising = values[-1] >= values[0]
-        want = fmt.GOOD if rising else fmt.BAD
+        # the theme's success (error) colour: the style fmt.GOOD (fmt.BAD) in app.tcss
+        want = app.theme_variables["success" if rising else "error"].lower()
         assert bars and all(seg.style.color.triplet.hex == want for seg in bars)
 
 

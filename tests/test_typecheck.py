@@ -29,19 +29,16 @@ def listed(key: str) -> list[str]:
 
 def test_the_lists_of_modules_not_yet_clean_name_only_modules_that_exist():
     existing = set(modules())
-    for key in ("ignore_errors", "disable_error_code"):
-        named = listed(key)
-        assert [m for m in named if "*" in m] == [], "one module a line, no pattern"
-        assert [m for m in named if m not in existing] == []
-        assert len(named) == len(set(named)), "a module listed twice"
-    assert set(listed("ignore_errors")) & set(listed("disable_error_code")) == set()
+    named = listed("ignore_errors")
+    assert [m for m in named if "*" in m] == [], "one module a line, no pattern"
+    assert [m for m in named if m not in existing] == []
+    assert len(named) == len(set(named)), "a module listed twice"
 
 
-def test_only_the_cli_registry_s_two_errors_wait_in_the_cli():
-    """`from . import app` (the cli cycle) is all the second list excuses."""
-    (waiting,) = [o for o in mypy_config()["overrides"] if o.get("disable_error_code")]
-    assert waiting["disable_error_code"] == ["has-type", "untyped-decorator"]
-    assert all(m.startswith("playbook.cli.") for m in waiting["module"])
+def test_nothing_waits_but_whole_modules():
+    """The cli registry removed the one list that silenced error codes (`app` through the
+    cli cycle): what is not clean yet is a whole module on the shrinking list, nothing else."""
+    assert [o for o in mypy_config()["overrides"] if o.get("disable_error_code")] == []
 
 
 def test_mypy_checks_the_package_and_the_strict_layers():

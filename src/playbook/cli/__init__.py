@@ -33,7 +33,7 @@ def run() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "app":  # `from . import app` in every command module
+    if name == "app":  # `from playbook.cli import app`: the whole command line
         from .typer_app import app
 
         globals()["app"] = app

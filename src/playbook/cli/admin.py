@@ -13,9 +13,9 @@ import typer
 from ..core.inert import inert
 from ..core.policy import DEFAULT_POLICY
 from ..core.text import plural
-from . import app
 from .common import CliError, emit, json_option, load_policy_option, open_store, set_json, target
 from .hot import bounded
+from .registry import app
 
 
 def _one_line(text: str | None, width: int | None = None) -> str:

@@ -10,9 +10,9 @@ from typing import Any
 import typer
 
 from ..core.inert import inert
-from . import app
 from .common import EXIT_USAGE, CliError, emit, json_option, open_store, set_json
 from .hot import bounded
+from .registry import app
 
 
 def _short(text: str | None, width: int = 90) -> str:

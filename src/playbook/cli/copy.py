@@ -7,8 +7,8 @@ import sys
 import typer
 
 from ..core.errors import DatabaseNotEmptyError
-from . import app
 from .common import CliError, emit, json_option, set_json
+from .registry import app
 
 
 @app.command()

@@ -13,7 +13,6 @@ import typer
 from ..core.inert import inert
 from ..core.terms import HARM_REASONS
 from ..core.text import plural
-from . import app
 from .common import CliError, emit, open_store, state, target
 from .hot import (
     _json,
@@ -25,6 +24,7 @@ from .hot import (
     mark_command,
     recall_command,
 )
+from .registry import app
 
 JSON = typer.Option(False, "--json", help="Print one JSON document on stdout.")
 

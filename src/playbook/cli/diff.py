@@ -8,8 +8,8 @@ import typer
 
 from ..core.inert import inert
 from ..core.text import plural
-from . import app
 from .common import CliError, emit, json_option, open_store, set_json
+from .registry import app
 
 
 def _short(text: str, width: int = 70) -> str:

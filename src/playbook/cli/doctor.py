@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.inert import inert
-from . import app
 from .common import EXIT_DATABASE, EXIT_OK, db_target, emit, json_option, set_json
+from .registry import app
 
 
 @app.command()

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..core.policy import DEFAULT_POLICY
-from . import app
 from .common import CliError, emit, json_option, load_policy_option, set_json, state
+from .registry import app
 
 if TYPE_CHECKING:
     from ..hooks.install import Plan

@@ -7,8 +7,8 @@ import time
 
 import typer
 
-from . import app
 from .common import emit, open_store, set_json
+from .registry import app
 
 
 @app.command()

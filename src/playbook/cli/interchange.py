@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..core.inert import inert
-from . import app
 from .common import CliError, emit, json_option, note, open_store, set_json, target
 from .hot import bounded
+from .registry import app
 
 if TYPE_CHECKING:
     from ..store import Target

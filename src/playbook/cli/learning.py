@@ -12,10 +12,10 @@ import typer
 
 from ..core.inert import inert
 from ..core.text import plural
-from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, max_size, max_size_option
 from .hot import _json, _outcome_line, bounded
+from .registry import app
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from . import app
 from .common import CliError, emit, json_option, open_store, set_json, target
+from .registry import app
 
 pg_app = typer.Typer(
     name="pg",

@@ -14,7 +14,6 @@ import typer
 
 from ..core.inert import inert
 from ..core.policy import DEFAULT_POLICY, Policy
-from . import app
 from .common import (
     CliError,
     emit,
@@ -25,6 +24,7 @@ from .common import (
     policy_path,
     set_json,
 )
+from .registry import app
 
 policy_app = typer.Typer(
     name="policy",

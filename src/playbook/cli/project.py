@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import app
 from .common import CliError, emit, json_option, open_store, set_json, state, target
+from .registry import app
 
 
 @app.command()

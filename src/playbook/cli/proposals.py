@@ -15,9 +15,9 @@ import typer
 from ..core.inert import inert
 from ..core.terms import DELTA_TYPES
 from ..core.text import plural
-from . import app
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, _json, _outcome_line, bounded
+from .registry import app
 
 if TYPE_CHECKING:
     from ..review import Decided

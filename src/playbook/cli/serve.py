@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from . import app
 from .common import CliError, db_target, load_policy_option
+from .registry import app
 
 
 @app.command()

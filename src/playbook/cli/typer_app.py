@@ -1,5 +1,5 @@
-"""The typer application: the root options, and every command module registered in the
-order of `playbook --help` (each module declares its commands on `app`)."""
+"""The typer application: the root options, and every command module imported in the
+order of `playbook --help` (each declares its commands on `registry.app`)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,8 @@ import sys
 import typer
 
 from .common import state
+from .registry import app as app  # (re-exported: `playbook.cli.app`)
 from .running import run_guarded
-
-app = typer.Typer(
-    name="playbook",
-    help="A decaying rule playbook for coding agents, with a curation workbench.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
 
 def _version(value: bool) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
-from . import app
 from .common import CliError, load_policy_option, open_store, state, target
+from .registry import app
 
 
 @app.command()

@@ -20,7 +20,7 @@ from .actions.spec import ActionSpec, Context
 from .actions.table import ACTIONS
 from .dialogs import ask_then
 from .messages import ActionDone, ActionFailed
-from .panes.base import ActionPane
+from .panes.base import Pane
 from .refresh import LiveApp
 
 
@@ -30,8 +30,8 @@ class ActingApp(LiveApp):
     context: Context
 
     # ---------------------------------------------------------------- actions
-    @on(ActionPane.Requested)
-    def _requested(self, message: ActionPane.Requested) -> None:
+    @on(Pane.Requested)
+    def _requested(self, message: Pane.Requested) -> None:
         self.perform(message.action, message.subject)
 
     def perform(self, name: str, subject: Any) -> None:
@@ -57,7 +57,7 @@ class ActingApp(LiveApp):
                 action, self if default_namespace is None else default_namespace, namespaces
             )
             if (
-                isinstance(target, ActionPane)
+                isinstance(target, Pane)
                 and name in ACTIONS
                 and target.check_action(name, params) is None
             ):

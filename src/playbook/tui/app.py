@@ -1,7 +1,7 @@
 """The curation workbench: `Workbench(path, policy=...).run()`.
 
 The app lays out the tabs, applies each snapshot the live refresh reads (`refresh.py`),
-and handles what the panes ask for: a pane posts a typed message (`ActionPane.Requested`,
+and handles what the panes ask for: a pane posts a typed message (`Pane.Requested`,
 `BulletsPane.FilterChanged`, ...) and never calls the app. Actions come from one table
 (`actions/`): the rule there says what applies, `dialogs.py` asks what the action needs to
 know, and the write runs in a thread worker through the same API as the CLI.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import Horizontal
@@ -35,33 +35,21 @@ from .filtering import INDEX_FROM
 from .messages import IndexReady, LoadFailed, SnapshotLoaded
 from .ordering import RowIndex
 from .palette import help_screen, workbench_commands
-from .panes.base import ActionPane
-from .panes.blocked import BlockedPane
+from .panes import registry
+from .panes.base import Pane
 from .panes.bullets import BulletsPane
-from .panes.conflicts import ConflictsPane
-from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
-from .queue_view import newer_than
 from .screens.help import HelpScreen
 from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
-from .theme import PLAYBOOK_THEME
+from .theme import PLAYBOOK_THEME, VARIABLES
 from .travel import READ_AHEAD_UP_TO
 from .widgets.footer import WorkbenchFooter
+from .widgets.table import RowTable
 from .widgets.topbar import TopLabel
 
-if TYPE_CHECKING:
-    from ..review import queue
-
-# Tab id -> (title, the widget that takes the focus there).
-TABS = {
-    "bullets": ("Bullets", "#bullets-table"),
-    "detail": ("Detail", "#d-timeline"),
-    "proposals": ("Proposals", "#proposals-table"),
-    "conflicts": ("Conflicts", "#conflicts-table"),
-    "blocked": ("Blocked", "#blocked-table"),
-}
+HERE = Path(__file__).parent
 POLL_SECONDS = 0.5
 NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
@@ -72,8 +60,10 @@ class Workbench(DetailingApp):
 
     TITLE = "Playbook"
     SUB_TITLE = "curation workbench"
-    CSS_PATH = Path(__file__).parent / "app.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = [HERE / "app.tcss", HERE / "text.tcss"]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    # The styles of Rich text, named in format.py and styled in text.tcss (`_text_styles`).
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(fmt.STYLE_NAMES)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+q",
@@ -88,11 +78,6 @@ class Workbench(DetailingApp):
         Binding(
             "question_mark", "help", "Help", tooltip="Keys and what the numbers mean", id="help"
         ),
-        Binding("1", "tab('bullets')", "Bullets", show=False, id="tab-bullets"),
-        Binding("2", "tab('detail')", "Detail", show=False, id="tab-detail"),
-        Binding("3", "tab('proposals')", "Proposals", show=False, id="tab-proposals"),
-        Binding("4", "tab('conflicts')", "Conflicts", show=False, id="tab-conflicts"),
-        Binding("5", "tab('blocked')", "Blocked", show=False, id="tab-blocked"),
     ]
 
     def __init__(
@@ -107,6 +92,13 @@ class Workbench(DetailingApp):
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
+        self.panes: tuple[type[Pane], ...] = registry.PANES  # the tabs, in order
+        # 1…9 show the tabs; by id, as a user's keymap names them ("tab-bullets": App.bind
+        # takes no id, so the bindings go straight into the app's map).
+        for n, pane in enumerate(self.panes[:9], 1):
+            self._bindings.key_to_bindings.setdefault(str(n), []).append(
+                Binding(str(n), f"tab('{pane.TAB}')", pane.TITLE, show=False, id=f"tab-{pane.TAB}")
+            )
         self.label = label or str(path)
         self.label_note = note  # said after the label when the top bar has room
         self.rows_by_id: dict[str, BulletRow] = {}
@@ -120,39 +112,61 @@ class Workbench(DetailingApp):
         # The theme before the first style pass: set on mount, it restyled every widget.
         self.register_theme(PLAYBOOK_THEME)
         self.theme = "playbook"
+        self._styles_pushed = False
         # "New since you last looked" at the Proposals tab (a per-user file, see seen.py).
         self.seen = seen or LastLooked(path)
         self.seen_at = self.seen.get()
-        self.badge_since = self.seen_at  # proposals newer than this get a "new" badge
-        self.new_count = 0
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """The colours the .tcss files name beyond Textual's own, for every theme."""
+        return {**super().get_theme_variable_defaults(), **VARIABLES}
+
+    def _text_styles(self) -> None:
+        """Give the console the named text styles as the theme in use draws them: a
+        `Text(style=fmt.MUTED)` anywhere in the workbench is then drawn in `$pb-muted`."""
+        styles = fmt.rich_theme(lambda name: self.get_component_styles(name).partial_rich_style)
+        if self._styles_pushed:
+            self.console.pop_theme()
+        self.console.push_theme(styles)
+        self._styles_pushed = True
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Another theme (ctrl+p, "Change theme"): once its CSS is applied, the named
+        styles again, and every table drawn again with them."""
+
+        def restyle() -> None:
+            self._text_styles()
+            for screen in self.screen_stack:
+                for table in screen.query(RowTable):
+                    table.refresh_rows()
+                screen.refresh(repaint=True)
+
+        self.call_after_refresh(restyle)
 
     # ---------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         self._fit_classes(self.size)  # before the first style pass (each change restyles all)
+        self._text_styles()
         with Horizontal(id="topbar"):
             yield Static(" PLAYBOOK ", id="brand")
             yield TopLabel(self.label, self.label_note, id="dbpath")
             yield Static("", id="asof")
             yield Static("", id="live")
-        with TabbedContent(id="tabs", initial="bullets"):
-            with TabPane("Bullets", id="bullets"):
-                yield BulletsPane(id="bullets-pane")
-            with TabPane("Detail", id="detail"):
-                yield DetailPane(id="detail-pane")
-            with TabPane("Proposals", id="proposals"):
-                yield ProposalsPane(id="proposals-pane")
-            with TabPane("Conflicts", id="conflicts"):
-                yield ConflictsPane(id="conflicts-pane")
-            with TabPane("Blocked", id="blocked"):
-                yield BlockedPane(id="blocked-pane")
+        with TabbedContent(id="tabs", initial=self.panes[0].TAB):
+            for pane in self.panes:
+                with TabPane(pane.TITLE, id=pane.TAB):
+                    yield pane(id=f"{pane.TAB}-pane")
         yield WorkbenchFooter()
 
     def on_mount(self) -> None:
         self._bullets_pane = self.query_one(BulletsPane)
+        self._panes = [self.query_one(f"#{pane.TAB}-pane", Pane) for pane in self.panes]
+        self.query_one(ProposalsPane).badge_since = self.seen_at  # newer: a "new" badge
         for pane in self.action_panes():
             pane.set_context(self.context)  # the policy, before any row arrives
         self.query_one("#live", Static).update(Text("loading…", style=fmt.MUTED))
         self.query_one("#bullets-table").focus()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.start()
 
     def start(self) -> None:
@@ -172,11 +186,10 @@ class Workbench(DetailingApp):
         if self.snapshot is not None:
             self._update_labels(self.snapshot)
 
-    def action_panes(self) -> list[ActionPane]:
-        return [
-            self.query_one(t)
-            for t in (BulletsPane, DetailPane, ProposalsPane, ConflictsPane, BlockedPane)
-        ]
+    def action_panes(self) -> list[Pane]:
+        """The tabs' panes, in order (kept from mount: a worker reads them without a DOM
+        query)."""
+        return self._panes
 
     @property
     def narrow(self) -> bool:
@@ -195,7 +208,7 @@ class Workbench(DetailingApp):
             self.source, last_looked=self.seen_at, as_of=as_of, history=history
         )
         rows = snapshot.rows_by_id
-        prepared = self.bullets_pane.prepare(rows)
+        prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.action_panes()}
         if worker.is_cancelled:
             return False
         self.post_message(SnapshotLoaded(snapshot, version, prepared))
@@ -218,20 +231,10 @@ class Workbench(DetailingApp):
         self.rows_by_id = snap.rows_by_id
         self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
         with self.batch_update():
-            self.bullets_pane.set_rows(snap.rows_by_id, message.prepared, context=ctx)
-            self.new_count = snap.new_proposals
-            self.query_one(ProposalsPane).set_proposals(
-                snap.proposals,
-                snap.passages,
-                ctx,
-                self.new_badges(snap.proposals),
-                snap.diffs,
-            )
+            for pane in self.action_panes():
+                pane.apply(snap, ctx, message.prepared.get(pane.TAB))
             if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
                 self.looked_at_proposals()
-            self.query_one(ConflictsPane).set_conflicts(snap.conflicts, ctx)
-            self.query_one(BlockedPane).set_blocked(snap.blocked, ctx)
-            self.query_one(DetailPane).set_context(ctx)
             self._update_labels(snap)
         self.version = message.version
         self.loads += 1
@@ -271,23 +274,8 @@ class Workbench(DetailingApp):
 
     def _update_labels(self, snap: reading.Snapshot) -> None:
         tabs = self.query_one(TabbedContent)
-        counts = {
-            "bullets": snap.live_count,
-            "proposals": len(snap.proposals),
-            "conflicts": len(snap.conflicts),
-            "blocked": len(snap.blocked),
-        }
-        for tab, n in counts.items():
-            tabs.get_tab(tab).label = f"{TABS[tab][0]} [b]{n:,}[/b]"
-        if self.new_count:
-            new = f"+{self.new_count}" if self.narrow else f"+{self.new_count} new"
-            tabs.get_tab(
-                "proposals"
-            ).label = f"{TABS['proposals'][0]} [b]{len(snap.proposals):,}[/b] [$accent]{new}[/]"
-        detail = "Detail"
-        if self.detail_id and not self.narrow:  # at 80 columns the id would crowd the tabs
-            detail = f"Detail [dim]{self.detail_id}[/dim]"
-        tabs.get_tab("detail").label = detail
+        for pane in self.action_panes():
+            tabs.get_tab(pane.TAB).label = pane.label(snap, self.narrow)
         live = Text()
         live.append("live ", style=fmt.GOOD)
         live.append(f"{time.strftime('%H:%M:%S')}", style=fmt.MUTED)
@@ -328,11 +316,10 @@ class Workbench(DetailingApp):
             self.detail_back = None  # left Detail another way: escape there means bullets
         self._focus_tab(tab)
         if tab == "proposals":
-            self.badge_since = self.seen_at  # what arrived since the last visit stays marked
-            self.query_one(ProposalsPane).new_ids = self.new_badges(
-                self.snapshot.proposals if self.snapshot else []
-            )
-            self.query_one(ProposalsPane).table.refresh_rows()
+            pane = self.query_one(ProposalsPane)
+            pane.badge_since = self.seen_at  # what arrived since the last visit stays marked
+            pane.new_ids = pane.new_badges(self.snapshot.proposals if self.snapshot else [])
+            pane.table.refresh_rows()
             self.looked_at_proposals()
         if tab == "detail":
             bid = self.detail_id or self.bullets_pane.current_bullet_id()
@@ -342,28 +329,23 @@ class Workbench(DetailingApp):
                 self.load_detail(bid)
         self.refresh_bindings()
 
-    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
-        """The proposals that arrived since the reviewer's last visit (none on a first
-        visit: everything is new then, and a badge on every row says nothing)."""
-        if self.badge_since is None:
-            return set()
-        return newer_than(proposals, self.badge_since)
-
     def looked_at_proposals(self) -> None:
         """The reviewer sees the queue: remember (per user) the newest proposal time shown,
         so the tab's "new" count starts again from here."""
-        newest = self.query_one(ProposalsPane).newest_shown()
+        pane = self.query_one(ProposalsPane)
+        newest = pane.newest_shown()
         if newest is not None and (self.seen_at is None or newest > self.seen_at):
             self.seen_at = newest
             self.seen.mark(newest)
-        if self.new_count:
-            self.new_count = 0
+        if pane.new_count:
+            pane.new_count = 0
             if self.snapshot is not None:
                 self._update_labels(self.snapshot)
 
     def _focus_tab(self, tab: str) -> None:
-        if tab in TABS:
-            self.query_one(TABS[tab][1]).focus()
+        for pane in self.panes:
+            if tab == pane.TAB:
+                self.query_one(pane.FOCUS).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":  # q types a letter in a text box; it quits from everywhere else

@@ -24,7 +24,7 @@ from .screens.help import live_bindings
 
 if TYPE_CHECKING:
     from ..store.views import BulletRow
-    from .panes.base import ActionPane
+    from .panes.base import Pane
 
 JUMP_LIMIT = 12
 
@@ -37,7 +37,7 @@ class PaletteCommand:
 
 
 def action_commands(
-    app: App[Any], panes: Sequence[ActionPane], perform: Callable[[str, Any], None]
+    app: App[Any], panes: Sequence[Pane], perform: Callable[[str, Any], None]
 ) -> list[PaletteCommand]:
     """Every action that applies to what each pane has selected, named with its subject
     and hinted with its key as bound right now."""
@@ -82,7 +82,7 @@ class WorkbenchCommands(Provider):
                 yield Hit(score, matcher.highlight(c.name), c.run, help=c.help)
         for row, score in self.host.find_bullets(query, limit=JUMP_LIMIT):
             display = Text("Jump to ")
-            display.append(row.id, style="bold #7aa2f7")
+            display.append(row.id, style=fmt.ID_BOLD)
             display.append("  ")
             display.append_text(fmt.untrusted(row.content[:80], one_line=True))
             yield Hit(

@@ -17,27 +17,76 @@ from rich.cells import cell_len
 from rich.columns import Columns
 from rich.style import Style
 from rich.text import Text
+from rich.theme import Theme
 
 from ..core.inert import inert
 
-MATURITY_STYLE = {
-    "candidate": "#8fb8e8",
-    "established": "#7dcfff",
-    "proven": "bold #9ece6a",
-    "deprecated": "#f7768e",
-}
+# The styles the workbench draws Rich text with, by name. Each is a component class of the
+# app, styled in text.tcss with the theme's variables (`.pb--muted { color: $pb-muted; }`);
+# the app gives them to its console as a Rich theme (`rich_theme`), so `Text(style=MUTED)`
+# takes its colour from the theme in use. No colour is written here.
+MUTED = "pb--muted"
+MUTED_BOLD = "pb--muted-bold"
+MUTED_ITALIC = "pb--muted-italic"
+GOOD = "pb--good"
+BAD = "pb--bad"
+BAD_BOLD = "pb--bad-bold"
+BAD_BADGE = "pb--bad-badge"  # STALE on a proposal whose target moved
+ACCENT = "pb--accent"
+ACCENT_BOLD = "pb--accent-bold"
+ID = "pb--id"  # a bullet's id
+ID_BOLD = "pb--id-bold"
+TAGS = "pb--tags"
+SOURCE = "pb--source"  # a session, a diary, where a rule came from
+STALE = "pb--stale"
+MOVED = "pb--moved"  # then and now: moved most in score
+DIFF_DELETED = "diff--deleted"  # words a rewrite takes out
+DIFF_INSERTED = "diff--inserted"  # and puts in
+MATURITY_STYLE = {m: f"maturity--{m}" for m in ("candidate", "established", "proven", "deprecated")}
 MATURITY_GLYPH = {"candidate": "○", "established": "◐", "proven": "●", "deprecated": "✕"}
 TYPE_LABEL = {"rule": "rule", "anti-pattern": "avoid"}
-TYPE_STYLE = {"rule": "#a9b1d6", "anti-pattern": "#e0af68"}
-GOOD = "#9ece6a"
-BAD = "#f7768e"
-MUTED = "#565f89"
-ACCENT = "#e0af68"
+TYPE_STYLE = {"rule": "type--rule", "anti-pattern": "type--anti-pattern"}
+DELTA_STYLE = {
+    t: f"delta--{t}" for t in ("add", "helpful", "harmful", "replace", "merge", "deprecate")
+}
+STYLE_NAMES = (
+    MUTED,
+    MUTED_BOLD,
+    MUTED_ITALIC,
+    GOOD,
+    BAD,
+    BAD_BOLD,
+    BAD_BADGE,
+    ACCENT,
+    ACCENT_BOLD,
+    ID,
+    ID_BOLD,
+    TAGS,
+    SOURCE,
+    STALE,
+    MOVED,
+    DIFF_DELETED,
+    DIFF_INSERTED,
+    *MATURITY_STYLE.values(),
+    *TYPE_STYLE.values(),
+    *DELTA_STYLE.values(),
+)
+
+
+def rich_theme(style_of: Callable[[str], Style]) -> Theme:
+    """Every name of `STYLE_NAMES` as a Rich style (`style_of`: the app's component style)."""
+    return Theme({name: style_of(name) for name in STYLE_NAMES})
 
 
 def untrusted(text: str | None, *, one_line: bool = False, style: str | Style = "") -> Text:
     """Agent-written text, shown exactly as text: no markup, no escapes acted on."""
     return Text(inert(text or "", one_line=one_line), style=style)
+
+
+def bold(text: Text) -> Text:
+    """`text` in bold on top of its named style (a style name takes no "bold" before it)."""
+    text.stylize("bold")
+    return text
 
 
 def flow(items: list[Text], gap: int = 3) -> Columns:

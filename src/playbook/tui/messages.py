@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual.message import Message
 
@@ -10,20 +10,19 @@ from ..store.views import BulletRow
 from .ordering import RowIndex
 from .reading import DetailRead, Snapshot
 
-if TYPE_CHECKING:
-    from .panes.bullets import Prepared
-
 
 class SnapshotLoaded(Message):
     """A fresh read of the playbook (after a change, or the first one)."""
 
     def __init__(
-        self, snapshot: Snapshot, version: int | None, prepared: Prepared | None = None
+        self, snapshot: Snapshot, version: int | None, prepared: dict[str, Any] | None = None
     ) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.version = version
-        self.prepared = prepared  # the bullets table's next state, computed in the worker
+        # By tab: what each pane's `prepare` made of it in the worker (the bullets table's
+        # next state); none for a snapshot shown again.
+        self.prepared = prepared or {}
 
 
 class DetailLoaded(Message):

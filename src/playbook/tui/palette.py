@@ -4,25 +4,48 @@ pane has selected) and the help screen, both written from the live bindings."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, cast
 
+from textual.app import App
+from textual.dom import DOMNode
 from textual.widgets import TabbedContent
 
+from ..core.policy import Policy
 from .commands import PaletteCommand, action_commands
-from .filterspec import FLAGS
-from .panes.blocked import BlockedPane
-from .panes.conflicts import ConflictsPane
-from .panes.detail import DetailPane
+from .panes.base import Pane
 from .panes.proposals import ProposalsPane
 from .queue_view import session_name
 from .screens.help import HelpScreen, help_sections, numbers_text
 from .screens.policy import open_policy_screen
 from .widgets.table import RowTable
 
-if TYPE_CHECKING:
-    from .app import Workbench
-    from .panes.base import ActionPane
+
+class PaletteApp(Protocol):
+    """What the palette and the help screen need of the app (they never import it)."""
+
+    policy: Policy
+    as_of: datetime | None
+
+    def perform(self, name: str, subject: Any) -> None: ...
+    def action_panes(self) -> list[Pane]: ...
+    def show_tab(self, tab: str) -> None: ...
+    def filter_proposals(self, text: str) -> None: ...
+    def set_filter(self, text: str) -> None: ...
+    def action_filter(self) -> None: ...
+    def action_time_travel(self) -> None: ...
+    def action_step(self, days: int) -> None: ...
+    def action_now(self) -> None: ...
+    def action_compare(self) -> None: ...
+    def action_hidden(self) -> None: ...
+    def action_help(self) -> None: ...
+
+
+def _app(app: PaletteApp) -> App[Any]:
+    """The app itself, for what Textual's App offers (queries, quitting)."""
+    return cast(App[Any], app)
+
 
 INTRO = (
     "Review what agents learned: approve or reject proposals, pin rules, block patterns, "
@@ -32,40 +55,31 @@ INTRO = (
 )
 
 
-def help_screen(app: Workbench) -> HelpScreen:
-    filter_words = " ".join(f"is:{f}" for f in FLAGS)
-    groups = [
+def help_screen(app: PaletteApp) -> HelpScreen:
+    host = _app(app)
+    groups: list[tuple[str, list[DOMNode], list[tuple[str, str]], str]] = [
         (
             "Everywhere",
-            [app],
+            [host],
             [("< >", "Time travel: a week back, a week on")],
             "ctrl+p opens the command palette: every action that applies here, and jump to "
             "a bullet by id or words. While travelling in time every write is dimmed.",
         ),
-        ("Tables", [app.query_one(RowTable)], [], ""),
-        (
-            "Bullets and Detail",
-            [app.bullets_pane, app.query_one(DetailPane)],
-            [],
-            f"Filter words: {filter_words} (is:retired and is:all show superseded and "
-            "inverted bullets too).",
-        ),
-        (
-            "Proposals",
-            [app.query_one(ProposalsPane)],
-            [],
-            "Filter: type:add session:NAME from:hook and words. With proposals marked "
-            "(space), a and x decide all the marked ones after one confirmation.",
-        ),
-        ("Conflicts", [app.query_one(ConflictsPane)], [], ""),
-        ("Blocked", [app.query_one(BlockedPane)], [], ""),
+        ("Tables", [host.query_one(RowTable)], [], ""),
     ]
-    return HelpScreen(INTRO, help_sections(app, groups), numbers_text(app.policy))
+    sections: dict[str, tuple[list[DOMNode], list[str]]] = {}  # a title: its panes, notes
+    for pane in app.action_panes():
+        title, note = pane.HELP
+        nodes, notes = sections.setdefault(title or pane.TITLE, ([], []))
+        nodes.append(pane)
+        notes.extend([note] if note else [])
+    groups += [(title, nodes, [], " ".join(notes)) for title, (nodes, notes) in sections.items()]
+    return HelpScreen(INTRO, help_sections(host, groups), numbers_text(app.policy))
 
 
-def queue_commands(app: Workbench) -> list[PaletteCommand]:
+def queue_commands(app: PaletteApp) -> list[PaletteCommand]:
     """Narrow the review queue: hook-driven sessions, one session, one delta type."""
-    pane = app.query_one(ProposalsPane)
+    pane = _app(app).query_one(ProposalsPane)
     out = [
         PaletteCommand(
             "Proposals from hook-driven sessions",
@@ -95,7 +109,7 @@ def queue_commands(app: Workbench) -> list[PaletteCommand]:
     return out
 
 
-def travel_commands(app: Workbench) -> list[PaletteCommand]:
+def travel_commands(app: PaletteApp) -> list[PaletteCommand]:
     out = [
         PaletteCommand("Time travel", app.action_time_travel, "The playbook as it was then (t)"),
         PaletteCommand("A week back", partial(app.action_step, -7), "Time travel (<)"),
@@ -108,14 +122,13 @@ def travel_commands(app: Workbench) -> list[PaletteCommand]:
     return out
 
 
-def workbench_commands(app: Workbench) -> list[PaletteCommand]:
+def workbench_commands(app: PaletteApp) -> list[PaletteCommand]:
     """What the palette offers now: going places, filters, and every action that applies
     to what each pane has selected (its key as bound right now)."""
-    from .app import TABS
-
+    panes = app.action_panes()
     out = [
-        PaletteCommand(f"Go to {TABS[t][0]}", partial(app.show_tab, t), f"Tab {i}")
-        for i, t in enumerate(TABS, 1)
+        PaletteCommand(f"Go to {p.TITLE}", partial(app.show_tab, p.TAB), f"Tab {i}")
+        for i, p in enumerate(panes, 1)
     ]
     out.append(PaletteCommand("Filter bullets", app.action_filter, "Words like recall (/)"))
     for flag, what in (
@@ -128,19 +141,26 @@ def workbench_commands(app: Workbench) -> list[PaletteCommand]:
         out.append(PaletteCommand(what, partial(app.set_filter, f"is:{flag}"), f"is:{flag}"))
     out += queue_commands(app)
     out += travel_commands(app)
-    active = app.query_one(TabbedContent).active
-    panes: list[ActionPane] = [
-        app.query_one(DetailPane) if active == "detail" else app.bullets_pane,
-        app.query_one(ProposalsPane),
-        app.query_one(ConflictsPane),
-        app.query_one(BlockedPane),
-    ]
-    out += action_commands(app, panes, app.perform)
+    active = _app(app).query_one(TabbedContent).active
+    out += action_commands(_app(app), acting_panes(panes, active), app.perform)
     out.append(
         PaletteCommand(
             "Measured policy", partial(open_policy_screen, app), "Which decay fits your log"
         )
     )
     out.append(PaletteCommand("Help", app.action_help, "Keys and what the numbers mean (?)"))
-    out.append(PaletteCommand("Quit", app.action_quit, "Leave the workbench (q, ctrl+q)"))
+    out.append(PaletteCommand("Quit", _app(app).action_quit, "Leave the workbench (q, ctrl+q)"))
     return out
+
+
+def acting_panes(panes: list[Pane], active: str) -> list[Pane]:
+    """The panes whose selection the palette offers actions on: of panes whose keys act on
+    the same subjects (Bullets and Detail), the active tab's, else the first."""
+    chosen: list[Pane] = []
+    for pane in panes:
+        rival = next((p for p in chosen if set(p.SUBJECTS) & set(pane.SUBJECTS)), None)
+        if rival is None:
+            chosen.append(pane)
+        elif active == pane.TAB:
+            chosen[chosen.index(rival)] = pane
+    return chosen

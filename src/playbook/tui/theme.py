@@ -1,8 +1,23 @@
-"""The workbench's theme: deep ink background, soft blue primary, amber accent."""
+"""The workbench's palette, as data: deep ink background, soft blue primary, amber accent.
+
+The only Python file with colour codes (Textual themes are Python objects). Every style
+the workbench draws is named in `text.tcss` with these colours as `$variables`; the
+colours it names beyond Textual's own (`$primary`, `$accent`, `$success`, ...) are
+`VARIABLES`, which every theme gets (`Workbench.get_theme_variable_defaults`) and the
+playbook theme sets.
+"""
 
 from __future__ import annotations
 
 from textual.theme import Theme
+
+VARIABLES = {
+    "pb-muted": "#565f89",  # ids of retired rows, ages, hints
+    "pb-soft": "#a9b1d6",  # a rule's type, the footer's descriptions
+    "pb-cyan": "#7dcfff",  # established rules, sessions and sources, helpful deltas
+    "pb-orange": "#ff9e64",  # stale
+    "pb-candidate": "#8fb8e8",  # candidate rules
+}
 
 PLAYBOOK_THEME = Theme(
     name="playbook",
@@ -18,6 +33,7 @@ PLAYBOOK_THEME = Theme(
     error="#f7768e",
     dark=True,
     variables={
+        **VARIABLES,
         "footer-key-foreground": "#e0af68",
         "footer-background": "#171a26",
         "footer-description-foreground": "#a9b1d6",

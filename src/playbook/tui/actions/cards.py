@@ -34,7 +34,7 @@ def subject_id(subject: Any) -> str:
 def bullet_card(row: BulletRow | Bullet | None, bullet_id: str = "") -> Text:
     """A bullet as a dialog shows it: id, rung, and its text (inert)."""
     text = Text()
-    text.append(row.id if row else bullet_id, style="bold #7aa2f7")
+    text.append(row.id if row else bullet_id, style=fmt.ID_BOLD)
     if row is not None:
         text.append("  ")
         text.append_text(fmt.maturity(row.maturity))

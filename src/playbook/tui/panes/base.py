@@ -1,10 +1,16 @@
-"""What every pane with actions shares: its keys come from the action table, and a key
-posts `ActionPane.Requested` for the app to handle; the pane never calls the app.
+"""The one interface every pane implements, tab or not.
 
-A subclass names the subjects its keys act on (`SUBJECTS`) and says what is selected
-(`subject()`); `check_action` asks the one rule (`actions.check`) so the footer shows,
-dims or leaves out each key. While the pane's own text box has the focus, its action keys
-are left out of the footer: they would type, not act.
+A pane is a widget (its layout, vertical or horizontal, is CSS). As a tab of the workbench
+(`TAB` set, registered once in `panes.PANES`) it says its title, which widget takes the
+focus, its help section, and what a snapshot means to it: `prepare` (in the poll worker),
+`apply` (on the UI thread), `count` and `label` (its tab's label).
+
+Its keys come from the action table, and a key posts `Pane.Requested` for the app to
+handle; the pane never calls the app. A pane names the subjects its keys act on
+(`SUBJECTS`) and says what is selected (`subject()`); `check_action` asks the one rule
+(`actions.check`) so the footer shows, dims or leaves out each key. While the pane's own
+text box has the focus, its action keys are left out of the footer: they would type, not
+act.
 """
 
 from __future__ import annotations
@@ -20,16 +26,29 @@ from ..actions.rule import check
 from ..actions.spec import Context, Subject
 from ..actions.table import ACTIONS
 
+if TYPE_CHECKING:
+    from ..reading import Snapshot
+
 EMPTY = Context({}, DEFAULT_POLICY)
 
-# A mixin, not a Widget subclass: Textual inherits CSS along the first DOMNode base only,
-# so `class DetailPane(ActionPane, Horizontal)` must find Horizontal there.
-_Pane = Widget if TYPE_CHECKING else object
 
+class Pane(Widget):
+    """A pane of the workbench: `class XPane(Pane)`, and one line in `panes.PANES`."""
 
-class ActionPane(_Pane):
-    """Mix in before the container class: `class XPane(ActionPane, Vertical)`."""
+    DEFAULT_CSS = """
+    Pane {
+        width: 1fr;
+        height: 1fr;
+        layout: vertical;
+        overflow: hidden hidden;
+    }
+    """
 
+    TAB: ClassVar[str] = ""  # the tab's id ("" for a pane on a screen of its own)
+    TITLE: ClassVar[str] = ""  # the tab's label, before its count
+    FOCUS: ClassVar[str] = ""  # the widget that takes the focus when the tab shows
+    # The help screen's section (panes with one title share it) and its note.
+    HELP: ClassVar[tuple[str, str]] = ("", "")
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ()
 
     class Requested(Message):
@@ -50,6 +69,26 @@ class ActionPane(_Pane):
         super().__init__(id=id)
         self.context = EMPTY
 
+    # ---------------------------------------------------------------- a snapshot
+    def prepare(self, snap: Snapshot) -> Any:
+        """In the poll worker, off the UI thread: what `apply` will need (None: nothing).
+        Reads only immutable state of the pane."""
+        return None
+
+    def apply(self, snap: Snapshot, context: Context, prepared: Any) -> None:
+        """On the UI thread: show the snapshot (`prepared` is what `prepare` made of it)."""
+        self.set_context(context)
+
+    def count(self, snap: Snapshot) -> int | None:
+        """The number on the tab (None: none)."""
+        return None
+
+    def label(self, snap: Snapshot, narrow: bool) -> str:
+        """The tab's label (content markup); `narrow`: at 80 columns."""
+        n = self.count(snap)
+        return self.TITLE if n is None else f"{self.TITLE} [b]{n:,}[/b]"
+
+    # ---------------------------------------------------------------- its keys
     def subject(self) -> Any:
         """The selected thing the keys act on (None: nothing selected)."""
         return None
@@ -79,7 +118,7 @@ class ActionPane(_Pane):
 
 
 def _requester(name: str) -> Any:
-    def action(self: ActionPane) -> None:
+    def action(self: Pane) -> None:
         self.request(name)
 
     action.__name__ = f"action_{name}"

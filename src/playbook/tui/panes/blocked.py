@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...store import BlockedPattern
@@ -19,7 +19,10 @@ from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
+
+if TYPE_CHECKING:
+    from ..reading import Snapshot
 
 COLUMNS = [
     Column("id", "id", 10, priority=30, sortable=False),
@@ -30,9 +33,13 @@ COLUMNS = [
 ]
 
 
-class BlockedPane(ActionPane, Vertical):
+class BlockedPane(Pane):
     """Patterns a human ruled out; keys block a new one or unblock the selected one."""
 
+    TAB = "blocked"
+    TITLE = "Blocked"
+    FOCUS = "#blocked-table"
+    HELP = ("Blocked", "")
     SUBJECTS = ("blocked", "none")
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("none", "blocked")
 
@@ -78,6 +85,12 @@ class BlockedPane(ActionPane, Vertical):
         self._now = datetime.now(UTC)
         self.table.set_rows(dict(self.blocked))  # type: ignore[arg-type]
         self.show_current()
+
+    def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
+        self.set_blocked(snap.blocked, context)
+
+    def count(self, snap: Snapshot) -> int:
+        return len(snap.blocked)
 
     @on(RowTable.Highlighted)
     def show_current(self) -> None:

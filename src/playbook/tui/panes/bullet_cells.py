@@ -39,7 +39,7 @@ SORT_LABEL = {"effective": "score", "created": "added", "helpful": "help", "harm
 def render_cell(row: BulletRow, column: str) -> Text:
     retired = row.state == "retired"
     if column == "id":
-        return Text(row.id, style=fmt.MUTED if retired else "#7aa2f7")
+        return Text(row.id, style=fmt.MUTED if retired else fmt.ID)
     if column == "content":
         return fmt.untrusted(row.content, one_line=True, style="strike dim" if retired else "")
     if column == "type":
@@ -55,9 +55,9 @@ def render_cell(row: BulletRow, column: str) -> Text:
     if column == "harmful":
         return fmt.amount(row.harmful, fmt.BAD)
     if column == "pinned":
-        return Text("pin", style=f"bold {fmt.ACCENT}") if row.pinned else Text("")
+        return Text("pin", style=fmt.ACCENT_BOLD) if row.pinned else Text("")
     if column == "stale":
-        return Text("stale", style="#ff9e64") if row.stale else Text("")
+        return Text("stale", style=fmt.STALE) if row.stale else Text("")
     if column == "created":
         return Text(row.created_at[:10], style=fmt.MUTED)
     return Text("")
@@ -70,19 +70,19 @@ def peek_text(row: BulletRow, wide: bool) -> Group:
     when the same rule changes rung (deprecating it must not shorten the table under the
     cursor), and a number is never split from its label."""
     facts = Text(no_wrap=True, overflow="ellipsis")
-    facts.append(row.id, style="bold #7aa2f7")
+    facts.append(row.id, style=fmt.ID_BOLD)
     facts.append("  ")
     facts.append_text(fmt.bullet_type(row.type))
     facts.append("  ")
     facts.append_text(fmt.maturity(row.maturity))
     if row.pinned:
-        facts.append("  pinned", style=f"bold {fmt.ACCENT}")
+        facts.append("  pinned", style=fmt.ACCENT_BOLD)
     if row.stale:
-        facts.append("  stale", style="#ff9e64")
+        facts.append("  stale", style=fmt.STALE)
     if row.state == "retired":
         facts.append("  retired", style=fmt.MUTED)
     facts.append("  ")
-    facts.append(fmt.tags(row.tags), style="#bb9af7")
+    facts.append(fmt.tags(row.tags), style=fmt.TAGS)
     facts.append(f"  {row.category} · {row.scope} · {row.source}", style=fmt.MUTED)
     numbers = Text(no_wrap=True, overflow="ellipsis")
     numbers.append("score ", style=fmt.MUTED)

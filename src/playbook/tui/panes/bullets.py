@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -25,12 +25,13 @@ from ..filterspec import FLAGS, parse_filter
 from ..ordering import RowIndex, View, view_order
 from ..trends import sparkline
 from ..widgets.table import Diff, RowTable
-from .base import ActionPane
+from .base import Pane
 from .bullet_cells import COLUMNS, NARROW, SORT_CYCLE, SORT_LABEL, peek_text, render_cell
 
 if TYPE_CHECKING:
     from ...core.policy import Policy
     from ...store.views import BulletRow
+    from ..reading import Snapshot
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,17 @@ class Prepared:
     live: int
 
 
-class BulletsPane(ActionPane, Vertical):
+class BulletsPane(Pane):
     """Every bullet, filtered and sorted; its keys act on the row under the cursor."""
 
+    TAB = "bullets"
+    TITLE = "Bullets"
+    FOCUS = "#bullets-table"
+    HELP = (
+        "Bullets and Detail",
+        f"Filter words: {' '.join(f'is:{f}' for f in FLAGS)} (is:retired and is:all show "
+        "superseded and inverted bullets too).",
+    )
     SUBJECTS = ("bullet",)
 
     class FilterChanged(Message):
@@ -187,8 +196,15 @@ class BulletsPane(ActionPane, Vertical):
         if diff.any:
             self.update_peek()
 
-    def prepare(self, rows: dict[str, BulletRow]) -> Prepared:
+    def apply(self, snap: Snapshot, context: Context, prepared: Prepared | None) -> None:
+        self.set_rows(snap.rows_by_id, prepared, context=context)
+
+    def count(self, snap: Snapshot) -> int:
+        return snap.live_count
+
+    def prepare(self, snap: Snapshot) -> Prepared:
         """Off the UI thread: everything `set_rows` needs for the current view."""
+        rows = snap.rows_by_id
         old, view = self.worker_view()
         order = view_order(rows, view, self.policy)
         return Prepared(

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from .. import format as fmt
@@ -25,10 +25,11 @@ from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 if TYPE_CHECKING:
     from ...review import ConflictSide, ConflictView
+    from ..reading import Snapshot
 
 COLUMNS = [
     Column("id", "#", 3, priority=20, sortable=False),
@@ -45,9 +46,9 @@ def card(side: ConflictSide) -> RenderableType:
     b, score, events = side.bullet, side.score, side.events
     if b is None:
         return Text(f"{side.bullet_id} (bullet missing)", style=fmt.MUTED)
-    head = [Text(b.id, style="bold #7aa2f7"), fmt.bullet_type(b.type), fmt.maturity(b.maturity)]
+    head = [Text(b.id, style=fmt.ID_BOLD), fmt.bullet_type(b.type), fmt.maturity(b.maturity)]
     if b.pinned:
-        head.append(Text("pinned", style=f"bold {fmt.ACCENT}"))
+        head.append(Text("pinned", style=fmt.ACCENT_BOLD))
     if b.state == "retired":
         head.append(Text("retired", style=fmt.MUTED))
     parts: list[RenderableType] = [fmt.flow(head, gap=2), Text()]
@@ -61,20 +62,20 @@ def card(side: ConflictSide) -> RenderableType:
         numbers.append(Text("harm ", style=fmt.MUTED) + Text(f"{score.harmful:.2f}", style=fmt.BAD))
         parts.append(fmt.flow(numbers))
     text = Text()
-    text.append(fmt.tags(b.tags), style="#bb9af7")
+    text.append(fmt.tags(b.tags), style=fmt.TAGS)
     text.append(f"   {b.category} · {b.source} · created {b.created_at:%Y-%m-%d}", style=fmt.MUTED)
     text.append("\n")
     text.append("from ", style=fmt.MUTED)
     source = b.provenance.session_ref
     if source:
-        text.append_text(fmt.untrusted(source, one_line=True, style="#7dcfff"))
+        text.append_text(fmt.untrusted(source, one_line=True, style=fmt.SOURCE))
     else:
         text.append("no session recorded", style=fmt.MUTED)
     text.append("\n\n")
     if not events:
         text.append("no feedback yet", style=fmt.MUTED)
     else:
-        text.append("latest feedback\n", style=f"bold {fmt.MUTED}")
+        text.append("latest feedback\n", style=fmt.MUTED_BOLD)
     for e in reversed(events):
         text.append(f"{e.at:%Y-%m-%d}  ", style=fmt.MUTED)
         text.append(f"{e.kind:<8}", style=fmt.GOOD if e.kind == "helpful" else fmt.BAD)
@@ -85,9 +86,13 @@ def card(side: ConflictSide) -> RenderableType:
     return Group(*parts)
 
 
-class ConflictsPane(ActionPane, Vertical):
+class ConflictsPane(Pane):
     """Open conflict flags, the two bullets side by side; keys act on the selected pair."""
 
+    TAB = "conflicts"
+    TITLE = "Conflicts"
+    FOCUS = "#conflicts-table"
+    HELP = ("Conflicts", "")
     SUBJECTS = ("conflict",)
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflict")
 
@@ -127,7 +132,7 @@ class ConflictsPane(ActionPane, Vertical):
         if column == "id":
             return Text(str(c.id), style=fmt.MUTED)
         if column in ("a", "b"):
-            return Text(c.a if column == "a" else c.b, style="#7aa2f7")
+            return Text(c.a if column == "a" else c.b, style=fmt.ID)
         if column in ("am", "bm"):
             b = (v.a if column == "am" else v.b).bullet
             return fmt.maturity(b.maturity) if b else Text("-")
@@ -142,6 +147,12 @@ class ConflictsPane(ActionPane, Vertical):
         self._now = datetime.now(UTC)
         self.table.set_rows(dict(self.conflicts))  # type: ignore[arg-type]
         self.show_current()
+
+    def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
+        self.set_conflicts(snap.conflicts, context)
+
+    def count(self, snap: Snapshot) -> int:
+        return len(snap.conflicts)
 
     @on(RowTable.Highlighted)
     def show_current(self) -> None:

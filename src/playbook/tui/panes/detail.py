@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
@@ -26,14 +26,14 @@ from ...store.views import BulletRow
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..format import format_age
-from ..reading import DetailRead
 
 if TYPE_CHECKING:
     from ...core.model import FeedbackEvent
     from ...review import BulletDetail
+    from ..reading import DetailRead, Snapshot
 from ..widgets.chart import ScoreChart
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 EVENT_COLUMNS = [
     Column("when", "when", 16, priority=90, sortable=False),
@@ -76,9 +76,13 @@ def event_cell(e: FeedbackEvent, column: str) -> Text:
     return fmt.untrusted(e.context, one_line=True)
 
 
-class DetailPane(ActionPane, Horizontal):
+class DetailPane(Pane):
     """One bullet in full; its keys act on that bullet."""
 
+    TAB = "detail"
+    TITLE = "Detail"
+    FOCUS = "#d-timeline"
+    HELP = ("Bullets and Detail", "")
     SUBJECTS = ("bullet",)
 
     class BackRequested(Message):
@@ -130,6 +134,11 @@ class DetailPane(ActionPane, Horizontal):
     def current_bullet_id(self) -> str | None:
         return self.bullet_id
 
+    def label(self, snap: Snapshot, narrow: bool) -> str:
+        if self.bullet_id and not narrow:  # at 80 columns the id would crowd the tabs
+            return f"{self.TITLE} [dim]{self.bullet_id}[/dim]"
+        return self.TITLE
+
     def subject(self) -> BulletRow | None:
         return self.context.row(self.bullet_id)
 
@@ -145,7 +154,7 @@ class DetailPane(ActionPane, Horizontal):
             return  # already shown; a reload replaces it when it lands
         self.read = None
         head = Text()
-        head.append(bullet_id, style="bold #7aa2f7")
+        head.append(bullet_id, style=fmt.ID_BOLD)
         if row is not None:
             head.append("   ")
             head.append_text(fmt.bullet_type(row.type))
@@ -154,7 +163,7 @@ class DetailPane(ActionPane, Horizontal):
             head.append("\n")
             head.append_text(_pair("score ", fmt.score(row.effective)))
         head.append("\n")
-        head.append("reading its history…", style=f"italic {fmt.MUTED}")
+        head.append("reading its history…", style=fmt.MUTED_ITALIC)
         self.query_one("#d-head", Static).update(head)
         content = fmt.untrusted(row.content) if row is not None else Text("…", style=fmt.MUTED)
         self.query_one("#d-content", Static).update(content)
@@ -182,16 +191,16 @@ class DetailPane(ActionPane, Horizontal):
         # Each label stays with its number: at 80 columns the pairs go to the next line
         # whole, never "harm" on one line and "0.00" on the next.
         first = [
-            Text(b.id, style="bold #7aa2f7"),
+            Text(b.id, style=fmt.ID_BOLD),
             fmt.bullet_type(b.type),
             fmt.maturity(b.maturity),
         ]
         if b.pinned:
-            first.append(Text("pinned", style=f"bold {fmt.ACCENT}"))
+            first.append(Text("pinned", style=fmt.ACCENT_BOLD))
         if b.state != "active":
             first.append(Text(b.state, style=fmt.MUTED))
         if s.stale:
-            first.append(Text("stale", style="#ff9e64"))
+            first.append(Text("stale", style=fmt.STALE))
         numbers = [
             _pair("score ", fmt.score(s.effective)),
             _pair("help ", Text(f"{s.helpful:.2f}", style=fmt.GOOD)),
@@ -204,7 +213,7 @@ class DetailPane(ActionPane, Horizontal):
         facts = Table.grid(padding=(0, 2))
         facts.add_column(style=fmt.MUTED, no_wrap=True)
         facts.add_column()
-        facts.add_row("tags", Text(fmt.tags(b.tags) or "-", style="#bb9af7"))
+        facts.add_row("tags", Text(fmt.tags(b.tags) or "-", style=fmt.TAGS))
         facts.add_row("category", fmt.untrusted(b.category, one_line=True))
         scope = b.scope + (f": {b.scope_key}" if b.scope_key else "")
         if b.scope == "workspace" and b.scope_key:
@@ -233,7 +242,7 @@ class DetailPane(ActionPane, Horizontal):
         prov = b.provenance
         if prov.session_ref:
             where = Text()
-            where.append_text(fmt.untrusted(prov.session_ref, one_line=True, style="#7dcfff"))
+            where.append_text(fmt.untrusted(prov.session_ref, one_line=True, style=fmt.SOURCE))
             if prov.byte_offset is not None:
                 where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
             if read.passage is not None:
@@ -251,14 +260,14 @@ class DetailPane(ActionPane, Horizontal):
         for kind, other in detail.predecessors:
             verb = "supersedes" if kind == "supersedes" else "inverts"
             lineage.append(f"{verb} ", style=fmt.MUTED)
-            lineage.append(other.id, style="#7aa2f7")
+            lineage.append(other.id, style=fmt.ID)
             lineage.append("  ")
             lineage.append_text(fmt.untrusted(other.content, one_line=True))
             lineage.append("\n")
         for kind, other in detail.successors:
             verb = "superseded by" if kind == "supersedes" else "inverted into"
             lineage.append(f"{verb} ", style=fmt.MUTED)
-            lineage.append(other.id, style="#7aa2f7")
+            lineage.append(other.id, style=fmt.ID)
             lineage.append("  ")
             lineage.append_text(fmt.untrusted(other.content, one_line=True))
             lineage.append("\n")

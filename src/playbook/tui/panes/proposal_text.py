@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")
 
 
-DELETED = Style(color=fmt.BAD, strike=True)
-INSERTED = Style(color=fmt.GOOD, bold=True, underline=True)
+DELETED = fmt.DIFF_DELETED
+INSERTED = fmt.DIFF_INSERTED
 
 
 def diff_text(ops: DiffOps) -> Text:
@@ -61,12 +61,12 @@ def delta_grid(
             style = "bold" if key == "content" else ""
             grid.add_row(key.replace("_", " "), fmt.untrusted(text, style=style))
     if d.get("tags"):
-        grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style="#bb9af7"))
+        grid.add_row("tags", Text(fmt.tags(list(d["tags"])), style=fmt.TAGS))
     grid.add_row("proposal", Text(f"{p.id} ({p.origin})", style=fmt.MUTED))
     if not p.stale:
         return grid
     warning = Text()
-    warning.append("STALE ", style=f"bold reverse {fmt.BAD}")
+    warning.append("STALE ", style=fmt.BAD_BADGE)
     warning.append(f" {p.stale}; approving it will fail. Reject it (x).", style=fmt.BAD)
     return Group(warning, grid)
 
@@ -74,7 +74,7 @@ def delta_grid(
 def target_line(t: Target) -> Text:
     """A bullet the proposal acts on, as it stands now."""
     text = Text()
-    text.append(t.bullet_id, style="bold #7aa2f7")
+    text.append(t.bullet_id, style=fmt.ID_BOLD)
     if not t.exists:
         text.append("  no such bullet", style=fmt.BAD)
         return text
@@ -82,7 +82,7 @@ def target_line(t: Target) -> Text:
     text.append_text(fmt.maturity(t.maturity or "?"))
     if t.state == "retired":
         after = f" (succeeded by {', '.join(t.successors)})" if t.successors else ""
-        text.append(f"  retired since{after}", style=f"bold {fmt.BAD}")
+        text.append(f"  retired since{after}", style=fmt.BAD_BOLD)
     elif t.state:
         text.append(f"  {t.state}", style=fmt.MUTED)
     if t.content:
@@ -127,7 +127,7 @@ def _similar(p: Proposal) -> Group:
         head.append("█" * filled, style=fmt.ACCENT)
         head.append("░" * (10 - filled), style=fmt.MUTED)
         head.append(f" {s.similarity:.2f}  ", style=fmt.ACCENT)
-        head.append(s.bullet_id, style="#7aa2f7")
+        head.append(s.bullet_id, style=fmt.ID)
         head.append("  ")
         head.append_text(fmt.maturity(s.maturity))
         if s.state == "retired":

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -26,24 +26,22 @@ from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Marked, Subject
 from ..format import format_age
-from ..queue_view import QueueFilter, origin_label, parse_queue_filter, session_name
-from ..reading import DiaryPassage
+from ..queue_view import (
+    QueueFilter,
+    newer_than,
+    origin_label,
+    parse_queue_filter,
+    session_name,
+)
 from ..widgets.table import Column, RowTable
-from .base import ActionPane
+from .base import Pane
 
 if TYPE_CHECKING:
     from ...review import queue
     from ...review.proposal_view import DiffOps
+    from ..reading import DiaryPassage, Snapshot
 from .proposal_text import delta_grid, near_text
 
-TYPE_STYLE = {
-    "add": "#9ece6a",
-    "helpful": "#7dcfff",
-    "harmful": "#f7768e",
-    "replace": "#e0af68",
-    "merge": "#bb9af7",
-    "deprecate": "#f7768e",
-}
 ORIGIN_LABEL = {"reflection": "reflect", "consolidation": "topics"}
 MARK = "●"
 
@@ -59,9 +57,17 @@ COLUMNS = [
 ]
 
 
-class ProposalsPane(ActionPane, Vertical):
+class ProposalsPane(Pane):
     """Deltas waiting for review; keys act on the selected proposal, or on the marked ones."""
 
+    TAB = "proposals"
+    TITLE = "Proposals"
+    FOCUS = "#proposals-table"
+    HELP = (
+        "Proposals",
+        "Filter: type:add session:NAME from:hook and words. With proposals marked "
+        "(space), a and x decide all the marked ones after one confirmation.",
+    )
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ("proposal", "marked")
 
     class Looked(Message):
@@ -86,6 +92,8 @@ class ProposalsPane(ActionPane, Vertical):
         self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
         self.marked: set[str] = set()
         self.new_ids: set[str] = set()
+        self.badge_since: datetime | None = None  # proposals newer than this: "new" badge
+        self.new_count = 0  # pending proposals staged since the reviewer last looked
         self.filter = QueueFilter()
         self._shown: tuple[str, int] | None = None
         self._now = datetime.now(UTC)
@@ -148,25 +156,25 @@ class ProposalsPane(ActionPane, Vertical):
     # ---------------------------------------------------------------- cells
     def _cell(self, p: queue.Proposal, column: str) -> Text:
         if column == "mark":
-            return Text(MARK, style=f"bold {fmt.ACCENT}") if p.id in self.marked else Text("")
+            return Text(MARK, style=fmt.ACCENT_BOLD) if p.id in self.marked else Text("")
         if column == "id":
             return Text(p.id, style=fmt.MUTED)
         kind = str(p.delta.get("type", "?"))
         if column == "type":
-            return Text(kind, style=TYPE_STYLE.get(kind, ""))
+            return Text(kind, style=fmt.DELTA_STYLE.get(kind, ""))
         if column == "proposal":
             text = Text()
             if p.stale:
-                text.append("stale ", style=f"bold {fmt.BAD}")
+                text.append("stale ", style=fmt.BAD_BOLD)
             elif p.id in self.new_ids:
-                text.append("new ", style=f"bold {fmt.ACCENT}")
+                text.append("new ", style=fmt.ACCENT_BOLD)
             text.append_text(
                 fmt.untrusted(fmt.short_delta(p.delta, self._content_of), one_line=True)
             )
             return text
         if column == "origin":
             label = origin_label(p)
-            style = f"bold {fmt.ACCENT}" if label == "hook" else fmt.MUTED
+            style = fmt.ACCENT_BOLD if label == "hook" else fmt.MUTED
             return Text(ORIGIN_LABEL.get(label, label), style=style)
         if column == "from":
             return _source(p)
@@ -177,6 +185,28 @@ class ProposalsPane(ActionPane, Vertical):
         return row.content if row is not None else None
 
     # ---------------------------------------------------------------- data in
+    def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
+        self.new_count = snap.new_proposals
+        badges = self.new_badges(snap.proposals)
+        self.set_proposals(snap.proposals, snap.passages, context, badges, snap.diffs)
+
+    def count(self, snap: Snapshot) -> int:
+        return len(snap.proposals)
+
+    def label(self, snap: Snapshot, narrow: bool) -> str:
+        label = super().label(snap, narrow)
+        if self.new_count:
+            new = f"+{self.new_count}" if narrow else f"+{self.new_count} new"
+            label += f" [$accent]{new}[/]"
+        return label
+
+    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
+        """The proposals that arrived since the reviewer's last visit (none on a first
+        visit: everything is new then, and a badge on every row says nothing)."""
+        if self.badge_since is None:
+            return set()
+        return newer_than(proposals, self.badge_since)
+
     def set_proposals(
         self,
         proposals: list[queue.Proposal],
@@ -219,7 +249,7 @@ class ProposalsPane(ActionPane, Vertical):
         if hooks:
             info.append(f"  {hooks} from hooks", style=fmt.ACCENT)
         if self.marked:
-            info.append(f"  {len(self.marked)} marked", style=f"bold {fmt.ACCENT}")
+            info.append(f"  {len(self.marked)} marked", style=fmt.ACCENT_BOLD)
         self.query_one("#pfilter-info", Static).update(info)
 
     def newest_shown(self) -> datetime | None:
@@ -287,7 +317,7 @@ class ProposalsPane(ActionPane, Vertical):
         if self._shown == (p.id, id(p)):
             return
         self._shown = (p.id, id(p))
-        delta_box.update(delta_grid(p, TYPE_STYLE, self.diffs.get(p.id, [])))
+        delta_box.update(delta_grid(p, fmt.DELTA_STYLE, self.diffs.get(p.id, [])))
         passage_box.update(_where(p, self.passages.get(p.id)))
         title, near = near_text(p)
         self.query_one("#p-similar").border_title = title
@@ -295,7 +325,7 @@ class ProposalsPane(ActionPane, Vertical):
 
 
 def _source(p: queue.Proposal) -> Text:
-    text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style="#7dcfff")
+    text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style=fmt.SOURCE)
     if p.provenance.byte_offset is not None:
         text.append(f" @{p.provenance.byte_offset}", style=fmt.MUTED)
     return text
@@ -308,7 +338,7 @@ def _where(p: queue.Proposal, passage: DiaryPassage | None) -> Table | Text:
         shown = prov.session_ref
         if passage is not None and "/" in shown:
             shown = PurePath(shown).name  # the diary is at hand: its file name says enough
-        where.append_text(fmt.untrusted(shown, one_line=True, style="#7dcfff"))
+        where.append_text(fmt.untrusted(shown, one_line=True, style=fmt.SOURCE))
         if prov.byte_offset is not None:
             where.append(f" @ byte {prov.byte_offset}", style=fmt.MUTED)
         if origin_label(p) == "hook":

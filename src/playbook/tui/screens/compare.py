@@ -31,7 +31,7 @@ GROUPS = (
     ("appeared", "appeared", fmt.GOOD),
     ("retired", "retired", fmt.MUTED),
     ("rung_changes", "rung", fmt.ACCENT),
-    ("movers", "moved", "#7dcfff"),
+    ("movers", "moved", fmt.MOVED),
 )
 COLUMNS = [
     Column("change", "change", 9, priority=95, sortable=False),
@@ -138,7 +138,8 @@ class CompareScreen(Screen[None]):
         text.append(" now.  ", style=fmt.MUTED)
         for group, label, style in GROUPS:
             key = "moved" if group == "movers" else group
-            text.append(f"{c.get(key, len(getattr(diff, group))):,} ", style=f"bold {style}")
+            count = Text(f"{c.get(key, len(getattr(diff, group))):,} ", style=style)
+            text.append_text(fmt.bold(count))
             text.append(f"{label}  ", style=fmt.MUTED)
         counts.update(text)
         table.empty_text = "Nothing changed."
@@ -153,7 +154,7 @@ class CompareScreen(Screen[None]):
             style = next(s for _, lab, s in GROUPS if lab == label)
             return Text(label, style=style)
         if column == "id":
-            return Text(ch.id, style="#7aa2f7")
+            return Text(ch.id, style=fmt.ID)
         if column == "content":
             return fmt.untrusted(ch.content, one_line=True)
         if column == "rung":

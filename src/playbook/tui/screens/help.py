@@ -117,7 +117,7 @@ class HelpScreen(ModalScreen[None]):
             for section in self.sections:
                 yield Static(section.title, classes="help-title")
                 table = Table.grid(padding=(0, 2))
-                table.add_column(style=f"bold {fmt.ACCENT}", no_wrap=True, min_width=10)
+                table.add_column(style=fmt.ACCENT_BOLD, no_wrap=True, min_width=10)
                 table.add_column()
                 for keys, what in section.keys:
                     table.add_row(keys, what)

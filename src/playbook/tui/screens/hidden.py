@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Subject
-from ..panes.base import ActionPane
+from ..panes.base import Pane
 from ..widgets.footer import WorkbenchFooter
 from ..widgets.table import Column, RowTable
 
@@ -60,7 +60,7 @@ def remedy_short(r: Remedy) -> str:
     }.get(r.action, r.action)
 
 
-class HiddenPane(ActionPane, Vertical):
+class HiddenPane(Pane):
     """The hidden rules; keys pin, restore or mark helpful the selected one."""
 
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ("bullet",)
@@ -96,7 +96,7 @@ class HiddenPane(ActionPane, Vertical):
 
     def _cell(self, item: HiddenItem, column: str) -> Text:
         if column == "id":
-            return Text(item.bullet.id, style="#7aa2f7")
+            return Text(item.bullet.id, style=fmt.ID)
         if column == "content":
             return fmt.untrusted(item.bullet.content, one_line=True)
         if column == "reason":
@@ -129,17 +129,17 @@ class HiddenPane(ActionPane, Vertical):
 
 def why_text(item: HiddenItem) -> Text:
     text = Text()
-    text.append(item.bullet.id, style="bold #7aa2f7")
+    text.append(item.bullet.id, style=fmt.ID_BOLD)
     text.append("  ")
     text.append_text(fmt.maturity(item.maturity))
     if item.stale:
-        text.append(f"  stale ({item.days_silent:.0f} days silent)", style="#ff9e64")
+        text.append(f"  stale ({item.days_silent:.0f} days silent)", style=fmt.STALE)
     text.append("\n")
     text.append_text(fmt.untrusted(item.bullet.content, style="bold"))
     text.append("\n")  # no blank lines: at 80x24 the numbers and the first remedy fit
     text.append_text(fmt.untrusted(item.why()))  # the reason, in numbers (the API's words)
     if item.remedies:
-        text.append("\nbrings it back:\n", style=f"bold {fmt.MUTED}")
+        text.append("\nbrings it back:\n", style=fmt.MUTED_BOLD)
         for r in item.remedies:
             text.append(f"  {remedy_short(r)}", style=fmt.GOOD)
             if r.rank_after is not None:
@@ -234,7 +234,7 @@ class HiddenScreen(Screen[None]):
         shown = sum(r.shown.values())
         text.append(f"recall shows {shown}", style="bold")
         text.append(f" (limit {r.limit} per list)", style=fmt.MUTED)
-        text.append(f";  {r.total} matched but hidden", style=f"bold {fmt.ACCENT}")
+        text.append(f";  {r.total} matched but hidden", style=fmt.ACCENT_BOLD)
         if len(r.hidden) < r.total:
             text.append(f", the {len(r.hidden)} closest to the cut listed", style=fmt.MUTED)
         if self.as_of is not None:

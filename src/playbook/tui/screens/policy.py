@@ -145,7 +145,7 @@ class PolicyScreen(ModalScreen[None]):
         )
         style = fmt.GOOD if report.verdict.status == "recommended" else fmt.ACCENT
         self.query_one("#policy-verdict", Static).update(
-            fmt.untrusted(report.line(), style=f"bold {style}")
+            fmt.bold(fmt.untrusted(report.line(), style=style))
         )
 
     def action_close(self) -> None:

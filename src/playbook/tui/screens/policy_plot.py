@@ -8,7 +8,9 @@ wholly left in the error colour, across zero muted. Rich text, no extra dependen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
@@ -30,6 +32,14 @@ class ForestPlot(Widget):
     DEFAULT_CSS = """
     ForestPlot { height: auto; background: $surface; }
     """
+    # Its colours, styled in text.tcss: a candidate better than the current policy, worse,
+    # neither (or the current one), and the axis.
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "forest-plot--better",
+        "forest-plot--worse",
+        "forest-plot--even",
+        "forest-plot--axis",
+    }
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -41,11 +51,6 @@ class ForestPlot(Widget):
         self.caption = caption
         self.styles.height = len(rows) + 3 if rows else 1
         self.refresh(layout=True)
-
-    def _colour(self, name: str, fallback: str) -> str:
-        theme = self.app.current_theme
-        value = getattr(theme, name, None) if theme is not None else None
-        return value or fallback
 
     def render(self) -> Text:
         out = Text(no_wrap=True, overflow="crop")
@@ -63,8 +68,10 @@ class ForestPlot(Widget):
             return max(0, min(width - 1, round((v - lo) / (hi - lo) * (width - 1))))
 
         zero = x(0.0)
-        good, bad = self._colour("success", "green"), self._colour("error", "red")
-        muted = self._colour("foreground", "#888888")
+        good = self.get_component_rich_style("forest-plot--better", partial=True)
+        bad = self.get_component_rich_style("forest-plot--worse", partial=True)
+        muted = self.get_component_rich_style("forest-plot--even", partial=True)
+        axis = self.get_component_rich_style("forest-plot--axis", partial=True)
         out.append(self.caption[: self.size.width] + "\n", style="bold")
         for r in self.rows:
             label = (r.label + (" " + r.mark if r.mark else ""))[: LABEL - 1]
@@ -83,11 +90,11 @@ class ForestPlot(Widget):
                 cells[zero] = "◆"
                 colour, text = muted, "the current policy"
             out.append("".join(cells), style=colour)
-            out.append("  " + text + "\n", style=colour if r.lo == r.lo else "")
-        axis = [" "] * width
+            out.append("  " + text + "\n", style=colour if r.lo == r.lo else Style())
+        ticks = [" "] * width
         for v in sorted({lo + pad, 0.0, hi - pad}):
             label = f"{v:+z.3f}"
             start = max(0, min(width - len(label), x(v) - len(label) // 2))
-            axis[start : start + len(label)] = label
-        out.append(" " * LABEL + "".join(axis), style=f"{muted} dim")
+            ticks[start : start + len(label)] = label
+        out.append(" " * LABEL + "".join(ticks), style=axis)
         return out

@@ -9,6 +9,7 @@ the axis labels give the range and the dates. Drawn with Rich text, no extra dep
 from __future__ import annotations
 
 from datetime import datetime
+from typing import ClassVar
 
 from rich.color import Color as RichColor
 from rich.style import Style
@@ -31,6 +32,12 @@ class ScoreChart(Widget):
     DEFAULT_CSS = """
     ScoreChart { height: 10; background: $surface; }
     """
+    # Its colours, styled in text.tcss: the axis and labels, a score above zero, below.
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "score-chart--axis",
+        "score-chart--up",
+        "score-chart--down",
+    }
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -49,11 +56,6 @@ class ScoreChart(Widget):
         self.empty_text = empty_text
         self.refresh()
 
-    def _colour(self, name: str, fallback: str) -> str:
-        theme = self.app.current_theme
-        value = getattr(theme, name, None) if theme is not None else None
-        return value or fallback
-
     def render(self) -> Text:
         width, height = self.size
         plot_w = max(4, width - AXIS_WIDTH - 1)
@@ -63,9 +65,9 @@ class ScoreChart(Widget):
             out.append(self.empty_text, style="italic")
             return out
         bg = self.rich_style.bgcolor or RichColor.parse("black")
-        muted = Style(color=self._colour("foreground", "#888888"), dim=True)
-        good = self._colour("success", "green")
-        bad = self._colour("error", "red")
+        muted = self.get_component_rich_style("score-chart--axis", partial=True)
+        good = self.get_component_rich_style("score-chart--up", partial=True).color
+        bad = self.get_component_rich_style("score-chart--down", partial=True).color
         start, end = self.series[0][0], self.series[-1][0]
         span = max(1.0, (end - start).total_seconds())
 
