@@ -305,11 +305,8 @@ def test_the_delta_types_are_listed_once() -> None:
         for name, path in modules().items()
         if _delta_type_lists(ast.parse(path.read_text(encoding="utf-8")), names)
     }
-    # core.deltas: the models keyed by the vocabulary's members, not by spelled names;
-    # left in another helper's modules: the workbench's colours (to .tcss, issue 28 C3)
-    # and its one-line summary of a proposal (the types that carry text)
-    others = {"playbook.tui.panes.proposals", "playbook.tui.format"}
-    assert owners - others == {"playbook.core.terms"}
+    # (core.deltas keys the models by the vocabulary's members, not by spelled names)
+    assert owners == {"playbook.core.terms"}
 
 
 def test_the_delta_type_rule_sees_a_copy() -> None:

@@ -20,6 +20,7 @@ from rich.text import Text
 from rich.theme import Theme
 
 from ..core.inert import inert
+from ..core.terms import DELTA_TYPES
 
 # The styles the workbench draws Rich text with, by name. Each is a component class of the
 # app, styled in text.tcss with the theme's variables (`.pb--muted { color: $pb-muted; }`);
@@ -46,9 +47,7 @@ MATURITY_STYLE = {m: f"maturity--{m}" for m in ("candidate", "established", "pro
 MATURITY_GLYPH = {"candidate": "○", "established": "◐", "proven": "●", "deprecated": "✕"}
 TYPE_LABEL = {"rule": "rule", "anti-pattern": "avoid"}
 TYPE_STYLE = {"rule": "type--rule", "anti-pattern": "type--anti-pattern"}
-DELTA_STYLE = {
-    t: f"delta--{t}" for t in ("add", "helpful", "harmful", "replace", "merge", "deprecate")
-}
+DELTA_STYLE = {t: f"delta--{t}" for t in DELTA_TYPES}  # each styled in text.tcss
 STYLE_NAMES = (
     MUTED,
     MUTED_BOLD,
@@ -161,8 +160,8 @@ def short_delta(
 ) -> str:
     """A proposal in a few words: what it would do (with the target's text when known)."""
     kind = str(delta.get("type", "?"))
-    if kind in ("add", "replace", "merge"):
-        return str(delta.get("content", ""))
+    if isinstance(delta.get("content"), str):  # a delta that writes a rule: its text
+        return str(delta["content"])
     target = str(delta.get("bullet_id", ""))
     about = content_of(target) if content_of else None
     about = f" {about}" if about else ""
