@@ -102,13 +102,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.store.rulings",
         "playbook.store.store",
     },
-    {
-        "playbook.store.executor",
-        "playbook.store.schema",
-        "playbook.store.sqlite",
-        "playbook.store.sqlite.executor",
-        "playbook.store.sqlite.opening",
-    },
     {"playbook.store.postgres", "playbook.store.postgres.opening", "playbook.store.target"},
     {"playbook.tui.app", "playbook.tui.palette"},
 ]

@@ -19,7 +19,7 @@ from ..core import scoring
 from ..core.policy import DEFAULT_POLICY, Policy
 from ..core.terms import Actor, utcnow
 from ..core.text import content_hash
-from .executor import executor_of
+from .backends import executor_of
 from .records import iso
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
 
