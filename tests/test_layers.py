@@ -102,7 +102,6 @@ KNOWN_CYCLES: list[set[str]] = [
         "playbook.store.rulings",
         "playbook.store.store",
     },
-    {"playbook.store.postgres", "playbook.store.postgres.opening", "playbook.store.target"},
     {"playbook.tui.app", "playbook.tui.palette"},
 ]
 

@@ -183,7 +183,7 @@ def _playbook_notes() -> list[str]:
     from ..hooks.install import project_root
     from ..project.config import ProjectConfigError, locate_playbook
     from ..store import holds_playbook, resolve_target
-    from ..store.target import has_password
+    from ..store.urls import has_password
 
     try:
         located = locate_playbook(state.db, project_root(Path.cwd()))

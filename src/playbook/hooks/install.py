@@ -126,7 +126,7 @@ def hook_command(req: Request, portable: bool) -> list[str]:
     args = ["playbook" if on_path else script]
     if req.db is not None:
         from ..store import resolve_target
-        from ..store.target import url_without_password
+        from ..store.urls import url_without_password
 
         where = resolve_target(req.db)  # a URL's password stays out of every file: libpq
         args += [  # reads it from ~/.pgpass or $PGPASSWORD (the install says so)
