@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import StoreBase
+from .base import Part
 from .records import iso
 from .schema import next_seq
 
@@ -15,7 +15,9 @@ RECORD_MARK = "record:"  # the watermarks row of a transcript record a reflectio
 _MARK_CHUNK = 500  # record ids looked up per statement
 
 
-class BlobsMixin(StoreBase):
+class BlobRepo(Part):
+    """The embedding cache, reflection watermarks and record marks."""
+
     # ---------------------------------------------------------------- cache_blob
     def cache_get(self, embedder_id: str, hashes: Iterable[str]) -> dict[str, bytes]:
         keys = [f"{embedder_id}:{h}" for h in hashes]

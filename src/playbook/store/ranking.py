@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..core.policy import Policy
-    from .rank_table import RankTable as RankTable  # where it was: store.base names it here
     from .store import PlaybookStore
 
 LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
