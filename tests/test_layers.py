@@ -91,7 +91,6 @@ KNOWN_CYCLES: list[set[str]] = [
     {"playbook.interop.cass_import", "playbook.interop.diary_import", "playbook.interop.importing"},
     {"playbook.retrieval.first_cut", "playbook.retrieval.rank"},
     {"playbook.review.proposal_view", "playbook.review.proposals", "playbook.review.queue"},
-    {"playbook.store.rank_table", "playbook.store.ranking", "playbook.store.store"},
     {"playbook.tui.app", "playbook.tui.palette"},
 ]
 

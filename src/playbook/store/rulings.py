@@ -4,6 +4,7 @@ the schema)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,27 @@ class EdgeRepo(Part):
             seen[b] = None
             stack.extend(smap.get(b, ()))
         return list(seen)
+
+    def ancestors_many(self, ids: Iterable[str]) -> dict[str, list[str]]:
+        """Every bullet each of `ids` supersedes, transitively (whose evidence it inherits),
+        nearest first; ids with none are absent. One recursive query, not the whole edge map."""
+        d = self.sql.dialect
+        out: dict[str, list[str]] = {}
+        for root, bid in self.sql.execute(
+            "WITH RECURSIVE up(root, id, depth) AS ("
+            f" SELECT src, dst, 1 FROM edges WHERE kind = 'supersedes' AND {d.in_list('src')}"
+            " UNION SELECT up.root, e.dst, up.depth + 1 FROM up"
+            " JOIN edges e ON e.src = up.id AND e.kind = 'supersedes' WHERE up.depth < 1000"
+            ") SELECT root, id FROM up ORDER BY root, depth",
+            (d.list_param(ids),),
+        ):
+            seen = out.setdefault(root, [])
+            if bid != root and bid not in seen:
+                seen.append(bid)
+        return out
+
+
+# ------------------------------------------------------------------ a retired bullet's score
 
 
 class BlockRepo(Part):

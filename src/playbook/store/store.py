@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar
@@ -41,15 +40,20 @@ from .blobs import BlobRepo
 from .bullets import BulletRepo
 from .evidence import EvidenceRepo
 from .feedback import FeedbackLog
+from .history import Past
 from .ids import new_batch_id, new_id, random_hex
+from .proposals import ProposalRepo
+from .ranking import Rank
 from .records import BlockedPattern, Conflict, Decision, Evidence, Lineage, iso, parse_iso
+from .reports import Reports
 from .rulings import BlockRepo, ConflictRepo, EdgeRepo
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
 from .scores import Scores
+from .views import Views
 
 if TYPE_CHECKING:
     from ..core.model import Bullet
-    from .rank_table import RankTable
+    from .ranking import RankCache
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -77,14 +81,6 @@ class delegate(Generic[P, R]):
         return bound
 
 
-@dataclass
-class RankCache:
-    """What recall keeps between queries on one store (see `store/ranking.py`)."""
-
-    table: RankTable | None = None
-    wanted: bool = False  # a second query came: load the whole table next time
-
-
 class PlaybookStore:
     """The playbook in one database.
 
@@ -104,7 +100,6 @@ class PlaybookStore:
         self.sql = sql = executor_of(db)
         self.policy = policy
         self.clock = clock
-        self.rank_cache = RankCache()
         now = self.now
         self.meta = Meta(sql)
         self.decisions = DecisionLog(sql, policy, now, self.meta)
@@ -117,6 +112,11 @@ class PlaybookStore:
         self.conflicts = ConflictRepo(sql, now, transaction, self.decisions)
         self.blobs = BlobRepo(sql, now, transaction)
         self.scoring = Scores(self.bullets, self.evidence, policy, now)
+        self.proposals = ProposalRepo(sql)
+        self.past = Past(sql, policy, self.evidence)
+        self.views = Views(sql, policy, now, self.evidence, self.past)
+        self.rank = Rank(sql, policy, self.evidence, self.decisions)
+        self.reports = Reports(sql)
         if migrate:
             run_migrations(sql, [memory_migration(MEMORY_LATEST)])
 
@@ -147,6 +147,11 @@ class PlaybookStore:
         rule's maturity): the database computes it (PostgreSQL's agent role, `pg roles`), so
         the maturity pass and step 5's test are asked of it."""
         return self.sql.derived_by_database
+
+    @property
+    def rank_cache(self) -> RankCache:
+        """What recall keeps between queries (`store.rank.cache`)."""
+        return self.rank.cache
 
     @property
     def location(self) -> str:
