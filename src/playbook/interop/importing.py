@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.errors import ConstraintError, DatabaseNotEmptyError, InvalidImportError, InvalidInput
 from ..store import new_batch_id
-from ..store.interchange import bulk_cache, insert_rows, is_empty
 from . import formats
 from .notes import Note, summarize
 
@@ -180,7 +179,7 @@ def _load_cass(
 
 
 def require_empty(store: PlaybookStore) -> None:
-    if not is_empty(store):
+    if not store.bulk.is_empty():
         raise DatabaseNotEmpty(
             "the database already holds a playbook, and a Playbook export is restored into "
             "an empty database only (it brings its own ids, event log and decision log)"
@@ -206,7 +205,7 @@ def _still_objects() -> Iterator[None]:
 def import_transaction(store: PlaybookStore) -> Iterator[None]:
     """One transaction for a whole import; what the file gets wrong becomes InvalidImport."""
     try:
-        with _still_objects(), bulk_cache(store), store.transaction():
+        with _still_objects(), store.bulk.bulk_cache(), store.transaction():
             yield
     except ConstraintError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None
@@ -307,7 +306,7 @@ def import_snapshot(
         require_empty(store)
         for section, table in SECTIONS.items():
             rows = snap.rows(section, notes=report.notes)
-            report.counts[section] = insert_rows(store, table, rows, on_rows=tick)
+            report.counts[section] = store.bulk.insert_rows(table, rows, on_rows=tick)
         finish(
             store,
             report,

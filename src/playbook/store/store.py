@@ -37,11 +37,13 @@ from ..core.terms import utcnow
 from .backends import executor_of
 from .base import DecisionLog, Meta
 from .blobs import BlobRepo
+from .bulk import TableRows
 from .bullets import BulletRepo
 from .evidence import EvidenceRepo
 from .feedback import FeedbackLog
 from .history import Past
 from .ids import new_batch_id, new_id, random_hex
+from .interchange import Interchange
 from .proposals import ProposalRepo
 from .ranking import Rank
 from .records import BlockedPattern, Conflict, Decision, Evidence, Lineage, iso, parse_iso
@@ -53,6 +55,7 @@ from .views import Views
 
 if TYPE_CHECKING:
     from ..core.model import Bullet
+    from .postgres.roles import Roles
     from .ranking import RankCache
 
 P = ParamSpec("P")
@@ -117,6 +120,8 @@ class PlaybookStore:
         self.views = Views(sql, policy, now, self.evidence, self.past)
         self.rank = Rank(sql, policy, self.evidence, self.decisions)
         self.reports = Reports(sql)
+        self.bulk = Interchange(sql)
+        self.tables = TableRows(sql, transaction, self.bulk)
         if migrate:
             run_migrations(sql, [memory_migration(MEMORY_LATEST)])
 
@@ -147,6 +152,14 @@ class PlaybookStore:
         rule's maturity): the database computes it (PostgreSQL's agent role, `pg roles`), so
         the maturity pass and step 5's test are asked of it."""
         return self.sql.derived_by_database
+
+    @property
+    def roles(self) -> Roles:
+        """The agent and reviewer roles of a PostgreSQL playbook (`postgres/roles.py`,
+        loaded when asked: opening a store does not pay for it)."""
+        from .postgres.roles import Roles
+
+        return Roles(self.sql, self.policy, self.transaction)
 
     @property
     def rank_cache(self) -> RankCache:
