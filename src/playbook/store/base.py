@@ -37,6 +37,17 @@ class Part:
         self.transaction = transaction
 
 
+class DecidingPart(Part):
+    """A part whose human actions (pin, block, resolve, ...) are written to the decision
+    log in the same transaction."""
+
+    def __init__(
+        self, sql: Executor, now: Now, transaction: Transaction, decisions: DecisionLog
+    ) -> None:
+        super().__init__(sql, now, transaction)
+        self.decisions = decisions
+
+
 class Meta:
     """The `meta` table: one text value per key."""
 

@@ -12,25 +12,18 @@ from ..core.authority import require_human
 from ..core.errors import NotFound, StoreError
 from ..core.text import content_hash, tokens
 from . import ids
-from .base import DecisionLog, Now, Part, Transaction
+from .base import DecidingPart
 from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 
 if TYPE_CHECKING:
     from ..core.model import Bullet, Provenance
-    from .executor import Executor
 
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
 
-class BulletRepo(Part):
+class BulletRepo(DecidingPart):
     """The bullets: `store.bullets(state=..., ...)` lists them (SPEC §2), `get`, `insert`,
     and their lifecycle."""
-
-    def __init__(
-        self, sql: Executor, now: Now, transaction: Transaction, decisions: DecisionLog
-    ) -> None:
-        super().__init__(sql, now, transaction)
-        self.decisions = decisions
 
     # ---------------------------------------------------------------- writing
     def insert(

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.authority import require_human
 from ..core.errors import NotFound, StoreError
 from ..core.text import normalize
 from . import ids
-from .base import DecisionLog, Now, Part, Transaction
+from .base import DecidingPart, Part
 from .records import (
     BlockedPattern,
     Conflict,
@@ -21,9 +21,6 @@ from .records import (
     parse_iso,
 )
 from .schema import next_seq
-
-if TYPE_CHECKING:
-    from .executor import Executor
 
 
 class EdgeRepo(Part):
@@ -87,14 +84,8 @@ class EdgeRepo(Part):
 # ------------------------------------------------------------------ a retired bullet's score
 
 
-class BlockRepo(Part):
+class BlockRepo(DecidingPart):
     """Blocked patterns: adds near an active one are refused."""
-
-    def __init__(
-        self, sql: Executor, now: Now, transaction: Transaction, decisions: DecisionLog
-    ) -> None:
-        super().__init__(sql, now, transaction)
-        self.decisions = decisions
 
     def block(self, pattern: str, reason: str, *, actor: str = "human") -> str:
         """Block a pattern: adds near it are refused. Returns the block's id. Human only."""
@@ -144,14 +135,8 @@ class BlockRepo(Part):
         ]
 
 
-class ConflictRepo(Part):
+class ConflictRepo(DecidingPart):
     """Conflict flags between two bullets; `store.conflicts()` lists the open ones."""
-
-    def __init__(
-        self, sql: Executor, now: Now, transaction: Transaction, decisions: DecisionLog
-    ) -> None:
-        super().__init__(sql, now, transaction)
-        self.decisions = decisions
 
     def flag(self, a: str, b: str, reason: str, *, batch_id: str | None = None) -> int:
         return self.sql.insert(
