@@ -283,3 +283,22 @@ def test_pin_checks_the_state_inside_its_write_transaction(db_path: Path, clock:
     worker.join(10)
     assert isinstance(outcome[0], StoreError) and "retired" in str(outcome[0])
     assert not first.get_bullet(bid).pinned
+
+
+def test_the_store_is_composed_of_parts_that_never_hold_it(store: PlaybookStore) -> None:
+    """Each part (repository or read model) is built with the executor and the parts it
+    reads, never the façade: the façade may be replaced, a part tested on its own."""
+    parts = {
+        name: part
+        for name, part in vars(store).items()
+        if type(part).__module__.startswith("playbook.store.")
+    }
+    assert {"bullets", "evidence", "feedback", "edges", "decisions", "past", "rank"} <= set(parts)
+    for name, part in parts.items():
+        held = [attr for attr, value in vars(part).items() if value is store]
+        assert held == [], f"store.{name} holds the store in {held}"
+        assert getattr(part, "sql", store.sql) is store.sql
+    # An old name is the part's method, bound once: a write through either is the same.
+    bid = store.insert_bullet("Pin npm to 11 in release jobs").id
+    assert store.bullets.get(bid) == store.get_bullet(bid)
+    assert store.insert_bullet.__self__ is store.bullets
