@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from functools import cached_property
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar
 
@@ -37,26 +38,26 @@ from ..core.terms import utcnow
 from .backends import executor_of
 from .base import DecisionLog, Meta
 from .blobs import BlobRepo
-from .bulk import TableRows
 from .bullets import BulletRepo
 from .evidence import EvidenceRepo
 from .feedback import FeedbackLog
-from .history import Past
 from .ids import new_batch_id, new_id, random_hex
-from .interchange import Interchange
 from .proposals import ProposalRepo
 from .ranking import Rank
 from .records import BlockedPattern, Conflict, Decision, Evidence, Lineage, iso, parse_iso
-from .reports import Reports
 from .rulings import BlockRepo, ConflictRepo, EdgeRepo
 from .schema import MEMORY_LATEST, memory_migration, run_migrations
 from .scores import Scores
-from .views import Views
 
 if TYPE_CHECKING:
     from ..core.model import Bullet
+    from .bulk import TableRows
+    from .history import Past
+    from .interchange import Interchange
     from .postgres.roles import Roles
     from .ranking import RankCache
+    from .reports import Reports
+    from .views import Views
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -116,12 +117,7 @@ class PlaybookStore:
         self.blobs = BlobRepo(sql, now, transaction)
         self.scoring = Scores(self.bullets, self.evidence, policy, now)
         self.proposals = ProposalRepo(sql)
-        self.past = Past(sql, policy, self.evidence)
-        self.views = Views(sql, policy, now, self.evidence, self.past)
         self.rank = Rank(sql, policy, self.evidence, self.decisions)
-        self.reports = Reports(sql)
-        self.bulk = Interchange(sql)
-        self.tables = TableRows(sql, transaction, self.bulk)
         if migrate:
             run_migrations(sql, [memory_migration(MEMORY_LATEST)])
 
@@ -152,6 +148,43 @@ class PlaybookStore:
         rule's maturity): the database computes it (PostgreSQL's agent role, `pg roles`), so
         the maturity pass and step 5's test are asked of it."""
         return self.sql.derived_by_database
+
+    # The read models a one-shot `mark` or `recall` never reads are built (and their modules
+    # loaded) on first use: opening a store stays cheap (bench/cli.py).
+    @cached_property
+    def past(self) -> Past:
+        """The playbook as it stood at a moment, and its whole history (`history.py`)."""
+        from .history import Past
+
+        return Past(self.sql, self.policy, self.evidence)
+
+    @cached_property
+    def views(self) -> Views:
+        """What the workbench reads (`views.py`)."""
+        from .views import Views
+
+        return Views(self.sql, self.policy, self.now, self.evidence, self.past)
+
+    @cached_property
+    def reports(self) -> Reports:
+        """Counts for `playbook stats` (`reports.py`)."""
+        from .reports import Reports
+
+        return Reports(self.sql)
+
+    @cached_property
+    def bulk(self) -> Interchange:
+        """Export and import (`interchange.py`)."""
+        from .interchange import Interchange
+
+        return Interchange(self.sql)
+
+    @cached_property
+    def tables(self) -> TableRows:
+        """Whole tables' rows: bulk appends, a playbook's copy (`bulk.py`)."""
+        from .bulk import TableRows
+
+        return TableRows(self.sql, self.transaction, self.bulk)
 
     @property
     def roles(self) -> Roles:
