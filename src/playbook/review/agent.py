@@ -185,7 +185,5 @@ def _target(item: object) -> str | None:
 
 def agent_login(store: PlaybookStore) -> bool:
     """Whether `store`'s connection is an agent's login: on PostgreSQL, one that may not
-    decide proposals (see `store.postgres.logins`); never on SQLite, which has no logins."""
-    from ..store.postgres.logins import is_agent_login
-
-    return is_agent_login(store)
+    decide proposals (`ProposalRepo.may_decide`); never on SQLite, which has no logins."""
+    return not store.proposals.may_decide()

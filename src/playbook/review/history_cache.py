@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import scoring
 from ..store import PlaybookStore, iso, parse_iso
-from ..store import history as past
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,8 +50,8 @@ class HistoryCache:
     def read(cls, store: PlaybookStore) -> HistoryCache:
         import numpy as np
 
-        rows = past.every_bullet(store)
-        events, known = events_of(past.every_event(store), {r[0]: i for i, r in enumerate(rows)})
+        rows = store.past.every_bullet()
+        events, known = events_of(store.past.every_event(), {r[0]: i for i, r in enumerate(rows)})
         return cls(
             rows,
             np.array([r[_VALID_FROM] for r in rows], dtype=str),

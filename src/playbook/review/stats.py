@@ -33,13 +33,12 @@ def bucket(score: float) -> str:
 
 def playbook_stats(store: PlaybookStore) -> dict[str, Any]:
     """Counts of the whole playbook, read in one pass (no write)."""
-    from ..store.reports import bullet_counts, feedback_counts
     from . import queue
 
-    counts = bullet_counts(store)
+    counts = store.reports.bullet_counts()
     ids = store.active_ids()
     scores = store.scores(ids) if ids else {}
-    feedback = feedback_counts(store)
+    feedback = store.reports.feedback_counts()
     buckets = dict.fromkeys((b[0] for b in SCORE_BUCKETS), 0)
     for s in scores.values():
         buckets[bucket(s.effective)] += 1
