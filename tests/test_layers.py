@@ -65,11 +65,6 @@ LAUNCHERS = {
     ("playbook.cli.workbench", "tui"),  # `playbook tui`, `playbook demo`
     ("playbook.cli.hooks", "hooks"),  # `playbook hook ...`, `playbook hooks install`
 }
-# Import cycles not yet broken (each commit that breaks one deletes its line; empty at the
-# end of issue 28's first phase).
-KNOWN_CYCLES: list[set[str]] = []
-
-
 def folder(module: str) -> str | None:
     """ "playbook.review.queue" -> "review"; the top modules -> None."""
     if module in TOP:
@@ -135,11 +130,8 @@ def test_the_layer_rule_sees_an_import_up_inside_a_function(tmp_path: Path) -> N
 def test_no_import_cycle_of_any_kind() -> None:
     """Tarjan over every import, at the top, in a function or for the type checker alone: a
     cycle hides a call route (and, once, a circular import error at run time)."""
-    found = cycles(edges())
-    new = [sorted(c) for c in found if c not in KNOWN_CYCLES]
-    assert new == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in new)
-    gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
-    assert gone == [], f"broken cycles still listed in KNOWN_CYCLES: {gone}"
+    found = [sorted(c) for c in cycles(edges())]
+    assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
 def test_the_cycle_rule_sees_a_cycle_through_a_function(tmp_path: Path) -> None:
