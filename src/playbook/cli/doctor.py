@@ -33,7 +33,7 @@ def _render(d: dict[str, Any]) -> str:
     lines = [f"playbook at {inert(d['path'], one_line=True)}"]
     if d["healthy"]:
         version = d["schema_version"]
-        lines.append(f"ok: integrity check passed (schema version {version})")
+        lines.append(f"ok: the checks passed (schema version {version})")
     else:
         lines.append("problems:" if d["problems"] else "not usable as a playbook")
         lines += [f"  {inert(p, one_line=True)}" for p in d["problems"]]
