@@ -12,10 +12,10 @@ The page check is `PRAGMA quick_check`: one pass over the file reading each page
 pages, malformed records, NOT NULL and CHECK failures, an index with the wrong number of
 entries) except that it does not look every row up in its indexes (a UNIQUE index's
 duplicates, an index entry that names another row). That lookup is O(N log N) with random
-seeks: on a 1M-event file at a load of 9, 23.5 s against the quick check's 4.4 s. `full=True` (`doctor --full`)
-runs it. Rows are counted and checked by the database (`COUNT(*)`; a `WHERE` that is the
-negation of the rules), so only the bad rows travel; a file whose pages do not check is
-read row by row instead, to say where each table stops.
+seeks: on a 1M-event file at a load of 9, 23.5 s against the quick check's 4.4 s.
+`full=True` (`doctor --full`) runs it. Rows are counted and checked by the database
+(`COUNT(*)`; a `WHERE` that is the negation of the rules), so only the bad rows travel; a
+file whose pages do not check is read row by row instead, to say where each table stops.
 """
 
 from __future__ import annotations
