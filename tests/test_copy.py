@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from playbook.core.errors import DatabaseNotEmptyError, UsageError
+from playbook.core.errors import DatabaseNotEmptyError, InvalidInput, UsageError
 from playbook.interop.snapshot import export_snapshot, to_json
 from playbook.retrieval.query import recall
 from playbook.retrieval.vectors import HashTrigramEmbedder, MemoryVectors
@@ -164,3 +164,22 @@ def test_the_cli_copies_and_says_what_it_copied(source: Path, tmp_path: Path) ->
     assert again.rc == 1
     error = json.loads(again.out)["error"]
     assert error["code"] == "database_not_empty" and str(dest) in error["message"]
+
+
+@pytest.mark.postgres
+def test_a_value_postgresql_refuses_fails_the_copy_and_writes_nothing(
+    source: Path, pg_url: str
+) -> None:
+    """A NUL in a rule (SQLite stores it; PostgreSQL's text cannot): the copy stops with
+    the store's plain refusal after the rows before it were streamed, and the destination
+    stays empty."""
+    with open_store(source) as store:
+        raw.run(
+            store,
+            "UPDATE bullets SET content = content || char(0) || 'x' WHERE seq = "
+            "(SELECT MAX(seq) FROM bullets)",
+        )
+    with pytest.raises(InvalidInput, match="NUL"):
+        copy_playbook(source, pg_url)
+    with open_store(pg_url, mode="read") as store:
+        assert all(rows == [] for t, rows in tables(store).items() if t != "meta"), tables(store)

@@ -103,3 +103,25 @@ def test_doctor_on_files_that_are_not_playbooks(tmp_path: Path) -> None:
     report = diagnose(other)
     assert report.sqlite and not report.playbook and not report.healthy
     assert report.problems == [] and "playbook init" in report.recovery[0]
+
+
+def test_full_looks_every_row_up_in_its_indexes(tmp_path: Path) -> None:
+    """The quick check reads each page once and counts each index's entries; an index whose
+    entries name other rows (its definition edited behind SQLite's back) passes it, and
+    only `--full` (SQLite's integrity_check) finds it. Neither writes."""
+    path = tmp_path / "pb.sqlite3"
+    playbook_with_history(path)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET sql = 'CREATE INDEX bullets_state ON bullets(maturity, state)' "
+        "WHERE name = 'bullets_state'"
+    )
+    conn.commit()
+    conn.close()
+    before = sha(path)
+    assert diagnose(path).healthy
+    full = diagnose(path, full=True)
+    assert not full.healthy and any("bullets_state" in p for p in full.problems), full.problems
+    assert main(["--db", str(path), "doctor", "--full"]) == 3
+    assert sha(path) == before

@@ -78,18 +78,32 @@ class TableRows:
                     "one only (it brings its own ids and history), and nothing was written"
                 )
             self.sql.execute("DELETE FROM meta")  # what opening it wrote: the source's own
+            copying = str(self.sql.dialect) == "postgresql"
             for table, (columns, key) in TABLES.items():
-                n = 0
-                for page in source.pages(table, columns, key):
-                    self.sql.executemany(
+                told = [0]  # rows read so far (the pages are counted as they are written)
+
+                def paged(
+                    table: str = table,
+                    cols: tuple[str, ...] = columns,
+                    key: tuple[str, ...] = key,
+                    told: list[int] = told,
+                ) -> Iterator[list[Any]]:
+                    for page in source.pages(table, cols, key):
+                        yield page
+                        told[0] += len(page)
+                        if progress is not None:
+                            progress(table, told[0])
+
+                if copying:  # one COPY per table, streamed page by page: no row kept
+                    _copy(self.sql, table, columns, (row for page in paged() for row in page))
+                else:
+                    insert = (
                         f"INSERT INTO {table} ({', '.join(columns)}) "
-                        f"VALUES ({', '.join('?' * len(columns))})",
-                        page,
+                        f"VALUES ({', '.join('?' * len(columns))})"
                     )
-                    n += len(page)
-                    if progress is not None:
-                        progress(table, n)
-                counts[table] = n
+                    for page in paged():
+                        self.sql.executemany(insert, page)
+                n = counts[table] = told[0]
                 if n and table in INTEGER_KEYS:
                     self.sql.keys_written(table, INTEGER_KEYS[table])
         return counts

@@ -374,7 +374,7 @@ class PostgresExecutor(ExecutorBase):
             self._notified += 1
 
     # -------------------------------------------------------------- the database
-    def integrity_problems(self, limit: int = 100) -> list[str]:
+    def integrity_problems(self, limit: int = 100, *, full: bool = True) -> list[str]:
         """PostgreSQL checks its pages itself (checksums, amcheck): nothing to report here."""
         return []
 

@@ -209,9 +209,11 @@ class SqliteExecutor(ExecutorBase):
         return (self.data_version(), self._conn.total_changes)
 
     # -------------------------------------------------------------- the file
-    def integrity_problems(self, limit: int = 100) -> list[str]:
-        """SQLite's integrity check: [] when the file is sound."""
-        rows = self.column(f"PRAGMA integrity_check({int(limit)})")
+    def integrity_problems(self, limit: int = 100, *, full: bool = True) -> list[str]:
+        """SQLite's integrity check: [] when the file is sound. Not `full`: its quick check
+        (each page read once; index entries not looked up row by row: see store/doctor.py)."""
+        check = "integrity_check" if full else "quick_check"
+        rows = self.column(f"PRAGMA {check}({int(limit)})")
         return [] if rows == ["ok"] else [str(r) for r in rows]
 
     def damaged_tables(self) -> list[str]:
