@@ -31,3 +31,24 @@ def test_a_connection_opened_again_keeps_them(pg_url: str) -> None:
     with open_store(pg_url) as store:
         store.sql.close()
         assert _settings(store) == ("off", "30s", "off")
+
+
+def test_a_commit_does_not_ask_whether_the_counter_exists(pg_url: str) -> None:
+    """The opening's one query finds the commit counter; a commit sends only its own
+    statements (one round trip fewer for a one-shot `mark`)."""
+    with open_store(pg_url):
+        pass  # made, with its counter
+    with open_store(pg_url) as store:
+        conn = store.sql._conn
+        sent: list[str] = []
+        execute = conn.execute
+
+        def counting(query: object, params: object = None, **kw: object) -> object:
+            sent.append(str(query))
+            return execute(query, params, **kw)  # type: ignore[arg-type]
+
+        conn.execute = counting  # type: ignore[method-assign]
+        before = store.sql.change_token()
+        raw.run(store, "INSERT INTO meta (key, value) VALUES ('probe', '1')")
+        assert store.sql.change_token()[0] == before[0] + 1
+    assert not [q for q in sent if "to_regclass" in q]
