@@ -33,7 +33,8 @@ SLACK = 1e-9
 # worth reading sooner than a look-up per candidate: `_scan_pays` weighs the two, in
 # microseconds (measured at 100k rules): a look-up per candidate left, against the pass
 # (per cached bullet), a look-up of each bullet it finds (estimated from the helpful sums
-# of the rows read so far) and a lighter look-up per candidate left.
+# of the rows read so far) and, when a list is read whole, a lighter look-up per candidate
+# left (`store.rank.first_worth` sends the candidates only then).
 SCAN_LEAST = 2000
 COST_LOOKUP = 2.5
 COST_PASS = 0.1
@@ -174,8 +175,9 @@ def _rows(
         if floors is not None and reach and len(seqs) >= SCAN_LEAST:
             least = min(reach) * (1 - SLACK)
             size = store.rank.playbook_size() if size is None else size
-            if _scan_pays(left, size, sum(h >= least for h in helps) / (len(helps) or 1)):
-                whole = tuple(f < 0 for f in floors)
+            whole = tuple(f < 0 for f in floors)
+            share = sum(h >= least for h in helps) / (len(helps) or 1)
+            if _scan_pays(left, size, share, any(whole)):
                 rest = sorted(s for _, group in batches[i:] for s in group)
                 yield from store.rank.first_rows(
                     store.rank.first_worth(rest, now, least, whole), now
@@ -187,10 +189,11 @@ def _rows(
         left -= len(seqs)
 
 
-def _scan_pays(left: int, size: int, share: float) -> bool:
+def _scan_pays(left: int, size: int, share: float, whole: bool) -> bool:
     """Whether one pass over a playbook of `size` bullets, a `share` of which it finds,
-    costs less than looking up the `left` candidates one by one."""
-    scan = COST_PASS * size + COST_FOUND * share * size + COST_LEFT * left
+    costs less than looking up the `left` candidates one by one (`whole`: a list is read
+    whole, whose candidates the pass looks up too)."""
+    scan = COST_PASS * size + COST_FOUND * share * size + (COST_LEFT * left if whole else 0.0)
     return scan < COST_LOOKUP * left
 
 

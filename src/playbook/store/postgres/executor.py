@@ -315,6 +315,13 @@ class PostgresExecutor(ExecutorBase):
             self._rollback()
             raise self._error(exc, committing=True) from exc
 
+    def counter_found(self, found: bool) -> None:
+        """The opening found the commit-counter table (`opening.playbook_schema`): no
+        commit asks again. Not found, the first commit that wrote asks (a migration of this
+        process may make it)."""
+        if found:
+            self._counter = True
+
     def _has_counter(self) -> bool:
         """Whether the commit-counter table exists (it does once step 1 has run)."""
         if not self._counter:

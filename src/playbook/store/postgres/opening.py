@@ -108,8 +108,11 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     if "application_name" not in given:
         options["application_name"] = "playbook"
     # The session's settings go with the connection request (no round trip of their own),
-    # after the URL's own options, so that they win.
-    settings = [f"-c lock_timeout={BUSY_TIMEOUT}"]
+    # after the URL's own options, so that they win. No JIT: the store's statements are
+    # short, and a plan whose cost estimate passes `jit_above_cost` (recall's one pass over
+    # the evidence cache at 100k rules, `store.rank.first_worth`) spent more time compiling
+    # than running (EXPLAIN ANALYZE on the team-year: JIT 287 ms of 989 ms).
+    settings = [f"-c lock_timeout={BUSY_TIMEOUT}", "-c jit=off"]
     if read_only:
         settings.append("-c default_transaction_read_only=on")
     options["options"] = " ".join([given.get("options") or "", *settings]).strip()
@@ -132,16 +135,19 @@ def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError
     return errors.CannotOpen(f"cannot connect to {label}: {reason}")
 
 
-def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
-    """The schema the playbook lives in (made in `create` mode when it does not exist), and
+def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool, bool]:
+    """The schema the playbook lives in (made in `create` mode when it does not exist);
     whether the connection's role leaves what is derived from the log to the database: it
-    may not write the evidence cache (the agent role of `playbook pg roles`)."""
-    current, path, restricted = conn.execute(
+    may not write the evidence cache (the agent role of `playbook pg roles`); and whether
+    the schema holds the commit counter (asked here, in the same round trip, rather than by
+    the first commit: a one-shot `mark` saves one)."""
+    current, path, restricted, counter = conn.execute(
         "SELECT current_schema(), current_setting('search_path'), "
-        "to_regclass('evidence') IS NOT NULL AND NOT has_table_privilege('evidence', 'INSERT')"
+        "to_regclass('evidence') IS NOT NULL AND NOT has_table_privilege('evidence', 'INSERT'), "
+        "to_regclass(quote_ident(current_schema()) || '._playbook_changes') IS NOT NULL"
     ).fetchone()
     if current is not None:
-        return str(current), bool(restricted)
+        return str(current), bool(restricted), bool(counter)
     wanted = [name for name in search_path_names(path) if name != "$user"]
     if not wanted:
         raise errors.CannotOpen(f"{label}: the connection's search_path names no schema")
@@ -167,7 +173,7 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool]:
             f"{label}: made the schema {wanted[0]!r}, but the connection's search_path "
             f"({path}) does not select it"
         )
-    return wanted[0], False
+    return wanted[0], False, False
 
 
 def search_path_names(path: str) -> list[str]:
@@ -207,11 +213,12 @@ def open_postgres(url: str, mode: Mode, label: str) -> Any:
 
     conn = connect(url, label, read_only=mode == "read")
     try:
-        schema, restricted = playbook_schema(conn, label, mode)
+        schema, restricted, counter = playbook_schema(conn, label, mode)
     except BaseException:
         conn.close()
         raise
     ex = PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
     ex.derived_by_database = restricted
+    ex.counter_found(counter)
     ex.reopen = lambda: connect(url, label, read_only=mode == "read")
     return ex
