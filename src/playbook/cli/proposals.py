@@ -16,12 +16,13 @@ from ..core.inert import inert
 from ..core.terms import DELTA_TYPES
 from ..core.text import plural
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line, bounded
+from .core import JSON
+from .hot import _json, _outcome_line, bounded
 from .registry import app
 
 if TYPE_CHECKING:
     from ..review import Decided
-    from ..review.queue import Proposal
+    from ..review.proposals import Proposal
     from ..store import PlaybookStore
 
 _HINT = "see 'playbook proposals'"
@@ -160,7 +161,7 @@ def _many(decided: list[Decided], verb: str) -> None:
         err = CliError(
             "nothing_applied", f"none of the {len(decided)} proposals was {verb}: {reasons}", _HINT
         )
-        err.data = data  # type: ignore[attr-defined]  # with --json: every id's outcome
+        err.data = data  # with --json: every id's outcome
         raise err
     lines.append(f"{verb} {done} of {plural(len(decided), 'proposal')}")
     emit(data, "\n".join(lines))
@@ -196,7 +197,7 @@ def approve(
             result = approve_proposal(store, proposal_id, actor="human", edited=edit)
         except QueueError as exc:
             raise _queue_error(exc) from None
-    data = {"proposal": proposal_id, "result": result.to_dict()}
+    data: dict[str, Any] = {"proposal": proposal_id, "result": result.to_dict()}
     lines = [f"approved {proposal_id}" + (" (edited)" if edit is not None else "")]
     lines += [f"  {_outcome_line(o)}" for o in data["result"]["outcomes"]]
     lines += [f"  {b}: {a} -> {c}" for b, a, c in result.maturity_changes]

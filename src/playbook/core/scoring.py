@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .terms import Maturity
 
@@ -190,6 +190,12 @@ def effective_score(helpful: float, harmful: float, maturity: str, policy: Polic
     return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
 
 
+@overload
+def effective_with(helpful: float, harmful: float, multiplier: float, policy: Policy) -> float: ...
+@overload
+def effective_with(
+    helpful: np.ndarray, harmful: np.ndarray, multiplier: np.ndarray, policy: Policy
+) -> np.ndarray: ...
 def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
     """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike (flushed
     to 0.0 below TINY, see `scaled`)."""

@@ -252,7 +252,10 @@ class Batch:
         `carry_pins` (a reviewer resolving a conflict decides it explicitly).
         """
         first = originals[0]
-        same = lambda attr: len({getattr(b, attr) for b in originals}) == 1  # noqa: E731
+
+        def same(attr: str) -> bool:
+            return len({getattr(b, attr) for b in originals}) == 1
+
         tags = list(dict.fromkeys(t for b in originals for t in b.tags))
         btype = str(first.type) if same("type") else "rule"
         negative = is_negative(content, btype)

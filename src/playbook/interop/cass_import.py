@@ -108,7 +108,8 @@ def _match(
         if m[0] == b.source_id:
             return m
     live = [m for m in free if m[1] != "retired"]
-    return (live or free or [None])[0]
+    pool = live or free
+    return pool[0] if pool else None
 
 
 def import_cass(

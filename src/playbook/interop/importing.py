@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..store import PlaybookStore
     from .cass import CassImport
     from .cass.diary import CassDiary
-    from .snapshot import Snapshot
+    from .snapshot_rows import Snapshot
 
 Format = Literal["auto", "json", "yaml", "cass"]
 FORMATS: tuple[str, ...] = ("auto", "json", "yaml", "cass")
@@ -87,7 +87,8 @@ def load(
         )
     if fmt == "cass" or expected == "cass":
         return "cass", _load_cass(data, kind, max_bytes, progress)
-    from .snapshot import SnapshotError, decode, validate
+    from .snapshot import decode, validate
+    from .snapshot_rows import SnapshotError
 
     if fmt == "auto":
         fmt = expected or ("json" if kind == formats.OTHER_JSON else "yaml")

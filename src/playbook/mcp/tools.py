@@ -338,7 +338,7 @@ class PlaybookTools:
                         ref,
                         window,
                         HeuristicReflector(),
-                        origin=ORIGIN,  # type: ignore[arg-type]
+                        origin=ORIGIN,
                     )
             except OSError as exc:
                 raise ToolFailure(f"cannot read the transcript: {exc.strerror or exc}") from None

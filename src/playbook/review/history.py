@@ -229,12 +229,12 @@ def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> d
 
 def _bullets_as_of(store: PlaybookStore, rows: Iterable[BulletRow]) -> dict[str, Bullet]:
     """The bullets of `rows_as_of` rows, with their state, rung and pin then."""
-    rows = {r.id: r for r in rows}
-    bullets = store.get_bullets(rows)
+    by_id = {r.id: r for r in rows}
+    bullets = store.get_bullets(by_id)
     return {
         bid: b.model_copy(
-            update={"state": rows[bid].state, "maturity": rows[bid].maturity,
-                    "pinned": rows[bid].pinned}
+            update={"state": by_id[bid].state, "maturity": by_id[bid].maturity,
+                    "pinned": by_id[bid].pinned}
         )
         for bid, b in bullets.items()
     }  # fmt: skip
