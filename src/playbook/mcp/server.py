@@ -23,12 +23,12 @@ signatures, whose annotations carry the bounds of the policy the server was star
 """
 
 import functools
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..core.errors import install_hint
+from .sdk import McpUnavailable, _guard, _sdk, answer
 from .tools import PlaybookTools, ToolFailure
 
 if TYPE_CHECKING:
@@ -68,69 +68,6 @@ def instructions() -> str:
             "applies a replace, merge or deprecate.",
         ]
     )
-
-
-class McpUnavailable(RuntimeError):
-    """The optional `mcp` package is missing (or too old)."""
-
-
-MIN_SDK = (1, 19)  # tools returning CallToolResult checked against an output model
-
-
-def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
-    """(server class, ToolError, ResourceError) of whichever SDK generation is installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    missing = McpUnavailable(
-        "the MCP server needs the 'mcp' package, 1.19 or later, which is not installed"
-    )
-    try:
-        found = tuple(int(n) for n in version("mcp").split(".")[:2] if n.isdigit())
-    except PackageNotFoundError:
-        raise missing from None
-    if found < MIN_SDK:
-        raise McpUnavailable(
-            f"the MCP server needs the 'mcp' package 1.19 or later; {version('mcp')} is installed"
-        )
-    try:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-
-        return MCPServer, ToolError, ResourceError
-    except ImportError:
-        pass
-    try:
-        from mcp.server.fastmcp import FastMCP
-        from mcp.server.fastmcp.exceptions import ResourceError, ToolError
-
-        return FastMCP, ToolError, ResourceError
-    except ImportError:
-        raise missing from None
-
-
-def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
-    """Report user errors (bad id, bad input, unusable database) to the agent as `error`
-    with a plain message; the SDK hides any other exception's text as a crash."""
-    from ..core.errors import PlaybookError
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (ToolFailure, PlaybookError) as exc:
-            raise error(str(exc)) from None
-
-    return wrapper
-
-
-def answer(data: dict[str, Any]) -> Any:
-    """A tool's result: `data` as structured content and, for clients that read text
-    only, the same as compact JSON (MCP's advice for structured output)."""
-    from mcp.types import CallToolResult
-
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    content = [{"type": "text", "text": text}]
-    return CallToolResult.model_validate({"content": content, "structuredContent": data})
 
 
 def build_server(
