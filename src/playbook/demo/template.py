@@ -116,12 +116,12 @@ def make_template(target: Path = TEMPLATE_FILE, *, now: datetime | None = None) 
 def load_template(source: Path = TEMPLATE_FILE) -> dict[str, Any] | None:
     """The shipped template, or None when there is none or it is not the current demo's."""
     try:
-        template = json.loads(gzip.decompress(source.read_bytes()))
+        template: dict[str, Any] = json.loads(gzip.decompress(source.read_bytes()))
     except (OSError, ValueError, EOFError):
         return None
     if template.get("format") != FORMAT or template.get("key") != demo_key():
         return None
-    return template  # type: ignore[no-any-return]
+    return template
 
 
 def instantiate(

@@ -221,8 +221,8 @@ class PlaybookTools:
                 o = done.outcomes[0]
                 raise ToolFailure(o.reason or o.status)
             batch = done.curated.batch_id if done.curated else None
-            if done.replayed:
-                batch = store.receipt_batch(receipt)  # type: ignore[arg-type]
+            if done.replayed and receipt is not None:  # (a replay had a receipt)
+                batch = store.receipt_batch(receipt)
             events = store.batch_events(bullet_id, batch) if batch else []
         stored = events[0] if events else None
         out: dict[str, Any] = {
