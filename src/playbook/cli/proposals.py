@@ -72,7 +72,7 @@ def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
 def render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
     """A proposal for a reviewer: what it does, where it came from, the word diff of a
     replace or merge, and (from `pending`) the closest existing rules."""
-    from ..review import proposal_diffs
+    from ..review import proposal_diffs  # lazy: --help, every typer command
 
     prov = p.provenance
     where = ""
@@ -115,7 +115,7 @@ def proposals(
             f"--type: {_short(type_, 40)!r} is not a delta type ({', '.join(DELTA_TYPES)})",
             exit_code=EXIT_USAGE,
         )
-    from ..review.queue import count_pending, pending
+    from ..review.queue import count_pending, pending  # lazy: --help, every typer command
 
     with open_store(read_only=True) as store:
         items = pending(store, limit=limit, session=session, delta_type=type_)
@@ -184,9 +184,9 @@ def approve(
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--edit", edit, "content"))
     if edit is not None and len(proposal_ids) > 1:
         raise CliError("usage", "--edit goes with one proposal id", exit_code=EXIT_USAGE)
-    from ..review import approve_many
-    from ..review.queue import QueueError
-    from ..review.queue import approve as approve_proposal
+    from ..review import approve_many  # lazy: --help, every typer command
+    from ..review.queue import QueueError  # lazy: --help, every typer command
+    from ..review.queue import approve as approve_proposal  # lazy: --help, every typer command
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:
@@ -218,9 +218,9 @@ def reject(
     ids are rejected one by one with the same reason."""
     _json(json_out)
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--reason", reason, "text"))
-    from ..review import reject_many
-    from ..review.queue import QueueError
-    from ..review.queue import reject as reject_proposal
+    from ..review import reject_many  # lazy: --help, every typer command
+    from ..review.queue import QueueError  # lazy: --help, every typer command
+    from ..review.queue import reject as reject_proposal  # lazy: --help, every typer command
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -22,7 +23,6 @@ class _Delta(BaseModel):
 
 def _wrap(head: str, names: tuple[str, ...]) -> str:
     """`head` then the names as JSON strings, alternatives, wrapped for the prompt."""
-    import textwrap
 
     line = head + " | ".join(f'"{n}"' for n in names)
     return textwrap.fill(line, 88, subsequent_indent=" ", break_on_hyphens=False)

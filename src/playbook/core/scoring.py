@@ -74,7 +74,7 @@ def half_factor(halvings: Any) -> Any:
     """0.5 ** halvings, or 0.0 past MAX_HALVINGS (floats or arrays)."""
     if isinstance(halvings, _NUMBER):
         return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return np.where(halvings > MAX_HALVINGS, 0.0, np.float_power(0.5, halvings))
 
@@ -85,7 +85,7 @@ def scaled(value: Any, factor: Any) -> Any:
         if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
             return 0.0
         return value * factor
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     product = value * factor
     size = np.abs(product)
@@ -103,7 +103,7 @@ def nonneg(x: Any) -> Any:
     """max(0, x) as numpy's `maximum(x, 0.0)` has it (floats or arrays)."""
     if isinstance(x, _NUMBER):
         return 0.0 if x < 0.0 else x
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return np.maximum(x, 0.0)
 
@@ -209,7 +209,7 @@ def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
     floor = policy.min_confidence
     if isinstance(effective, _NUMBER):
         return relevance * (floor if floor >= effective else effective)
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return relevance * np.maximum(floor, effective)
 
@@ -218,7 +218,7 @@ def effective_scores(
     helpful: np.ndarray, harmful: np.ndarray, maturities: Sequence[str], policy: Policy
 ) -> np.ndarray:
     """`effective_score` over whole columns (numpy arrays of H and X, one maturity each)."""
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     mult = {m: policy.multiplier(m) for m in set(maturities)}
     factor = np.fromiter((mult[m] for m in maturities), dtype=np.float64, count=len(maturities))
@@ -234,7 +234,7 @@ def score_of(
     policy: Policy,
 ) -> Score:
     """A bullet's Score from its decayed evidence (H, X, latest activity) at `now`."""
-    from .model import Score
+    from .model import Score  # lazy: pydantic: mark, recall, hook prompt, every typer command
 
     return Score(
         helpful=helpful,

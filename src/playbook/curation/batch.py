@@ -117,8 +117,8 @@ class Batch:
         if isinstance(delta, Vote):  # a plain vote: read without pydantic (`votes.py`)
             self.vote(index, delta)
             return
-        # lazy: the models load pydantic, which a plain vote (`playbook mark`) never needs
-        from ..core.deltas import (
+        # The models load pydantic, which a plain vote (`playbook mark`) never needs.
+        from ..core.deltas import (  # lazy: pydantic: mark, every typer command
             AddDelta,
             DeprecateDelta,
             HarmfulDelta,
@@ -374,6 +374,6 @@ def _as_dict(delta: Delta) -> dict[str, Any]:
     """A delta as the decision log records it."""
     if isinstance(delta, Vote):
         return delta.as_dict()
-    from ..core.deltas import delta_dict
+    from ..core.deltas import delta_dict  # lazy: pydantic: mark, every typer command
 
     return delta_dict(delta)

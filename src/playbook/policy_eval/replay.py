@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..core import scoring
 from ..core.scoring import carry
 from ..core.terms import MATURITIES
@@ -71,8 +73,6 @@ class _Engine:
     def __init__(
         self, history: History, policies: Sequence[Policy], k: int, matches: Matches
     ) -> None:
-        import numpy as np
-
         self.np = np
         self.k = k
         self.matches = matches
@@ -293,7 +293,6 @@ def replay(
     """Walk the history once; for each event, every candidate's score of its bullet just
     before it, and for held-out events with a context, whether each candidate's recall
     would have put the bullet in its top `k`."""
-    import numpy as np
 
     eng = _Engine(history, policies, k, matches)
     events = history.events

@@ -27,6 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..store.vectors import (
+    cached_vectors,
+    other_embedders,
+    rewrite_vectors,
+    unembedded,
+    wide_vectors,
+)
 from .embedders import CountingEmbedder, Embedder, HashTrigramEmbedder, unit_rows
 
 __all__ = [
@@ -202,8 +209,6 @@ class MemoryVectors:
     def _load(self, hashes: list[str]) -> None:
         """Read the cached vectors of `hashes` (none of them loaded yet)."""
         if len(hashes) >= self.SCAN and not self._scanned:
-            from ..store.vectors import cached_vectors
-
             self._scanned = True
             for chunk in cached_vectors(self.store, self.embedder.id, self.embedder.dims):
                 self._add_blobs(chunk)
@@ -288,7 +293,6 @@ class MemoryVectors:
         vectors an older version cached as float32 (the same vectors, a quarter of the
         size). Each batch is committed on its own, so an interrupted run keeps what it did.
         Returns {"embedded": n, "compacted": m, "cached": vectors now cached}."""
-        from ..store.vectors import rewrite_vectors, unembedded, wide_vectors
 
         todo = unembedded(self.store, self.embedder.id)
         wide: list[tuple[str, str]] = []
@@ -334,7 +338,6 @@ class MemoryVectors:
 
         `contents(keys)` supplies the text of bullets that still need embedding.
         """
-        from ..store.vectors import other_embedders
 
         result = Similarities()
         for eid, n in sorted(other_embedders(self.store, self.embedder.id).items()):

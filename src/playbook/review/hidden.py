@@ -14,13 +14,14 @@ do, or which rule replaced it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.model import Bullet
 from ..core.text import plural
+from ..retrieval.query import keyword_relevance, recall
 from ..store import PlaybookStore, iso
 from .remedies import LABELS, Remedies, Remedy
 
@@ -173,7 +174,6 @@ def explain_hidden(
     the unranked ones by relevance). A deprecated rule counts as hidden even when recall
     lists it among its warnings (`shown_as_warning`): it is out of the rules.
     """
-    from ..retrieval.query import keyword_relevance, recall
 
     if limit < 1:
         raise ValueError("limit must be at least 1")
@@ -348,6 +348,4 @@ class _Explainer:
 
 
 def _replace(item: HiddenItem, **changes: Any) -> HiddenItem:
-    from dataclasses import replace
-
     return replace(item, **changes)

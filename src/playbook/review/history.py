@@ -12,14 +12,18 @@ bullet retired by then shows its score frozen at its retirement (`review.scores`
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..core import scoring
 from ..core.model import Bullet, Score
+from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store import history as past
 from ..store.views import BulletRow
@@ -54,7 +58,6 @@ def parse_moment(text: str, now: datetime) -> datetime:
             return _months_back(now, n * (12 if unit == "y" else 1))
         except (OverflowError, ValueError):
             raise ValueError(f"{text[:40]!r} goes back before the year 1") from None
-    from ..retrieval.query import parse_when
 
     try:
         return parse_when(text.strip())
@@ -65,8 +68,6 @@ def parse_moment(text: str, now: datetime) -> datetime:
 
 
 def _months_back(now: datetime, months: int) -> datetime:
-    import calendar
-
     total = now.year * 12 + now.month - 1 - months
     year, month = divmod(total, 12)
     month += 1
@@ -106,8 +107,6 @@ def _rows_as_of(
     ids: list[str] | None,
     cache: HistoryCache | None = None,
 ) -> list[BulletRow]:
-    import numpy as np
-
     policy = store.policy
     wanted = None
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
@@ -173,7 +172,6 @@ def _evidence(
     """(H, X, last activity) per row: the `events` (recorded by `when`), each counted for
     its own bullet and for every successor that supersedes it by then (SPEC §4 lineage),
     decayed to the owner's end (`when`, or its retirement) with the owner's half-life."""
-    import numpy as np
 
     n = len(pos)
     owner, at, weight, helpful = events

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..core.terms import MATURITIES, BulletTypeName
+from ..store.reports import bullet_counts, feedback_counts
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -19,6 +20,7 @@ SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
     ("3..10", 3.0, 10.0),
     (">= 10", 10.0, None),
 )
+
 STATES = ("active", "draft", "retired")
 TYPES = get_args(BulletTypeName)
 
@@ -33,8 +35,7 @@ def bucket(score: float) -> str:
 
 def playbook_stats(store: PlaybookStore) -> dict[str, Any]:
     """Counts of the whole playbook, read in one pass (no write)."""
-    from ..store.reports import bullet_counts, feedback_counts
-    from . import queue
+    from . import queue  # lazy: stats
 
     counts = bullet_counts(store)
     ids = store.active_ids()

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+
 from ..core import scoring
 from ..core.model import Bullet
 from ..store import PlaybookStore
@@ -144,7 +146,6 @@ def _effective_many(
 ) -> list[list[float]]:
     """Each bullet's effective score at each moment (after its retirement: at it), from
     its events and its maturity log: `scoring` over every event of every bullet at once."""
-    import numpy as np
 
     policy = store.policy
     steps = len(moments)
@@ -180,7 +181,6 @@ def _effective_many(
 def _decayed(events: Sequence[_Event], when: np.ndarray, half_life: np.ndarray) -> np.ndarray:
     """(events x moments): `scoring.decayed` of each event at each of its bullet's moments
     (`when`, epoch days, a row per event) if observed by then, else 0."""
-    import numpy as np
 
     at = np.array([e[1] for e in events], dtype=np.float64)
     weight = np.array([e[2] for e in events], dtype=np.float64)
