@@ -43,8 +43,6 @@ from .snapshot_rows import SnapshotError
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
-    from .cass import CassImport
-    from .cass.diary import CassDiary
     from .snapshot_rows import Snapshot
 
 Format = Literal["auto", "json", "yaml", "cass"]

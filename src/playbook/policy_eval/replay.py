@@ -34,7 +34,6 @@ from ..core.text import query_tokens
 from ..store import parse_iso
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy import ndarray  # (a method's `np` is the module it imported)
 
     from ..core.policy import Policy

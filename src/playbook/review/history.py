@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,9 +29,6 @@ from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
 from .history_cache import Events, HistoryCache, epoch_days, events_of
 from .proposals import Proposal, Target, _proposal
-
-if TYPE_CHECKING:
-    import numpy as np
 
 MOVERS = 20  # rules listed under "moved most in score"
 MOVED = 0.01  # a score change smaller than this is not a move

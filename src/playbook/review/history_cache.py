@@ -13,16 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..core import scoring
 from ..store import PlaybookStore, iso, parse_iso
 from ..store import history as past
-
-if TYPE_CHECKING:
-    import numpy as np
 
 _CREATED, _VALID_FROM = 10, 14  # positions in store.history.ROW_COLUMNS
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,9 +23,6 @@ from ..core import scoring
 from ..core.model import Bullet
 from ..store import PlaybookStore
 from ..store.history import ancestors_many, maturity_histories
-
-if TYPE_CHECKING:
-    import numpy as np
 
 SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 TREND_DAYS = 90
