@@ -176,12 +176,10 @@ def logins(url: str) -> Iterator[tuple[str, str]]:
     login in each role; the roles are dropped afterwards."""
     import psycopg
 
-    from playbook.store.postgres.roles import install_roles
-
     tag = f"bench{os.getpid()}"
     names = {"agent": f"{tag}_agent", "human": f"{tag}_human"}
     with opened(url) as owner:
-        install_roles(owner, names["agent"], names["human"])
+        owner.roles.install(names["agent"], names["human"])
     conninfo = url.split("?", 1)[0]
     with psycopg.connect(conninfo, autocommit=True) as conn:
         for group in names.values():

@@ -5,7 +5,7 @@
 Day by day (`year_plan.Plan` says what happens), in one write transaction a day:
 
 1. the day's new rules and its marks go in through the store's bulk path
-   (`playbook.store.bulk.append_rows`: `COPY` on PostgreSQL), as the rows a curate batch
+   (`store.tables.append_rows`: `COPY` on PostgreSQL), as the rows a curate batch
    writes for them: a bullet with its postings, tags, vocabulary counts, its maturity-log
    entry and its `add` decision; per turn, one batch id, the feedback events with the
    session's provenance, and a `helpful`/`harmful` decision per vote; an outcome report
@@ -52,7 +52,6 @@ from playbook.core.text import content_hash, tokens
 from playbook.curation import invert_harmed, run_maturity_pass
 from playbook.store import PlaybookStore, new_batch_id, open_store
 from playbook.store import ids as store_ids
-from playbook.store.bulk import append_rows
 
 BULLET_COLUMNS = (
     "seq", "id", "content", "category", "tags", "scope", "scope_key", "type", "kind",
@@ -265,17 +264,17 @@ class World(CurationSteps):
             )  # fmt: skip
             self._new_index(bid, r.content, d)
         s = self.store
-        append_rows(s, "bullets", BULLET_COLUMNS, bullets)
+        s.tables.append_rows("bullets", BULLET_COLUMNS, bullets)
         s.sql.keys_written("bullets", "seq")
-        append_rows(s, "bullet_tokens", ("token", "seq"), postings)
-        append_rows(s, "bullet_tags", ("tag", "seq"), tags)
+        s.tables.append_rows("bullet_tokens", ("token", "seq"), postings)
+        s.tables.append_rows("bullet_tags", ("tag", "seq"), tags)
         s.sql.executemany(
             "INSERT INTO vocab (token, df) VALUES (?, ?) "
             "ON CONFLICT(token) DO UPDATE SET df = vocab.df + excluded.df",
             sorted(df.items()),
         )
-        append_rows(s, "maturity_log", ("bullet_id", "at", "maturity", "batch_id"), mlog)
-        append_rows(s, "decisions", DECISION_COLUMNS, decisions)
+        s.tables.append_rows("maturity_log", ("bullet_id", "at", "maturity", "batch_id"), mlog)
+        s.tables.append_rows("decisions", DECISION_COLUMNS, decisions)
         self._count("rules added in bulk", len(new))
 
     def _turns(self, turns: list[Turn]) -> tuple[dict[str, None], dict[str, None]]:
@@ -329,11 +328,11 @@ class World(CurationSteps):
                  json.dumps(detail, ensure_ascii=False))
             )  # fmt: skip
         s = self.store
-        append_rows(s, "feedback", FEEDBACK_COLUMNS, events)
-        append_rows(
-            s, "receipts", ("receipt", "recorded_at", "outcome", "batch_id", "seq"), receipts
+        s.tables.append_rows("feedback", FEEDBACK_COLUMNS, events)
+        s.tables.append_rows(
+            "receipts", ("receipt", "recorded_at", "outcome", "batch_id", "seq"), receipts
         )
-        append_rows(s, "decisions", DECISION_COLUMNS, decisions)
+        s.tables.append_rows("decisions", DECISION_COLUMNS, decisions)
         self._count("feedback events", len(events))
         self._count("turns", len(turns))
         return cited, harmed

@@ -19,7 +19,6 @@ from playbook.review import queue
 from playbook.review.agent import agent_login, curate_as_agent
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
-from playbook.store.postgres.roles import install_roles
 
 from .helpers import Clock, dump
 from .helpers.cli import clean_env, run_cli
@@ -145,7 +144,7 @@ def logins(pg_url: str, pg_server: str) -> Iterator[dict[str, str]]:
     schema = pg_url.rsplit("search_path%3D", 1)[1]
     with open_store(pg_url, clock=Clock()) as owner:
         ids = seeded(owner)
-        install_roles(owner, f"{schema}_agent", f"{schema}_human")
+        owner.roles.install(f"{schema}_agent", f"{schema}_human")
     with open_store(pg_server) as admin:
         for login, group in (("a", "agent"), ("h", "human")):
             raw.run(admin, f"DROP ROLE IF EXISTS {schema}_{login}")

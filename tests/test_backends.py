@@ -21,7 +21,6 @@ from playbook.interop.snapshot import export_snapshot, to_json
 from playbook.retrieval.query import recall
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
-from playbook.store.views import bullet_rows
 
 from .helpers import Clock
 from .helpers.varied import build_with_outcomes as history
@@ -66,7 +65,7 @@ def facts(store: PlaybookStore, clock: Clock) -> dict[str, Any]:
                  for b in everyone[:4]},
         "recall": [(i.bullet.id, i.relevance, i.effective_score, i.final_score)
                    for i in hit.bullets + hit.anti_patterns + hit.deprecated_warnings],
-        "rows": [tuple(r) for r in bullet_rows(store)],
+        "rows": [tuple(r) for r in store.views.bullet_rows()],
         "evidence": evidence_rows(store),
     }  # fmt: skip
 

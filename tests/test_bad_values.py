@@ -334,7 +334,6 @@ def test_a_schema_of_any_name_holds_a_playbook(pg_server: str, name: str) -> Non
     from urllib.parse import quote
 
     from playbook.store.postgres.opening import search_path_names
-    from playbook.store.postgres.roles import install_roles
 
     (schema,) = search_path_names(name)
     with open_store(pg_server) as admin:
@@ -345,7 +344,7 @@ def test_a_schema_of_any_name_holds_a_playbook(pg_server: str, name: str) -> Non
     with open_store(url) as store:
         bid = curate(store, [{"type": "add", "content": "Pin npm to 11"}]).added[0]
         tag = content_hash(name)[:8]
-        install_roles(store, f"names_{tag}_agent", f"names_{tag}_human")
+        store.roles.install(f"names_{tag}_agent", f"names_{tag}_human")
         assert store.sql.schema == schema  # type: ignore[attr-defined]
     with open_store(url, mode="read") as store:
         assert store.get_bullet(bid) is not None

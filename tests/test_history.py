@@ -20,7 +20,6 @@ from playbook.curation import curate
 from playbook.retrieval.query import recall
 from playbook.review import queue
 from playbook.store import PlaybookStore, open_store
-from playbook.store.views import bullet_rows
 
 from .helpers import T0, Clock, add, mark
 from .helpers.cli import assert_user_error, run_cli
@@ -70,7 +69,7 @@ def _play(store: PlaybookStore, clock: Clock, seed: int, steps: int = 70) -> lis
             b = rng.choice(live)
             store.add_feedback(b.id, "helpful", at=clock() - timedelta(days=rng.uniform(0, 60)))
         if step % 7 == 6:
-            snapshots.append((clock(), {r.id: r for r in bullet_rows(store)}))
+            snapshots.append((clock(), {r.id: r for r in store.views.bullet_rows()}))
     clock.advance(days=30)
     return snapshots
 

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from playbook.curation import curate, run_maturity_pass
-from playbook.interop import importing
 from playbook.interop.importing import DatabaseNotEmpty, InvalidImport, import_data, load
 from playbook.interop.snapshot import SECTIONS, export_snapshot, to_json, to_yaml
 from playbook.retrieval.query import recall
@@ -131,14 +130,14 @@ def test_a_failure_midway_rolls_everything_back(
     data = to_json(export_snapshot(store)).encode()
     target = empty_store(tmp_path / "copy.sqlite3", clock)
     before = dump(target)
-    real = importing.insert_rows
+    real = target.bulk.insert_rows
 
-    def failing(st: PlaybookStore, table: str, rows: Any, **kw: Any) -> int:
+    def failing(table: str, rows: Any, **kw: Any) -> int:
         if table == "proposals":
             raise RuntimeError("disk on fire")
-        return real(st, table, rows, **kw)
+        return real(table, rows, **kw)
 
-    monkeypatch.setattr(importing, "insert_rows", failing)
+    monkeypatch.setattr(target.bulk, "insert_rows", failing)
     with pytest.raises(RuntimeError, match="disk on fire"):
         import_data(target, data)
     assert dump(target) == before

@@ -65,31 +65,6 @@ LAUNCHERS = {
     ("playbook.cli.workbench", "tui"),  # `playbook tui`, `playbook demo`
     ("playbook.cli.hooks", "hooks"),  # `playbook hook ...`, `playbook hooks install`
 }
-# Import cycles not yet broken (each commit that breaks one deletes its line; empty at the
-# end of issue 28's first phase).
-KNOWN_CYCLES: list[set[str]] = [
-    {
-        "playbook.store.base",
-        "playbook.store.blobs",
-        "playbook.store.bullets",
-        "playbook.store.evidence",
-        "playbook.store.feedback",
-        "playbook.store.rank_table",
-        "playbook.store.ranking",
-        "playbook.store.rulings",
-        "playbook.store.store",
-    },
-    {
-        "playbook.store.executor",
-        "playbook.store.schema",
-        "playbook.store.sqlite",
-        "playbook.store.sqlite.executor",
-        "playbook.store.sqlite.opening",
-    },
-    {"playbook.store.postgres", "playbook.store.postgres.opening", "playbook.store.target"},
-]
-
-
 def folder(module: str) -> str | None:
     """ "playbook.review.queue" -> "review"; the top modules -> None."""
     if module in TOP:
@@ -155,11 +130,8 @@ def test_the_layer_rule_sees_an_import_up_inside_a_function(tmp_path: Path) -> N
 def test_no_import_cycle_of_any_kind() -> None:
     """Tarjan over every import, at the top, in a function or for the type checker alone: a
     cycle hides a call route (and, once, a circular import error at run time)."""
-    found = cycles(edges())
-    new = [sorted(c) for c in found if c not in KNOWN_CYCLES]
-    assert new == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in new)
-    gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
-    assert gone == [], f"broken cycles still listed in KNOWN_CYCLES: {gone}"
+    found = [sorted(c) for c in cycles(edges())]
+    assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
 def test_the_cycle_rule_sees_a_cycle_through_a_function(tmp_path: Path) -> None:
@@ -244,6 +216,46 @@ def test_no_module_outside_the_store_touches_its_executor() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("sql", "_conn", "conn"):
                 bad.append(f"{name} (line {node.lineno}) uses .{node.attr}")
     assert bad == [], "\n".join(bad)
+
+
+def free_functions_touching_sql(name: str, path: Path) -> list[str]:
+    """'module.function (line n)' for each function at the top of a module that uses an
+    attribute `.sql` anywhere in its body (nested functions included)."""
+    return [
+        f"{name}.{node.name} (line {node.lineno})"
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(isinstance(n, ast.Attribute) and n.attr == "sql" for n in ast.walk(node))
+    ]
+
+
+# Raw SQL for the tests' own setups (writing what the API refuses, reading what it hides).
+SQL_FUNCTIONS_ALLOWED = {"playbook.store.testing"}
+
+
+def test_no_free_function_in_the_store_reaches_into_its_executor() -> None:
+    """The store composes: SQL runs in its parts (repositories and read models, each built
+    with the executor), never in a module-level function handed the store."""
+    bad = [
+        hit
+        for name, path in modules().items()
+        if name.startswith("playbook.store.") and name not in SQL_FUNCTIONS_ALLOWED
+        for hit in free_functions_touching_sql(name, path)
+    ]
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_free_function_rule_sees_one(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "class Part:\n    def ok(self):\n        return self.sql.all('SELECT 1')\n\n"
+        "def fine(store):\n    return store.part.ok()\n\n"
+        "def bad(store):\n    def inner():\n        return store.sql.one('SELECT 1')\n"
+        "    return inner()\n"
+    )
+    assert free_functions_touching_sql("playbook.store.m", source) == [
+        "playbook.store.m.bad (line 8)"
+    ]
 
 
 def test_the_harm_reasons_are_listed_once() -> None:

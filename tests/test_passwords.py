@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from playbook.store.target import has_password, scrub, url_without_password
+from playbook.store.urls import has_password, scrub, url_without_password
 
 from .helpers import store_at
 from .helpers.cli import run_cli

@@ -22,7 +22,6 @@ from playbook.curation import curate
 from playbook.curation.outcomes import apply_outcome
 from playbook.store import PlaybookStore, open_store
 from playbook.store import testing as raw
-from playbook.store.postgres.roles import install_roles
 
 from .helpers.tui import async_test, loaded, make_app, screen_text, wait_for
 
@@ -117,7 +116,7 @@ def reviewer(pg_url: str, pg_server: str) -> dict[str, Any]:
     schema = pg_url.rsplit("search_path%3D", 1)[1]
     with open_store(pg_url) as owner:
         owner.insert_bullet("Read the first error in the CI log")
-        install_roles(owner, f"{schema}_agent", f"{schema}_human")
+        owner.roles.install(f"{schema}_agent", f"{schema}_human")
     login = f"{schema}_tui"
     with open_store(pg_server) as admin:
         raw.run(admin, f"DROP ROLE IF EXISTS {login}")

@@ -34,7 +34,6 @@ from playbook.review.actions import activate, restore
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.copying import TABLES
-from playbook.store.postgres.roles import install_roles
 
 from .helpers import Clock
 from .helpers.cli import run_cli
@@ -87,7 +86,7 @@ def team(pg_url: str, pg_server: str) -> Iterator[dict[str, Any]]:
         block = owner.block(BLOCKED, "hooks are the safety net")
         conflict = owner.flag_conflict(pinned, plain, "test")
         draft = owner.insert_bullet("Prefer uv run in scripts", state="draft").id
-        install_roles(owner, agent_role, human_role)
+        owner.roles.install(agent_role, human_role)
     with open_store(pg_server) as admin:  # the test server's superuser
         for login, group in (("a", agent_role), ("h", human_role)):
             raw.run(admin, f"DROP ROLE IF EXISTS {schema}_{login}")
@@ -378,7 +377,7 @@ def test_a_reviewer_role_can(team: dict[str, Any], action: str) -> None:
 def test_the_roles_can_be_installed_again(team: dict[str, Any]) -> None:
     schema = team["owner"].rsplit("search_path%3D", 1)[1]
     with open_store(team["owner"]) as owner:
-        install_roles(owner, f"{schema}_agent", f"{schema}_human")
+        owner.roles.install(f"{schema}_agent", f"{schema}_human")
     with open_store(team["agent"]) as agent, pytest.raises(PermissionDenied):
         agent.pin(team["plain"], "again", actor="human")
 

@@ -25,7 +25,6 @@ from playbook.core import scoring
 from playbook.core.policy import DEFAULT_POLICY, Policy
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
-from playbook.store.postgres.roles import install_roles
 
 pytestmark = pytest.mark.postgres
 
@@ -71,7 +70,7 @@ def twins(pg_server: str, worker_id: str) -> Iterator[dict[str, Any]]:
         pair = []
         for _ in range(2):
             store = open_store(pg_support.fresh_target(pg_server, worker_id), policy=policy)
-            install_roles(store, f"{name}_scoring_agent", f"{name}_scoring_human")
+            store.roles.install(f"{name}_scoring_agent", f"{name}_scoring_human")
             stores.append(store)
             pair.append(store)
         out[name] = pair

@@ -18,7 +18,6 @@ from playbook.core.policy import DEFAULT_POLICY
 from playbook.policy_eval.replay import replay
 from playbook.store import PlaybookStore, parse_iso
 from playbook.store import testing as raw
-from playbook.store.log_replay import read_history, token_matches
 
 from .helpers import Clock, log_mark_dated_ahead
 
@@ -92,11 +91,11 @@ def random_history(store: PlaybookStore, clock: Clock, seed: int, steps: int = 4
 def _replay_default(store: PlaybookStore):  # type: ignore[no-untyped-def]
     """The default policy's views; nothing held out (no recall@k)."""
     return replay(
-        read_history(store),
+        store.past.read_history(),
         [DEFAULT_POLICY],
         split_at="9999",
         k=10,
-        matches=lambda tok: token_matches(store, tok),
+        matches=store.rank.token_matches,
     )
 
 
@@ -105,7 +104,7 @@ def test_replay_views_agree_with_store_score_and_recall(
     store: PlaybookStore, clock: Clock, seed: int
 ) -> None:
     random_history(store, clock, seed)
-    history = read_history(store)
+    history = store.past.read_history()
     policies = [DEFAULT_POLICY, OTHER]
     k = 3
     rep = replay(
@@ -113,7 +112,7 @@ def test_replay_views_agree_with_store_score_and_recall(
         policies,
         split_at=history.events[0].recorded_at,  # everything held out: every mark ranked
         k=k,
-        matches=lambda tok: token_matches(store, tok),
+        matches=store.rank.token_matches,
     )
     stores = [PlaybookStore(store.sql, policy=p, clock=clock, migrate=False) for p in policies]
     edges = raw.value(store, "SELECT COUNT(*) FROM edges WHERE kind='supersedes'")

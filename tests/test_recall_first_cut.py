@@ -24,7 +24,6 @@ from playbook.core.policy import Policy
 from playbook.retrieval.query import query_terms
 from playbook.retrieval.ranked import Ranked, parse_scope
 from playbook.store import PlaybookStore, open_store
-from playbook.store.ranking import keyword_lists
 
 from .helpers import Clock, feedback_from_ahead
 
@@ -60,7 +59,7 @@ def _rank(
     import playbook.retrieval.first_cut as first
 
     read = 0
-    rows_of = first.first_rows
+    rows_of = store.rank.first_rows
 
     def counting(*args: Any, **kw: Any) -> list[tuple[Any, ...]]:
         nonlocal read
@@ -69,11 +68,11 @@ def _rank(
         return rows
 
     points: dict[int, float] = {}
-    for seqs, value in keyword_lists(store, query_terms(store, query), store.policy):
+    for seqs, value in store.rank.keyword_lists(query_terms(store, query), store.policy):
         for s in seqs:
             points[s] = points.get(s, 0.0) + value
     with monkeypatch.context() as m:
-        m.setattr(first, "first_rows", counting)
+        m.setattr(store.rank, "first_rows", counting)
         ranked = first.rank_first(store, points, parse_scope(scope), limit, cut=cut)
     return ranked, read
 

@@ -281,7 +281,7 @@ def test_a_playbook_passed_under_the_old_rules_gets_one_full_pass(store) -> None
     bid = add(store)
     vote(store, bid, n=3)
     store.add_feedback(bid, "harmful", reason="wasted_time")  # H=3, X=1: 3 - 4 = -1
-    store._set_meta("maturity_policy", store.policy_fingerprint())  # as the old code wrote it
+    store.meta.set("maturity_policy", store.policy_fingerprint())  # as the old code wrote it
     assert run_maturity_pass(store) == [(bid, "established", "candidate")]
     assert run_maturity_pass(store) == []
 

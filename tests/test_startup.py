@@ -605,12 +605,11 @@ def test_kept_help_is_used_only_while_what_made_it_is_unchanged(
 def test_a_first_page_is_the_top_of_the_full_read(
     store: PlaybookStore, clock: Clock, seed: int, include_retired: bool
 ) -> None:
-    from playbook.store.views import bullet_rows
 
     _random_history(store, clock, random.Random(seed))
     clock.advance(days=1)
-    full = bullet_rows(store, include_retired=include_retired)
+    full = store.views.bullet_rows(include_retired=include_retired)
     ranked = sorted(full, key=lambda r: (-r.effective, r.seq))
     assert any(r.state == "retired" for r in full) == include_retired
     for n in (0, 1, 7, len(full), len(full) + 5):
-        assert bullet_rows(store, include_retired=include_retired, first=n) == ranked[:n]
+        assert store.views.bullet_rows(include_retired=include_retired, first=n) == ranked[:n]

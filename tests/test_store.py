@@ -13,6 +13,7 @@ import pytest
 
 from playbook import memory_migration, open_database, run_migrations
 from playbook.core.errors import ConstraintError
+from playbook.core.policy import Policy
 from playbook.curation import curate
 from playbook.store import (
     MEMORY_LATEST,
@@ -283,3 +284,40 @@ def test_pin_checks_the_state_inside_its_write_transaction(db_path: Path, clock:
     worker.join(10)
     assert isinstance(outcome[0], StoreError) and "retired" in str(outcome[0])
     assert not first.get_bullet(bid).pinned
+
+
+def test_the_store_is_composed_of_parts_that_never_hold_it(store: PlaybookStore) -> None:
+    """Each part (repository or read model) is built with the executor and the parts it
+    reads, never the façade: the façade may be replaced, a part tested on its own."""
+    for lazy in ("past", "views", "reports", "bulk", "tables"):  # built on first use
+        getattr(store, lazy)
+    parts = {
+        name: part
+        for name, part in vars(store).items()
+        if type(part).__module__.startswith("playbook.store.")
+    }
+    assert {"bullets", "evidence", "feedback", "edges", "decisions", "past", "rank"} <= set(parts)
+    for name, part in parts.items():
+        held = [attr for attr, value in vars(part).items() if value is store]
+        assert held == [], f"store.{name} holds the store in {held}"
+        assert getattr(part, "sql", store.sql) is store.sql
+    # An old name is the part's method, bound once: a write through either is the same.
+    bid = store.insert_bullet("Pin npm to 11 in release jobs").id
+    assert store.bullets.get(bid) == store.get_bullet(bid)
+    assert store.insert_bullet.__self__ is store.bullets
+
+
+def test_a_policy_set_on_the_store_reaches_every_part(store: PlaybookStore, clock: Clock) -> None:
+    """`store.policy = …` after opening (the workbench's custom policy, a test's) scores
+    with the new policy in every part, built before or after (a part once kept the policy
+    it was built with)."""
+    bid = store.insert_bullet("Pin npm to 11 in release jobs").id
+    store.add_feedback(bid, "helpful")
+    clock.advance(days=30)
+    store.policy = Policy(half_life_days=30.0)
+    assert store.half_life() == 30.0
+    assert store.evidence.half_life() == 30.0
+    # one helpful event, 30 days old, at a 30-day half-life: half its weight is left
+    assert store.evidence_many([bid])[bid].helpful == pytest.approx(0.5, abs=1e-12)
+    for name in ("decisions", "evidence", "scoring", "rank", "past", "views"):
+        assert getattr(store, name).policy.half_life_days == 30.0, name

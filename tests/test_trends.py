@@ -13,7 +13,6 @@ from playbook import review
 from playbook.curation import curate
 from playbook.mcp.tools import PlaybookTools
 from playbook.store import PlaybookStore
-from playbook.store.views import bullet_rows
 
 from .helpers import T0, Clock, add, mark
 
@@ -40,7 +39,7 @@ def test_a_retired_bullets_score_is_frozen_at_its_retirement_on_every_surface(
 ) -> None:
     old, new = _replaced(store, clock)
     frozen = 3 * decayed(10)  # established: multiplier 1
-    row = {r.id: r for r in bullet_rows(store)}[old]
+    row = {r.id: r for r in store.views.bullet_rows()}[old]
     assert row.state == "retired" and row.maturity == "established"
     assert row.helpful == pytest.approx(frozen) and row.effective == pytest.approx(frozen)
     detail = review.bullet_detail(store, old)

@@ -20,7 +20,6 @@ from playbook.demo.writer import run_writer
 from playbook.review import queue
 from playbook.store import parse_iso
 from playbook.store import testing as raw
-from playbook.store.views import bullet_rows
 from playbook.tui import data, filterspec, ordering, reading
 from playbook.tui.format import reflow
 
@@ -45,7 +44,7 @@ def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
         .bullet_id
     )
     clock.advance(days=200)
-    rows = {r.id: r for r in bullet_rows(store)}
+    rows = {r.id: r for r in store.views.bullet_rows()}
     # every surface's score: now for a live bullet, frozen at retirement for a retired one
     scores = review.bullet_scores(store, store.get_bullets(rows).values())
     for bid, row in rows.items():
@@ -57,8 +56,8 @@ def test_bullet_rows_match_store_scores(db_path: Path, clock: Clock) -> None:
     retired_at = store.get_bullet(a).valid_to
     assert rows[a].helpful == pytest.approx(store.score(a, at=retired_at).helpful, abs=1e-9)
     assert rows[a].helpful > store.score(a).helpful  # 200 days of decay did not touch it
-    assert merged in {r.id for r in bullet_rows(store, include_retired=False)}
-    assert a not in {r.id for r in bullet_rows(store, include_retired=False)}
+    assert merged in {r.id for r in store.views.bullet_rows(include_retired=False)}
+    assert a not in {r.id for r in store.views.bullet_rows(include_retired=False)}
 
 
 def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
@@ -68,7 +67,7 @@ def test_parse_filter_and_row_passes(db_path: Path, clock: Clock) -> None:
     assert spec.unknown == ("bogus",)  # is:ret is still being typed: not an error yet
     store = store_at(db_path, clock=clock)
     bid = curate(store, [{"type": "add", "content": "AVOID: sleeping in tests"}]).added[0]
-    row = {r.id: r for r in bullet_rows(store)}[bid]
+    row = {r.id: r for r in store.views.bullet_rows()}[bid]
     assert filterspec.row_passes(row, frozenset({"anti"}))
     assert not filterspec.row_passes(row, frozenset({"rule"}))
     assert not filterspec.row_passes(row, frozenset({"retired"}))
@@ -110,7 +109,7 @@ def test_demo_is_built_through_the_api(demo: tuple[DemoPlaybook, float]) -> None
     assert maturities == {"candidate", "established", "proven", "deprecated"}
     actions = {d.action for d in store.decisions(limit=100_000)}
     assert {"add", "maturity", "invert", "merge", "pin", "deprecate", "block"} <= actions
-    assert any(r.stale for r in bullet_rows(store))
+    assert any(r.stale for r in store.views.bullet_rows())
     pending = queue.pending(store)
     reflected = [p for p in pending if p.origin == "reflection"]
     hooked = [p for p in pending if p.origin == queue.HOOK_ORIGIN]
@@ -221,7 +220,7 @@ def test_ranking_through_the_index_equals_the_python_path(
 ) -> None:
     source = data.Source(demo[0].path)
     with source.open() as store:
-        rows = {r.id: r for r in bullet_rows(store)}
+        rows = {r.id: r for r in store.views.bullet_rows()}
     index = ordering.RowIndex(rows)
     base = ordering.View(filterspec.parse_filter(""))
     for text in ("ci", "flaky tests", "pytes", "git is:pinned", "docker is:anti", "zz", "x"):

@@ -183,7 +183,7 @@ def _playbook_notes() -> list[str]:
     from ..hooks.install import project_root  # lazy: every typer command
     from ..project.config import ProjectConfigError, locate_playbook  # lazy: every typer command
     from ..store import holds_playbook, resolve_target  # lazy: every typer command
-    from ..store.target import has_password  # lazy: every typer command
+    from ..store.urls import has_password  # lazy: every typer command
 
     try:
         located = locate_playbook(state.db, project_root(Path.cwd()))

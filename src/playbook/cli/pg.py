@@ -29,18 +29,14 @@ def roles(
     and proposals; approving, pinning, blocking, restoring and resolving conflicts are
     refused inside PostgreSQL unless the role is a reviewer's. Safe to run again."""
     set_json(json_out)
-    from ..store.postgres.roles import (  # lazy: every typer command
-        install_roles,
-        roles_sql,
-        schema_of,
-    )
+    from ..store.postgres.roles import roles_sql  # lazy: every typer command
 
     where = target()
     if where.is_file:
         raise CliError("usage", f"roles are for a PostgreSQL playbook, not a file ({where})")
     with open_store(create=False) as store:
-        schema = schema_of(store)
-        statements = roles_sql(schema, agent, human) if sql else install_roles(store, agent, human)
+        schema = store.roles.schema()
+        statements = roles_sql(schema, agent, human) if sql else store.roles.install(agent, human)
     data = {"agent": agent, "human": human, "schema": schema, "ran": not sql, "sql": statements}
     if sql:
         emit(data, ";\n\n".join(statements) + ";")

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..store import resolve_target
-from ..store.target import url_without_password
+from ..store.urls import url_without_password
 from . import install_codex as codex
 from .install_plan import InstallError, Plan, apply, check, load_backup, read_text, restored
 from .install_settings import has_ours, plan_hooks, set_env, strip_hooks, strip_plan, then

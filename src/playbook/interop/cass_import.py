@@ -30,15 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.text import content_hash
 from ..store import new_batch_id
-from ..store.interchange import (
-    bullets_by_hash,
-    edge_identities,
-    event_identities,
-    existing_ids,
-    insert_events,
-    insert_rows,
-    is_empty,
-)
 from ..store.store import new_id
 from .cass.workspaces import assign_workspaces
 from .cass_rows import (
@@ -72,9 +63,9 @@ class _Plan:
         self.merged: dict[str, str] = {}  # source id -> existing bullet id
         self.retired: set[str] = set()  # existing bullets (merged into) that are retired
         keepable = [b.source_id for b in bullets if _KEEPABLE_ID.fullmatch(b.source_id)]
-        taken = set() if empty else existing_ids(store, keepable)
+        taken = set() if empty else store.bulk.existing_ids(keepable)
         by_hash = (
-            {} if empty else bullets_by_hash(store, (content_hash(b.content) for b in bullets))
+            {} if empty else store.bulk.bullets_by_hash(content_hash(b.content) for b in bullets)
         )
         claimed: set[str] = set()
         for b in bullets:
@@ -138,27 +129,27 @@ def import_cass(
     tick = Ticker(total, progress)
     with import_transaction(store):
         now = store.now()
-        empty = is_empty(store)
+        empty = store.bulk.is_empty()
         plan = _Plan(store, cass.bullets, empty)
         report.ids, report.merged = plan.renamed, plan.merged
         new = [b for b in cass.bullets if plan.is_new(b.source_id)]
         report.live = _live(new)
         events: list[ImportedEvent] = []
         if cass.kind == "playbook":
-            report.counts["bullets"] = insert_rows(
-                store, "bullets", (_bullet_row(b, plan.ids, batch) for b in new), on_rows=tick
+            report.counts["bullets"] = store.bulk.insert_rows(
+                "bullets", (_bullet_row(b, plan.ids, batch) for b in new), on_rows=tick
             )
-            insert_rows(store, "maturity_log", (_maturity_row(b, plan.ids, batch) for b in new))
+            store.bulk.insert_rows("maturity_log", (_maturity_row(b, plan.ids, batch) for b in new))
             events = _events_to_write(store, cass.events, plan, now, report.notes, empty)
-            report.counts["feedback"] = insert_events(
-                store, (_event_row(e, plan.ids, now, batch) for e in events), on_rows=tick
+            report.counts["feedback"] = store.bulk.insert_events(
+                (_event_row(e, plan.ids, now, batch) for e in events), on_rows=tick
             )
-            report.counts["edges"] = insert_rows(
-                store, "edges", _edge_rows(store, cass, plan, report.notes, empty, batch)
+            report.counts["edges"] = store.bulk.insert_rows(
+                "edges", _edge_rows(store, cass, plan, report.notes, empty, batch)
             )
-            insert_rows(store, "decisions", _deprecations(new, plan.ids, now, actor, batch))
+            store.bulk.insert_rows("decisions", _deprecations(new, plan.ids, now, actor, batch))
         blocks = _block_rows(store, cass.blocks, now, report.notes, empty)
-        report.counts["blocked_patterns"] = insert_rows(store, "blocked_patterns", blocks)
+        report.counts["blocked_patterns"] = store.bulk.insert_rows("blocked_patterns", blocks)
         tick(len(cass.edges) + len(cass.blocks))
         touched = {plan.ids[e.source_id] for e in events} & set(plan.merged.values())
         movable = {plan.ids[k]: m for k, m in movable_rules(new).items()}
@@ -225,7 +216,7 @@ def _events_to_write(
         )
     if empty or not plan.merged:
         return [e for e in events if e.source_id in plan.ids]
-    have = event_identities(store, set(plan.merged.values()))
+    have = store.bulk.event_identities(set(plan.merged.values()))
     out: list[ImportedEvent] = []
     for e in events:
         if e.source_id not in plan.ids:
@@ -247,7 +238,7 @@ def _edge_rows(
     empty: bool,
     batch: str | None,
 ) -> list[dict[str, Any]]:
-    have = set() if empty else edge_identities(store)
+    have = set() if empty else store.bulk.edge_identities()
     created = {b.source_id: b.created_at for b in cass.bullets}
     rows: list[dict[str, Any]] = []
     for e in cass.edges:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.text import content_hash, normalize
 from ..store import iso
-from ..store.interchange import blocked_normalized
 from ..store.store import new_id
 from .notes import Note
 
@@ -123,7 +122,7 @@ def _block_rows(
     notes: list[Note],
     empty: bool,
 ) -> list[dict[str, Any]]:
-    have = set() if empty else blocked_normalized(store)
+    have = set() if empty else store.bulk.blocked_normalized()
     rows: list[dict[str, Any]] = []
     for blk in blocks:
         normalized = normalize(blk.pattern)

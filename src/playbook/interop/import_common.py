@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import ConstraintError, InvalidImportError, InvalidInput
 from ..core.scoring import earned_rung, next_maturity
 from ..curation import run_maturity_pass
-from ..store.interchange import bulk_cache
 from .notes import Note, summarize
 
 if TYPE_CHECKING:
@@ -108,7 +107,7 @@ def _still_objects() -> Iterator[None]:
 def import_transaction(store: PlaybookStore) -> Iterator[None]:
     """One transaction for a whole import; what the file gets wrong becomes InvalidImport."""
     try:
-        with _still_objects(), bulk_cache(store), store.transaction():
+        with _still_objects(), store.bulk.bulk_cache(), store.transaction():
             yield
     except ConstraintError as exc:
         raise InvalidImport(f"the file is not consistent: {exc}") from None

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Literal
 
 from ..core.errors import DatabaseNotEmptyError
 from ..store import new_batch_id
-from ..store.interchange import insert_rows, is_empty
 from . import formats
 from .cass import CassImport, CassImportError, parse_blocked_log, parse_cass_playbook
 from .cass.diary import CassDiary, parse_diary
@@ -114,7 +113,7 @@ def _load_cass(
 
 
 def require_empty(store: PlaybookStore) -> None:
-    if not is_empty(store):
+    if not store.bulk.is_empty():
         raise DatabaseNotEmpty(
             "the database already holds a playbook, and a Playbook export is restored into "
             "an empty database only (it brings its own ids, event log and decision log)"
@@ -144,7 +143,7 @@ def import_snapshot(
         require_empty(store)
         for section, table in SECTIONS.items():
             rows = snap.rows(section, notes=report.notes)
-            report.counts[section] = insert_rows(store, table, rows, on_rows=tick)
+            report.counts[section] = store.bulk.insert_rows(table, rows, on_rows=tick)
         finish(
             store,
             report,

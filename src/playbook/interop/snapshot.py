@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from ..core.files import loads_json
 from ..core.inert import dumps
-from ..store.interchange import ORDER, read_table
+from ..store.interchange import ORDER
 from ..store.schema import MEMORY_LATEST
 from .snapshot_rows import Snapshot, SnapshotError, check_references, first_error
 
@@ -74,7 +74,7 @@ def export_snapshot(store: PlaybookStore) -> dict[str, Any]:
         "schema": {"memory": MEMORY_LATEST},
     }
     for section, table in SECTIONS.items():
-        doc[section] = [_out_row(table, r) for r in read_table(store, table)]
+        doc[section] = [_out_row(table, r) for r in store.bulk.read_table(table)]
     return doc
 
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import InvalidInput
 from ..store import iso, parse_iso
-from ..store.log_replay import read_history, token_matches
 from . import metrics
 from .bootstrap import REPLICATES, SEED, auc_estimates, mean_estimates, resample, session_index
 from .candidates import Candidate, default_grid, with_current
@@ -74,7 +73,7 @@ def evaluate(
     current = current or store.policy
     cands = with_current(current, list(candidates) if candidates is not None else
                          default_grid(current))  # fmt: skip
-    history = read_history(store)
+    history = store.past.read_history()
     events = history.events
     now = store.now()
     if not events:
@@ -88,7 +87,7 @@ def evaluate(
         [c.policy for c in cands],
         split_at=split_at,
         k=k,
-        matches=lambda tok: token_matches(store, tok),
+        matches=store.rank.token_matches,
         progress=progress,
     )
     held, train, y = rep.heldout, ~rep.heldout, rep.y

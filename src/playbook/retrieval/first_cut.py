@@ -20,7 +20,6 @@ from ..core.scoring import effective_with, final_score, sums_at
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore
 from ..store.evidence_rule import lags, row_answers
-from ..store.ranking import first_rows, first_worth, ids_of, playbook_size
 from .ranked import Ranked, scope_matches, top
 
 # A batch of relevance groups is read in one query once it holds this many candidates
@@ -59,7 +58,7 @@ def rank_first(
     policy = store.policy
     now_t = store.now()
     now = scoring.days(now_t)
-    lagging = lags(store)
+    lagging = lags(store.read_only, store.evidence_behind)
     default_hl = policy.half_life_days
     harm = policy.harm_multiplier
     floor = policy.min_relevance
@@ -92,7 +91,7 @@ def rank_first(
                 heapq.heappush(heap, final)
             elif final > heap[0]:
                 heapq.heapreplace(heap, final)
-    ids = ids_of(store, [row[2] for row in slow]) if slow else {}
+    ids = store.rank.ids_of([row[2] for row in slow]) if slow else {}
     if slow:
         evidence = store.evidence_many(list(ids.values()), at=now_t)
         for row in slow:
@@ -110,7 +109,7 @@ def rank_first(
         chosen.append(kept)
     missing = [s[2] for kept in chosen for s in kept if s[2] not in ids]
     if missing:  # the ids of every list's rows, in one read
-        ids.update(ids_of(store, missing))
+        ids.update(store.rank.ids_of(missing))
     return [
         top(
             [
@@ -174,13 +173,15 @@ def _rows(
         reach = [f / m for f, m in zip(floors or (), most, strict=False) if f > 0 < m]
         if floors is not None and reach and len(seqs) >= SCAN_LEAST:
             least = min(reach) * (1 - SLACK)
-            size = playbook_size(store) if size is None else size
+            size = store.rank.playbook_size() if size is None else size
             if _scan_pays(left, size, sum(h >= least for h in helps) / (len(helps) or 1)):
                 whole = tuple(f < 0 for f in floors)
                 rest = sorted(s for _, group in batches[i:] for s in group)
-                yield from first_rows(store, first_worth(store, rest, now, least, whole), now)
+                yield from store.rank.first_rows(
+                    store.rank.first_worth(rest, now, least, whole), now
+                )
                 return
-        for row in first_rows(store, seqs, now, floors):
+        for row in store.rank.first_rows(seqs, now, floors):
             helps.append(row[8] or 0.0)
             yield row
         left -= len(seqs)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.text import query_tokens
 from ..store import PlaybookStore, parse_iso
-from ..store.ranking import LISTS, keyword_hits, keyword_points
+from ..store.ranking import LISTS
 from ..store.records import BulletRecord, bullet_json, bullet_of
 from .rank import rank_as_of, rank_now
 from .ranked import Scope, parse_scope, scope_matches
@@ -139,14 +139,14 @@ def keyword_relevance(store: PlaybookStore, text: str) -> dict[str, float]:
     if not terms:
         return {}
     floor = store.policy.min_relevance
-    return {b: p for b, p in keyword_points(store, terms, store.policy).items() if p >= floor}
+    return {b: p for b, p in store.rank.keyword_points(terms, store.policy).items() if p >= floor}
 
 
 def keyword_postings(store: PlaybookStore, text: str) -> list[tuple[Any, float]]:
     """The same points as raw postings, (numpy array of bullet seqs, points) per match, for
     callers that rank in numpy by seq (the workbench's large-table path)."""
     terms = query_terms(store, text)
-    return keyword_hits(store, terms, store.policy) if terms else []
+    return store.rank.keyword_hits(terms, store.policy) if terms else []
 
 
 def parse_when(text: str) -> datetime:

@@ -23,7 +23,7 @@ from ..core import scoring
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore, iso
 from ..store.evidence_rule import rows_answer
-from ..store.ranking import LISTS, contents_of, first_query, ids_of, keyword_lists, keyword_points
+from ..store.ranking import LISTS
 from .first_cut import rank_first
 from .ranked import Ranked, scope_matches, top
 
@@ -43,24 +43,21 @@ def rank_now(
     """The present moment, vectorised over the in-memory rank table (a store's first
     keyword query: its candidates only, in plain Python, see `rank_first`)."""
     policy = store.policy
-    lists = keyword_lists(store, qtokens, policy)
+    lists = store.rank.keyword_lists(qtokens, policy)
     if vectors is None:
         points: dict[int, float] = {}
         for seqs, value in lists:
             for s in seqs:
                 points[s] = points.get(s, 0.0) + value
-        if first_query(store):
+        if store.rank.first_query():
             return rank_first(store, points, caller, limit)
     import numpy as np  # lazy: recall, hook prompt (not for a first query)
 
-    from ..store.rank_table import (  # lazy: recall, hook prompt (not for a first query)
-        keyword_array,
-        rank_table,
-    )
+    from ..store.rank_table import keyword_array  # lazy: recall, hook prompt (not a first query)
 
     hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
     with _collector_paused():
-        table = rank_table(store)
+        table = store.rank.table()
         if not len(table):
             return [[], [], []]
         if vectors is not None:
@@ -68,7 +65,7 @@ def rank_now(
                 query,
                 list(zip(table.seq.tolist(), table.content_hash, strict=True)),
                 scale=policy.similarity_scale,
-                contents=lambda seqs: contents_of(store, seqs),
+                contents=store.rank.contents_of,
             )
     keyword = keyword_array(table, hits)
     relevance = keyword.copy()
@@ -102,7 +99,7 @@ def rank_now(
     # `exact`: the row's INEXACT flag clear and the cache not lagging (`rank_table`)
     slow = ~rows_answer(~table.exact[cand], ref, now, False)
     if slow.any():
-        slow_ids = ids_of(store, table.seq[cand[slow]].tolist())
+        slow_ids = store.rank.ids_of(table.seq[cand[slow]].tolist())
         evidence = store.evidence_many(list(slow_ids.values()), at=now_t)
         for j in np.flatnonzero(slow):
             i = cand[j]
@@ -120,7 +117,7 @@ def rank_now(
             cut = np.partition(final[sel], sel.size - limit)[sel.size - limit]
             sel = sel[final[sel] >= cut]
         sels.append(sel)
-    ids = ids_of(store, table.seq[cand[np.concatenate(sels)]].tolist())
+    ids = store.rank.ids_of(table.seq[cand[np.concatenate(sels)]].tolist())
     out: list[list[Ranked]] = []
     for sel in sels:
         rows = [
@@ -166,7 +163,7 @@ def rank_as_of(
 ) -> list[list[Ranked]]:
     """The playbook as it stood at `as_of`, scored from the log itself."""
     policy = store.policy
-    keyword = keyword_points(store, qtokens, policy)
+    keyword = store.rank.keyword_points(qtokens, policy)
     rows = store.recall_candidates(None if vectors is not None else list(keyword), at=iso(as_of))
     cands = [r for r in rows if scope_matches(r[4], r[5], caller)]
     similarity: dict[str, float] = {}

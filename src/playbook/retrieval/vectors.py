@@ -27,13 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..store.vectors import (
-    cached_vectors,
-    other_embedders,
-    rewrite_vectors,
-    unembedded,
-    wide_vectors,
-)
 from .embedders import CountingEmbedder, Embedder, HashTrigramEmbedder, unit_rows
 
 __all__ = [
@@ -210,7 +203,7 @@ class MemoryVectors:
         """Read the cached vectors of `hashes` (none of them loaded yet)."""
         if len(hashes) >= self.SCAN and not self._scanned:
             self._scanned = True
-            for chunk in cached_vectors(self.store, self.embedder.id, self.embedder.dims):
+            for chunk in self.store.blobs.cached_vectors(self.embedder.id, self.embedder.dims):
                 self._add_blobs(chunk)
             return
         self._add_blobs(list(self.store.cache_get(self.embedder.id, hashes).items()))
@@ -293,11 +286,10 @@ class MemoryVectors:
         vectors an older version cached as float32 (the same vectors, a quarter of the
         size). Each batch is committed on its own, so an interrupted run keeps what it did.
         Returns {"embedded": n, "compacted": m, "cached": vectors now cached}."""
-
-        todo = unembedded(self.store, self.embedder.id)
+        todo = self.store.blobs.unembedded(self.embedder.id)
         wide: list[tuple[str, str]] = []
         if isinstance(self.embedder, CountingEmbedder):
-            wide = wide_vectors(self.store, self.embedder.id, self.embedder.dims)
+            wide = self.store.blobs.wide_vectors(self.embedder.id, self.embedder.dims)
         total = len(todo) + len(wide)
         if progress is not None:
             progress(0, total)
@@ -311,8 +303,8 @@ class MemoryVectors:
                 if compact:  # counts that do not fit int8 stay as they were stored
                     pairs = [(h, v) for h, v in pairs if len(v) == self.embedder.dims]
                     if pairs:
-                        rewrite_vectors(
-                            self.store, self.embedder.id, self.embedder.dims, dict(pairs)
+                        self.store.blobs.rewrite_vectors(
+                            self.embedder.id, self.embedder.dims, dict(pairs)
                         )
                     compacted += len(pairs)
                 else:
@@ -338,9 +330,8 @@ class MemoryVectors:
 
         `contents(keys)` supplies the text of bullets that still need embedding.
         """
-
         result = Similarities()
-        for eid, n in sorted(other_embedders(self.store, self.embedder.id).items()):
+        for eid, n in sorted(self.store.blobs.other_embedders(self.embedder.id).items()):
             result.degraded.append(
                 f"{n} cached vectors from embedder {eid} were not used: they do not compare "
                 f"with {self.embedder.id} (re-embed to use them)"

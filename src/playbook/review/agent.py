@@ -22,7 +22,6 @@ from ..core.terms import DELTA_TYPES, Actor
 from ..core.text import plural
 from ..curation.pipeline import _provenance, batch_problem, curate
 from ..curation.results import APPLIED, CurateResult, DeltaOutcome
-from ..store.postgres.logins import is_agent_login
 from .queue import stage
 
 if TYPE_CHECKING:
@@ -185,6 +184,5 @@ def _target(item: object) -> str | None:
 
 def agent_login(store: PlaybookStore) -> bool:
     """Whether `store`'s connection is an agent's login: on PostgreSQL, one that may not
-    decide proposals (see `store.postgres.logins`); never on SQLite, which has no logins."""
-
-    return is_agent_login(store)
+    decide proposals (`ProposalRepo.may_decide`); never on SQLite, which has no logins."""
+    return not store.proposals.may_decide()

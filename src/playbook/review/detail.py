@@ -11,7 +11,6 @@ from ..core import scoring
 from ..core.errors import NotFound
 from ..core.limits import preview
 from ..store import Conflict, Decision, PlaybookStore, iso
-from ..store.views import maturity_history
 from .scores import bullet_score, score_moment
 
 if TYPE_CHECKING:
@@ -122,7 +121,7 @@ def bullet_detail(
         predecessors=[(k, related[b]) for k, b in lineage.predecessors if b in related],
         successors=[(k, related[b]) for k, b in lineage.successors if b in related],
         decisions=store.decisions(bullet_id=bullet_id, limit=decisions),
-        maturity_log=maturity_history(store, bullet_id),
+        maturity_log=store.views.maturity_history(bullet_id),
         conflicts=[c for c in store.conflicts(include_resolved=True) if bullet_id in (c.a, c.b)],
         score_at=score_moment(bullet),
     )

@@ -10,8 +10,7 @@ from typing import Any
 
 from ..core.errors import InvalidInput
 from ..store import PlaybookStore, iso
-from ..store import history as past
-from ..store.views import BulletRow, bullet_rows
+from ..store.views import BulletRow
 from .history import rows_as_of
 
 MOVERS = 20  # rules listed under "moved most in score"
@@ -100,7 +99,7 @@ def diff_since(
     if since > end:
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
     before = {r.id: r for r in rows_as_of(store, since)}
-    after = {r.id: r for r in (rows_as_of(store, end) if until else bullet_rows(store))}
+    after = {r.id: r for r in (rows_as_of(store, end) if until else store.views.bullet_rows())}
 
     def change(now: BulletRow, then: BulletRow | None, next_ids: Sequence[str] = ()) -> RuleChange:
         return RuleChange(
@@ -119,7 +118,7 @@ def diff_since(
         r for r in after.values()
         if r.state == "retired" and (r.id not in before or before[r.id].state != "retired")
     ]  # fmt: skip
-    successors = past.successors_of(store, [r.id for r in gone], end)
+    successors = store.past.successors_of([r.id for r in gone], end)
     retired = [change(r, before.get(r.id), successors.get(r.id, ())) for r in gone]
     rungs = [
         change(r, before[r.id])

@@ -24,7 +24,6 @@ from ..core import scoring
 from ..core.model import Bullet, Score
 from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
-from ..store import history as past
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
 from .history_cache import Events, HistoryCache, epoch_days, events_of
@@ -106,12 +105,12 @@ def _rows_as_of(
     policy = store.policy
     wanted = None
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
-        lineage = past.ancestors_many(store, ids)
+        lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     if cache is not None and wanted is None:
         rows, events, created = cache.at(when)
     else:
-        rows = past.bullets_created_by(store, when, wanted)
+        rows = store.past.bullets_created_by(when, wanted)
         events, created = None, epoch_days([r[_CREATED] for r in rows])
     n = len(rows)
     if not n:
@@ -128,7 +127,7 @@ def _rows_as_of(
     half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
     helpful, harmful, last = _evidence(store, when, pos, end, half_life, created, events)
     stale = (end - last) >= policy.stale_after_days
-    maturity_then = past.maturities_as_of(store, when)
+    maturity_then = store.past.maturities_as_of(when)
     maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
     effective = scoring.effective_scores(helpful, harmful, maturities, policy)
     pinned = _pins_as_of(store, when, {r[_ID]: bool(r[_PINNED]) for r in rows})
@@ -153,7 +152,7 @@ def _events_recorded_by(
 ) -> Events:
     """The feedback recorded by `when` (of `ids`' bullets, or all), owned by row positions;
     an event of a bullet created after `when` (an import) is left out."""
-    return events_of(past.events_recorded_by(store, when, ids), pos)[0]
+    return events_of(store.past.events_recorded_by(when, ids), pos)[0]
 
 
 def _evidence(
@@ -207,7 +206,7 @@ def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> d
     """Each bullet's pin at `when`: its latest pin/unpin decision by then; before its first
     one, the opposite of that one; with none, its pin now."""
     changes: dict[str, list[tuple[str, str]]] = {}
-    for bid, action, at in past.pin_changes(store):
+    for bid, action, at in store.past.pin_changes():
         if bid in now:
             changes.setdefault(bid, []).append((action, at))
     when_iso = iso(when)
@@ -248,7 +247,7 @@ def conflicts_as_of(
     by then."""
     flags = [
         Conflict(cid, a, b, reason, parse_iso(created), "open", None)
-        for cid, a, b, reason, created in past.conflicts_open_at(store, when)
+        for cid, a, b, reason, created in store.past.conflicts_open_at(when)
     ]
     ids = list(dict.fromkeys(i for c in flags for i in (c.a, c.b)))
     rows = {r.id: r for r in rows_as_of_ids(store, ids, when)}
@@ -275,7 +274,7 @@ def proposals_as_of(store: PlaybookStore, when: datetime) -> list[Proposal]:
     then, oldest first, all "pending", each with its targets as they stood then (a target
     retired by then makes it stale). `similar` is left empty (`closest_rules` is about the
     playbook now)."""
-    found = [_proposal(r) for r in past.proposals_pending_at(store, when)]
+    found = [_proposal(r) for r in store.past.proposals_pending_at(when)]
     ids = {
         i
         for p in found
@@ -284,7 +283,7 @@ def proposals_as_of(store: PlaybookStore, when: datetime) -> list[Proposal]:
     }
     bullets = _bullets_as_of(store, rows_as_of_ids(store, ids, when)) if ids else {}
     retired = [b for b, x in bullets.items() if x.state == "retired"]
-    successors = past.successors_of(store, retired, when)
+    successors = store.past.successors_of(retired, when)
     out = []
     for p in found:
         targets = []

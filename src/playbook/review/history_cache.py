@@ -19,7 +19,6 @@ import numpy as np
 
 from ..core import scoring
 from ..store import PlaybookStore, iso, parse_iso
-from ..store import history as past
 
 _CREATED, _VALID_FROM = 10, 14  # positions in store.history.ROW_COLUMNS
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,8 +47,8 @@ class HistoryCache:
 
     @classmethod
     def read(cls, store: PlaybookStore) -> HistoryCache:
-        rows = past.every_bullet(store)
-        events, known = events_of(past.every_event(store), {r[0]: i for i, r in enumerate(rows)})
+        rows = store.past.every_bullet()
+        events, known = events_of(store.past.every_event(), {r[0]: i for i, r in enumerate(rows)})
         return cls(
             rows,
             np.array([r[_VALID_FROM] for r in rows], dtype=str),

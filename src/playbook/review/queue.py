@@ -21,7 +21,6 @@ from ..core.terms import HOOK_ORIGIN  # noqa: F401  (part of this module's API)
 from ..curation import CurateResult, blocking_pattern, curate
 from ..curation.pipeline import batch_problem
 from ..store import PlaybookStore, StoreError, iso
-from ..store import proposals as proposals_sql
 from ..store.store import new_id
 from .proposal_view import with_similar
 from .proposals import (  # noqa: F401  (part of this module's API)
@@ -156,18 +155,18 @@ def stage(
                 continue
             prov = (provenances[i] if provenances and i < len(provenances) else None) or base
             key = _canonical(delta)
-            if proposals_sql.seen(store, key, prov.session_ref, prov.byte_offset):
+            if store.proposals.seen(key, prov.session_ref, prov.byte_offset):
                 result.duplicates.append(i)
                 continue
             pid = new_id("d")
-            proposals_sql.insert(store, pid, key, prov.session_ref, prov.byte_offset, origin, now)
+            store.proposals.insert(pid, key, prov.session_ref, prov.byte_offset, origin, now)
             result.staged.append(pid)
             result.staged_at.append(i)
     return result
 
 
 def get(store: PlaybookStore, proposal_id: str) -> Proposal | None:
-    row = proposals_sql.get(store, proposal_id)
+    row = store.proposals.get(proposal_id)
     return _proposal(row) if row else None
 
 
@@ -205,8 +204,7 @@ def list_proposals(
     `session` (its provenance's session ref), of one `delta_type` such as "add"), oldest
     first or `newest_first`. Each carries its `origin` ("hook" for an agent session's end)
     and its session (`provenance.session_ref`)."""
-    rows = proposals_sql.rows(
-        store,
+    rows = store.proposals.rows(
         status=status,
         origin=origin,
         limit=None if delta_type is not None else limit,
@@ -226,8 +224,8 @@ def count_pending(
 ) -> int:
     """Pending proposals; with `since`, only those staged after it ("new since you last
     looked"); with `origin`, only those of one origin (e.g. `HOOK_ORIGIN`)."""
-    return proposals_sql.count(
-        store, "pending", since=iso(since) if since is not None else None, origin=origin
+    return store.proposals.count(
+        "pending", since=iso(since) if since is not None else None, origin=origin
     )
 
 
@@ -293,8 +291,7 @@ def approve(
         outcome = result.outcomes[0]
         if outcome.status in _NOTHING_DONE:
             raise QueueError(f"cannot approve {proposal_id}: {outcome.status}: {outcome.reason}")
-        proposals_sql.decide(
-            store,
+        store.proposals.decide(
             proposal_id,
             "approved",
             decided_at=iso(store.now()),
@@ -339,8 +336,7 @@ def reject(
         if block and not isinstance(content, str):
             raise QueueError(f"a {p.delta.get('type')} proposal has no pattern to block")
         block_id = store.block(content, reason, actor=actor) if block and content else None
-        proposals_sql.decide(
-            store,
+        store.proposals.decide(
             proposal_id,
             "rejected",
             decided_at=iso(store.now()),

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, get_args
 
 from ..core.terms import MATURITIES, BulletTypeName
-from ..store.reports import bullet_counts, feedback_counts
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
@@ -37,10 +36,10 @@ def playbook_stats(store: PlaybookStore) -> dict[str, Any]:
     """Counts of the whole playbook, read in one pass (no write)."""
     from . import queue  # lazy: stats
 
-    counts = bullet_counts(store)
+    counts = store.reports.bullet_counts()
     ids = store.active_ids()
     scores = store.scores(ids) if ids else {}
-    feedback = feedback_counts(store)
+    feedback = store.reports.feedback_counts()
     buckets = dict.fromkeys((b[0] for b in SCORE_BUCKETS), 0)
     for s in scores.values():
         buckets[bucket(s.effective)] += 1

@@ -22,7 +22,6 @@ import numpy as np
 from ..core import scoring
 from ..core.model import Bullet
 from ..store import PlaybookStore
-from ..store.history import ancestors_many, maturity_histories
 
 SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 TREND_DAYS = 90
@@ -62,8 +61,8 @@ def score_series(
     `playbook.core.scoring`; nothing is stored.
     """
     if history is None:
-        history = maturity_histories(store, [bullet.id]).get(bullet.id, [])
-    lineage = [bullet.id, *ancestors_many(store, [bullet.id]).get(bullet.id, [])]
+        history = store.past.maturity_histories([bullet.id]).get(bullet.id, [])
+    lineage = [bullet.id, *store.edges.ancestors_many([bullet.id]).get(bullet.id, [])]
     raw = store.raw_events(lineage)
     events = sorted(_lineage_events(lineage, raw), key=lambda e: e[1])
     start = bullet.created_at
@@ -98,10 +97,10 @@ def score_trends(
     steps = max(2, points)
     moments = [now - timedelta(days=days * (steps - 1 - k) / (steps - 1)) for k in range(steps)]
     bullets = store.get_bullets(wanted)
-    lineages = ancestors_many(store, list(bullets))
+    lineages = store.edges.ancestors_many(list(bullets))
     members = list({m for bid in bullets for m in (bid, *lineages.get(bid, ()))})
     raw = store.raw_events(members) if members else {}
-    histories = maturity_histories(store, list(bullets))
+    histories = store.past.maturity_histories(list(bullets))
     found = [bid for bid in wanted if bid in bullets]
     items = [
         (

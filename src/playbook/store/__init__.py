@@ -8,8 +8,9 @@ SPEC §2 API; `open_store(target, policy, clock, mode=...)` is what every surfac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import (
     DatabaseOpenError,
@@ -20,7 +21,9 @@ from ..core.errors import (
     StoreError,
 )
 from ..core.lazy import lazy_exports
-from .schema import MEMORY_LATEST, Migration, memory_migration, run_migrations, schema_version
+from . import schema as _schema
+from .backends import executor_of
+from .schema import MEMORY_LATEST, Migration, memory_migration
 from .sqlite import BUSY_TIMEOUT_MS, connect
 from .sqlite import driver_error as _sqlite_error
 from .store import (
@@ -68,6 +71,18 @@ def driver_error(exc: BaseException) -> PlaybookError | None:
     from .postgres.dialect import driver_error as postgres_error
 
     return _sqlite_error(exc) or postgres_error(exc)
+
+
+def run_migrations(db: Any, migrations: Sequence[Migration]) -> list[tuple[str, int]]:
+    """Apply what is missing of each migration to `db` (a `sqlite_utils.Database`, a
+    `sqlite3.Connection` or an executor); return the (namespace, version) applied
+    (`store/schema.py`)."""
+    return _schema.run_migrations(executor_of(db), migrations)
+
+
+def schema_version(db: Any, namespace: str = "memory") -> int:
+    """The version of `namespace` that `db` holds (0 when absent)."""
+    return _schema.schema_version(executor_of(db), namespace)
 
 
 def open_database(path: str | Path) -> Database:

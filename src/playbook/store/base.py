@@ -1,134 +1,82 @@
-"""What every part of the store shares: the executor, the policy, the clock, the meta table.
+"""What the store's parts share: `Part` (the executor, the clock, the store's write
+transaction), the meta table, and the decision log every part writes to.
 
-`PlaybookStore` (store.py) is this base plus one mixin per aggregate (bullets, feedback,
-evidence, review, blobs); each mixin runs its SQL through `self.sql`, the executor, and
-never sees a connection.
+`PlaybookStore` (store.py) is a façade composed of parts — repositories and read models —
+each built with the executor and what it needs, never the store itself.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
-from ..core.policy import DEFAULT_POLICY, Policy
-from ..core.terms import Actor, utcnow
+from ..core.policy import Policy
+from ..core.terms import Actor
 from ..core.text import content_hash
-from .executor import executor_of
-from .records import iso
-from .schema import MEMORY_LATEST, memory_migration, run_migrations
+from .records import EPOCH, Decision, iso, stored_json, stored_time, where_equal
 
 if TYPE_CHECKING:
-    from ..core.model import Bullet
     from .executor import Executor
-    from .ranking import RankTable
+
+Now = Callable[[], datetime]
+Transaction = Callable[[], AbstractContextManager[None]]
 
 
-@dataclass
-class RankCache:
-    """What recall keeps between queries on one store (see `store/ranking.py`)."""
+class Part:
+    """A repository or read model of the store: it runs SQL through `sql`, reads the time
+    from `now` (the store's clock, as an aware UTC datetime) and writes inside
+    `transaction()` (the store's: re-entrant, folding new feedback as it commits)."""
 
-    table: RankTable | None = None
-    wanted: bool = False  # a second query came: load the whole table next time
+    def __init__(self, sql: Executor, now: Now, transaction: Transaction) -> None:
+        self.sql = sql
+        self.now = now
+        self.transaction = transaction
 
 
-class StoreBase:
-    """The store's shared state. Construct `PlaybookStore`, not this."""
-
-    sql: Executor
+class DecidingPart(Part):
+    """A part whose human actions (pin, block, resolve, ...) are written to the decision
+    log in the same transaction."""
 
     def __init__(
-        self,
-        db: Any,
-        *,
-        policy: Policy = DEFAULT_POLICY,
-        clock: Callable[[], datetime] = utcnow,
-        migrate: bool = True,
+        self, sql: Executor, now: Now, transaction: Transaction, decisions: DecisionLog
     ) -> None:
-        self.sql = executor_of(db)
-        self.policy = policy
-        self.clock = clock
-        self.rank_cache = RankCache()
-        if migrate:
-            run_migrations(self.sql, [memory_migration(MEMORY_LATEST)])
+        super().__init__(sql, now, transaction)
+        self.decisions = decisions
 
-    # ---------------------------------------------------------------- lifetime
-    def close(self) -> None:
-        """Close the connection (the store cannot be used afterwards)."""
-        self.sql.close()
 
-    def __enter__(self) -> Self:
-        return self
+class Meta:
+    """The `meta` table: one text value per key."""
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+    def __init__(self, sql: Executor) -> None:
+        self.sql = sql
 
-    @property
-    def read_only(self) -> bool:
-        """Opened for reading only (`open_store(..., mode="read")`, or a read-only file)."""
-        return self.sql.read_only
+    def get(self, key: str) -> str | None:
+        return self.sql.scalar("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[no-any-return]
 
-    @property
-    def derived_by_database(self) -> bool:
-        """The connection may not write what is derived from the log (the evidence cache, a
-        rule's maturity): the database computes it (PostgreSQL's agent role, `pg roles`), so
-        the maturity pass and step 5's test are asked of it."""
-        return self.sql.derived_by_database
-
-    @property
-    def location(self) -> str:
-        """Where the playbook is (a path, or a URL without its password), for messages."""
-        return self.sql.label
-
-    # ---------------------------------------------------------------- time & transactions
-    def now(self) -> datetime:
-        t = self.clock()
-        if t.tzinfo is None:
-            raise ValueError("the store's clock must return timezone-aware datetimes")
-        return t.astimezone(UTC)
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """One write transaction (re-entrant: an inner block joins the outer one)."""
-        return self.sql.transaction()
-
-    def change_token(self) -> Hashable:
-        """Changes whenever anyone commits to the playbook: compare two for live refresh."""
-        return self.sql.change_token()
-
-    def listen(self) -> None:
-        """Make `change_token()` follow other connections' commits without asking the
-        database each time, where the backend can push them (PostgreSQL's LISTEN/NOTIFY; a
-        SQLite token is free to read already). For a long-lived watcher."""
-        self.sql.listen()
-
-    def half_life(self, bullet: Bullet | None = None, value: float | None = None) -> float:
-        if bullet is not None:
-            value = bullet.half_life_days
-        return float(value) if value else self.policy.half_life_days
-
-    # ---------------------------------------------------------------- meta
-    def _meta(self, key: str) -> str | None:
-        return self.sql.scalar("SELECT value FROM meta WHERE key = ?", (key,))
-
-    def _set_meta(self, key: str, value: str) -> None:
+    def set(self, key: str, value: str) -> None:
         self.sql.later(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             [(key, value)],
         )
 
+
+class DecisionLog:
+    """The audit trail (every part writes here; `store.decisions(...)` reads it), and the
+    policy the maturity pass last ran with."""
+
+    def __init__(self, sql: Executor, policy: Policy, now: Now, meta: Meta) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.now = now
+        self.meta = meta
+
     # ---------------------------------------------------------------- decision log (writes)
-    def log_decision(
+    def log(
         self,
         batch_id: str | None,
         actor: str,
@@ -161,7 +109,25 @@ class StoreBase:
         return content_hash(repr(sorted(self.policy.values().items())))
 
     def maturity_policy_changed(self) -> bool:
-        return self._meta("maturity_policy") != self.policy_fingerprint() + scoring.PASS_RULES
+        return self.meta.get("maturity_policy") != self.policy_fingerprint() + scoring.PASS_RULES
 
     def record_maturity_policy(self) -> None:
-        self._set_meta("maturity_policy", self.policy_fingerprint() + scoring.PASS_RULES)
+        self.meta.set("maturity_policy", self.policy_fingerprint() + scoring.PASS_RULES)
+
+    # ---------------------------------------------------------------- decision log (reads)
+    def __call__(
+        self, *, bullet_id: str | None = None, batch_id: str | None = None, limit: int = 200
+    ) -> list[Decision]:
+        where, args = where_equal(bullet_id=bullet_id, batch_id=batch_id)
+        sql = "SELECT id, at, batch_id, actor, action, bullet_id, status, reason, detail "
+        sql += f"FROM decisions{where} ORDER BY id DESC LIMIT ?"
+        rows = self.sql.all(sql, [*args, limit])
+        return [
+            Decision(
+                r[0],
+                stored_time(r[1], "decisions", r[0]) or EPOCH,
+                *r[2:8],
+                detail=stored_json(r[8], "decisions", r[0], {}),
+            )
+            for r in reversed(rows)
+        ]

@@ -5,9 +5,10 @@ a copy of the session in another file is read from past them)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 
-from .base import StoreBase
+from .base import Part
 from .records import iso
 from .schema import next_seq
 
@@ -15,7 +16,9 @@ RECORD_MARK = "record:"  # the watermarks row of a transcript record a reflectio
 _MARK_CHUNK = 500  # record ids looked up per statement
 
 
-class BlobsMixin(StoreBase):
+class BlobRepo(Part):
+    """The embedding cache, reflection watermarks and record marks."""
+
     # ---------------------------------------------------------------- cache_blob
     def cache_get(self, embedder_id: str, hashes: Iterable[str]) -> dict[str, bytes]:
         keys = [f"{embedder_id}:{h}" for h in hashes]
@@ -77,3 +80,71 @@ class BlobsMixin(StoreBase):
             )
             found.update(str(r[0])[len(RECORD_MARK) :] for r in rows)
         return found
+
+    # ---------------------------------------------------------------- bulk reads of vectors
+    # `cache_get` fetches vectors by content hash, which suits a few; these read them by
+    # embedder, in one pass, which is what a first semantic recall over a whole playbook
+    # needs (100k keys looked up one by one cost more than the scan).
+
+    def cached_vectors(
+        self, embedder_id: str, dims: int, *, chunk: int = 4096
+    ) -> Iterator[list[tuple[str, bytes]]]:
+        """(content hash, vector bytes) of every vector cached for `embedder_id` at `dims`, a
+        chunk of rows at a time."""
+        rows = iter(
+            self.sql.execute(
+                "SELECT content_hash, value FROM cache_blob WHERE embedder_id = ? AND dims = ?",
+                (embedder_id, dims),
+            )
+        )
+        while batch := list(islice(rows, chunk)):
+            yield batch
+
+    def unembedded(self, embedder_id: str) -> list[tuple[str, str]]:
+        """(content hash, content) of every recallable bullet (not retired) whose content has
+        no vector from `embedder_id` yet; one row per distinct content."""
+        rows = self.sql.all(
+            "SELECT b.content_hash, MIN(b.content) FROM bullets b WHERE b.state != 'retired' "
+            "AND NOT EXISTS (SELECT 1 FROM cache_blob c WHERE c.key = ? || ':' || b.content_hash) "
+            "GROUP BY b.content_hash ORDER BY MIN(b.seq)",
+            (embedder_id,),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def wide_vectors(self, embedder_id: str, dims: int) -> list[tuple[str, str]]:
+        """(content hash, content) of every vector cached for `embedder_id` at `dims` as float32
+        (`4 × dims` bytes) whose content some bullet still holds: what `playbook index` can
+        rewrite as int8 counts."""
+        rows = self.sql.all(
+            "SELECT c.content_hash, MIN(b.content) FROM cache_blob c "
+            "JOIN bullets b ON b.content_hash = c.content_hash "
+            "WHERE c.embedder_id = ? AND c.dims = ? AND length(c.value) = ? "
+            "GROUP BY c.content_hash ORDER BY c.content_hash",
+            (embedder_id, dims, 4 * dims),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def rewrite_vectors(self, embedder_id: str, dims: int, items: dict[str, bytes]) -> None:
+        """Replace cached vectors by another form of the same vectors, in one transaction. The
+        old rows are deleted and new ones appended rather than updated in place: SQLite keeps
+        an updated row where it was, so rows that shrink from 2 KB to 512 bytes would each keep
+        a page to themselves and a scan would read as many pages as before."""
+        keys = [f"{embedder_id}:{h}" for h in items]
+        d = self.sql.dialect
+        with self.transaction():
+            self.sql.execute(
+                f"DELETE FROM cache_blob WHERE {d.in_list('key')}", (d.list_param(keys),)
+            )
+            self.cache_put(embedder_id, dims, items)
+
+    def other_embedders(self, embedder_id: str) -> dict[str, int]:
+        """Embedder identities other than `embedder_id` present in the cache, with how many
+        vectors each. Two ranges of the embedder index, so that the many vectors of
+        `embedder_id` itself are not counted one by one on every first recall."""
+        rows = self.sql.execute(
+            "SELECT embedder_id, COUNT(*) FROM cache_blob WHERE embedder_id < ? GROUP BY 1 "
+            "UNION ALL "
+            "SELECT embedder_id, COUNT(*) FROM cache_blob WHERE embedder_id > ? GROUP BY 1",
+            (embedder_id, embedder_id),
+        )
+        return {r[0]: r[1] for r in rows}

@@ -1,6 +1,7 @@
-"""Appending many rows to one table at once: `COPY` on PostgreSQL, `executemany` on SQLite.
+"""Rows of whole tables (`store.tables`): appending many at once (`COPY` on PostgreSQL,
+`executemany` on SQLite), and a whole playbook copied from another (`playbook copy`).
 
-    append_rows(store, "feedback", ("bullet_id", "kind", "at", ...), rows) -> int
+    store.tables.append_rows("feedback", ("bullet_id", "kind", "at", ...), rows) -> int
 
 A multi-row `INSERT` sends every value as a parameter and makes the server plan each
 statement; `COPY ... FROM STDIN` streams the rows in one statement, several times faster
@@ -12,7 +13,7 @@ they land in the order the caller asked for, and roll back with the transaction.
 It writes exactly the rows given, no more: no evidence fold, no maturity pass, no decision
 logged. A caller that appends feedback runs `store.sync_evidence()` before the transaction
 ends (the cache then agrees with the log, as after any write). Tables and columns are
-checked against the playbook's schema (`copying.TABLES`), never taken from outside.
+checked against the playbook's schema (`tables.TABLES`), never taken from outside.
 
 On PostgreSQL this reaches into the executor (its connection and its waiting writes):
 when the executors are reorganised this belongs on them, as `Executor.copy_rows`.
@@ -20,34 +21,98 @@ when the executors are reorganised this belongs on them, as `Executor.copy_rows`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import UsageError
-from .copying import TABLES
+from ..core.errors import DatabaseNotEmptyError, UsageError
+from .checks import well_formed
+from .interchange import INTEGER_KEYS
+from .tables import PAGE, TABLES
 
 if TYPE_CHECKING:
-    from .store import PlaybookStore
+    from .base import Transaction
+    from .executor import Executor
+    from .interchange import Interchange
 
 
-def append_rows(
-    store: PlaybookStore, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
-) -> int:
-    """Append `rows` (tuples in the order of `columns`) to `table`; returns how many."""
-    known = TABLES.get(table)
-    if known is None:
-        raise UsageError(f"no playbook table named {table!r}")
-    unknown = [c for c in columns if c not in known[0]]
-    if unknown or len(set(columns)) != len(columns) or not columns:
-        raise UsageError(f"not columns of {table}: {', '.join(unknown) or 'repeated or none'}")
-    with store.transaction():
-        ex = store.sql
-        if str(ex.dialect) == "postgresql":
-            return _copy(ex, table, columns, rows)
-        marks = ", ".join("?" * len(columns))
-        rows = list(rows)
-        ex.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
-        return len(rows)
+class TableRows:
+    """Whole tables' rows, written verbatim: no evidence fold, no maturity pass, no
+    decision logged (`store.tables`)."""
+
+    def __init__(self, sql: Executor, transaction: Transaction, bulk: Interchange) -> None:
+        self.sql = sql
+        self.transaction = transaction
+        self.bulk = bulk
+
+    def append_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+        """Append `rows` (tuples in the order of `columns`) to `table`; returns how many."""
+        known = TABLES.get(table)
+        if known is None:
+            raise UsageError(f"no playbook table named {table!r}")
+        unknown = [c for c in columns if c not in known[0]]
+        if unknown or len(set(columns)) != len(columns) or not columns:
+            raise UsageError(f"not columns of {table}: {', '.join(unknown) or 'repeated or none'}")
+        with self.transaction():
+            ex = self.sql
+            if str(ex.dialect) == "postgresql":
+                return _copy(ex, table, columns, rows)
+            marks = ", ".join("?" * len(columns))
+            rows = list(rows)
+            ex.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+            return len(rows)
+
+    def copy_from(
+        self,
+        source: TableRows,
+        destination: str,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> dict[str, int]:
+        """Every table of `source`'s playbook into this (empty) one, in one transaction,
+        read in one snapshot; the rows copied, by table. `destination` names this
+        playbook in the refusal."""
+        counts: dict[str, int] = {}
+        with self.sql.bulk(), source.sql.snapshot(), self.transaction():
+            if not self.bulk.is_empty():
+                raise DatabaseNotEmptyError(
+                    f"{destination} already holds a playbook; a copy goes into an empty "
+                    "one only (it brings its own ids and history), and nothing was written"
+                )
+            self.sql.execute("DELETE FROM meta")  # what opening it wrote: the source's own
+            for table, (columns, key) in TABLES.items():
+                n = 0
+                for page in source.pages(table, columns, key):
+                    self.sql.executemany(
+                        f"INSERT INTO {table} ({', '.join(columns)}) "
+                        f"VALUES ({', '.join('?' * len(columns))})",
+                        page,
+                    )
+                    n += len(page)
+                    if progress is not None:
+                        progress(table, n)
+                counts[table] = n
+                if n and table in INTEGER_KEYS:
+                    self.sql.keys_written(table, INTEGER_KEYS[table])
+        return counts
+
+    def pages(
+        self, table: str, columns: tuple[str, ...], key: tuple[str, ...]
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of `table` in key order, a page at a time (keyset paging: each page
+        starts after the last key of the one before, the same SQL on both backends)."""
+        select = f"SELECT {', '.join(columns)} FROM {table}"
+        order = f" ORDER BY {', '.join(key)} LIMIT {PAGE}"
+        at = [columns.index(k) for k in key]
+        after: list[Any] | None = None
+        while True:
+            if after is None:
+                rows = self.sql.all(select + order)
+            else:
+                marks = ", ".join("?" * len(key))
+                rows = self.sql.all(f"{select} WHERE ({', '.join(key)}) > ({marks}){order}", after)
+            if not rows:
+                return
+            yield [tuple(r) for r in rows if well_formed(table, columns, r)]
+            after = [rows[-1][i] for i in at]
 
 
 def _copy(ex: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:

@@ -12,7 +12,7 @@ from ..core.authority import require_human
 from ..core.errors import NotFound, StoreError
 from ..core.text import content_hash, tokens
 from . import ids
-from .base import StoreBase
+from .base import DecidingPart
 from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 
 if TYPE_CHECKING:
@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
 
-class BulletsMixin(StoreBase):
+class BulletRepo(DecidingPart):
+    """The bullets: `store.bullets(state=..., ...)` lists them (SPEC §2), `get`, `insert`,
+    and their lifecycle."""
+
     # ---------------------------------------------------------------- writing
-    def insert_bullet(
+    def insert(
         self,
         content: str,
         *,
@@ -153,7 +156,7 @@ class BulletsMixin(StoreBase):
         another process a moment ago is refused, never pinned."""
         require_human(actor, "pin a bullet")
         with self.transaction():
-            bullet = self.require_bullet(bullet_id)
+            bullet = self.require(bullet_id)
             if bullet.state == "retired":
                 raise StoreError(f"{bullet_id} is retired; a retired bullet cannot be pinned")
             self.sql.execute(
@@ -161,7 +164,7 @@ class BulletsMixin(StoreBase):
                 "rev = rev + 1 WHERE id = ?",
                 (reason, bullet_id),
             )
-            self.log_decision(None, actor, "pin", bullet_id, "applied", reason)
+            self.decisions.log(None, actor, "pin", bullet_id, "applied", reason)
 
     def activate(self, bullet_id: str, *, actor: str = "human") -> bool:
         """Make a draft live (state active): agents are shown it from now on. Human only.
@@ -169,7 +172,7 @@ class BulletsMixin(StoreBase):
         one is refused (its interval is closed: a successor carries it on)."""
         require_human(actor, "make a draft live")
         with self.transaction():
-            state = self.bullet_state(bullet_id)
+            state = self.state(bullet_id)
             if state is None:
                 raise NotFound(f"no bullet with id {bullet_id!r}")
             if state == "retired":
@@ -181,34 +184,34 @@ class BulletsMixin(StoreBase):
                 "WHERE id = ? AND state = 'draft'",
                 (bullet_id,),
             )
-            self.log_decision(None, actor, "activate", bullet_id, "applied", None)
+            self.decisions.log(None, actor, "activate", bullet_id, "applied", None)
         return True
 
     def unpin(self, bullet_id: str, *, actor: str = "human") -> None:
         require_human(actor, "unpin a bullet")
         with self.transaction():
-            self.require_bullet(bullet_id)
+            self.require(bullet_id)
             self.sql.execute(
                 "UPDATE bullets SET pinned = 0, pinned_reason = NULL, rev = rev + 1 WHERE id = ?",
                 (bullet_id,),
             )
-            self.log_decision(None, actor, "unpin", bullet_id, "applied", None)
+            self.decisions.log(None, actor, "unpin", bullet_id, "applied", None)
 
     # ---------------------------------------------------------------- reading
-    def get_bullet(self, bullet_id: str) -> Bullet | None:
+    def get(self, bullet_id: str) -> Bullet | None:
         row = self.sql.one(f"SELECT {BULLET_COLUMNS} FROM bullets WHERE id = ?", (bullet_id,))
         return bullet_of(row) if row else None
 
-    def require_bullet(self, bullet_id: str) -> Bullet:
-        bullet = self.get_bullet(bullet_id)
+    def require(self, bullet_id: str) -> Bullet:
+        bullet = self.get(bullet_id)
         if bullet is None:
             raise NotFound(f"no bullet with id {bullet_id!r}")
         return bullet
 
-    def get_bullets(self, ids: Iterable[str]) -> dict[str, Bullet]:
-        return {bid: bullet_of(row) for bid, row in self.bullet_records(ids).items()}
+    def get_many(self, ids: Iterable[str]) -> dict[str, Bullet]:
+        return {bid: bullet_of(row) for bid, row in self.records(ids).items()}
 
-    def bullet_records(self, ids: Iterable[str]) -> dict[str, BulletRecord]:
+    def records(self, ids: Iterable[str]) -> dict[str, BulletRecord]:
         """The rows (`records.BULLET_COLUMNS`) of these bullets, by id, those that exist:
         for callers that build a `Bullet` only when asked (`records.bullet_of`) or serialise
         one straight from its row (`records.bullet_json`)."""
@@ -222,11 +225,11 @@ class BulletsMixin(StoreBase):
         )
         return {row[0]: BulletRecord._make(row) for row in rows}
 
-    def bullet_state(self, bullet_id: str) -> str | None:
+    def state(self, bullet_id: str) -> str | None:
         """A bullet's state (active, draft, retired), or None when there is no such bullet."""
         return self.sql.scalar("SELECT state FROM bullets WHERE id = ?", (bullet_id,))  # type: ignore[no-any-return]
 
-    def bullet_states(self, ids: Iterable[str]) -> dict[str, BulletState]:
+    def states(self, ids: Iterable[str]) -> dict[str, BulletState]:
         """What the maturity pass reads of each bullet (no model is built): by id, those
         that exist."""
         wanted = list(dict.fromkeys(ids))
@@ -238,7 +241,7 @@ class BulletsMixin(StoreBase):
         )
         return {r[0]: BulletState(r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows}
 
-    def bullets(
+    def __call__(
         self,
         state: str | Sequence[str] | None = None,
         maturity: str | Sequence[str] | None = None,
@@ -275,7 +278,7 @@ class BulletsMixin(StoreBase):
         sql += " ORDER BY created_at, seq"
         return [bullet_of(r) for r in self.sql.execute(sql, args)]
 
-    def count_bullets(self) -> int:
+    def count(self) -> int:
         return int(self.sql.scalar("SELECT COUNT(*) FROM bullets", default=0))
 
     def active_ids(self) -> list[str]:

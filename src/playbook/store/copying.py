@@ -18,67 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import DatabaseNotEmptyError, UsageError
-from .checks import well_formed
-from .interchange import INTEGER_KEYS
+from ..core.errors import UsageError
+from .tables import TABLES as TABLES  # the tables a copy moves
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
     from .target import Target
-
-# table -> (its columns, the key it is read in order of), in the order they are written:
-# each table after the ones it references. Every column of schema version 2.
-TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "bullets": (
-        ("seq", "id", "content", "category", "tags", "scope", "scope_key", "type", "kind",
-         "source", "state", "maturity", "pinned", "pinned_reason", "half_life_days",
-         "session_ref", "byte_offset", "created_at", "valid_from", "valid_to",
-         "content_hash", "batch_id", "maturity_due", "rev"),
-        ("seq",),
-    ),
-    "bullet_tokens": (("token", "seq"), ("token", "seq")),
-    "vocab": (("token", "df"), ("token",)),
-    "bullet_tags": (("tag", "seq"), ("tag", "seq")),
-    "feedback": (
-        ("id", "bullet_id", "kind", "at", "recorded_at", "weight", "reason", "context",
-         "session_ref", "byte_offset", "actor", "receipt", "batch_id"),
-        ("id",),
-    ),
-    "receipts": (("receipt", "recorded_at", "outcome", "batch_id", "seq"), ("seq",)),
-    "evidence": (
-        ("bullet_id", "half_life", "ref", "helpful", "harmful", "count", "last_at",
-         "last_event_id"),
-        ("bullet_id",),
-    ),
-    "edges": (("id", "kind", "src", "dst", "at", "batch_id"), ("id",)),
-    "maturity_log": (("id", "bullet_id", "at", "maturity", "batch_id"), ("id",)),
-    "cache_blob": (
-        ("key", "embedder_id", "content_hash", "dims", "value", "created_at"), ("key",)
-    ),
-    "watermarks": (("session_ref", "byte_offset", "updated_at", "seq"), ("seq",)),
-    "blocked_patterns": (
-        ("id", "pattern", "normalized", "reason", "actor", "created_at", "active",
-         "unblocked_at", "seq"),
-        ("seq",),
-    ),
-    "proposals": (
-        ("id", "delta", "session_ref", "byte_offset", "status", "origin", "created_at",
-         "decided_at", "decided_by", "reason", "edited_delta", "result", "seq"),
-        ("seq",),
-    ),
-    "conflicts": (
-        ("id", "a", "b", "reason", "created_at", "status", "resolved_at", "resolution",
-         "batch_id"),
-        ("id",),
-    ),
-    "decisions": (
-        ("id", "at", "batch_id", "actor", "action", "bullet_id", "status", "reason", "detail"),
-        ("id",),
-    ),
-    "meta": (("key", "value"), ("key",)),
-}  # fmt: skip
-
-PAGE = 5000  # rows read and written at a time
 
 
 @dataclass
@@ -124,46 +69,5 @@ def copy_between(
     progress: Callable[[str, int], None] | None = None,
 ) -> None:
     """Every table of `reader`'s playbook into `writer`'s (empty) one."""
-    from .interchange import is_empty
-
-    with writer.sql.bulk(), reader.sql.snapshot(), writer.transaction():
-        if not is_empty(writer):
-            raise DatabaseNotEmptyError(
-                f"{report.destination} already holds a playbook; a copy goes into an empty "
-                "one only (it brings its own ids and history), and nothing was written"
-            )
-        writer.sql.execute("DELETE FROM meta")  # what opening it wrote: the source's own
-        for table, (columns, key) in TABLES.items():
-            n = 0
-            for page in _pages(reader, table, columns, key):
-                writer.sql.executemany(
-                    f"INSERT INTO {table} ({', '.join(columns)}) "
-                    f"VALUES ({', '.join('?' * len(columns))})",
-                    page,
-                )
-                n += len(page)
-                if progress is not None:
-                    progress(table, n)
-            report.counts[table] = n
-            if n and table in INTEGER_KEYS:
-                writer.sql.keys_written(table, INTEGER_KEYS[table])
+    report.counts.update(writer.tables.copy_from(reader.tables, report.destination, progress))
     writer.rank_cache.table = None
-
-
-def _pages(store: PlaybookStore, table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> Any:
-    """The rows of `table` in key order, a page at a time (keyset paging: each page starts
-    after the last key of the one before, the same SQL on both backends)."""
-    select = f"SELECT {', '.join(columns)} FROM {table}"
-    order = f" ORDER BY {', '.join(key)} LIMIT {PAGE}"
-    at = [columns.index(k) for k in key]
-    after: list[Any] | None = None
-    while True:
-        if after is None:
-            rows = store.sql.all(select + order)
-        else:
-            marks = ", ".join("?" * len(key))
-            rows = store.sql.all(f"{select} WHERE ({', '.join(key)}) > ({marks}){order}", after)
-        if not rows:
-            return
-        yield [tuple(r) for r in rows if well_formed(table, columns, r)]
-        after = [rows[-1][i] for i in at]

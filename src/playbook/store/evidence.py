@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import NotFound
-from .bullets import BulletsMixin
+from .base import Meta, Now
 from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
+from .rulings import EdgeRepo
 
 if TYPE_CHECKING:
-    from ..core.model import Score
+    from ..core.policy import Policy
+    from .executor import Executor
 
 
 @dataclass
@@ -40,9 +42,29 @@ _WATERMARK = (
 )
 
 
-class EvidenceMixin(BulletsMixin):
+class EvidenceRepo:
+    """The evidence cache and the store's write transaction, which folds into it the events
+    appended meanwhile as it commits. `store.evidence(id)` is one bullet's evidence."""
+
     _fold_at_commit = False  # the outermost store transaction folds new events as it ends
     _unfolded = False  # a feedback write of that transaction left its event to that fold
+
+    def __init__(
+        self, sql: Executor, policy: Policy, now: Now, meta: Meta, edges: EdgeRepo
+    ) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.now = now
+        self.meta = meta
+        self.edges = edges
+
+    @property
+    def read_only(self) -> bool:
+        return self.sql.read_only
+
+    def half_life(self, value: float | None = None) -> float:
+        """A bullet's own half-life (`value`), or the policy's when it has none."""
+        return float(value) if value else self.policy.half_life_days
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -61,7 +83,7 @@ class EvidenceMixin(BulletsMixin):
             try:
                 yield
                 if self._unfolded:
-                    self.sync_evidence()
+                    self.sync()
             finally:
                 self._fold_at_commit = self._unfolded = False
 
@@ -71,16 +93,16 @@ class EvidenceMixin(BulletsMixin):
         if self._fold_at_commit:
             self._unfolded = True
         else:
-            self.sync_evidence()
+            self.sync()
 
-    def evidence_behind(self) -> bool:
+    def behind(self) -> bool:
         """Events in the log that the cache has not folded yet (only a read-only store, or
         a writer of another version, can leave the cache behind)."""
         mark, last = self._watermarks()
         return last > mark
 
     def evidence_watermark(self) -> int:
-        return int(self._meta("evidence_watermark") or 0)
+        return int(self.meta.get("evidence_watermark") or 0)
 
     def log_watermark(self) -> int:
         return int(self.sql.scalar("SELECT MAX(id) FROM feedback", default=0))
@@ -90,7 +112,7 @@ class EvidenceMixin(BulletsMixin):
         mark, last = self.sql.one(f"SELECT {_WATERMARK}, (SELECT MAX(id) FROM feedback)")
         return int(mark), int(last or 0)
 
-    def sync_evidence(self) -> int:
+    def sync(self) -> int:
         """Fold every event past the cache's watermark into the per-bullet sums.
 
         Returns how many events were folded. Called when a write transaction that appended
@@ -158,7 +180,7 @@ class EvidenceMixin(BulletsMixin):
                     for a in aggs.values()
                 ],
             )
-            self._set_meta("evidence_watermark", str(rows[-1][0]))
+            self.meta.set("evidence_watermark", str(rows[-1][0]))
             return len(rows)
 
     def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
@@ -211,32 +233,7 @@ class EvidenceMixin(BulletsMixin):
                 out.setdefault(bid, []).append(scoring.RawEvent(kind, *point))
         return out
 
-    def supersedes_map(self, *, as_of: datetime | None = None) -> dict[str, list[str]]:
-        """successor id -> ids it directly supersedes."""
-        sql = "SELECT src, dst FROM edges WHERE kind = 'supersedes'"
-        args: list[Any] = []
-        if as_of is not None:
-            sql += " AND at <= ?"
-            args.append(iso(as_of))
-        out: dict[str, list[str]] = {}
-        for src, dst in self.sql.execute(sql + " ORDER BY id", args):
-            out.setdefault(src, []).append(dst)
-        return out
-
-    def ancestors(self, bullet_id: str, smap: dict[str, list[str]] | None = None) -> list[str]:
-        """Every bullet this one supersedes, transitively (its evidence is inherited)."""
-        smap = self.supersedes_map() if smap is None else smap
-        seen: dict[str, None] = {}
-        stack = list(smap.get(bullet_id, ()))
-        while stack:
-            b = stack.pop()
-            if b in seen or b == bullet_id:
-                continue
-            seen[b] = None
-            stack.extend(smap.get(b, ()))
-        return list(seen)
-
-    def evidence_many(
+    def many(
         self,
         ids: Iterable[str],
         *,
@@ -253,8 +250,8 @@ class EvidenceMixin(BulletsMixin):
             return {}
         when = at or as_of or self.now()
         now = scoring.days(when)
-        smap = self.supersedes_map(as_of=as_of)
-        groups = {bid: [bid, *self.ancestors(bid, smap)] if smap else [bid] for bid in ids}
+        smap = self.edges.supersedes_map(as_of=as_of)
+        groups = {bid: [bid, *self.edges.ancestors(bid, smap)] if smap else [bid] for bid in ids}
         members = list({m for g in groups.values() for m in g})
         info: dict[str, tuple[float | None, float]] = {}
         d = self.sql.dialect
@@ -268,11 +265,11 @@ class EvidenceMixin(BulletsMixin):
         aggs: dict[str, _Agg] = {}
         # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a
         # read-only store whose cache lags the log read the raw events.
-        all_raw = as_of is not None or lags(self)
+        all_raw = as_of is not None or lags(self.read_only, self.behind)
         if all_raw:
             raw = self.raw_events(members, recorded_by=as_of)
         else:
-            self.sync_evidence()
+            self.sync()
             aggs = self._load_aggs(members)
         out: dict[str, Evidence] = {}
         # (bullet, member) pairs the cache cannot answer for that bullet's half-life and
@@ -339,41 +336,10 @@ class EvidenceMixin(BulletsMixin):
             )
         )
 
-    def evidence(
+    def __call__(
         self, bullet_id: str, *, at: datetime | None = None, as_of: datetime | None = None
     ) -> Evidence:
-        ev = self.evidence_many([bullet_id], at=at, as_of=as_of).get(bullet_id)
+        ev = self.many([bullet_id], at=at, as_of=as_of).get(bullet_id)
         if ev is None:
             raise NotFound(f"no bullet with id {bullet_id!r}")
         return ev
-
-    def score(self, bullet_id: str, at: datetime | None = None) -> Score:
-        """helpful/harmful (decayed, lineage included), effective score, earned rung, stale.
-
-        `at` in the past reads the playbook as it stood then (feedback recorded by `at`,
-        maturity as it was); `at` None means now.
-        """
-        return self.scores([bullet_id], at=at)[bullet_id]
-
-    def scores(self, ids: Iterable[str], at: datetime | None = None) -> dict[str, Score]:
-        ids = list(ids)
-        bullets = self.get_bullets(ids)
-        missing = [i for i in ids if i not in bullets]
-        if missing:
-            raise NotFound(f"no bullet with id {missing[0]!r}")
-        now_t = self.now()
-        past = at is not None and at < now_t
-        evidence = self.evidence_many(ids, at=at, as_of=at if past else None)
-        maturities = self.maturity_as_of(ids, at) if past and at else {}
-        now = scoring.days(at or now_t)
-        return {
-            bid: scoring.score_of(
-                evidence[bid].helpful,
-                evidence[bid].harmful,
-                evidence[bid].last_activity,
-                maturities.get(bid, bullets[bid].maturity),
-                now,
-                self.policy,
-            )
-            for bid in ids
-        }

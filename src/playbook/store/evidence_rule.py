@@ -18,15 +18,8 @@ log gives.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
-
-class _Cache(Protocol):  # a store (no import of it: every store module imports this one)
-    @property
-    def read_only(self) -> bool: ...
-
-    def evidence_behind(self) -> bool: ...
-
+from collections.abc import Callable
+from typing import Any
 
 # SQL over `bullets b LEFT JOIN evidence e ON e.bullet_id = b.id`.
 # The row was folded at another half-life than the bullet's (one parameter: the policy's
@@ -42,10 +35,10 @@ INEXACT = f"CASE WHEN {CANNOT_ANSWER} THEN 1 ELSE 0 END"
 AFTER_NOW = "e.ref > ?"
 
 
-def lags(store: _Cache) -> bool:
+def lags(read_only: bool, behind: Callable[[], bool]) -> bool:
     """Whether the cache lags the log: a read-only store that cannot fold what another
-    writer appended. Such a cache answers nothing."""
-    return store.read_only and store.evidence_behind()
+    writer appended (`behind` is asked only then). Such a cache answers nothing."""
+    return read_only and behind()
 
 
 def half_life_changed(cached: float | None, own: float | None, default: float) -> bool:

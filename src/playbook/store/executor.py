@@ -109,16 +109,6 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
-def executor_of(db: Any) -> Executor:
-    """An executor for what the SPEC §2 API hands the store: an executor already, a
-    `sqlite_utils.Database` or a `sqlite3.Connection`."""
-    if hasattr(db, "change_token") and hasattr(db, "transaction") and hasattr(db, "dialect"):
-        return db  # type: ignore[no-any-return]
-    from .sqlite import executor_of as sqlite_executor_of
-
-    return sqlite_executor_of(db)
-
-
 class ExecutorBase:
     """What every executor does the same way: `scalar` and `column` from its own `one` and
     `all`, and the shape of a write transaction (re-entrant, refused on a read-only store,

@@ -10,13 +10,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from ..core.terms import refuse_future
+from .base import Now, Part
 from .bullets import _where
-from .evidence import EvidenceMixin
+from .evidence import EvidenceRepo
 from .records import EVENT_COLUMNS, event_of, event_point, iso
 from .schema import next_seq
 
 if TYPE_CHECKING:
     from ..core.model import FeedbackEvent, Provenance
+    from .executor import Executor
 
 
 _INSERT_EVENT = (
@@ -38,7 +40,14 @@ class FeedbackFields(TypedDict, total=False):
     batch_id: str | None
 
 
-class FeedbackMixin(EvidenceMixin):
+class FeedbackLog(Part):
+    """The feedback log (appended, folded into `evidence` as the transaction commits) and
+    outcome receipts."""
+
+    def __init__(self, sql: Executor, now: Now, evidence: EvidenceRepo) -> None:
+        super().__init__(sql, now, evidence.transaction)
+        self.evidence = evidence
+
     def add_feedback(self, bullet_id: str, kind: str, **fields: Unpack[FeedbackFields]) -> int:
         """Append one event (stamped with the store's clock) and return its id; it is
         folded into the cache before the transaction commits (`fold_at_commit`).
@@ -49,7 +58,7 @@ class FeedbackMixin(EvidenceMixin):
         row = self._feedback_row(bullet_id, kind, fields)
         with self.transaction():
             event_id = self.sql.insert(_INSERT_EVENT, row)
-            self.fold_at_commit()
+            self.evidence.fold_at_commit()
         return event_id
 
     def record_feedback(self, bullet_id: str, kind: str, **fields: Unpack[FeedbackFields]) -> None:
@@ -59,7 +68,7 @@ class FeedbackMixin(EvidenceMixin):
         row = self._feedback_row(bullet_id, kind, fields)
         with self.transaction():
             self.sql.later(_INSERT_EVENT, [row])
-            self.fold_at_commit()
+            self.evidence.fold_at_commit()
 
     def _feedback_row(self, bullet_id: str, kind: str, f: FeedbackFields) -> tuple[object, ...]:
         """The row of one event; a future `at` is refused before anything is written."""

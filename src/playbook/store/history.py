@@ -14,10 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from .evidence_rule import INEXACT, lags, row_answers
+from .log_replay import Edge, History, LogBullet, LogEvent, MaturityEntry
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
-    from .store import PlaybookStore
+    from ..core.policy import Policy
+    from .evidence import EvidenceRepo
+    from .executor import Executor
 
 # The columns of a bullets-table row as of a moment (the facts that do not change, plus the
 # interval and half-life the past needs). Positions are named in `review.history`.
@@ -27,177 +30,193 @@ ROW_COLUMNS = (
 )
 
 
-def bullets_created_by(
-    store: PlaybookStore, when: datetime, ids: list[str] | None = None
-) -> list[tuple[Any, ...]]:
-    """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
-    by then), in seq order."""
-    d = store.sql.dialect
-    sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
-    if ids is None:
-        return store.sql.all(sql + " ORDER BY seq", (iso(when),))
-    return store.sql.all(
-        f"{sql} AND {d.in_list('id')} ORDER BY seq",
-        (iso(when), d.list_param(ids)),
-    )
+class Past:
+    """Reads of the playbook as it stood at a moment, and of its whole history: `store.past`."""
 
+    def __init__(self, sql: Executor, policy: Policy, evidence: EvidenceRepo) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.evidence = evidence
 
-def events_recorded_by(
-    store: PlaybookStore, when: datetime, ids: list[str] | None = None
-) -> list[tuple[str, str, Any, float]]:
-    """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
-    bullets) recorded by `when`."""
-    d = store.sql.dialect
-    sql = "SELECT bullet_id, kind, at, weight, id, recorded_at FROM feedback WHERE recorded_at <= ?"
-    if ids is None:
-        rows = store.sql.all(sql, (iso(when),))
-    else:
-        rows = store.sql.all(
-            f"{sql} AND {d.in_list('bullet_id')}",
+    def bullets_created_by(
+        self, when: datetime, ids: list[str] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
+        by then), in seq order."""
+        d = self.sql.dialect
+        sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
+        if ids is None:
+            return self.sql.all(sql + " ORDER BY seq", (iso(when),))
+        return self.sql.all(
+            f"{sql} AND {d.in_list('id')} ORDER BY seq",
             (iso(when), d.list_param(ids)),
         )
-    return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
+    def events_recorded_by(
+        self, when: datetime, ids: list[str] | None = None
+    ) -> list[tuple[str, str, Any, float]]:
+        """(bullet_id, kind, at, weight) of every feedback event (or of those of `ids`'
+        bullets) recorded by `when`."""
+        d = self.sql.dialect
+        sql = (
+            "SELECT bullet_id, kind, at, weight, id, recorded_at FROM feedback "
+            "WHERE recorded_at <= ?"
+        )
+        if ids is None:
+            rows = self.sql.all(sql, (iso(when),))
+        else:
+            rows = self.sql.all(
+                f"{sql} AND {d.in_list('bullet_id')}",
+                (iso(when), d.list_param(ids)),
+            )
+        return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
-def every_bullet(store: PlaybookStore) -> list[tuple[Any, ...]]:
-    """ROW_COLUMNS of every bullet ever created, in seq order (`review.HistoryCache`)."""
-    return store.sql.all(f"SELECT {ROW_COLUMNS} FROM bullets ORDER BY seq")
+    def every_bullet(self) -> list[tuple[Any, ...]]:
+        """ROW_COLUMNS of every bullet ever created, in seq order (`review.HistoryCache`)."""
+        return self.sql.all(f"SELECT {ROW_COLUMNS} FROM bullets ORDER BY seq")
 
+    def every_event(self) -> list[tuple[str, str, Any, float, Any]]:
+        """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
+        rows = self.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
+        return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
 
-def every_event(store: PlaybookStore) -> list[tuple[str, str, Any, float, Any]]:
-    """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
-    rows = store.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
-    return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
+    def maturities_as_of(self, when: datetime) -> dict[str, str]:
+        """Each bullet's maturity as it stood at `when`, from the maturity log."""
+        out: dict[str, str] = {}
+        for bid, maturity in self.sql.execute(
+            "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? ORDER BY at, id",
+            (iso(when),),
+        ):
+            out[bid] = maturity
+        return out
 
+    def maturity_histories(self, ids: Iterable[str]) -> dict[str, list[tuple[datetime, str]]]:
+        """Every rung each bullet has held, with when it took it, oldest first."""
+        d = self.sql.dialect
+        out: dict[str, list[tuple[datetime, str]]] = {}
+        for bid, at, maturity in self.sql.execute(
+            f"SELECT bullet_id, at, maturity FROM maturity_log WHERE {d.in_list('bullet_id')} "
+            "ORDER BY at, id",
+            (d.list_param(ids),),
+        ):
+            out.setdefault(bid, []).append((parse_iso(at), maturity))
+        return out
 
-def maturities_as_of(store: PlaybookStore, when: datetime) -> dict[str, str]:
-    """Each bullet's maturity as it stood at `when`, from the maturity log."""
-    out: dict[str, str] = {}
-    for bid, maturity in store.sql.execute(
-        "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? ORDER BY at, id", (iso(when),)
-    ):
-        out[bid] = maturity
-    return out
+    def pin_changes(self) -> list[tuple[str, str, str]]:
+        """(bullet_id, "pin" | "unpin", at ISO) of every applied pin decision, oldest first."""
+        return self.sql.all(
+            "SELECT bullet_id, action, at FROM decisions WHERE action IN ('pin', 'unpin') "
+            "AND status = 'applied' AND bullet_id IS NOT NULL ORDER BY id"
+        )
 
+    def conflicts_open_at(self, when: datetime) -> list[tuple[Any, ...]]:
+        """(id, a, b, reason, created_at) of the conflict flags open at `when`: flagged by
+        then and not resolved by then."""
+        at = iso(when)
+        return self.sql.all(
+            "SELECT id, a, b, reason, created_at FROM conflicts WHERE created_at <= ? "
+            "AND (resolved_at IS NULL OR resolved_at > ?) ORDER BY id",
+            (at, at),
+        )
 
-def maturity_histories(
-    store: PlaybookStore, ids: Iterable[str]
-) -> dict[str, list[tuple[datetime, str]]]:
-    """Every rung each bullet has held, with when it took it, oldest first."""
-    d = store.sql.dialect
-    out: dict[str, list[tuple[datetime, str]]] = {}
-    for bid, at, maturity in store.sql.execute(
-        f"SELECT bullet_id, at, maturity FROM maturity_log WHERE {d.in_list('bullet_id')} "
-        "ORDER BY at, id",
-        (d.list_param(ids),),
-    ):
-        out.setdefault(bid, []).append((parse_iso(at), maturity))
-    return out
+    def proposals_pending_at(self, when: datetime) -> list[tuple[Any, ...]]:
+        """The queue's rows (`self.proposals.COLUMNS`) pending at `when`: staged by then and
+        not decided by then, oldest first."""
+        from .proposals import COLUMNS
 
+        at = iso(when)
+        return self.sql.all(
+            f"SELECT {COLUMNS} FROM proposals WHERE created_at <= ? "
+            "AND (decided_at IS NULL OR decided_at > ?) ORDER BY created_at, seq",
+            (at, at),
+        )
 
-def pin_changes(store: PlaybookStore) -> list[tuple[str, str, str]]:
-    """(bullet_id, "pin" | "unpin", at ISO) of every applied pin decision, oldest first."""
-    return store.sql.all(
-        "SELECT bullet_id, action, at FROM decisions WHERE action IN ('pin', 'unpin') "
-        "AND status = 'applied' AND bullet_id IS NOT NULL ORDER BY id"
-    )
+    def successors_of(self, ids: Iterable[str], when: datetime) -> dict[str, list[str]]:
+        """The bullets that replaced, merged or inverted each of `ids`, by `when`."""
+        d = self.sql.dialect
+        out: dict[str, list[str]] = {}
+        for dst, src in self.sql.execute(
+            f"SELECT dst, src FROM edges WHERE {d.in_list('dst')} AND at <= ? ORDER BY id",
+            (d.list_param(ids), iso(when)),
+        ):
+            out.setdefault(dst, []).append(src)
+        return out
 
+    def frozen_evidence(self) -> dict[str, tuple[float, float, bool]]:
+        """(helpful, harmful, stale) of every retired bullet at the moment it was retired.
 
-def conflicts_open_at(store: PlaybookStore, when: datetime) -> list[tuple[Any, ...]]:
-    """(id, a, b, reason, created_at) of the conflict flags open at `when`: flagged by
-    then and not resolved by then."""
-    at = iso(when)
-    return store.sql.all(
-        "SELECT id, a, b, reason, created_at FROM conflicts WHERE created_at <= ? "
-        "AND (resolved_at IS NULL OR resolved_at > ?) ORDER BY id",
-        (at, at),
-    )
+        A retired bullet's score is frozen at its retirement (README "How scoring works"): its
+        evidence observed by `valid_to`, decayed to `valid_to`. The evidence cache answers
+        exactly when every event of the bullet is at or before `valid_to` and its half-life is
+        unchanged; a retired successor (inherited evidence), a lagging read-only cache or a
+        later event goes through `evidence_many(at=valid_to)`, one call per retirement moment.
+        """
+        policy = self.policy
+        rows = self.sql.all(
+            "SELECT b.id, b.valid_to, b.created_at, "
+            f"e.half_life, e.ref, e.helpful, e.harmful, e.last_at, {INEXACT} "
+            "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id "
+            "WHERE b.state = 'retired' AND b.valid_to IS NOT NULL",
+            (policy.half_life_days,),
+        )
+        if not rows:
+            return {}
+        lagging = lags(self.sql.read_only, self.evidence.behind)
+        out: dict[str, tuple[float, float, bool]] = {}
+        slow: dict[str, list[str]] = {}
+        for bid, valid_to, created, e_hl, ref, h, x, last_at, inexact in rows:
+            end = scoring.days(parse_iso(valid_to))
+            if not row_answers(inexact, ref, end, lagging):
+                slow.setdefault(valid_to, []).append(bid)
+                continue
+            last = scoring.days(parse_iso(created))
+            if ref is None:
+                out[bid] = (0.0, 0.0, scoring.is_stale(last, end, policy))
+                continue
+            h, x = scoring.sums_at(ref, h, x, e_hl, end)
+            last = max(last, last_at)
+            out[bid] = (h, x, scoring.is_stale(last, end, policy))
+        for valid_to, ids in slow.items():
+            at = parse_iso(valid_to)
+            end = scoring.days(at)
+            for bid, ev in self.evidence.many(ids, at=at).items():
+                out[bid] = (ev.helpful, ev.harmful, scoring.is_stale(ev.last_activity, end, policy))
+        return out
 
-
-def proposals_pending_at(store: PlaybookStore, when: datetime) -> list[tuple[Any, ...]]:
-    """The queue's rows (`store.proposals.COLUMNS`) pending at `when`: staged by then and
-    not decided by then, oldest first."""
-    from .proposals import COLUMNS
-
-    at = iso(when)
-    return store.sql.all(
-        f"SELECT {COLUMNS} FROM proposals WHERE created_at <= ? "
-        "AND (decided_at IS NULL OR decided_at > ?) ORDER BY created_at, seq",
-        (at, at),
-    )
-
-
-def successors_of(store: PlaybookStore, ids: Iterable[str], when: datetime) -> dict[str, list[str]]:
-    """The bullets that replaced, merged or inverted each of `ids`, by `when`."""
-    d = store.sql.dialect
-    out: dict[str, list[str]] = {}
-    for dst, src in store.sql.execute(
-        f"SELECT dst, src FROM edges WHERE {d.in_list('dst')} AND at <= ? ORDER BY id",
-        (d.list_param(ids), iso(when)),
-    ):
-        out.setdefault(dst, []).append(src)
-    return out
-
-
-# ------------------------------------------------------------------ a retired bullet's score
-
-
-def frozen_evidence(store: PlaybookStore) -> dict[str, tuple[float, float, bool]]:
-    """(helpful, harmful, stale) of every retired bullet at the moment it was retired.
-
-    A retired bullet's score is frozen at its retirement (README "How scoring works"): its
-    evidence observed by `valid_to`, decayed to `valid_to`. The evidence cache answers
-    exactly when every event of the bullet is at or before `valid_to` and its half-life is
-    unchanged; a retired successor (inherited evidence), a lagging read-only cache or a
-    later event goes through `evidence_many(at=valid_to)`, one call per retirement moment.
-    """
-    policy = store.policy
-    rows = store.sql.all(
-        "SELECT b.id, b.valid_to, b.created_at, "
-        f"e.half_life, e.ref, e.helpful, e.harmful, e.last_at, {INEXACT} "
-        "FROM bullets b LEFT JOIN evidence e ON e.bullet_id = b.id "
-        "WHERE b.state = 'retired' AND b.valid_to IS NOT NULL",
-        (policy.half_life_days,),
-    )
-    if not rows:
-        return {}
-    lagging = lags(store)
-    out: dict[str, tuple[float, float, bool]] = {}
-    slow: dict[str, list[str]] = {}
-    for bid, valid_to, created, e_hl, ref, h, x, last_at, inexact in rows:
-        end = scoring.days(parse_iso(valid_to))
-        if not row_answers(inexact, ref, end, lagging):
-            slow.setdefault(valid_to, []).append(bid)
-            continue
-        last = scoring.days(parse_iso(created))
-        if ref is None:
-            out[bid] = (0.0, 0.0, scoring.is_stale(last, end, policy))
-            continue
-        h, x = scoring.sums_at(ref, h, x, e_hl, end)
-        last = max(last, last_at)
-        out[bid] = (h, x, scoring.is_stale(last, end, policy))
-    for valid_to, ids in slow.items():
-        at = parse_iso(valid_to)
-        end = scoring.days(at)
-        for bid, ev in store.evidence_many(ids, at=at).items():
-            out[bid] = (ev.helpful, ev.harmful, scoring.is_stale(ev.last_activity, end, policy))
-    return out
-
-
-def ancestors_many(store: PlaybookStore, ids: Iterable[str]) -> dict[str, list[str]]:
-    """Every bullet each of `ids` supersedes, transitively (whose evidence it inherits),
-    nearest first; ids with none are absent. One recursive query, not the whole edge map."""
-    d = store.sql.dialect
-    out: dict[str, list[str]] = {}
-    for root, bid in store.sql.execute(
-        "WITH RECURSIVE up(root, id, depth) AS ("
-        f" SELECT src, dst, 1 FROM edges WHERE kind = 'supersedes' AND {d.in_list('src')}"
-        " UNION SELECT up.root, e.dst, up.depth + 1 FROM up"
-        " JOIN edges e ON e.src = up.id AND e.kind = 'supersedes' WHERE up.depth < 1000"
-        ") SELECT root, id FROM up ORDER BY root, depth",
-        (d.list_param(ids),),
-    ):
-        seen = out.setdefault(root, [])
-        if bid != root and bid not in seen:
-            seen.append(bid)
-    return out
+    def read_history(self) -> History:
+        """Everything the replay needs, read in one pass per table (a read: nothing written)."""
+        conn = self.sql
+        bullets = list(
+            map(
+                LogBullet._make,
+                conn.execute(
+                    "SELECT seq, id, type, maturity, half_life_days, valid_from, valid_to "
+                    "FROM bullets ORDER BY seq"
+                ),
+            )
+        )
+        events = [
+            LogEvent._make(r)
+            for r in conn.execute(
+                "SELECT id, bullet_id, kind, at, recorded_at, weight, context, session_ref, "
+                "batch_id FROM feedback ORDER BY recorded_at, id"
+            )
+            if event_point(r[0], r[3], r[5], r[4]) is not None
+        ]
+        maturity = list(
+            map(
+                MaturityEntry._make,
+                conn.execute(
+                    "SELECT id, bullet_id, at, maturity FROM maturity_log ORDER BY at, id"
+                ),
+            )
+        )
+        edges = list(
+            map(
+                Edge._make,
+                conn.execute(
+                    "SELECT id, src, dst, at FROM edges WHERE kind = 'supersedes' ORDER BY at, id"
+                ),
+            )
+        )
+        return History(bullets, events, maturity, edges)

@@ -1,4 +1,4 @@
-"""Whole-history reads for `playbook policy eval` (SQL lives in the store package).
+"""The shapes of the whole history `playbook policy eval` replays (`Past.read_history`).
 
 The evaluation replays the log from the start, so it reads each history table once, in
 order, as plain tuples: bullets, the feedback log, the maturity log and the lineage edges.
@@ -9,12 +9,7 @@ strings is comparing them as times, exactly as the store's own `as_of` queries d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
-
-from .records import event_point
-
-if TYPE_CHECKING:
-    from .store import PlaybookStore
+from typing import NamedTuple
 
 
 class LogBullet(NamedTuple):
@@ -59,50 +54,3 @@ class History:
     events: list[LogEvent]  # in (recorded_at, id) order
     maturity: list[MaturityEntry]  # in (at, id) order
     supersedes: list[Edge]  # in (at, id) order
-
-
-def read_history(store: PlaybookStore) -> History:
-    """Everything the replay needs, read in one pass per table (a read: nothing written)."""
-    conn = store.sql
-    bullets = list(
-        map(
-            LogBullet._make,
-            conn.execute(
-                "SELECT seq, id, type, maturity, half_life_days, valid_from, valid_to "
-                "FROM bullets ORDER BY seq"
-            ),
-        )
-    )
-    events = [
-        LogEvent._make(r)
-        for r in conn.execute(
-            "SELECT id, bullet_id, kind, at, recorded_at, weight, context, session_ref, "
-            "batch_id FROM feedback ORDER BY recorded_at, id"
-        )
-        if event_point(r[0], r[3], r[5], r[4]) is not None
-    ]
-    maturity = list(
-        map(
-            MaturityEntry._make,
-            conn.execute("SELECT id, bullet_id, at, maturity FROM maturity_log ORDER BY at, id"),
-        )
-    )
-    edges = list(
-        map(
-            Edge._make,
-            conn.execute(
-                "SELECT id, src, dst, at FROM edges WHERE kind = 'supersedes' ORDER BY at, id"
-            ),
-        )
-    )
-    return History(bullets, events, maturity, edges)
-
-
-def token_matches(store: PlaybookStore, token: str) -> tuple[list[int], list[int], list[int]]:
-    """Bullet seqs where `token` is a content token, a substring of one (and not a token),
-    and a tag: the three kinds of keyword points recall gives (SPEC §6)."""
-    from ..core.policy import DEFAULT_POLICY
-    from .ranking import keyword_hits
-
-    (exact, _), (partial, _), (tag, _) = keyword_hits(store, [token], DEFAULT_POLICY)
-    return exact.tolist(), partial.tolist(), tag.tolist()

@@ -7,7 +7,7 @@ costs tens of milliseconds): the list, maturity, scope and whether the cached ev
 answers as it is come packed in one small integer. A query then scores its candidates in a
 few vector operations. The table is reloaded when the database changes
 (`store.change_token()` moves on any commit, by this connection or another), so it is never
-stale. It is kept in `store.rank_cache`.
+stale. It is kept in `store.rank.cache`.
 
 A module of its own, imported with numpy: a store's first keyword query (`ranking`,
 `retrieval.first_cut`) never loads it.
@@ -25,7 +25,9 @@ from .evidence_rule import INEXACT, lags
 if TYPE_CHECKING:
     import numpy as np
 
-    from .store import PlaybookStore
+    from ..core.policy import Policy
+    from .evidence import EvidenceRepo
+    from .executor import Executor
 
 SCOPES: tuple[str, ...] = get_args(ScopeName)  # "global" first: code 0
 
@@ -83,85 +85,79 @@ _COLUMNS = (
 _RARE = "SELECT seq, scope_key, half_life_days FROM bullets WHERE "
 
 
-def rank_table(store: PlaybookStore, seqs: list[int] | None = None) -> RankTable:
-    """The recallable bullets of `store` (or of `seqs` only), cached until the db changes.
+class TableLoader:
+    """Reads the rank table of the recallable bullets (`Rank.table` keeps it)."""
 
-    A process's first query loads only its candidates (a one-shot `playbook recall` never
-    pays for the whole table); from the second query on, the whole table is loaded once
-    and kept, so repeated queries touch nothing but their postings.
-    """
-    store.sync_evidence()
-    key = (store.change_token(), store.policy_fingerprint())
-    cache = store.rank_cache
-    if cache.table is not None and cache.table.key == key:
-        return cache.table
-    partial = seqs is not None and not cache.wanted
-    with store.sql.snapshot():  # the rows and their rare columns as of one moment
-        default_hl = store.policy.half_life_days
-        if partial:
-            d = store.sql.dialect
-            sql, params = _COLUMNS + f" AND {d.in_list('b.seq')}", (default_hl, d.list_param(seqs))
-        else:
-            sql, params = _COLUMNS, (default_hl,)
-        table = _build(store, key, store.sql.all(sql, params))
-    if partial:
-        cache.wanted = True
-    else:
-        cache.table = table
-    return table
+    def __init__(self, sql: Executor, policy: Policy, evidence: EvidenceRepo) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.evidence = evidence
 
+    def load(self, key: tuple[Any, ...], seqs: list[int] | None) -> RankTable:
+        """The recallable bullets (or those of `seqs` only), as of one moment."""
+        with self.sql.snapshot():  # the rows and their rare columns as of one moment
+            default_hl = self.policy.half_life_days
+            if seqs is not None:
+                d = self.sql.dialect
+                sql, params = (
+                    _COLUMNS + f" AND {d.in_list('b.seq')}",
+                    (default_hl, d.list_param(seqs)),
+                )
+            else:
+                sql, params = _COLUMNS, (default_hl,)
+            return self._build(key, self.sql.all(sql, params))
 
-def _build(store: PlaybookStore, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
-    import numpy as np
+    def _build(self, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
+        import numpy as np
 
-    policy = store.policy
-    lagging = lags(store)
-    n = len(rows)
+        policy = self.policy
+        lagging = lags(self.sql.read_only, self.evidence.behind)
+        n = len(rows)
 
-    def column(k: int, dtype: type) -> np.ndarray:  # no NULLs: straight from the rows
-        return np.fromiter(map(itemgetter(k), rows), dtype=dtype, count=n)
+        def column(k: int, dtype: type) -> np.ndarray:  # no NULLs: straight from the rows
+            return np.fromiter(map(itemgetter(k), rows), dtype=dtype, count=n)
 
-    seq = column(0, np.intp)
-    position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
-    position[seq] = np.arange(n, dtype=np.intp)
-    packed = column(1, np.int64)
-    maturity = ((packed >> 2) & 3).astype(np.int8)
-    scope = (packed >> 5) & 7
-    mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
-    half_life = np.full(n, float(policy.half_life_days))  # a bullet's own where it has one
-    scoped: list[tuple[int, str, str | None]] = []
-    rare = np.flatnonzero(scope | (packed & 256))
-    if rare.size:
-        d = store.sql.dialect
-        extra = {
-            s: (k, hl)
-            for s, k, hl in store.sql.all(
-                _RARE + d.in_list("seq"), (d.list_param(seq[rare].tolist()),)
-            )
-        }
-        for i in rare.tolist():
-            scope_key, own = extra[int(seq[i])]
-            if own is not None:
-                half_life[i] = own
-            if scope[i]:
-                scoped.append((i, SCOPES[scope[i]], scope_key))
+        seq = column(0, np.intp)
+        position = np.full(int(seq.max()) + 1 if n else 0, -1, dtype=np.intp)
+        position[seq] = np.arange(n, dtype=np.intp)
+        packed = column(1, np.int64)
+        maturity = ((packed >> 2) & 3).astype(np.int8)
+        scope = (packed >> 5) & 7
+        mult = np.array([policy.multiplier(m) for m in MATURITIES], dtype=np.float64)
+        half_life = np.full(n, float(policy.half_life_days))  # a bullet's own where it has one
+        scoped: list[tuple[int, str, str | None]] = []
+        rare = np.flatnonzero(scope | (packed & 256))
+        if rare.size:
+            d = self.sql.dialect
+            extra = {
+                s: (k, hl)
+                for s, k, hl in self.sql.all(
+                    _RARE + d.in_list("seq"), (d.list_param(seq[rare].tolist()),)
+                )
+            }
+            for i in rare.tolist():
+                scope_key, own = extra[int(seq[i])]
+                if own is not None:
+                    half_life[i] = own
+                if scope[i]:
+                    scoped.append((i, SCOPES[scope[i]], scope_key))
 
-    return RankTable(
-        key=key,
-        seq=seq,
-        position=position,
-        kind=(packed & 3).astype(np.int8),
-        maturity=maturity,
-        multiplier=mult[maturity],
-        half_life=half_life,
-        # NULL (no evidence yet) becomes NaN
-        ref=np.array(list(map(itemgetter(3), rows)), dtype=np.float64),
-        helpful=column(4, np.float64),
-        harmful=column(5, np.float64),
-        exact=((packed & 16) == 0) & (not lagging),
-        scoped=scoped,
-        content_hash=list(map(itemgetter(2), rows)),
-    )
+        return RankTable(
+            key=key,
+            seq=seq,
+            position=position,
+            kind=(packed & 3).astype(np.int8),
+            maturity=maturity,
+            multiplier=mult[maturity],
+            half_life=half_life,
+            # NULL (no evidence yet) becomes NaN
+            ref=np.array(list(map(itemgetter(3), rows)), dtype=np.float64),
+            helpful=column(4, np.float64),
+            harmful=column(5, np.float64),
+            exact=((packed & 16) == 0) & (not lagging),
+            scoped=scoped,
+            content_hash=list(map(itemgetter(2), rows)),
+        )
 
 
 def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:

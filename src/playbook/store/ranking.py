@@ -9,6 +9,7 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.terms import MATURITIES
@@ -18,11 +19,12 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..core.policy import Policy
-    from .rank_table import RankTable as RankTable  # where it was: store.base names it here
-    from .store import PlaybookStore
+    from .base import DecisionLog
+    from .evidence import EvidenceRepo
+    from .executor import Executor
+    from .rank_table import RankTable
 
 LISTS = ("bullets", "anti_patterns", "deprecated_warnings")
-
 
 # What a keyword-only first query reads of each candidate, shaped so that most values are
 # small integers or NULL (cheap to bring into Python): its list (LISTS index), its maturity
@@ -72,153 +74,195 @@ _WORTH = (
 )
 
 
-def first_query(store: PlaybookStore) -> bool:
-    """Whether this is the store's first query, which a one-shot command scores without
-    numpy from the rows `first_rows` reads (it then counts as that first query); False once
-    the table is cached or wanted whole (the caller then uses `rank_table`)."""
-    store.sync_evidence()
-    cache = store.rank_cache
-    if cache.wanted or cache.table is not None:
-        return False
-    cache.wanted = True
-    return True
+@dataclass
+class RankCache:
+    """What recall keeps between queries on one store (`rank_table.py`)."""
+
+    table: RankTable | None = None
+    wanted: bool = False  # a second query came: load the whole table next time
 
 
-def first_rows(
-    store: PlaybookStore,
-    seqs: list[int],
-    now: float,
-    floors: tuple[float, float, float] | None = None,
-) -> list[tuple[Any, ...]]:
-    """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
-    first query. With `floors` (per list in `LISTS`), only those whose cached helpful sum
-    times their maturity's multiplier reaches their list's floor, and those the cache
-    cannot bound: it does not answer as it is, or holds evidence dated after `now` (epoch
-    days)."""
-    d = store.sql.dialect
-    default_hl = store.policy.half_life_days
-    sql = _FIRST + f" AND {d.in_list('b.seq')}"
-    params: tuple[Any, ...] = (default_hl, d.list_param(seqs))
-    if floors is not None:
-        policy = store.policy
-        sql += _ABOVE
-        params += (
-            default_hl,
-            now,
-            *(policy.multiplier(m) for m in MATURITIES),
-            *reversed(floors),
-        )
-    return store.sql.all(sql, params)
+class Rank:
+    """What recall reads of the store's rank data (`store.rank`), and the rank table it keeps
+    between queries (`cache`)."""
 
+    def __init__(
+        self, sql: Executor, policy: Policy, evidence: EvidenceRepo, decisions: DecisionLog
+    ) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.evidence = evidence
+        self.decisions = decisions
+        self.cache = RankCache()
 
-def first_worth(
-    store: PlaybookStore, seqs: list[int], now: float, least: float, whole: tuple[bool, ...]
-) -> list[int]:
-    """Those of `seqs` that `first_rows` with floors may return, and a few more, found in
-    one pass over the evidence cache: cheaper than a look-up per candidate when the
-    candidates are a good part of the playbook (`playbook_size`). `least`: the least
-    helpful sum that can reach a floor; `whole`: per list in `LISTS`, whether it is read
-    whole (it has no floor)."""
-    d = store.sql.dialect
-    found = store.sql.column(
-        _WORTH.format(in_list=d.in_list("b.seq")),
-        (
-            *(least, now, store.policy.half_life_days) * 2,
-            d.list_param(seqs),
-            *(int(w) for w in reversed(whole)),
-        ),
-    )
-    return sorted(set(found).intersection(seqs))
+    def first_query(self) -> bool:
+        """Whether this is the store's first query, which a one-shot command scores without
+        numpy from the rows `first_rows` reads (it then counts as that first query); False once
+        the table is cached or wanted whole (the caller then uses `rank_table`)."""
+        self.evidence.sync()
+        cache = self.cache
+        if cache.wanted or cache.table is not None:
+            return False
+        cache.wanted = True
+        return True
 
-
-def playbook_size(store: PlaybookStore) -> int:
-    """At least the number of bullets with evidence (the highest seq ever given)."""
-    return int(store.sql.scalar("SELECT MAX(seq) FROM bullets", default=0))
-
-
-def ids_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
-    """The ids of the bullets with these seqs."""
-    d = store.sql.dialect
-    rows = store.sql.all(
-        f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
-    )
-    return {seq: bid for seq, bid in rows}
-
-
-def contents_of(store: PlaybookStore, seqs: list[int]) -> dict[int, str]:
-    """The contents of the bullets with these seqs (what semantic recall embeds)."""
-    d = store.sql.dialect
-    rows = store.sql.all(
-        f"SELECT seq, content FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
-    )
-    return {seq: content for seq, content in rows}
-
-
-def keyword_lists(
-    store: PlaybookStore, tokens: list[str], policy: Policy
-) -> list[tuple[list[int], float]]:
-    """(bullet seqs, points) for each query token: +3 where it is a token of the bullet,
-    else +1 where it is a substring of one of its tokens; +5 more where it equals a tag.
-    Each list holds a seq at most once."""
-    sql = store.sql
-    d = sql.dialect
-    # the vocabulary read once for every token (each read scans it whole)
-    vocab = (
-        sql.column(
-            "SELECT token FROM vocab WHERE " + " OR ".join([d.contains("token")] * len(tokens)),
-            tuple(tokens),
-        )
-        if tokens
-        else []
-    )
-    # then every token's postings in one round trip: exact, containing, tag, per token
-    containing = [[v for v in vocab if q in v and v != q] for q in tokens]
-    queries: list[tuple[str, tuple[Any, ...]]] = []
-    for q, contains in zip(tokens, containing, strict=True):
-        queries.append(("SELECT seq FROM bullet_tokens WHERE token = ?", (q,)))
-        if contains:
-            queries.append(
-                (
-                    f"SELECT DISTINCT seq FROM bullet_tokens WHERE {d.in_list('token')}",
-                    (d.list_param(contains),),
-                )
+    def first_rows(
+        self,
+        seqs: list[int],
+        now: float,
+        floors: tuple[float, float, float] | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """The rank rows (`_FIRST`) of the recallable bullets among `seqs`, for a store's
+        first query. With `floors` (per list in `LISTS`), only those whose cached helpful sum
+        times their maturity's multiplier reaches their list's floor, and those the cache
+        cannot bound: it does not answer as it is, or holds evidence dated after `now` (epoch
+        days)."""
+        d = self.sql.dialect
+        default_hl = self.policy.half_life_days
+        sql = _FIRST + f" AND {d.in_list('b.seq')}"
+        params: tuple[Any, ...] = (default_hl, d.list_param(seqs))
+        if floors is not None:
+            policy = self.policy
+            sql += _ABOVE
+            params += (
+                default_hl,
+                now,
+                *(policy.multiplier(m) for m in MATURITIES),
+                *reversed(floors),
             )
-        queries.append(("SELECT seq FROM bullet_tags WHERE tag = ?", (q,)))
-    answers = iter(sql.all_of(queries)) if queries else iter(())
-    hits: list[tuple[list[int], float]] = []
-    for contains in containing:
-        exact = [r[0] for r in next(answers)]
-        partial = [r[0] for r in next(answers)] if contains else []
-        tags = [r[0] for r in next(answers)]
-        hits.append((exact, policy.exact_points))
-        hits.append((sorted(set(partial).difference(exact)), policy.substring_points))
-        hits.append((tags, policy.tag_points))
-    return hits
+        return self.sql.all(sql, params)
 
+    def first_worth(
+        self, seqs: list[int], now: float, least: float, whole: tuple[bool, ...]
+    ) -> list[int]:
+        """Those of `seqs` that `first_rows` with floors may return, and a few more, found in
+        one pass over the evidence cache: cheaper than a look-up per candidate when the
+        candidates are a good part of the playbook (`playbook_size`). `least`: the least
+        helpful sum that can reach a floor; `whole`: per list in `LISTS`, whether it is read
+        whole (it has no floor)."""
+        d = self.sql.dialect
+        found = self.sql.column(
+            _WORTH.format(in_list=d.in_list("b.seq")),
+            (
+                *(least, now, self.policy.half_life_days) * 2,
+                d.list_param(seqs),
+                *(int(w) for w in reversed(whole)),
+            ),
+        )
+        return sorted(set(found).intersection(seqs))
 
-def keyword_hits(
-    store: PlaybookStore, tokens: list[str], policy: Policy
-) -> list[tuple[np.ndarray, float]]:
-    """`keyword_lists` as numpy arrays of seqs."""
-    import numpy as np
+    def playbook_size(self) -> int:
+        """At least the number of bullets with evidence (the highest seq ever given)."""
+        return int(self.sql.scalar("SELECT MAX(seq) FROM bullets", default=0))
 
-    return [
-        (np.array(seqs, dtype=np.intp), points)
-        for seqs, points in keyword_lists(store, tokens, policy)
-    ]
+    def ids_of(self, seqs: list[int]) -> dict[int, str]:
+        """The ids of the bullets with these seqs."""
+        d = self.sql.dialect
+        rows = self.sql.all(
+            f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
+        )
+        return {seq: bid for seq, bid in rows}
 
+    def contents_of(self, seqs: list[int]) -> dict[int, str]:
+        """The contents of the bullets with these seqs (what semantic recall embeds)."""
+        d = self.sql.dialect
+        rows = self.sql.all(
+            f"SELECT seq, content FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seqs),)
+        )
+        return {seq: content for seq, content in rows}
 
-def keyword_points(store: PlaybookStore, tokens: list[str], policy: Policy) -> dict[str, float]:
-    """The same points by bullet id, for any bullet (retired ones too): the as-of path."""
-    hits = keyword_hits(store, tokens, policy)
-    seq_points: dict[int, float] = {}
-    for seqs, value in hits:
-        for s in seqs.tolist():
-            seq_points[s] = seq_points.get(s, 0.0) + value
-    if not seq_points:
-        return {}
-    d = store.sql.dialect
-    rows = store.sql.execute(
-        f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seq_points),)
-    )
-    return {bid: seq_points[s] for s, bid in rows}
+    def keyword_lists(self, tokens: list[str], policy: Policy) -> list[tuple[list[int], float]]:
+        """(bullet seqs, points) for each query token: +3 where it is a token of the bullet,
+        else +1 where it is a substring of one of its tokens; +5 more where it equals a tag.
+        Each list holds a seq at most once."""
+        sql = self.sql
+        d = sql.dialect
+        # the vocabulary read once for every token (each read scans it whole)
+        vocab = (
+            sql.column(
+                "SELECT token FROM vocab WHERE " + " OR ".join([d.contains("token")] * len(tokens)),
+                tuple(tokens),
+            )
+            if tokens
+            else []
+        )
+        # then every token's postings in one round trip: exact, containing, tag, per token
+        containing = [[v for v in vocab if q in v and v != q] for q in tokens]
+        queries: list[tuple[str, tuple[Any, ...]]] = []
+        for q, contains in zip(tokens, containing, strict=True):
+            queries.append(("SELECT seq FROM bullet_tokens WHERE token = ?", (q,)))
+            if contains:
+                queries.append(
+                    (
+                        f"SELECT DISTINCT seq FROM bullet_tokens WHERE {d.in_list('token')}",
+                        (d.list_param(contains),),
+                    )
+                )
+            queries.append(("SELECT seq FROM bullet_tags WHERE tag = ?", (q,)))
+        answers = iter(sql.all_of(queries)) if queries else iter(())
+        hits: list[tuple[list[int], float]] = []
+        for contains in containing:
+            exact = [r[0] for r in next(answers)]
+            partial = [r[0] for r in next(answers)] if contains else []
+            tags = [r[0] for r in next(answers)]
+            hits.append((exact, policy.exact_points))
+            hits.append((sorted(set(partial).difference(exact)), policy.substring_points))
+            hits.append((tags, policy.tag_points))
+        return hits
+
+    def keyword_hits(self, tokens: list[str], policy: Policy) -> list[tuple[np.ndarray, float]]:
+        """`keyword_lists` as numpy arrays of seqs."""
+        import numpy as np
+
+        return [
+            (np.array(seqs, dtype=np.intp), points)
+            for seqs, points in self.keyword_lists(tokens, policy)
+        ]
+
+    def keyword_points(self, tokens: list[str], policy: Policy) -> dict[str, float]:
+        """The same points by bullet id, for any bullet (retired ones too): the as-of path."""
+        hits = self.keyword_hits(tokens, policy)
+        seq_points: dict[int, float] = {}
+        for seqs, value in hits:
+            for s in seqs.tolist():
+                seq_points[s] = seq_points.get(s, 0.0) + value
+        if not seq_points:
+            return {}
+        d = self.sql.dialect
+        rows = self.sql.execute(
+            f"SELECT seq, id FROM bullets WHERE {d.in_list('seq')}", (d.list_param(seq_points),)
+        )
+        return {bid: seq_points[s] for s, bid in rows}
+
+    def token_matches(self, token: str) -> tuple[list[int], list[int], list[int]]:
+        """Bullet seqs where `token` is a content token, a substring of one (and not a token),
+        and a tag: the three kinds of keyword points recall gives (SPEC §6)."""
+        from ..core.policy import DEFAULT_POLICY
+
+        (exact, _), (partial, _), (tag, _) = self.keyword_hits([token], DEFAULT_POLICY)
+        return exact.tolist(), partial.tolist(), tag.tolist()
+
+    def table(self, seqs: list[int] | None = None) -> RankTable:
+        """The recallable bullets (or those of `seqs` only) as numpy columns
+        (`rank_table.py`, which loads numpy), cached until the database changes.
+
+        A process's first query loads only its candidates (a one-shot `playbook recall` never
+        pays for the whole table); from the second query on, the whole table is loaded once
+        and kept, so repeated queries touch nothing but their postings.
+        """
+        from .rank_table import TableLoader
+
+        self.evidence.sync()
+        key = (self.sql.change_token(), self.decisions.policy_fingerprint())
+        cache = self.cache
+        if cache.table is not None and cache.table.key == key:
+            return cache.table
+        partial = seqs is not None and not cache.wanted
+        table = TableLoader(self.sql, self.policy, self.evidence).load(
+            key, seqs if partial else None
+        )
+        if partial:
+            cache.wanted = True
+        else:
+            cache.table = table
+        return table

@@ -1,7 +1,7 @@
 """The schema of SPEC §3 as namespaced, versioned migrations (the SQLite DDL here; the
 PostgreSQL DDL of the same steps, with the same numbers, in `store/postgres/schema.py`).
 
-`run_migrations(db, [memory_migration()])` brings the `memory` namespace up to the latest
+`run_migrations(executor, [memory_migration()])` brings the `memory` namespace up to the latest
 version. Each step runs in its own transaction; a database whose namespace is newer than
 this code knows is refused with `SchemaTooNewError` and not touched. Other namespaces in
 the same file (a session graph, say) are left alone. A released step is never edited
@@ -26,11 +26,8 @@ from typing import TYPE_CHECKING
 from ..core.errors import SchemaError as SchemaError  # re-exported
 from ..core.errors import SchemaTooNewError
 from .checks import sqlite_step
-from .executor import executor_of
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from .executor import Executor
 
 MIGRATIONS_TABLE = "_migrations"
@@ -310,9 +307,8 @@ def _ensure_table(ex: Executor) -> None:
     )
 
 
-def schema_version(db: Database | sqlite3.Connection | Executor, namespace: str = "memory") -> int:
-    """The version of `namespace` the file holds (0 when absent)."""
-    ex = executor_of(db)
+def schema_version(ex: Executor, namespace: str = "memory") -> int:
+    """The version of `namespace` the database holds (0 when absent)."""
     if ex.one(ex.dialect.table_exists, (MIGRATIONS_TABLE,)) is None:
         return 0
     return int(
@@ -320,13 +316,11 @@ def schema_version(db: Database | sqlite3.Connection | Executor, namespace: str 
     )
 
 
-def check_version(
-    db: Database | sqlite3.Connection | Executor, migration: Migration, current: int | None = None
-) -> int:
+def check_version(ex: Executor, migration: Migration, current: int | None = None) -> int:
     """The namespace's version (`current` when the caller has just read it); refused when
     it is newer than this Playbook understands."""
     if current is None:
-        current = schema_version(db, migration.namespace)
+        current = schema_version(ex, migration.namespace)
     if current > migration.latest:
         raise SchemaTooNewError(
             f"this database's '{migration.namespace}' schema is version {current}, newer than "
@@ -335,15 +329,12 @@ def check_version(
     return current
 
 
-def run_migrations(
-    db: Database | sqlite3.Connection | Executor, migrations: Sequence[Migration]
-) -> list[tuple[str, int]]:
+def run_migrations(ex: Executor, migrations: Sequence[Migration]) -> list[tuple[str, int]]:
     """Apply what is missing of each migration; return the (namespace, version) applied.
 
     Each version step is one transaction, and records itself in `_migrations`
     (namespace, version, applied_at) in the same transaction.
     """
-    ex = executor_of(db)
     for m in migrations:  # refuse before touching anything
         check_version(ex, m)
     applied: list[tuple[str, int]] = []

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from ..core import errors
 from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
+from .urls import masked
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
@@ -58,7 +59,7 @@ class Target:
         return self.backend != "sqlite" or self.location == ":memory:" or self.path.exists()
 
     def __str__(self) -> str:
-        return self.location if self.backend == "sqlite" else _without_password(self.location)
+        return self.location if self.backend == "sqlite" else masked(self.location)
 
 
 def resolve_target(target: str | os.PathLike[str] | Target) -> Target:
@@ -86,50 +87,6 @@ def resolve_target(target: str | os.PathLike[str] | Target) -> Target:
     if target == ":memory:":
         return Target("sqlite", target)
     return Target("sqlite", str(Path(target).expanduser()))
-
-
-def _without_password(url: str) -> str:
-    url = re.sub(r"(://[^/:@]*):[^/?]*@", r"\1:***@", url)
-    return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
-
-
-def url_without_password(url: str) -> str:
-    """`url` with its password taken out (the user's, and a `password=` parameter): what a
-    file may hold, since libpq finds the password in ~/.pgpass or $PGPASSWORD. For a
-    writer of settings (`hooks install`); messages mask it instead (`str(Target)`)."""
-    url = re.sub(r"(://[^/:@]*):[^/?]*@", r"\1@", url)
-    url = re.sub(r"([?&])password=[^&]*&?", r"\1", url)
-    return url[:-1] if url.endswith(("?", "&")) else url
-
-
-def has_password(url: str) -> bool:
-    return url_without_password(url) != url
-
-
-def scrub(text: str, url: str) -> str:
-    """`text` (a driver's message about `url`) with the URL masked and its password, as
-    written or decoded, nowhere in it; when the password is too short to mask without
-    garbling the message, the driver's words are dropped (libpq quotes whatever it could
-    not parse: a password included)."""
-    from urllib.parse import unquote
-
-    secrets = set()
-    user = re.search(r"://[^/:@]*:([^/?]*)@", url)
-    if user:  # libpq ends the password at the first "@", this module at the last: both
-        parts = user.group(1).split("@")
-        secrets.update(
-            "@".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)
-        )
-    secrets.update(re.findall(r"[?&]password=([^&]*)", url))
-    secrets |= {unquote(s) for s in secrets}
-    secrets.discard("")
-    text = text.replace(url, _without_password(url))
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret in text:
-            if len(secret) < 4:
-                return "(the driver's message is withheld: it quotes the password)"
-            text = text.replace(secret, "***")
-    return text
 
 
 def open_store(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import review
 from ..core.terms import HOOK_ORIGIN
 from ..store import BlockedPattern
-from ..store.views import BulletRow, bullet_rows
+from ..store.views import BulletRow
 
 if TYPE_CHECKING:
     from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries, queue
@@ -87,7 +87,7 @@ def load_snapshot(
         return load_snapshot_as_of(source, as_of, history)
     started = time.perf_counter()
     with source.open() as store:
-        rows = bullet_rows(store)
+        rows = store.views.bullet_rows()
         proposals = pending_proposals(store)
         diffs = diffs_of(store, proposals)
         conflicts = review.conflicts(store)

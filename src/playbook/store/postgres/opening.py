@@ -95,7 +95,7 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     psycopg = _psycopg()
     from psycopg.conninfo import conninfo_to_dict
 
-    from ..target import scrub
+    from ..urls import scrub
 
     try:
         given = conninfo_to_dict(url)
@@ -120,7 +120,7 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
 
 
 def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
-    from ..target import scrub
+    from ..urls import scrub
 
     text = scrub(str(exc).strip(), url)
     reason = text.split("FATAL:", 1)[-1].strip().splitlines()[0] if text else type(exc).__name__

@@ -28,7 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...core.errors import UsageError
-from ..copying import TABLES
+from ..tables import TABLES
 from .guard import INSERT_CHECKS, UPDATES, checks_sql, policies_sql
 from .matching_sql import matching_sql
 from .scoring_sql import CALLED, scoring_sql
@@ -36,7 +36,8 @@ from .statements import quoted
 
 if TYPE_CHECKING:
     from ...core.policy import Policy
-    from ..store import PlaybookStore
+    from ..base import Transaction
+    from ..executor import Executor
 
 AGENT = "playbook_agent"
 HUMAN = "playbook_human"
@@ -104,20 +105,26 @@ END $$""",
     return out
 
 
-def install_roles(store: PlaybookStore, agent: str = AGENT, human: str = HUMAN) -> list[str]:
-    """Create the roles on `store`'s playbook (one transaction), with the store's policy in
-    the database's maturity pass; returns the SQL run."""
-    if store.sql.dialect != "postgresql":
-        raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
-    statements = roles_sql(store.sql.schema, agent, human, store.policy)  # type: ignore[attr-defined]
-    with store.transaction():
-        for statement in statements:
-            store.sql.execute(statement)
-    return statements
+class Roles:
+    """The roles of a PostgreSQL playbook (`store.roles`): made with the store's policy
+    written into the database's maturity pass."""
 
+    def __init__(self, sql: Executor, policy: Policy, transaction: Transaction) -> None:
+        self.sql = sql
+        self.policy = policy
+        self.transaction = transaction
 
-def schema_of(store: PlaybookStore) -> str:
-    """The PostgreSQL schema that holds `store`'s playbook."""
-    if store.sql.dialect != "postgresql":
-        raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
-    return str(store.sql.schema)  # type: ignore[attr-defined]
+    def schema(self) -> str:
+        """The PostgreSQL schema that holds the playbook."""
+        if self.sql.dialect != "postgresql":
+            raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
+        return str(self.sql.schema)  # type: ignore[attr-defined]
+
+    def install(self, agent: str = AGENT, human: str = HUMAN) -> list[str]:
+        """Create the roles on the playbook (one transaction), with the store's policy in
+        the database's maturity pass; returns the SQL run."""
+        statements = roles_sql(self.schema(), agent, human, self.policy)
+        with self.transaction():
+            for statement in statements:
+                self.sql.execute(statement)
+        return statements
