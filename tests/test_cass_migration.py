@@ -14,6 +14,7 @@ each fixture).
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from datetime import UTC, datetime, timedelta
@@ -333,6 +334,22 @@ def test_a_diary_becomes_proposals_to_review(store: PlaybookStore) -> None:
         "shop",
     )
     assert rule.provenance.session_ref == session
+
+
+def test_a_diary_with_too_many_tags_and_an_overlong_session_path_is_noted(
+    store: PlaybookStore,
+) -> None:
+    """Both are dropped with a note each (the notes once lacked their kind: a TypeError)."""
+    doc = json.loads(DIARY.read_bytes())
+    doc["tags"] = [f"t{i}" for i in range(store.policy.max_tags + 3)]
+    doc["sessionPath"] = "/s/" + "x" * store.policy.max_ref_length
+    report = import_data(store, json.dumps(doc).encode(), source="diary.json")
+    notes = {n.where: n.text for n in report.notes}
+    assert notes["diary-4f1c2a9e0b7d.tags"].startswith("3 tag(s) repeated")
+    assert notes["diary-4f1c2a9e0b7d.sessionPath"] == "over the length limit; not kept"
+    pending = queue.pending(store)
+    assert len(pending) == 4 and {p.provenance.session_ref for p in pending} == {None}
+    assert {len(p.delta["tags"]) for p in pending} == {store.policy.max_tags}
 
 
 def test_a_diary_imports_from_the_command_line(tmp_path: Path) -> None:

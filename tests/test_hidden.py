@@ -54,7 +54,7 @@ def test_an_outranked_rule_with_its_numbers_and_the_marks_that_bring_it_back(
     assert report.shown == {"bullets": 1, "anti_patterns": 1, "deprecated_warnings": 1}
     assert report.counts == {"outranked": 2, "deprecated": 1, "out_of_scope": 0, "retired": 1}
     b = by_id(report)[ids["b"]]
-    assert (b.reason, b.list, b.rank) == ("outranked", "bullets", 2)
+    assert (b.reason, b.in_list, b.rank) == ("outranked", "bullets", 2)
     assert b.keyword == b.relevance == 3.0
     assert b.helpful == pytest.approx(H90) and b.harmful == 0.0
     assert (b.maturity, b.maturity_multiplier, b.harm_multiplier) == ("candidate", 0.5, 4.0)
@@ -82,7 +82,7 @@ def test_the_marks_it_says_are_the_marks_it_takes(store: PlaybookStore, clock: C
 def test_a_deprecated_rule_and_what_a_restore_would_do(store: PlaybookStore, clock: Clock) -> None:
     ids = build(store, clock)
     e = by_id(review.explain_hidden(store, "npm", limit=1))[ids["e"]]
-    assert (e.reason, e.list, e.rank, e.shown_as_warning) == (
+    assert (e.reason, e.in_list, e.rank, e.shown_as_warning) == (
         "deprecated", "deprecated_warnings", 1, True
     )  # fmt: skip
     assert e.helpful == pytest.approx(2 * H90) and e.effective == 0.0 and e.at_floor
@@ -103,7 +103,7 @@ def test_a_deprecated_rule_and_what_a_restore_would_do(store: PlaybookStore, clo
 def test_a_retired_rule_points_at_what_replaced_it(store: PlaybookStore, clock: Clock) -> None:
     ids = build(store, clock)
     c = by_id(review.explain_hidden(store, "npm", limit=1))[ids["c"]]
-    assert (c.reason, c.list, c.rank) == ("retired", None, None)
+    assert (c.reason, c.in_list, c.rank) == ("retired", None, None)
     assert c.successors == (ids["d"],)
     assert c.maturity == "deprecated" and c.effective == 0.0
     assert c.harmful == pytest.approx(3.0)  # frozen at its retirement, T0: no decay

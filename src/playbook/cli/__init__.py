@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: every command line, under the contract of `running.run_guarded`."""
-    from .typer_app import main as typer_main
+    from .typer_app import main as typer_main  # lazy: mark, recall, every hook
 
     return typer_main(argv)
 
@@ -34,7 +34,7 @@ def run() -> None:
 
 def __getattr__(name: str) -> Any:
     if name == "app":  # `from playbook.cli import app`: the whole command line
-        from .typer_app import app
+        from .typer_app import app  # lazy: mark, recall, every hook
 
         globals()["app"] = app
         return app

@@ -31,7 +31,7 @@ def diff(
     """What changed since a date: rules that appeared, were retired, changed rung, and the
     ones whose score moved most. Scores then are the playbook as it stood then."""
     set_json(json_out)
-    from ..review import diff_since
+    from ..review import diff_since  # lazy: --help, every typer command
 
     with open_store(read_only=True) as store:
         now = store.now()
@@ -44,7 +44,7 @@ def diff(
 
 
 def _moment(option: str, text: str, now: Any) -> Any:
-    from ..review import parse_moment
+    from ..review import parse_moment  # lazy: --help, every typer command
 
     try:
         return parse_moment(text, now)

@@ -10,10 +10,12 @@ so a one-shot `playbook mark` or `recall` never loads typer.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..core.inert import inert
-from .common import CliError, emit, open_store, state
+from ..core.policy import DEFAULT_POLICY
+from .common import CliError, emit, load_policy_option, open_store, state
 
 
 def _json(flag: bool) -> None:
@@ -62,8 +64,6 @@ MARK_NAMES = {
 
 def _policy() -> Any:
     """The policy a command's arguments are bounded by (`--policy`, or the default)."""
-    from ..core.policy import DEFAULT_POLICY
-    from .common import load_policy_option
 
     return load_policy_option() or DEFAULT_POLICY
 
@@ -71,7 +71,7 @@ def _policy() -> Any:
 def bounded(*fields: tuple[str, Any, str]) -> None:
     """Refuse (invalid_input, one line) an argument over its bound in the policy: checked
     before anything is opened, never cut. Each field is (name, value, kind of limit)."""
-    from ..core.limits import check
+    from ..core.limits import check  # lazy: --help
 
     check(_policy(), fields)
 
@@ -93,8 +93,8 @@ def mark_command(
 ) -> None:
     """Record that a rule helped or hurt."""
     _json(json_out)
-    from ..review.actions import NotApplied, check_mark
-    from ..review.actions import mark as mark_bullet
+    from ..review.actions import NotApplied, check_mark  # lazy: --help, recall, every typer command
+    from ..review.actions import mark as mark_bullet  # lazy: --help, recall, every typer command
 
     # The API's own check, before anything is opened (`review.mark` makes it again).
     check_mark(
@@ -134,8 +134,8 @@ def recall_command(
 ) -> None:
     """Rules, anti-patterns and deprecated warnings relevant to a task, with their scores."""
     _json(json_out)
-    from ..retrieval.query import parse_when
-    from ..retrieval.query import recall as run_recall
+    from ..retrieval.query import parse_when  # lazy: --help, mark, every typer command
+    from ..retrieval.query import recall as run_recall  # lazy: --help, mark, every typer command
 
     bounded(("query", query, "query"))
 
@@ -149,7 +149,10 @@ def recall_command(
     with open_store(read_only=True) as store:
         vectors = None
         if semantic:
-            from ..retrieval.vectors import HashTrigramEmbedder, MemoryVectors
+            from ..retrieval.vectors import (  # lazy: --help, mark, recall, every typer command
+                HashTrigramEmbedder,
+                MemoryVectors,
+            )
 
             vectors = MemoryVectors(store, HashTrigramEmbedder())
         result = run_recall(
@@ -157,7 +160,7 @@ def recall_command(
         )
         hidden = None
         if explain_hidden:
-            from ..review import explain_hidden as explain
+            from ..review import explain_hidden as explain  # lazy: --help, mark, recall, typer
 
             hidden = explain(
                 store, query, limit=limit, scope=list(scope) or None, as_of=when, vectors=vectors
@@ -167,7 +170,7 @@ def recall_command(
     data = result.to_dict()
     human = _render_recall(result)
     if hidden is not None:
-        from .views import render_hidden
+        from .views import render_hidden  # lazy: --help, mark, recall, every typer command
 
         data["hidden"] = hidden
         human += "\n\n" + render_hidden(hidden)
@@ -179,9 +182,8 @@ def _here(scope: list[str] | tuple[str, ...]) -> list[str] | tuple[str, ...]:
     the key the hooks recall with)."""
     if "workspace:." not in scope:
         return scope
-    from pathlib import Path
 
-    from ..project.workspace import workspace_of
+    from ..project.workspace import workspace_of  # lazy: --help, mark, recall, every typer command
 
     here = workspace_of(Path.cwd())
     if here is None:

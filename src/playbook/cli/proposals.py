@@ -16,12 +16,13 @@ from ..core.inert import inert
 from ..core.terms import DELTA_TYPES
 from ..core.text import plural
 from .common import EXIT_USAGE, CliError, emit, open_store
-from .core import JSON, _json, _outcome_line, bounded
+from .core import JSON
+from .hot import _json, _outcome_line, bounded
 from .registry import app
 
 if TYPE_CHECKING:
     from ..review import Decided
-    from ..review.queue import Proposal
+    from ..review.proposals import Proposal
     from ..store import PlaybookStore
 
 _HINT = "see 'playbook proposals'"
@@ -71,7 +72,7 @@ def _describe_delta(store: PlaybookStore, delta: dict[str, Any]) -> list[str]:
 def render_proposal(store: PlaybookStore, p: Proposal) -> list[str]:
     """A proposal for a reviewer: what it does, where it came from, the word diff of a
     replace or merge, and (from `pending`) the closest existing rules."""
-    from ..review import proposal_diffs
+    from ..review import proposal_diffs  # lazy: --help, every typer command
 
     prov = p.provenance
     where = ""
@@ -114,7 +115,7 @@ def proposals(
             f"--type: {_short(type_, 40)!r} is not a delta type ({', '.join(DELTA_TYPES)})",
             exit_code=EXIT_USAGE,
         )
-    from ..review.queue import count_pending, pending
+    from ..review.queue import count_pending, pending  # lazy: --help, every typer command
 
     with open_store(read_only=True) as store:
         items = pending(store, limit=limit, session=session, delta_type=type_)
@@ -160,7 +161,7 @@ def _many(decided: list[Decided], verb: str) -> None:
         err = CliError(
             "nothing_applied", f"none of the {len(decided)} proposals was {verb}: {reasons}", _HINT
         )
-        err.data = data  # type: ignore[attr-defined]  # with --json: every id's outcome
+        err.data = data  # with --json: every id's outcome
         raise err
     lines.append(f"{verb} {done} of {plural(len(decided), 'proposal')}")
     emit(data, "\n".join(lines))
@@ -183,9 +184,9 @@ def approve(
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--edit", edit, "content"))
     if edit is not None and len(proposal_ids) > 1:
         raise CliError("usage", "--edit goes with one proposal id", exit_code=EXIT_USAGE)
-    from ..review import approve_many
-    from ..review.queue import QueueError
-    from ..review.queue import approve as approve_proposal
+    from ..review import approve_many  # lazy: --help, every typer command
+    from ..review.queue import QueueError  # lazy: --help, every typer command
+    from ..review.queue import approve as approve_proposal  # lazy: --help, every typer command
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:
@@ -196,7 +197,7 @@ def approve(
             result = approve_proposal(store, proposal_id, actor="human", edited=edit)
         except QueueError as exc:
             raise _queue_error(exc) from None
-    data = {"proposal": proposal_id, "result": result.to_dict()}
+    data: dict[str, Any] = {"proposal": proposal_id, "result": result.to_dict()}
     lines = [f"approved {proposal_id}" + (" (edited)" if edit is not None else "")]
     lines += [f"  {_outcome_line(o)}" for o in data["result"]["outcomes"]]
     lines += [f"  {b}: {a} -> {c}" for b, a, c in result.maturity_changes]
@@ -217,9 +218,9 @@ def reject(
     ids are rejected one by one with the same reason."""
     _json(json_out)
     bounded(*(("ID", pid, "id") for pid in proposal_ids), ("--reason", reason, "text"))
-    from ..review import reject_many
-    from ..review.queue import QueueError
-    from ..review.queue import reject as reject_proposal
+    from ..review import reject_many  # lazy: --help, every typer command
+    from ..review.queue import QueueError  # lazy: --help, every typer command
+    from ..review.queue import reject as reject_proposal  # lazy: --help, every typer command
 
     with open_store(create=False) as store:
         if len(proposal_ids) > 1:

@@ -14,7 +14,7 @@ from .running import run_guarded
 
 def _version(value: bool) -> None:
     if value:
-        from ..core.version import __version__
+        from ..core.version import __version__  # lazy: --help, every typer command
 
         typer.echo(f"playbook {__version__}")
         raise typer.Exit()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -22,7 +23,6 @@ class _Delta(BaseModel):
 
 def _wrap(head: str, names: tuple[str, ...]) -> str:
     """`head` then the names as JSON strings, alternatives, wrapped for the prompt."""
-    import textwrap
 
     line = head + " | ".join(f'"{n}"' for n in names)
     return textwrap.fill(line, 88, subsequent_indent=" ", break_on_hyphens=False)
@@ -140,13 +140,11 @@ class MergeDelta(_Delta):
         return ids
 
 
-PlaybookDelta = Annotated[
-    AddDelta | HelpfulDelta | HarmfulDelta | ReplaceDelta | DeprecateDelta | MergeDelta,
-    Field(discriminator="type"),
-]
+AnyDelta = AddDelta | HelpfulDelta | HarmfulDelta | ReplaceDelta | DeprecateDelta | MergeDelta
+PlaybookDelta = Annotated[AnyDelta, Field(discriminator="type")]
 # Each type's model, keyed by the vocabulary (`core.terms.DeltaType`; a test checks that
 # every type has its model and every model its type).
-DELTA_CLASSES: dict[str, type[_Delta]] = {
+DELTA_CLASSES: dict[str, type[AnyDelta]] = {
     DeltaType.ADD: AddDelta,
     DeltaType.HELPFUL: HelpfulDelta,
     DeltaType.HARMFUL: HarmfulDelta,
@@ -192,8 +190,8 @@ def parse_delta(item: object) -> PlaybookDelta:
     """Validate one raw item, raising InvalidDelta with a plain reason."""
     if isinstance(item, BaseModel) and not isinstance(item, _Delta):
         item = item.model_dump()
-    if isinstance(item, _Delta):
-        return item  # type: ignore[return-value]
+    if isinstance(item, AnyDelta):
+        return item
     if not isinstance(item, dict):
         raise InvalidDelta(f"a delta must be an object, not {type(item).__name__}")
     carried = [k for k in PROVENANCE_KEYS if k in item]
@@ -211,7 +209,7 @@ def parse_delta(item: object) -> PlaybookDelta:
     if cls is None:
         raise InvalidDelta(f"type: unknown delta type; expected one of {', '.join(DELTA_TYPES)}")
     try:
-        return cls.model_validate(item)  # type: ignore[return-value]
+        return cls.model_validate(item)
     except ValidationError as exc:
         raise InvalidDelta(_describe(exc)) from None
 

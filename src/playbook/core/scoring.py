@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .terms import Maturity
 
@@ -74,7 +74,7 @@ def half_factor(halvings: Any) -> Any:
     """0.5 ** halvings, or 0.0 past MAX_HALVINGS (floats or arrays)."""
     if isinstance(halvings, _NUMBER):
         return 0.0 if halvings > MAX_HALVINGS else 0.5**halvings
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return np.where(halvings > MAX_HALVINGS, 0.0, np.float_power(0.5, halvings))
 
@@ -85,7 +85,7 @@ def scaled(value: Any, factor: Any) -> Any:
         if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
             return 0.0
         return value * factor
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     product = value * factor
     size = np.abs(product)
@@ -103,7 +103,7 @@ def nonneg(x: Any) -> Any:
     """max(0, x) as numpy's `maximum(x, 0.0)` has it (floats or arrays)."""
     if isinstance(x, _NUMBER):
         return 0.0 if x < 0.0 else x
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return np.maximum(x, 0.0)
 
@@ -190,6 +190,12 @@ def effective_score(helpful: float, harmful: float, maturity: str, policy: Polic
     return effective_with(helpful, harmful, policy.multiplier(maturity), policy)
 
 
+@overload
+def effective_with(helpful: float, harmful: float, multiplier: float, policy: Policy) -> float: ...
+@overload
+def effective_with(
+    helpful: np.ndarray, harmful: np.ndarray, multiplier: np.ndarray, policy: Policy
+) -> np.ndarray: ...
 def effective_with(helpful: Any, harmful: Any, multiplier: Any, policy: Policy) -> Any:
     """(H - 4X) * multiplier: the effective score, for floats or numpy arrays alike (flushed
     to 0.0 below TINY, see `scaled`)."""
@@ -203,7 +209,7 @@ def final_score(relevance: Any, effective: Any, policy: Policy) -> Any:
     floor = policy.min_confidence
     if isinstance(effective, _NUMBER):
         return relevance * (floor if floor >= effective else effective)
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     return relevance * np.maximum(floor, effective)
 
@@ -212,7 +218,7 @@ def effective_scores(
     helpful: np.ndarray, harmful: np.ndarray, maturities: Sequence[str], policy: Policy
 ) -> np.ndarray:
     """`effective_score` over whole columns (numpy arrays of H and X, one maturity each)."""
-    import numpy as np
+    import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     mult = {m: policy.multiplier(m) for m in set(maturities)}
     factor = np.fromiter((mult[m] for m in maturities), dtype=np.float64, count=len(maturities))
@@ -228,7 +234,7 @@ def score_of(
     policy: Policy,
 ) -> Score:
     """A bullet's Score from its decayed evidence (H, X, latest activity) at `now`."""
-    from .model import Score
+    from .model import Score  # lazy: pydantic: mark, recall, hook prompt, every typer command
 
     return Score(
         helpful=helpful,

@@ -51,7 +51,7 @@ STRUCTURAL: tuple[str, ...] = tuple(t for t in DELTA_TYPES if t not in AGENT_APP
 def _vocabulary(name: str, names: Any) -> Any:
     """The StrEnum of a Literal's values: `ANTI_PATTERN = "anti-pattern"`, ..."""
     members = {v.upper().replace("-", "_"): v for v in get_args(names)}
-    return StrEnum(name, members, module=__name__, qualname=name)  # type: ignore[misc]
+    return StrEnum(name, members, module=__name__, qualname=name)
 
 
 BulletType = _vocabulary("BulletType", BulletTypeName)
@@ -76,8 +76,11 @@ class FutureTimestamp(InvalidInput):
 def refuse_future(at: datetime, now: datetime, what: str = "an event") -> None:
     """Raise FutureTimestamp, with the one message every surface shows, if `at` > `now`."""
     if at > now:
-        stamp = lambda t: t.astimezone(UTC).isoformat().replace("+00:00", "Z")  # noqa: E731
         raise FutureTimestamp(
-            f"{what} cannot be dated in the future: {stamp(at)} is later than the "
-            f"playbook's clock ({stamp(now)})"
+            f"{what} cannot be dated in the future: {_stamp(at)} is later than the "
+            f"playbook's clock ({_stamp(now)})"
         )
+
+
+def _stamp(t: datetime) -> str:
+    return t.astimezone(UTC).isoformat().replace("+00:00", "Z")

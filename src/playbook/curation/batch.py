@@ -117,8 +117,8 @@ class Batch:
         if isinstance(delta, Vote):  # a plain vote: read without pydantic (`votes.py`)
             self.vote(index, delta)
             return
-        # lazy: the models load pydantic, which a plain vote (`playbook mark`) never needs
-        from ..core.deltas import (
+        # The models load pydantic, which a plain vote (`playbook mark`) never needs.
+        from ..core.deltas import (  # lazy: pydantic: mark, every typer command
             AddDelta,
             DeprecateDelta,
             HarmfulDelta,
@@ -252,7 +252,10 @@ class Batch:
         `carry_pins` (a reviewer resolving a conflict decides it explicitly).
         """
         first = originals[0]
-        same = lambda attr: len({getattr(b, attr) for b in originals}) == 1  # noqa: E731
+
+        def same(attr: str) -> bool:
+            return len({getattr(b, attr) for b in originals}) == 1
+
         tags = list(dict.fromkeys(t for b in originals for t in b.tags))
         btype = str(first.type) if same("type") else "rule"
         negative = is_negative(content, btype)
@@ -371,6 +374,6 @@ def _as_dict(delta: Delta) -> dict[str, Any]:
     """A delta as the decision log records it."""
     if isinstance(delta, Vote):
         return delta.as_dict()
-    from ..core.deltas import delta_dict
+    from ..core.deltas import delta_dict  # lazy: pydantic: mark, every typer command
 
     return delta_dict(delta)

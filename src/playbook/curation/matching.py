@@ -76,7 +76,7 @@ class BlockMatcher:
                 continue
             if jaccard(toks, b.tokens) >= self.policy.blocked_jaccard - 1e-9:
                 return b
-            from rapidfuzz import fuzz  # imported here: `playbook mark` never needs it
+            from rapidfuzz import fuzz  # lazy: rapidfuzz: mark, every typer command
 
             if fuzz.ratio(norm, b.normalized) >= self.policy.blocked_fuzz_ratio:
                 return b

@@ -25,7 +25,7 @@ def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance | None:
     """The batch's provenance, validated; None for none (nothing to validate)."""
     if value is None:
         return None
-    from ..core.model import Provenance
+    from ..core.model import Provenance  # lazy: the models load pydantic: mark, every typer command
 
     if isinstance(value, Provenance):
         return value
@@ -38,7 +38,7 @@ def _parse(item: object) -> Delta:
     vote = vote_of(item)
     if vote is not None:
         return vote
-    from ..core.deltas import parse_delta
+    from ..core.deltas import parse_delta  # lazy: pydantic: mark, every typer command
 
     return parse_delta(item)
 

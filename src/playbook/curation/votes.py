@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..core.terms import HARM_REASONS, DeltaType
 
@@ -46,7 +46,7 @@ class Vote:
         return {k: v for k, v in self._fields().items() if v is not None}
 
 
-def _text(value: object) -> bool:
+def _text(value: object) -> TypeGuard[str]:
     """A plain str that both backends store (UTF-8 can encode it, no NUL)."""
     if type(value) is not str or "\x00" in value:
         return False
@@ -63,7 +63,9 @@ def vote_of(item: object) -> Vote | None:
     if type(item) is not dict:
         return None
     kind = item.get("type")
-    fields = _FIELDS.get(kind) if type(kind) is str else None
+    if type(kind) is not str:
+        return None
+    fields = _FIELDS.get(kind)
     if fields is None or not item.keys() <= set(fields):
         return None
     bullet_id = item.get("bullet_id")
@@ -73,4 +75,4 @@ def vote_of(item: object) -> Vote | None:
         return None
     if reason is not None and (type(reason) is not str or reason not in HARM_REASONS):
         return None
-    return Vote(kind, bullet_id, reason, context)  # type: ignore[arg-type]
+    return Vote(kind, bullet_id, reason, context)

@@ -22,12 +22,18 @@ import hashlib
 import json
 import sys
 import tempfile
+import time
 import typing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..core.version import __version__
+from ..interop.importing import import_snapshot
+from ..interop.snapshot import SECTIONS, export_snapshot
+from ..interop.snapshot_rows import Snapshot, Stamp
+from ..review import queue
+from ..store import iso, open_store, parse_iso
 from . import content as dc
 from .build import DIARY_NAME, DemoPlaybook, build_demo
 
@@ -48,8 +54,6 @@ def demo_key() -> str:
 
 def stamp_fields() -> dict[str, frozenset[str]]:
     """Section -> the fields of its rows that are timestamps (the export's `Stamp` type)."""
-    from ..interop.snapshot import SECTIONS
-    from ..interop.snapshot_rows import Snapshot, Stamp
 
     out = {}
     for section in SECTIONS:
@@ -80,7 +84,6 @@ def _session_refs(doc: dict[str, Any], old: str, new: str) -> None:
 
 def _shift(doc: dict[str, Any], by: timedelta) -> None:
     """Move every timestamp of an export document by `by`, in place."""
-    from ..store import iso, parse_iso
 
     for section, fields in stamp_fields().items():
         for row in doc.get(section, []):
@@ -92,8 +95,6 @@ def _shift(doc: dict[str, Any], by: timedelta) -> None:
 
 def make_template(target: Path = TEMPLATE_FILE, *, now: datetime | None = None) -> Path:
     """Build the demo (at `now`) and write it as the template (deterministic bytes)."""
-    from ..interop.snapshot import export_snapshot
-    from ..store import open_store
 
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     with tempfile.TemporaryDirectory(prefix="playbook-demo-template-") as tmp:
@@ -116,12 +117,12 @@ def make_template(target: Path = TEMPLATE_FILE, *, now: datetime | None = None) 
 def load_template(source: Path = TEMPLATE_FILE) -> dict[str, Any] | None:
     """The shipped template, or None when there is none or it is not the current demo's."""
     try:
-        template = json.loads(gzip.decompress(source.read_bytes()))
+        template: dict[str, Any] = json.loads(gzip.decompress(source.read_bytes()))
     except (OSError, ValueError, EOFError):
         return None
     if template.get("format") != FORMAT or template.get("key") != demo_key():
         return None
-    return template  # type: ignore[no-any-return]
+    return template
 
 
 def instantiate(
@@ -129,11 +130,6 @@ def instantiate(
 ) -> DemoPlaybook | None:
     """Restore the template into a new file at `path`, its history ending at `now`, and
     write the session files beside it; None when there is no usable template."""
-    import time
-
-    from ..interop.importing import import_snapshot
-    from ..interop.snapshot_rows import Snapshot
-    from ..store import open_store
 
     started = time.perf_counter()
     template = load_template(source)
@@ -152,7 +148,6 @@ def instantiate(
     snapshot = Snapshot.model_validate(doc)
     with open_store(path) as store:
         import_snapshot(store, snapshot)
-        from ..review import queue
 
         return DemoPlaybook(
             path=path,

@@ -40,6 +40,7 @@ def _tags(store: PlaybookStore, diary: CassDiary, notes: list[Note]) -> list[str
                 f"{diary.id}.tags",
                 f"{len(diary.tags) - len(kept)} tag(s) repeated, over the length limit or over "
                 f"the {policy.max_tags} a rule may carry; dropped",
+                "diary tags dropped (repeated, too long or too many)",
             )
         )
     return kept
@@ -81,7 +82,9 @@ def import_diary(
     tags = _tags(store, diary, notes)
     session = diary.session_path
     if session is not None and problem(store.policy, "session_ref", session, "ref"):
-        notes.append(Note(f"{diary.id}.sessionPath", "over the length limit; not kept"))
+        notes.append(
+            Note(f"{diary.id}.sessionPath", "over the length limit; not kept", "session path")
+        )
         session = None
     deltas = []
     for item in diary.items:

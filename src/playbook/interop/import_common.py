@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConstraintError, InvalidImportError, InvalidInput
+from ..core.scoring import earned_rung, next_maturity
+from ..curation import run_maturity_pass
 from .notes import Note, summarize
 
 if TYPE_CHECKING:
@@ -134,7 +136,6 @@ def finish(
     retired or deprecated) with the rung its evidence earns; log the import; run the
     maturity pass over the existing bullets the import gave new evidence (`touched`) and,
     with `rerate`, over the imported ones (`imported`)."""
-    from ..curation import run_maturity_pass
 
     store.sync_evidence()
     report.maturity = rung_check(store, movable, rerate=rerate)
@@ -159,7 +160,6 @@ def rung_check(store: PlaybookStore, movable: dict[str, str], *, rerate: bool) -
     and on how many the rung their evidence earns differs from the recorded one
     (`earned_differs`: more, since the pass lowers a rung only on a negative score, never
     because evidence is missing or has decayed)."""
-    from ..core.scoring import earned_rung, next_maturity
 
     evidence = store.evidence_many(movable, at=store.now())
     policy = store.policy

@@ -23,6 +23,10 @@ from typing import TYPE_CHECKING, Literal
 from ..core.errors import DatabaseNotEmptyError
 from ..store import new_batch_id
 from . import formats
+from .cass import CassImport, CassImportError, parse_blocked_log, parse_cass_playbook
+from .cass.diary import CassDiary, parse_diary
+from .cass_import import import_cass
+from .diary_import import import_diary
 from .import_common import (  # noqa: F401  (part of this module's API)
     ImportReport,
     InvalidImport,
@@ -33,12 +37,12 @@ from .import_common import (  # noqa: F401  (part of this module's API)
     movable_rules,
     rung_check,
 )
+from .snapshot import SECTIONS, decode, validate
+from .snapshot_rows import SnapshotError
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
-    from .cass import CassImport
-    from .cass.diary import CassDiary
-    from .snapshot import Snapshot
+    from .snapshot_rows import Snapshot
 
 Format = Literal["auto", "json", "yaml", "cass"]
 FORMATS: tuple[str, ...] = ("auto", "json", "yaml", "cass")
@@ -86,7 +90,6 @@ def load(
         )
     if fmt == "cass" or expected == "cass":
         return "cass", _load_cass(data, kind, max_bytes, progress)
-    from .snapshot import SnapshotError, decode, validate
 
     if fmt == "auto":
         fmt = expected or ("json" if kind == formats.OTHER_JSON else "yaml")
@@ -99,14 +102,10 @@ def load(
 def _load_cass(
     data: bytes, kind: str, max_bytes: int, progress: Progress | None
 ) -> CassImport | CassDiary:
-    from .cass import CassImportError, parse_blocked_log, parse_cass_playbook
-
     try:
         if kind == formats.CASS_BLOCKED_LOG:
             return parse_blocked_log(data)
         if kind == formats.CASS_DIARY:
-            from .cass.diary import parse_diary
-
             return parse_diary(data)
         return parse_cass_playbook(data, max_bytes=max_bytes, progress=progress)
     except CassImportError as exc:
@@ -137,7 +136,6 @@ def import_snapshot(
     No decision is logged for the import itself: the database becomes a copy of the one
     exported (its decision log included), so exporting it again gives the same document.
     """
-    from .snapshot import SECTIONS
 
     report = ImportReport(format="playbook", batch_id=new_batch_id())
     tick = Ticker(sum(len(getattr(snap, s)) for s in SECTIONS), progress)
@@ -178,16 +176,10 @@ def import_data(
     if expected in ("json", "yaml") and fmt in ("auto", expected):
         require_empty(store)  # before a large export is parsed for nothing
     kind, parsed = load(data, fmt, max_bytes=max_bytes, name=source)
-    from .cass import CassImport
-    from .cass.diary import CassDiary
 
     if isinstance(parsed, CassDiary):
-        from .diary_import import import_diary
-
         return import_diary(store, parsed, source=source, workspace=workspace)
     if isinstance(parsed, CassImport):
-        from .cass_import import import_cass
-
         return import_cass(
             store,
             parsed,

@@ -22,17 +22,23 @@ This module has no `from __future__ import annotations`: the SDK reads the tools
 signatures, whose annotations carry the bounds of the policy the server was started with.
 """
 
-import functools
-import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, WithJsonSchema
 
 from ..core.errors import install_hint
+from ..core.inert import inert
+from ..core.policy import DEFAULT_POLICY, Policy
+from ..core.terms import BulletTypeName, DeltaTypeName, HarmReasonName, MaturityName
+from ..core.version import __version__
+from ..curation.outcomes import Outcome
+from ..interop.agents_md import DEFAULT_MAX_BYTES
+from ..project.protocol import protocol_lines
+from . import schemas as out
+from .sdk import McpUnavailable, answer, guarded, sdk
+from .stdio import serve_stdio
 from .tools import PlaybookTools, ToolFailure
-
-if TYPE_CHECKING:
-    from ..core.policy import Policy
 
 __all__ = ["TOOLS", "McpUnavailable", "PlaybookTools", "ToolFailure", "build_server", "serve"]
 
@@ -55,8 +61,6 @@ INSTALL = install_hint("mcp")
 def instructions() -> str:
     """What the server tells an agent: the agent's protocol (`project.protocol`, the same
     text as SessionStart and AGENTS.md), then this server's tools for it."""
-    from ..project.protocol import protocol_lines
-
     return "\n".join(
         [
             "Playbook holds the rules learned on this project, scored by how often they "
@@ -70,94 +74,23 @@ def instructions() -> str:
     )
 
 
-class McpUnavailable(RuntimeError):
-    """The optional `mcp` package is missing (or too old)."""
-
-
-MIN_SDK = (1, 19)  # tools returning CallToolResult checked against an output model
-
-
-def _sdk() -> tuple[Callable[..., Any], type[Exception], type[Exception]]:
-    """(server class, ToolError, ResourceError) of whichever SDK generation is installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    missing = McpUnavailable(
-        "the MCP server needs the 'mcp' package, 1.19 or later, which is not installed"
-    )
-    try:
-        found = tuple(int(n) for n in version("mcp").split(".")[:2] if n.isdigit())
-    except PackageNotFoundError:
-        raise missing from None
-    if found < MIN_SDK:
-        raise McpUnavailable(
-            f"the MCP server needs the 'mcp' package 1.19 or later; {version('mcp')} is installed"
-        )
-    try:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-
-        return MCPServer, ToolError, ResourceError
-    except ImportError:
-        pass
-    try:
-        from mcp.server.fastmcp import FastMCP
-        from mcp.server.fastmcp.exceptions import ResourceError, ToolError
-
-        return FastMCP, ToolError, ResourceError
-    except ImportError:
-        raise missing from None
-
-
-def _guard(fn: Callable[..., Any], error: type[Exception]) -> Callable[..., Any]:
-    """Report user errors (bad id, bad input, unusable database) to the agent as `error`
-    with a plain message; the SDK hides any other exception's text as a crash."""
-    from ..core.errors import PlaybookError
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (ToolFailure, PlaybookError) as exc:
-            raise error(str(exc)) from None
-
-    return wrapper
-
-
-def answer(data: dict[str, Any]) -> Any:
-    """A tool's result: `data` as structured content and, for clients that read text
-    only, the same as compact JSON (MCP's advice for structured output)."""
-    from mcp.types import CallToolResult
-
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    content = [{"type": "text", "text": text}]
-    return CallToolResult.model_validate({"content": content, "structuredContent": data})
-
-
 def build_server(
     db: str | Path, policy: "Policy | None" = None, workspace: str | None = None
 ) -> Any:
     """The MCP server object (not yet running) for the playbook at `db`; `workspace` (a
     workspace key) scopes the AGENTS.md resource."""
-    server_cls, tool_error, resource_error = _sdk()
-    from mcp.types import CallToolResult, ToolAnnotations
-    from pydantic import Field, WithJsonSchema
-
-    from ..core.policy import DEFAULT_POLICY
-    from ..core.terms import BulletTypeName, DeltaTypeName, HarmReasonName, MaturityName
-    from ..core.version import __version__
-    from ..curation.outcomes import Outcome
-    from . import schemas as out
+    server_cls, tool_error, resource_error = sdk()
+    from mcp.types import CallToolResult, ToolAnnotations  # lazy: the mcp extra (SDK 2.x or 1.x)
 
     p = policy or DEFAULT_POLICY
     tools = PlaybookTools(db, policy, workspace)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
     server = server_cls(SERVER_NAME, instructions=instructions(), log_level="WARNING")
     # The protocol server says this version in serverInfo (the 1.x SDK says its own).
-    low = getattr(server, "_lowlevel_server", None) or server._mcp_server
+    low = vars(server).get("_lowlevel_server") or vars(server)["_mcp_server"]  # 2.x, 1.x
     low.version = __version__
 
-    def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-        return _guard(fn, tool_error)
+    guard = guarded(tool_error)
 
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
     writes = ToolAnnotations(
@@ -185,10 +118,6 @@ def build_server(
     ]
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many per page.")]
     Offset = Annotated[int, Field(ge=0, description="Skip this many (next_offset of a page).")]
-    DeltaType = DeltaTypeName
-
-    def returns(model: type) -> Any:
-        return Annotated[CallToolResult, model]
 
     @server.tool(
         name="recall",
@@ -220,7 +149,7 @@ def build_server(
                 "numbers and what would bring it back. Needs limit >= 1."
             ),
         ] = False,
-    ) -> returns(out.RecallOut):
+    ) -> Annotated[CallToolResult, out.RecallOut]:
         return answer(tools.recall(query, limit, scope, explain_hidden))
 
     @server.tool(
@@ -242,7 +171,7 @@ def build_server(
         ] = None,
         limit: Limit = 50,
         offset: Offset = 0,
-    ) -> returns(out.RulesOut):
+    ) -> Annotated[CallToolResult, out.RulesOut]:
         return answer(tools.list_rules(category, tag, maturity, type, limit, offset))
 
     @server.tool(
@@ -252,7 +181,7 @@ def build_server(
         annotations=read_only,
     )
     @guard
-    def playbook_stats() -> returns(out.StatsOut):
+    def playbook_stats() -> Annotated[CallToolResult, out.StatsOut]:
         return answer(tools.stats())
 
     @server.tool(
@@ -266,10 +195,10 @@ def build_server(
         session_ref: Annotated[
             str | None, text("Only proposals from this session.", "max_ref_length")
         ] = None,
-        type: Annotated[DeltaType | None, Field(description="Only this delta type.")] = None,
+        type: Annotated[DeltaTypeName | None, Field(description="Only this delta type.")] = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> returns(out.PendingOut):
+    ) -> Annotated[CallToolResult, out.PendingOut]:
         return answer(tools.pending_proposals(session_ref, type, limit, offset))
 
     @server.tool(
@@ -285,7 +214,7 @@ def build_server(
             int, Field(ge=0, le=100, description="Feedback events per page.")
         ] = 10,
         events_offset: Offset = 0,
-    ) -> returns(out.ShowOut):
+    ) -> Annotated[CallToolResult, out.ShowOut]:
         return answer(tools.show_bullet(bullet_id, events_limit, events_offset))
 
     @server.tool(
@@ -305,7 +234,7 @@ def build_server(
         context: Context = None,
         session_ref: SessionRef = None,
         receipt: Receipt = None,
-    ) -> returns(out.MarkOut):
+    ) -> Annotated[CallToolResult, out.MarkOut]:
         return answer(tools.mark_feedback(bullet_id, kind, reason, context, session_ref, receipt))
 
     @server.tool(
@@ -324,7 +253,7 @@ def build_server(
         receipt: Receipt = None,
         context: Context = None,
         session_ref: SessionRef = None,
-    ) -> returns(out.OutcomeOut):
+    ) -> Annotated[CallToolResult, out.OutcomeOut]:
         return answer(tools.record_outcome(outcome, bullet_ids, receipt, context, session_ref))
 
     deltas_schema = out.delta_list_schema(
@@ -350,7 +279,7 @@ def build_server(
             int | None,
             Field(ge=0, description="Where in your session's transcript you learned it."),
         ] = None,
-    ) -> returns(out.ProposeOut):
+    ) -> Annotated[CallToolResult, out.ProposeOut]:
         return answer(tools.propose_deltas(deltas, session_ref, byte_offset))
 
     @server.tool(
@@ -367,7 +296,7 @@ def build_server(
         transcript_path: Annotated[
             str, text("The transcript file's path.", "max_ref_length", min_length=1)
         ],
-    ) -> returns(out.ReflectOut):
+    ) -> Annotated[CallToolResult, out.ReflectOut]:
         return answer(tools.reflect_session(transcript_path))
 
     @server.resource(
@@ -376,7 +305,7 @@ def build_server(
         description=resource_description(workspace),
         mime_type="text/markdown",
     )
-    @functools.partial(_guard, error=resource_error)
+    @guarded(resource_error)
     def agents_md() -> str:
         return tools.agents_md()
 
@@ -385,9 +314,6 @@ def build_server(
 
 def resource_description(workspace: str | None) -> str:
     """What the AGENTS.md resource holds (as `interop.agents_md` builds it)."""
-    from ..core.inert import inert
-    from ..interop.agents_md import DEFAULT_MAX_BYTES
-
     scope = f"global and {inert(workspace, one_line=True)}'s" if workspace else "every workspace's"
     return (
         "The playbook as an AGENTS.md block: the agent's protocol, then the live rules "
@@ -398,11 +324,9 @@ def resource_description(workspace: str | None) -> str:
 
 def serve(db: str | Path, *, policy: "Policy | None" = None, workspace: str | None = None) -> None:
     """Run the server on stdin/stdout until the client disconnects (`stdio` answers
-    what the SDK's reader would drop). McpUnavailable, before anything else is imported,
-    when the optional SDK is not installed."""
+    what the SDK's reader would drop). McpUnavailable, before the server is built, when
+    the optional SDK is not installed."""
     server = build_server(db, policy, workspace)
-    import anyio
-
-    from .stdio import serve_stdio
+    import anyio  # lazy: the mcp extra (SDK 2.x or 1.x)
 
     anyio.run(serve_stdio, server)

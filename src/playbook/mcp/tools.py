@@ -10,11 +10,27 @@ agent writes goes through `curate_as_agent` or the review queue with actor "agen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from ..core.errors import InvalidInput
+from ..core.limits import TooLong, check
+from ..core.policy import DEFAULT_POLICY
+from ..curation.outcomes import InvalidOutcome, apply_outcome
+from ..interop.agents_md import render, render_store
+from ..project.sessions import TranscriptRefused, check_transcript
+from ..reflection.reflectors import HeuristicReflector
+from ..reflection.session import reflect_session
+from ..retrieval.query import recall
+from ..review import bullet_detail
+from ..review import explain_hidden as explain
+from ..review.actions import check_mark, mark_delta
+from ..review.agent import curate_as_agent
+from ..review.queue import pending, stage
+from ..review.stats import playbook_stats
+from ..store import open_store, resolve_target
 from . import views as views
 
 if TYPE_CHECKING:
@@ -36,7 +52,6 @@ class ToolFailure(ValueError):
 @contextmanager
 def _store(db: Target, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
     """A fresh connection per call: every call sees other processes' latest writes."""
-    from ..store import open_store
 
     if not create and not db.exists():
         raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
@@ -74,9 +89,6 @@ class PlaybookTools:
     def __init__(
         self, db: str | Path, policy: Policy | None = None, workspace: str | None = None
     ) -> None:
-        from ..core.policy import DEFAULT_POLICY
-        from ..store import resolve_target
-
         self.db = resolve_target(db)  # a file or a postgresql:// URL
         self.policy = policy
         self.limits = policy or DEFAULT_POLICY
@@ -84,7 +96,6 @@ class PlaybookTools:
 
     def _bounded(self, *fields: tuple[str, Any, str]) -> None:
         """Refuse a parameter over its bound in the policy (never cut it)."""
-        from ..core.limits import TooLong, check
 
         try:
             check(self.limits, fields)
@@ -106,16 +117,12 @@ class PlaybookTools:
         scope: list[str] | None = None,
         explain_hidden: bool = False,
     ) -> dict[str, Any]:
-        from ..retrieval.query import recall
-
         self._range("limit", limit, 1 if explain_hidden else 0, 100)
         self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
         with _store(self.db, self.policy, create=False) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
             hidden = None
             if explain_hidden:
-                from ..review import explain_hidden as explain
-
                 hidden = explain(store, query, limit=limit, scope=scope or None, most=HIDDEN_MOST)
         out: dict[str, Any] = {
             name: [views.rule(i.bullet, i.final_score) for i in getattr(r, name)]
@@ -131,7 +138,7 @@ class PlaybookTools:
         self,
         category: str | None = None,
         tag: str | None = None,
-        maturity: list[str] | None = None,
+        maturity: Sequence[str] | None = None,
         type: str | None = None,
         limit: int = 50,
         offset: int = 0,
@@ -153,8 +160,6 @@ class PlaybookTools:
         return {"rules": [views.rule(b, effective[b.id]) for b in shown], **page}
 
     def stats(self) -> dict[str, Any]:
-        from ..review.stats import playbook_stats
-
         with _store(self.db, self.policy, create=False) as store:
             return playbook_stats(store)
 
@@ -165,8 +170,6 @@ class PlaybookTools:
         limit: int = 20,
         offset: int = 0,
     ) -> dict[str, Any]:
-        from ..review.queue import pending
-
         self._range("limit", limit, 1, 100)
         self._range("offset", offset, 0)
         self._bounded(("session_ref", session_ref, "ref"))
@@ -178,8 +181,6 @@ class PlaybookTools:
     def show_bullet(
         self, bullet_id: str, events_limit: int = 10, events_offset: int = 0
     ) -> dict[str, Any]:
-        from ..review import bullet_detail
-
         self._range("events_limit", events_limit, 0, 100)
         self._range("events_offset", events_offset, 0)
         self._bounded(("bullet_id", bullet_id, "id"))
@@ -199,10 +200,6 @@ class PlaybookTools:
         session_ref: str | None = None,
         receipt: str | None = None,
     ) -> dict[str, Any]:
-        from ..core.errors import InvalidInput
-        from ..review.actions import check_mark, mark_delta
-        from ..review.agent import curate_as_agent
-
         try:  # the API's one check of a mark; its message goes back to the agent
             check_mark(
                 self.limits,
@@ -224,8 +221,8 @@ class PlaybookTools:
                 o = done.outcomes[0]
                 raise ToolFailure(o.reason or o.status)
             batch = done.curated.batch_id if done.curated else None
-            if done.replayed:
-                batch = store.receipt_batch(receipt)  # type: ignore[arg-type]
+            if done.replayed and receipt is not None:  # (a replay had a receipt)
+                batch = store.receipt_batch(receipt)
             events = store.batch_events(bullet_id, batch) if batch else []
         stored = events[0] if events else None
         out: dict[str, Any] = {
@@ -249,8 +246,6 @@ class PlaybookTools:
         context: str | None = None,
         session_ref: str | None = None,
     ) -> dict[str, Any]:
-        from ..curation.outcomes import InvalidOutcome, apply_outcome
-
         self._bounded(("session_ref", session_ref, "ref"))
         report = {
             "outcome": outcome,
@@ -277,8 +272,6 @@ class PlaybookTools:
         session_ref: str | None = None,
         byte_offset: int | None = None,
     ) -> dict[str, Any]:
-        from ..review.queue import stage
-
         if byte_offset is not None:
             self._range("byte_offset", byte_offset, 0)
         self._bounded(("session_ref", session_ref, "ref"))
@@ -316,9 +309,6 @@ class PlaybookTools:
     def reflect_session(self, transcript_path: str) -> dict[str, Any]:
         """Reflect on an agent's transcript with the zero-model reflector, staging what it
         teaches; at most `REFLECT_BYTES` of it per call (`more` says to call again)."""
-        from ..project.sessions import TranscriptRefused, check_transcript
-        from ..reflection.reflectors import HeuristicReflector
-        from ..reflection.session import reflect_session
 
         self._bounded(("transcript_path", transcript_path, "ref"))
         try:
@@ -338,7 +328,7 @@ class PlaybookTools:
                         ref,
                         window,
                         HeuristicReflector(),
-                        origin=ORIGIN,  # type: ignore[arg-type]
+                        origin=ORIGIN,
                     )
             except OSError as exc:
                 raise ToolFailure(f"cannot read the transcript: {exc.strerror or exc}") from None
@@ -363,11 +353,8 @@ class PlaybookTools:
     def agents_md(self) -> str:
         """The AGENTS.md block: the protocol, then the live rules of `workspace` (global
         ones and its own; every rule without one), best first, within the default budget."""
-        from ..interop.agents_md import render_store
 
         if not self.db.exists():
-            from ..interop.agents_md import render
-
             return render([], {})
         with _store(self.db, self.policy, create=False) as store:
             return render_store(store, workspace=self.workspace)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..core import scoring
 from ..core.scoring import carry
 from ..core.terms import MATURITIES
@@ -32,7 +34,7 @@ from ..core.text import query_tokens
 from ..store import parse_iso
 
 if TYPE_CHECKING:
-    import numpy as np
+    from numpy import ndarray  # (a method's `np` is the module it imported)
 
     from ..core.policy import Policy
     from ..store.log_replay import History, LogEvent
@@ -70,8 +72,6 @@ class _Engine:
     def __init__(
         self, history: History, policies: Sequence[Policy], k: int, matches: Matches
     ) -> None:
-        import numpy as np
-
         self.np = np
         self.k = k
         self.matches = matches
@@ -194,9 +194,12 @@ class _Engine:
     def effective(self, b: int) -> np.ndarray:
         """Bullet `b`'s effective score at the view's moment, per candidate."""
         f = self.fc if not self.own[b] else carry(self.now, self.t0, self.hl[b])
+        got: np.ndarray
         if self.n_pending:
-            return (self.net[b] * f + self.pend[b]) * self.mult[self.mat[b]] + 0.0
-        return self.scaled[b] * f + 0.0
+            got = (self.net[b] * f + self.pend[b]) * self.mult[self.mat[b]] + 0.0
+        else:
+            got = self.scaled[b] * f + 0.0
+        return got
 
     def effective_many(self, cols: np.ndarray) -> np.ndarray:
         """(len(cols), candidates): the same for many bullets (-0.0 may stay -0.0)."""
@@ -206,7 +209,7 @@ class _Engine:
         if own.any():
             f = np.broadcast_to(self.fc, (len(cols), len(self.fc))).copy()
             f[own] = carry(self.now, self.t0, self.hl[cols[own]])
-        out = self.scaled[cols] * f
+        out: ndarray = self.scaled[cols] * f
         if self.n_pending:
             out += self.pend[cols] * self.mult[self.mat[cols]]
         return out
@@ -215,12 +218,12 @@ class _Engine:
         got = self.token_cache.get(token)
         if got is None:
             np = self.np
-            got = tuple(  # type: ignore[assignment]
+            exact, substring, tag = (
                 np.array([self.seq_col[s] for s in seqs if s in self.seq_col], dtype=np.intp)
                 for seqs in self.matches(token)
             )
-            self.token_cache[token] = got  # type: ignore[assignment]
-        return got  # type: ignore[return-value]
+            got = self.token_cache[token] = (exact, substring, tag)
+        return got
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray, bool] | None:
         """(columns, relevance (m, candidates), whether every one passes the relevance
@@ -252,7 +255,8 @@ class _Engine:
         c = len(self.harm)
         j = int(np.searchsorted(cols, b))
         if j >= len(cols) or cols[j] != b or not self.valid[b]:
-            return np.zeros(c, dtype=bool)  # not recallable for it: no keyword, or not valid
+            none: ndarray = np.zeros(c, dtype=bool)
+            return none  # not recallable for it: no keyword, or not valid
         mat = self.mat[cols]
         lists = np.where(mat == DEPRECATED, 2, self.anti[cols])
         sel = self.valid[cols] & (lists == lists[j])
@@ -272,7 +276,8 @@ class _Engine:
         if tied.any():
             earlier = (self.id_rank[cols] < self.id_rank[b])[:, None]
             rank += np.count_nonzero(tied & ((rel > rb) | ((rel == rb) & earlier)), axis=0)
-        return ok_b & (rank < self.k)
+        hits: ndarray = ok_b & (rank < self.k)
+        return hits
 
 
 def replay(
@@ -287,7 +292,6 @@ def replay(
     """Walk the history once; for each event, every candidate's score of its bullet just
     before it, and for held-out events with a context, whether each candidate's recall
     would have put the bullet in its top `k`."""
-    import numpy as np
 
     eng = _Engine(history, policies, k, matches)
     events = history.events
@@ -323,13 +327,13 @@ def replay(
         held = t >= split_at
         while i < n_ev and events[i].recorded_at == t:
             ev = events[i]
-            b = eng.col[ev.bullet_id]
-            scores[i] = eng.effective(b)
+            col = eng.col[ev.bullet_id]
+            scores[i] = eng.effective(col)
             if held and ev.context:
                 q = eng.query(ev.context)
                 if q is not None:
                     ranked[i] = True
-                    hits[i] = eng.hit(b, q)
+                    hits[i] = eng.hit(col, q)
             i += 1
             if progress is not None and i % step == 0:
                 progress(i, n_ev)

@@ -82,7 +82,7 @@ class HashTrigramEmbedder:
         return self._sums(texts, np.int32)
 
     def _sums(self, texts: list[str], dtype: type) -> np.ndarray:
-        out = np.zeros((len(texts), self._dims), dtype=dtype)
+        out: np.ndarray = np.zeros((len(texts), self._dims), dtype=dtype)
         for start in range(0, len(texts), self.CHUNK):
             self._embed_into(texts[start : start + self.CHUNK], out[start : start + self.CHUNK])
         return out

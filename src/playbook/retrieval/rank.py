@@ -24,6 +24,7 @@ from ..core.terms import MATURITIES
 from ..store import PlaybookStore, iso
 from ..store.evidence_rule import rows_answer
 from ..store.ranking import LISTS
+from .first_cut import rank_first
 from .ranked import Ranked, scope_matches, top
 
 if TYPE_CHECKING:
@@ -49,12 +50,10 @@ def rank_now(
             for s in seqs:
                 points[s] = points.get(s, 0.0) + value
         if store.rank.first_query():
-            from .first_cut import rank_first
-
             return rank_first(store, points, caller, limit)
-    import numpy as np
+    import numpy as np  # lazy: recall, hook prompt (not for a first query)
 
-    from ..store.rank_table import keyword_array
+    from ..store.rank_table import keyword_array  # lazy: recall, hook prompt (not a first query)
 
     hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
     with _collector_paused():

@@ -84,7 +84,7 @@ class Similarities:
         if self.array is None:
             return {}
         have = np.flatnonzero(~np.isnan(self.array))
-        return {self.items[j][0]: float(self.array[j]) for j in have}
+        return {self.items[j][0]: float(self.array[j]) for j in have.tolist()}
 
 
 class MemoryVectors:

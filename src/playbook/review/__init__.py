@@ -48,6 +48,7 @@ from .conflicts import (
 )
 
 if TYPE_CHECKING:
+    from ..core.errors import NotFound
     from .actions import (
         Activated,
         NotApplied,
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
     from .bulk import Decided, approve_many, reject_many
     from .detail import (
         BulletDetail,
-        NotFound,
         StaleItem,
         StaleList,
         bullet_detail,
@@ -72,10 +72,11 @@ if TYPE_CHECKING:
         stale,
     )
     from .diff import PlaybookDiff, RuleChange, diff_since
-    from .hidden import HiddenItem, HiddenReport, Remedy, explain_hidden
+    from .hidden import HiddenItem, HiddenReport, explain_hidden
     from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
     from .history_cache import HistoryCache
     from .proposal_view import closest_rules, proposal_diff, proposal_diffs, with_closest
+    from .remedies import Remedy
     from .scores import bullet_score, bullet_scores, score_moment
     from .trends import ScoreSeries, SeriesEvent, score_series, score_trends
 
@@ -95,7 +96,7 @@ __getattr__ = lazy_exports(
         "restore_target": ".actions",
         "unpin": ".actions",
         "BulletDetail": ".detail",
-        "NotFound": ".detail",
+        "NotFound": "..core.errors",
         "StaleItem": ".detail",
         "StaleList": ".detail",
         "bullet_detail": ".detail",
@@ -107,7 +108,7 @@ __getattr__ = lazy_exports(
         "diff_since": ".diff",
         "HiddenItem": ".hidden",
         "HiddenReport": ".hidden",
-        "Remedy": ".hidden",
+        "Remedy": ".remedies",
         "explain_hidden": ".hidden",
         "conflicts_as_of": ".history",
         "parse_moment": ".history",

@@ -13,12 +13,13 @@ from typing import Any
 
 from ..core import scoring
 from ..core.authority import require_human
+from ..core.errors import NotFound
 from ..core.limits import check
 from ..core.policy import Policy
 from ..core.terms import EVIDENCE, HUMAN, DeltaType, Maturity
 from ..curation import CurateResult, curate
 from ..store import PlaybookStore, StoreError, new_batch_id
-from .detail import NotFound, require
+from .detail import require
 
 
 class NotApplied(StoreError):

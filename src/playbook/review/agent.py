@@ -17,10 +17,12 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.authority import may_apply
+from ..core.limits import PREVIEW, preview, problem
 from ..core.terms import DELTA_TYPES, Actor
 from ..core.text import plural
 from ..curation.pipeline import _provenance, batch_problem, curate
 from ..curation.results import APPLIED, CurateResult, DeltaOutcome
+from .queue import stage
 
 if TYPE_CHECKING:
     from ..core.model import Provenance
@@ -124,8 +126,6 @@ def curate_as_agent(
     seen before makes the call a no-op (`replayed`), and it is spent only by a batch that
     applied or staged something, so a retried call after a lost answer counts once.
     """
-    from ..core.limits import problem
-    from .queue import stage
 
     prov = _provenance(provenance)
     result = AgentCurateResult()
@@ -173,7 +173,6 @@ def curate_as_agent(
 
 def _target(item: object) -> str | None:
     """The bullet a staged delta names (the first, for a merge), for its outcome."""
-    from ..core.limits import PREVIEW, preview
 
     value = item.get("bullet_id") if isinstance(item, dict) else getattr(item, "bullet_id", None)
     if value is None and isinstance(item, dict) and isinstance(item.get("bullet_ids"), list):

@@ -110,7 +110,7 @@ def deprecate_one(
     store: PlaybookStore, conflict_id: int, bullet_id: str, reason: str, *, actor: str = HUMAN
 ) -> Resolution:
     """Deprecate one side of the conflict (`bullet_id`, which must be one of the pair)."""
-    from .actions import deprecate  # (curation loads when a conflict is resolved)
+    from .actions import deprecate  # lazy: every typer command (curation: on resolving)
 
     if not reason.strip():
         raise StoreError("deprecating needs a reason")
@@ -139,7 +139,7 @@ def merge(
     lends none (the harm an "Always X" earned is not harm of "Never X"). A pin carries over
     only with `keep_pin=True`, and then the new rule is pinned with the pinned side's reason.
     """
-    from .actions import curate_one
+    from .actions import curate_one  # lazy: every typer command (curation: on resolving)
 
     with store.transaction():
         c = _open(store, conflict_id)

@@ -193,13 +193,13 @@ def filter_relevance(store: PlaybookStore, words: str) -> dict[str, float] | Non
     recall does."""
     if not words.strip():
         return None
-    from ..retrieval.query import keyword_relevance
+    from ..retrieval.query import keyword_relevance  # lazy: mark
 
     return keyword_relevance(store, words)
 
 
 def filter_postings(store: PlaybookStore, words: str) -> list[tuple[Any, float]]:
     """The same points as postings by bullet seq, for a ranking done in numpy."""
-    from ..retrieval.query import keyword_postings
+    from ..retrieval.query import keyword_postings  # lazy: mark
 
     return keyword_postings(store, words)

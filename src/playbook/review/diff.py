@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..core.errors import InvalidInput
 from ..store import PlaybookStore, iso
 from ..store.views import BulletRow
 from .history import rows_as_of
@@ -96,8 +97,6 @@ def diff_since(
     """
     end = until or store.now()
     if since > end:
-        from ..core.errors import InvalidInput
-
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
     before = {r.id: r for r in rows_as_of(store, since)}
     after = {r.id: r for r in (rows_as_of(store, end) if until else store.views.bullet_rows())}

@@ -14,13 +14,14 @@ do, or which rule replaced it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.model import Bullet
 from ..core.text import plural
+from ..retrieval.query import keyword_relevance, recall
 from ..store import PlaybookStore, iso
 from .remedies import LABELS, Remedies, Remedy
 
@@ -37,7 +38,7 @@ REASONS = ("outranked", "deprecated", "out_of_scope", "retired")
 class HiddenItem:
     bullet: Bullet
     reason: str  # one of REASONS
-    list: str | None  # the recall list it ranks in (None: retired or out of scope)
+    in_list: str | None  # the recall list it ranks in (None: retired or out of scope)
     rank: int | None  # 1-based in that list
     cutoff: float | None  # the final score of the last rule shown in that list
     keyword: float
@@ -81,7 +82,7 @@ class HiddenItem:
             )
             head = f"deprecated: scores 0 whatever its feedback, {where}; {score}"
         else:
-            label = LABELS.get(self.list or "", self.list)
+            label = LABELS.get(self.in_list or "", self.in_list)
             head = (
                 f"ranks #{self.rank} in {label} with final {self.final:.2f} < cut-off "
                 f"{self.cutoff:.2f}; {score}"
@@ -99,7 +100,7 @@ class HiddenItem:
             "scope": b.scope if b.scope_key is None else f"{b.scope}:{b.scope_key}",
             "reason": self.reason,
             "why": self.why(),
-            "list": self.list,
+            "list": self.in_list,
             "rank": self.rank,
             "cutoff": self.cutoff,
             "keyword": self.keyword,
@@ -173,7 +174,6 @@ def explain_hidden(
     the unranked ones by relevance). A deprecated rule counts as hidden even when recall
     lists it among its warnings (`shown_as_warning`): it is out of the rules.
     """
-    from ..retrieval.query import keyword_relevance, recall
 
     if limit < 1:
         raise ValueError("limit must be at least 1")
@@ -271,7 +271,7 @@ class _Explainer:
                 ))  # fmt: skip
         else:
             remedies += self.remedies.restore(b, it.relevance, ev.helpful, ev.harmful)
-        return _replace(item, list=name, rank=rank, cutoff=cutoff, final=it.final_score,
+        return _replace(item, in_list=name, rank=rank, cutoff=cutoff, final=it.final_score,
                         shown_as_warning=reason == "deprecated" and rank <= self.limit,
                         remedies=remedies)  # fmt: skip
 
@@ -333,7 +333,7 @@ class _Explainer:
         effective = scoring.effective_score(helpful, harmful, maturity, p)
         silent = (at if at is not None else self.now) - last
         return HiddenItem(
-            bullet=b, reason=reason, list=None, rank=None, cutoff=None, keyword=keyword,
+            bullet=b, reason=reason, in_list=None, rank=None, cutoff=None, keyword=keyword,
             similarity=similarity, relevance=relevance, helpful=helpful, harmful=harmful,
             harm_multiplier=p.harm_multiplier, maturity=maturity,
             maturity_multiplier=p.multiplier(maturity), effective=effective,
@@ -348,6 +348,4 @@ class _Explainer:
 
 
 def _replace(item: HiddenItem, **changes: Any) -> HiddenItem:
-    from dataclasses import replace
-
     return replace(item, **changes)

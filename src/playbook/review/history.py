@@ -12,22 +12,22 @@ bullet retired by then shows its score frozen at its retirement (`review.scores`
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..core import scoring
 from ..core.model import Bullet, Score
+from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
 from .history_cache import Events, HistoryCache, epoch_days, events_of
 from .proposals import Proposal, Target, _proposal
-
-if TYPE_CHECKING:
-    import numpy as np
 
 MOVERS = 20  # rules listed under "moved most in score"
 MOVED = 0.01  # a score change smaller than this is not a move
@@ -53,7 +53,6 @@ def parse_moment(text: str, now: datetime) -> datetime:
             return _months_back(now, n * (12 if unit == "y" else 1))
         except (OverflowError, ValueError):
             raise ValueError(f"{text[:40]!r} goes back before the year 1") from None
-    from ..retrieval.query import parse_when
 
     try:
         return parse_when(text.strip())
@@ -64,8 +63,6 @@ def parse_moment(text: str, now: datetime) -> datetime:
 
 
 def _months_back(now: datetime, months: int) -> datetime:
-    import calendar
-
     total = now.year * 12 + now.month - 1 - months
     year, month = divmod(total, 12)
     month += 1
@@ -105,8 +102,6 @@ def _rows_as_of(
     ids: list[str] | None,
     cache: HistoryCache | None = None,
 ) -> list[BulletRow]:
-    import numpy as np
-
     policy = store.policy
     wanted = None
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
@@ -172,7 +167,6 @@ def _evidence(
     """(H, X, last activity) per row: the `events` (recorded by `when`), each counted for
     its own bullet and for every successor that supersedes it by then (SPEC §4 lineage),
     decayed to the owner's end (`when`, or its retirement) with the owner's half-life."""
-    import numpy as np
 
     n = len(pos)
     owner, at, weight, helpful = events
@@ -228,12 +222,12 @@ def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> d
 
 def _bullets_as_of(store: PlaybookStore, rows: Iterable[BulletRow]) -> dict[str, Bullet]:
     """The bullets of `rows_as_of` rows, with their state, rung and pin then."""
-    rows = {r.id: r for r in rows}
-    bullets = store.get_bullets(rows)
+    by_id = {r.id: r for r in rows}
+    bullets = store.get_bullets(by_id)
     return {
         bid: b.model_copy(
-            update={"state": rows[bid].state, "maturity": rows[bid].maturity,
-                    "pinned": rows[bid].pinned}
+            update={"state": by_id[bid].state, "maturity": by_id[bid].maturity,
+                    "pinned": by_id[bid].pinned}
         )
         for bid, b in bullets.items()
     }  # fmt: skip

@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..core import scoring
 from ..store import PlaybookStore, iso, parse_iso
-
-if TYPE_CHECKING:
-    import numpy as np
 
 _CREATED, _VALID_FROM = 10, 14  # positions in store.history.ROW_COLUMNS
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,8 +47,6 @@ class HistoryCache:
 
     @classmethod
     def read(cls, store: PlaybookStore) -> HistoryCache:
-        import numpy as np
-
         rows = store.past.every_bullet()
         events, known = events_of(store.past.every_event(), {r[0]: i for i, r in enumerate(rows)})
         return cls(
@@ -63,7 +60,6 @@ class HistoryCache:
     def at(self, when: datetime) -> tuple[list[tuple[Any, ...]], Events, np.ndarray]:
         """The rows created by `when`, the events recorded by `when` (owned by positions
         in those rows) and the rows' creation days: what `rows_as_of` would read."""
-        import numpy as np
 
         made = self.valid_from <= iso(when)
         if not made.any():
@@ -82,7 +78,6 @@ def events_of(
     """Feedback rows (bullet_id, kind, at, weight, ...) as `Events` owned by the rows'
     positions in `pos`, and the rows kept: an event whose bullet is not among them (created
     after the moment asked) is left out."""
-    import numpy as np
 
     kept = [r for r in found if r[0] in pos]
     return Events(
@@ -96,7 +91,6 @@ def events_of(
 def epoch_days(values: Sequence[Any]) -> np.ndarray:
     """Timestamps as epoch days: ISO text as the store writes it, parsed by numpy at once;
     anything else (another ISO form, a datetime from a driver) one by one."""
-    import numpy as np
 
     text = _canonical(values)
     if text is not None:
@@ -110,7 +104,6 @@ def epoch_days(values: Sequence[Any]) -> np.ndarray:
 
 def epoch_micros(values: Sequence[Any]) -> np.ndarray:
     """Timestamps as whole microseconds since the epoch (exact, for comparing moments)."""
-    import numpy as np
 
     text = _canonical(values)
     if text is not None:
@@ -124,7 +117,6 @@ def epoch_micros(values: Sequence[Any]) -> np.ndarray:
 def _canonical(values: Sequence[Any]) -> np.ndarray | None:
     """`values` as a text array when every one is the store's own ISO form
     ("2026-05-01T10:00:00.000000Z"), else None."""
-    import numpy as np
 
     if not len(values):
         return np.zeros(0, dtype="U27")

@@ -7,6 +7,7 @@ import difflib
 import re
 from dataclasses import replace
 
+from ..curation import similar_bullets
 from ..store import PlaybookStore
 from .proposals import SIMILAR_LIMIT, SIMILAR_THRESHOLD, Proposal, Similar
 
@@ -77,7 +78,6 @@ def closest_rules(
     """The `k` existing rules nearest a proposal's text (token Jaccard of their subjects at
     least `SIMILAR_THRESHOLD`), best first, other than those it acts on: a near-duplicate a
     reviewer should see before approving. Nothing for a proposal without text."""
-    from ..curation import similar_bullets
 
     content = proposal.delta.get("content")
     if not isinstance(content, str) or k <= 0:

@@ -121,7 +121,7 @@ class Remedies:
         if m.marks is not None and m.redeprecated is None:
             note = f"{head} and {_marks(m.marks)} would show it at #{m.rank} in {label}"
             return [*out, Remedy("restore+feedback", note, m.marks, m.final, m.rank)]
-        if m.redeprecated is not None and not b.pinned:
+        if m.marks is not None and m.redeprecated is not None and not b.pinned:
             pinned = self._marks_needed(b, name, relevance, helpful, harmful, target, pinned=True)
             why = f"after {_marks(m.marks)} the maturity pass would deprecate it again"
             if pinned.marks is not None and pinned.redeprecated is None:

@@ -19,6 +19,7 @@ SCORE_BUCKETS: tuple[tuple[str, float | None, float | None], ...] = (
     ("3..10", 3.0, 10.0),
     (">= 10", 10.0, None),
 )
+
 STATES = ("active", "draft", "retired")
 TYPES = get_args(BulletTypeName)
 
@@ -33,7 +34,7 @@ def bucket(score: float) -> str:
 
 def playbook_stats(store: PlaybookStore) -> dict[str, Any]:
     """Counts of the whole playbook, read in one pass (no write)."""
-    from . import queue
+    from . import queue  # lazy: stats
 
     counts = store.reports.bullet_counts()
     ids = store.active_ids()

@@ -15,14 +15,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
+
+import numpy as np
 
 from ..core import scoring
 from ..core.model import Bullet
 from ..store import PlaybookStore
-
-if TYPE_CHECKING:
-    import numpy as np
 
 SERIES_POINTS = 96  # moments in a score series, from creation (or first event) to now
 TREND_DAYS = 90
@@ -143,7 +142,6 @@ def _effective_many(
 ) -> list[list[float]]:
     """Each bullet's effective score at each moment (after its retirement: at it), from
     its events and its maturity log: `scoring` over every event of every bullet at once."""
-    import numpy as np
 
     policy = store.policy
     steps = len(moments)
@@ -179,7 +177,6 @@ def _effective_many(
 def _decayed(events: Sequence[_Event], when: np.ndarray, half_life: np.ndarray) -> np.ndarray:
     """(events x moments): `scoring.decayed` of each event at each of its bullet's moments
     (`when`, epoch days, a row per event) if observed by then, else 0."""
-    import numpy as np
 
     at = np.array([e[1] for e in events], dtype=np.float64)
     weight = np.array([e[2] for e in events], dtype=np.float64)

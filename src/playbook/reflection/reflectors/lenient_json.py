@@ -57,8 +57,9 @@ def _fit(value: object, depth: int) -> list[object] | None:
     if isinstance(value, list):
         return value if not value or any(isinstance(v, dict) for v in value) else None
     if isinstance(value, dict):
-        if isinstance(value.get("deltas"), list):
-            return value["deltas"]
+        deltas = value.get("deltas")
+        if isinstance(deltas, list):
+            return deltas
         result = value.get("result")
         if value.get("type") == "result" and isinstance(result, str) and depth == 0:
             return _parse(result, depth=1)

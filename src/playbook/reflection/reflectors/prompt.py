@@ -7,6 +7,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...core.terms import DELTA_TYPES
+from .digest import digest
+
 if TYPE_CHECKING:
     from playbook.reflection.diaries import Diary
 
@@ -76,8 +79,6 @@ def build_prompt(
     if max_chars is None:
         text = diary.render()
     else:
-        from .digest import digest
-
         fixed = len(PROMPT_TEMPLATE) + len(shapes) + len(bullets) + len(prior_lines)
         text = digest(diary, max(0, max_chars - fixed))
     fills = {
@@ -96,7 +97,6 @@ def delta_shapes() -> str:
     """Each delta type's shape (`shape` of its model in `core.deltas`), in the vocabulary's
     order, indented as the prompt shows them."""
     from ...core.deltas import DELTA_CLASSES  # lazy: the models load pydantic
-    from ...core.terms import DELTA_TYPES
 
     lines = (line for t in DELTA_TYPES for line in DELTA_CLASSES[t].shape.splitlines())
     return "\n".join(f"  {line}" for line in lines)
