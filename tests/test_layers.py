@@ -65,6 +65,8 @@ LAUNCHERS = {
     ("playbook.cli.workbench", "tui"),  # `playbook tui`, `playbook demo`
     ("playbook.cli.hooks", "hooks"),  # `playbook hook ...`, `playbook hooks install`
 }
+
+
 def folder(module: str) -> str | None:
     """ "playbook.review.queue" -> "review"; the top modules -> None."""
     if module in TOP:
