@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
@@ -28,11 +28,12 @@ from ..core.policy import DEFAULT_POLICY, Policy
 from ..store.views import BulletRow
 from . import data, reading
 from . import format as fmt
+from .acting import Actions
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands
 from .detailing import DetailingApp
 from .filtering import INDEX_FROM
-from .messages import IndexReady, LoadFailed, SnapshotLoaded
+from .messages import ActionDone, ActionFailed, IndexReady, LoadFailed, SnapshotLoaded
 from .ordering import RowIndex
 from .palette import help_screen, workbench_commands
 from .panes import registry
@@ -103,6 +104,7 @@ class Workbench(DetailingApp):
         self.label_note = note  # said after the label when the top bar has room
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
+        self.acting = Actions(self, self.source, lambda: self.context)
         self.snapshot: reading.Snapshot | None = None
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
@@ -199,6 +201,35 @@ class Workbench(DetailingApp):
     def bullets_pane(self) -> BulletsPane:
         """Kept from mount: workers read its (immutable) rows and view without a DOM query."""
         return self._bullets_pane
+
+    # ---------------------------------------------------------------- actions
+    @on(Pane.Requested)
+    def _requested(self, message: Pane.Requested) -> None:
+        self.perform(message.action, message.subject)
+
+    def perform(self, name: str, subject: Any) -> None:
+        self.acting.perform(name, subject)
+
+    async def run_action(
+        self, action: Any, default_namespace: Any = None, namespaces: Any = None
+    ) -> bool:
+        """A dimmed key, pressed, says why it does nothing here (instead of nothing)."""
+        if isinstance(action, str):
+            target, name, params = self._parse_action(
+                action, self if default_namespace is None else default_namespace, namespaces
+            )
+            if self.acting.refused_key(target, name, params):
+                return True
+        return await super().run_action(action, default_namespace, namespaces)
+
+    @on(ActionDone)
+    def _action_done(self, message: ActionDone) -> None:
+        self.acting.done(message)
+        self.poll()  # show it at once, not at the next tick
+
+    @on(ActionFailed)
+    def _action_failed(self, message: ActionFailed) -> None:
+        self.acting.failed(message)
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:

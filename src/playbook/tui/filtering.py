@@ -15,16 +15,16 @@ from textual import on, work
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
-from .acting import ActingApp
 from .messages import FilterRanked, IndexReady, TrendsLoaded
 from .ordering import RowIndex, rank_view
 from .panes.bullets import BulletsPane
+from .refresh import LiveApp
 from .trends import load_trends
 
 INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
 
 
-class FilteringApp(ActingApp):
+class FilteringApp(LiveApp):
     """Needs `bullets_pane` and `show_tab` from the app."""
 
     bullets_pane: BulletsPane

@@ -316,4 +316,4 @@ class TourWorkbench(DemoWorkbench):
     def tour_write(self, name: str, subject: Any, **values: str) -> None:
         """Do an action as its key would, without its dialog (the caption said what)."""
         spec = ACTIONS[name]
-        self.run_write(spec, subject, dict(values))
+        self.acting.run_write(spec, subject, dict(values))
