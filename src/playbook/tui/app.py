@@ -32,8 +32,16 @@ from .acting import Actions
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands
 from .detailing import DetailingApp
-from .filtering import INDEX_FROM
-from .messages import ActionDone, ActionFailed, IndexReady, LoadFailed, SnapshotLoaded
+from .filtering import INDEX_FROM, Filter
+from .messages import (
+    ActionDone,
+    ActionFailed,
+    FilterRanked,
+    IndexReady,
+    LoadFailed,
+    SnapshotLoaded,
+    TrendsLoaded,
+)
 from .ordering import RowIndex
 from .palette import help_screen, workbench_commands
 from .panes import registry
@@ -105,6 +113,13 @@ class Workbench(DetailingApp):
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, self.policy)
         self.acting = Actions(self, self.source, lambda: self.context)
+        self.filtering = Filter(
+            self,
+            self.source,
+            bullets=lambda: self.bullets_pane,
+            as_of=lambda: self.as_of,
+            applied=lambda text: self.filter_applied(text),
+        )
         self.snapshot: reading.Snapshot | None = None
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
@@ -230,6 +245,39 @@ class Workbench(DetailingApp):
     @on(ActionFailed)
     def _action_failed(self, message: ActionFailed) -> None:
         self.acting.failed(message)
+
+    # ---------------------------------------------------------------- filter
+    @on(BulletsPane.FilterChanged)
+    def _filter_changed(self, message: BulletsPane.FilterChanged) -> None:
+        self.filtering.rank(message.text)
+
+    @on(IndexReady)
+    def _index_ready(self, message: IndexReady) -> None:
+        self.filtering.index_ready(message)
+
+    @on(FilterRanked)
+    def _filter_ranked(self, message: FilterRanked) -> None:
+        self.filtering.ranked(message)
+
+    @on(BulletsPane.TrendsWanted)
+    def _trends_wanted(self, message: BulletsPane.TrendsWanted) -> None:
+        self.filtering.want_trends(message.ids)
+
+    @on(TrendsLoaded)
+    def _trends_loaded(self, message: TrendsLoaded) -> None:
+        if not self.closing:
+            self.filtering.trends_loaded(message)
+
+    def filter_applied(self, text: str) -> None:
+        """Called after a filter's ranking reached the table (a hook for benchmarks)."""
+
+    def set_filter(self, text: str) -> None:
+        self.show_tab("bullets")
+        self.query_one("#filter", Input).value = text
+
+    def action_filter(self) -> None:
+        self.show_tab("bullets")
+        self.bullets_pane.action_focus_filter()
 
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:

@@ -24,7 +24,7 @@ from textual.widgets import Input, Static, TextArea
 
 from . import format as fmt
 from . import reading
-from .filtering import FilteringApp
+from .refresh import LiveApp
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
@@ -55,7 +55,7 @@ def months_on(when: datetime, months: int) -> datetime:
     return when.replace(year=year, month=month + 1, day=day)
 
 
-class TravellingApp(FilteringApp):
+class TravellingApp(LiveApp):
     """Needs `read_now()` (re-read the playbook at once) from the app."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
