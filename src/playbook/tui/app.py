@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Hashable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,7 +54,7 @@ from .screens.hidden import HiddenScreen
 from .search import find_bullets
 from .seen import LastLooked
 from .theme import PLAYBOOK_THEME, VARIABLES
-from .travel import READ_AHEAD_UP_TO
+from .travel import READ_AHEAD_UP_TO, TRAVEL_BINDINGS, Travel
 from .widgets.footer import WorkbenchFooter
 from .widgets.table import RowTable
 from .widgets.topbar import TopLabel
@@ -74,6 +75,7 @@ class Workbench(DetailingApp):
     # The styles of Rich text, named in format.py and styled in text.tcss (`_text_styles`).
     COMPONENT_CLASSES: ClassVar[set[str]] = set(fmt.STYLE_NAMES)
     BINDINGS: ClassVar[list[BindingType]] = [
+        *TRAVEL_BINDINGS,
         Binding(
             "ctrl+q",
             "quit",
@@ -119,6 +121,13 @@ class Workbench(DetailingApp):
             bullets=lambda: self.bullets_pane,
             as_of=lambda: self.as_of,
             applied=lambda text: self.filter_applied(text),
+        )
+        self.travel = Travel(
+            self,
+            self.source,
+            now=lambda: self.now(),
+            read_now=self.read_now,
+            version=lambda: self.version,
         )
         self.snapshot: reading.Snapshot | None = None
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
@@ -279,10 +288,40 @@ class Workbench(DetailingApp):
         self.show_tab("bullets")
         self.bullets_pane.action_focus_filter()
 
+    # ---------------------------------------------------------------- time travel
+    @property
+    def as_of(self) -> datetime | None:
+        """The moment shown (time travel), None: now."""
+        return self.travel.as_of
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def travel_to(self, when: datetime | None) -> None:
+        self.travel.travel_to(when)
+
+    def action_time_travel(self) -> None:
+        self.travel.ask_moment()
+
+    def action_step(self, days: int) -> None:
+        self.travel.step(days)
+
+    def action_step_months(self, months: int) -> None:
+        self.travel.step_months(months)
+
+    def action_now(self) -> None:
+        self.travel.travel_to(None)
+
+    def action_compare(self) -> None:
+        self.travel.compare()
+
+    def action_hidden(self) -> None:
+        self.travel.hidden(self.bullets_pane.view.spec.words, self.context)
+
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
         as_of = self.as_of
-        history = None if as_of is None else self.history_at(version, len(self.rows_by_id))
+        history = None if as_of is None else self.travel.history_at(version, len(self.rows_by_id))
         snapshot = reading.load_snapshot(
             self.source, last_looked=self.seen_at, as_of=as_of, history=history
         )
@@ -320,9 +359,9 @@ class Workbench(DetailingApp):
         if self.first_paint is None:
             self.first_paint = self.elapsed()
             if len(snap.rows_by_id) <= READ_AHEAD_UP_TO:
-                self.read_ahead()
+                self.travel.read_ahead()
         if snap.as_of is not None:
-            self.read_ahead()  # the next moment from the log read once
+            self.travel.read_ahead()  # the next moment from the log read once
         if self.detail_id and self.query_one(TabbedContent).active == "detail":
             self.load_detail(self.detail_id)
         if isinstance(self.screen, HiddenScreen):
@@ -429,6 +468,9 @@ class Workbench(DetailingApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":  # q types a letter in a text box; it quits from everywhere else
             return not isinstance(self.focused, Input | TextArea)
+        travel = self.travel.check_action(action)
+        if travel is not None:
+            return travel
         return super().check_action(action, parameters)
 
     def action_leave(self) -> None:

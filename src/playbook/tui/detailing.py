@@ -12,11 +12,11 @@ from . import reading
 from .messages import DetailLoaded
 from .panes.bullets import BulletsPane
 from .panes.detail import DetailPane
+from .refresh import LiveApp
 from .screens.compare import CompareScreen
-from .travel import TravellingApp
 
 
-class DetailingApp(TravellingApp):
+class DetailingApp(LiveApp):
     """Needs from the app: `detail_id`, `snapshot`, `row()`, `show_tab()` and
     `_update_labels()`."""
 
