@@ -32,11 +32,12 @@ from . import format as fmt
 from .acting import Actions
 from .actions.spec import Context
 from .commands import PaletteCommand, WorkbenchCommands
-from .detailing import DetailingApp
+from .detailing import Detail
 from .filtering import INDEX_FROM, Filter
 from .messages import (
     ActionDone,
     ActionFailed,
+    DetailLoaded,
     FilterRanked,
     IndexReady,
     LoadFailed,
@@ -48,7 +49,10 @@ from .palette import help_screen, workbench_commands
 from .panes import registry
 from .panes.base import Pane
 from .panes.bullets import BulletsPane
+from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
+from .refresh import LiveApp
+from .screens.compare import CompareScreen
 from .screens.help import HelpScreen
 from .screens.hidden import HiddenScreen
 from .search import find_bullets
@@ -65,7 +69,7 @@ NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
 
 
-class Workbench(DetailingApp):
+class Workbench(LiveApp):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -129,11 +133,18 @@ class Workbench(DetailingApp):
             read_now=self.read_now,
             version=lambda: self.version,
         )
+        self.detailing = Detail(
+            self,
+            self.source,
+            pane=lambda: self.query_one(DetailPane),
+            row=self.row,
+            show_tab=self.show_tab,
+            relabel=self._relabel,
+        )
         self.snapshot: reading.Snapshot | None = None
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint: float | None = None
-        self.detail_id: str | None = None
         self._started = time.perf_counter()
         # The theme before the first style pass: set on mount, it restyled every widget.
         self.register_theme(PLAYBOOK_THEME)
@@ -209,8 +220,7 @@ class Workbench(DetailingApp):
     def on_resize(self, event: events.Resize) -> None:
         self._fit_classes(event.size, update=True)
         self.refresh_bindings()  # the footer fits its keys to the new width
-        if self.snapshot is not None:
-            self._update_labels(self.snapshot)
+        self._relabel()
 
     def action_panes(self) -> list[Pane]:
         """The tabs' panes, in order (kept from mount: a worker reads them without a DOM
@@ -318,6 +328,27 @@ class Workbench(DetailingApp):
     def action_hidden(self) -> None:
         self.travel.hidden(self.bullets_pane.view.spec.words, self.context)
 
+    # ---------------------------------------------------------------- detail
+    @on(BulletsPane.Opened)
+    def _opened(self, message: BulletsPane.Opened) -> None:
+        self.open_bullet(message.bullet_id)
+
+    @on(CompareScreen.OpenBullet)
+    def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
+        self.detailing.open_changed(message)
+
+    @on(DetailPane.BackRequested)
+    def _back(self) -> None:
+        self.detailing.back()
+
+    @on(DetailLoaded)
+    def _detail_loaded(self, message: DetailLoaded) -> None:
+        if not self.closing:
+            self.detailing.loaded(message)
+
+    def open_bullet(self, bullet_id: str) -> None:
+        self.detailing.open_bullet(bullet_id)
+
     # ---------------------------------------------------------------- live refresh
     def read_changes(self, version: int, worker: Worker[None]) -> bool:
         as_of = self.as_of
@@ -362,8 +393,9 @@ class Workbench(DetailingApp):
                 self.travel.read_ahead()
         if snap.as_of is not None:
             self.travel.read_ahead()  # the next moment from the log read once
-        if self.detail_id and self.query_one(TabbedContent).active == "detail":
-            self.load_detail(self.detail_id)
+        detail_id = self.detailing.detail_id
+        if detail_id and self.query_one(TabbedContent).active == "detail":
+            self.detailing.load(detail_id)
         if isinstance(self.screen, HiddenScreen):
             self.screen.set_context(ctx)  # an action taken there: read its list again
         self.refresh_bindings()
@@ -389,6 +421,10 @@ class Workbench(DetailingApp):
 
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""
+
+    def _relabel(self) -> None:
+        if self.snapshot is not None:
+            self._update_labels(self.snapshot)
 
     def _update_labels(self, snap: reading.Snapshot) -> None:
         tabs = self.query_one(TabbedContent)
@@ -420,7 +456,7 @@ class Workbench(DetailingApp):
         self._focus_tab(tab)
 
     def action_tab(self, tab: str) -> None:
-        if tab == "detail" and self.detail_id is None:
+        if tab == "detail" and self.detailing.detail_id is None:
             bid = self.bullets_pane.current_bullet_id()
             if bid:
                 self.open_bullet(bid)
@@ -431,7 +467,7 @@ class Workbench(DetailingApp):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         tab = event.pane.id or ""
         if tab != "detail":
-            self.detail_back = None  # left Detail another way: escape there means bullets
+            self.detailing.detail_back = None  # left Detail another way: escape there means bullets
         self._focus_tab(tab)
         if tab == "proposals":
             pane = self.query_one(ProposalsPane)
@@ -440,11 +476,12 @@ class Workbench(DetailingApp):
             pane.table.refresh_rows()
             self.looked_at_proposals()
         if tab == "detail":
-            bid = self.detail_id or self.bullets_pane.current_bullet_id()
-            if bid and bid != self.detail_id:
+            shown = self.detailing.detail_id
+            bid = shown or self.bullets_pane.current_bullet_id()
+            if bid and bid != shown:
                 self.open_bullet(bid)
             elif bid:
-                self.load_detail(bid)
+                self.detailing.load(bid)
         self.refresh_bindings()
 
     def looked_at_proposals(self) -> None:
@@ -457,8 +494,7 @@ class Workbench(DetailingApp):
             self.seen.mark(newest)
         if pane.new_count:
             pane.new_count = 0
-            if self.snapshot is not None:
-                self._update_labels(self.snapshot)
+            self._relabel()
 
     def _focus_tab(self, tab: str) -> None:
         for pane in self.panes:
