@@ -47,7 +47,7 @@ async def test_another_connections_write_is_on_screen_within_a_second(
     with open_store(db_target) as store:
         store.insert_bullet("Read the first error in the CI log")
     app = workbench_on(db_target, tmp_path)
-    assert app.poll_seconds == POLL_SECONDS < WITHIN
+    assert app.live.poll_seconds == POLL_SECONDS < WITHIN
     async with app.run_test(size=(120, 36)) as pilot:
         await loaded(pilot, app)
         await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))

@@ -41,6 +41,9 @@ from .messages import (
     FilterRanked,
     IndexReady,
     LoadFailed,
+    PollFinished,
+    ServerBack,
+    ServerLost,
     SnapshotLoaded,
     TrendsLoaded,
 )
@@ -51,7 +54,7 @@ from .panes.base import Pane
 from .panes.bullets import BulletsPane
 from .panes.detail import DetailPane
 from .panes.proposals import ProposalsPane
-from .refresh import LiveApp
+from .refresh import Refresh
 from .screens.compare import CompareScreen
 from .screens.help import HelpScreen
 from .screens.hidden import HiddenScreen
@@ -69,7 +72,7 @@ NARROW_BELOW = 110  # columns: compact tabs and layouts below this width
 SHORT_BELOW = 34  # rows: compact dialogs and a shorter chart below this height
 
 
-class Workbench(LiveApp):
+class Workbench(App[None]):
     """Review, approve, pin and block: the human side of the playbook."""
 
     TITLE = "Playbook"
@@ -106,7 +109,11 @@ class Workbench(LiveApp):
         seen: LastLooked | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
-        super().__init__(data.Source(_target(path), self.policy), poll_seconds=poll_seconds)
+        super().__init__()
+        self.source = data.Source(_target(path), self.policy)
+        self.live = Refresh(
+            self, self.source, poll_seconds=poll_seconds, read_changes=self.read_changes
+        )
         self.panes: tuple[type[Pane], ...] = registry.PANES  # the tabs, in order
         # 1…9 show the tabs; by id, as a user's keymap names them ("tab-bullets": App.bind
         # takes no id, so the bindings go straight into the app's map).
@@ -131,7 +138,7 @@ class Workbench(LiveApp):
             self.source,
             now=lambda: self.now(),
             read_now=self.read_now,
-            version=lambda: self.version,
+            version=lambda: self.live.version,
         )
         self.detailing = Detail(
             self,
@@ -208,7 +215,7 @@ class Workbench(LiveApp):
 
     def start(self) -> None:
         """Begin showing the playbook (the demo builds it first)."""
-        self.start_refresh()
+        self.live.start()
 
     def _fit_classes(self, size: Size, *, update: bool = False) -> None:
         """The size classes, both in one style pass (and none when neither changes)."""
@@ -259,7 +266,7 @@ class Workbench(LiveApp):
     @on(ActionDone)
     def _action_done(self, message: ActionDone) -> None:
         self.acting.done(message)
-        self.poll()  # show it at once, not at the next tick
+        self.live.poll()  # show it at once, not at the next tick
 
     @on(ActionFailed)
     def _action_failed(self, message: ActionFailed) -> None:
@@ -350,7 +357,29 @@ class Workbench(LiveApp):
         self.detailing.open_bullet(bullet_id)
 
     # ---------------------------------------------------------------- live refresh
-    def read_changes(self, version: int, worker: Worker[None]) -> bool:
+    def on_unmount(self) -> None:
+        self.live.close()
+
+    @property
+    def closing(self) -> bool:
+        """The app is shutting down (`Refresh.closing`)."""
+        return self.live.closing
+
+    @on(ServerLost)
+    def _server_lost(self, message: ServerLost) -> None:
+        self.live.server_lost(message)
+
+    @on(ServerBack)
+    def _server_back(self) -> None:
+        self.live.server_back()
+
+    # A message, not `call_from_thread`: that blocks the thread until the UI runs it, and
+    # an app shutting down (waiting for its threads) would never run it.
+    @on(PollFinished)
+    def _poll_finished(self) -> None:
+        self.live.poll_done()
+
+    def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         as_of = self.as_of
         history = None if as_of is None else self.travel.history_at(version, len(self.rows_by_id))
         snapshot = reading.load_snapshot(
@@ -371,7 +400,7 @@ class Workbench(LiveApp):
             return
         snap = message.snapshot
         if snap.as_of != self.as_of:  # read for another moment: read again for this one
-            self.poll_done()
+            self.live.poll_done()
             self.read_now()
             return
         self.snapshot = snap
@@ -385,7 +414,7 @@ class Workbench(LiveApp):
             if self.query_one(TabbedContent).active == "proposals" and snap.as_of is None:
                 self.looked_at_proposals()
             self._update_labels(snap)
-        self.version = message.version
+        self.live.version = message.version
         self.loads += 1
         if self.first_paint is None:
             self.first_paint = self.elapsed()
@@ -399,7 +428,7 @@ class Workbench(LiveApp):
         if isinstance(self.screen, HiddenScreen):
             self.screen.set_context(ctx)  # an action taken there: read its list again
         self.refresh_bindings()
-        self.poll_done()
+        self.live.poll_done()
         self.snapshot_applied()
 
     def elapsed(self) -> float:
@@ -412,12 +441,12 @@ class Workbench(LiveApp):
         if anyone wrote since."""
         cached = self._now_cache
         if self.as_of is None and cached is not None:
-            self.version = cached[0]
+            self.live.version = cached[0]
             self.post_message(SnapshotLoaded(cached[1], cached[0]))
-            self.poll()
+            self.live.poll()
             return
-        self.version = None
-        self.poll()
+        self.live.version = None
+        self.live.poll()
 
     def snapshot_applied(self) -> None:
         """Called after each snapshot reached the screen (a hook for benchmarks)."""

@@ -79,4 +79,4 @@ class DemoWorkbench(Workbench):
         self.prepared_at = self.elapsed()
         self.query_one("#building").display = False
         self.bullets_pane.table.empty_text = "Reading the playbook…"
-        self.start_refresh()
+        self.live.start()
