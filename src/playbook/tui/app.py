@@ -12,12 +12,12 @@ from __future__ import annotations
 import time
 from collections.abc import Hashable
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ComposeResult, CSSPathType
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import Horizontal
@@ -77,7 +77,7 @@ class Workbench(App[None]):
 
     TITLE = "Playbook"
     SUB_TITLE = "curation workbench"
-    CSS_PATH: ClassVar[CSSPathType | None] = [HERE / "app.tcss", HERE / "text.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [HERE / "app.tcss", HERE / "text.tcss"]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     # The styles of Rich text, named in format.py and styled in text.tcss (`_text_styles`).
     COMPONENT_CLASSES: ClassVar[set[str]] = set(fmt.STYLE_NAMES)
