@@ -83,6 +83,6 @@ async def test_on_postgresql_the_workbench_polls_no_data(pg_url: str, tmp_path: 
 
         with open_store(pg_url) as other:
             other.insert_bullet("Write the failing test first")
-        await wait_for(pilot, lambda: len(app.rows_by_id) == 2)
+        await wait_for(pilot, lambda: len(app.snapshots.rows_by_id) == 2)
         await pilot.pause(3 * POLL_SECONDS)
         assert listening_backends(pg_url) == watcher  # the same connection, still silent

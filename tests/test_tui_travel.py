@@ -90,11 +90,9 @@ async def test_a_large_playbook_reads_its_first_moment_alone_then_the_log_once(
     """Above `READ_AHEAD_UP_TO` rules the log is not read ahead: the first step back reads
     that moment alone (at 100k the whole log takes 5 s), the log is read after it in the
     background, and the next moments come from it; every one is the API's table."""
-    from playbook.tui import app as app_module
     from playbook.tui import reading, travel
 
     monkeypatch.setattr(travel, "READ_AHEAD_UP_TO", 2)
-    monkeypatch.setattr(app_module, "READ_AHEAD_UP_TO", 2)
     from_log: list[bool] = []  # each moment read: from the log read once, or alone
     read = reading.load_snapshot_as_of
 

@@ -122,6 +122,11 @@ class Travel:
                 kept = self._history = (version, reading.load_history(self.source))
             return kept[1]
 
+    def reads_ahead(self, rules: int) -> bool:
+        """Whether the log of a playbook of `rules` is read once the first table is on
+        screen (up to `READ_AHEAD_UP_TO`)."""
+        return rules <= READ_AHEAD_UP_TO
+
     def read_ahead(self) -> None:
         """Read the log for time travel in the background, unless it is read (or being
         read) for the playbook as it is now: once the first table is on screen
