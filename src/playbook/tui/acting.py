@@ -24,6 +24,7 @@ from .data import Source
 from .dialogs import ask_then
 from .messages import ActionDone, ActionFailed
 from .panes.base import Pane
+from .threads import in_thread
 
 
 class Actions:
@@ -67,13 +68,7 @@ class Actions:
 
     def run_write(self, spec: ActionSpec, subject: Any, values: dict[str, str]) -> None:
         """Run one action's write in a thread worker (writes are never cancelled)."""
-        self.app.run_worker(
-            partial(self._write, spec, subject, values),
-            name="write",
-            group="write",
-            exit_on_error=False,
-            thread=True,
-        )
+        in_thread(self.app, partial(self._write, spec, subject, values), "write")
 
     def _write(self, spec: ActionSpec, subject: Any, values: dict[str, str]) -> None:
         try:

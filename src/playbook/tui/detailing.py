@@ -16,6 +16,7 @@ from .data import Source
 from .messages import DetailLoaded
 from .panes.detail import DetailPane
 from .screens.compare import CompareScreen
+from .threads import in_thread
 
 
 class Detail:
@@ -68,14 +69,7 @@ class Detail:
         self.show_tab("bullets")
 
     def load(self, bullet_id: str) -> None:
-        self.app.run_worker(
-            partial(self._load, bullet_id),
-            name="detail",
-            group="detail",
-            exclusive=True,
-            exit_on_error=False,
-            thread=True,
-        )
+        in_thread(self.app, partial(self._load, bullet_id), "detail", exclusive=True)
 
     def _load(self, bullet_id: str) -> None:
         detail = reading.load_detail(self.source, bullet_id)

@@ -20,6 +20,7 @@ from .data import Source
 from .messages import FilterRanked, IndexReady, TrendsLoaded
 from .ordering import RowIndex, rank_view
 from .panes.bullets import BulletsPane
+from .threads import in_thread
 from .trends import load_trends
 
 INDEX_FROM = 5_000  # bullets from which sorting and ranking use a numpy index
@@ -48,14 +49,7 @@ class Filter:
         self.applied = applied
 
     def rank(self, text: str) -> None:
-        self.app.run_worker(
-            partial(self._rank, text),
-            name="rank",
-            group="filter",
-            exclusive=True,
-            exit_on_error=False,
-            thread=True,
-        )
+        in_thread(self.app, partial(self._rank, text), "filter", exclusive=True)
 
     def _rank(self, text: str) -> None:
         started = time.perf_counter()
@@ -82,12 +76,8 @@ class Filter:
 
     # ---------------------------------------------------------------- trends
     def want_trends(self, ids: list[str]) -> None:
-        self.app.run_worker(
-            partial(self._trends, ids, self.bullets().epoch, self.as_of()),
-            name="trends",
-            group="trends",
-            exit_on_error=False,
-            thread=True,
+        in_thread(
+            self.app, partial(self._trends, ids, self.bullets().epoch, self.as_of()), "trends"
         )
 
     def _trends(self, ids: list[str], epoch: int, as_of: datetime | None) -> None:

@@ -21,6 +21,7 @@ from textual.worker import Worker, get_current_worker
 
 from .data import Source, Watcher
 from .messages import LoadFailed, PollFinished, ServerBack, ServerLost
+from .threads import in_thread
 
 # In the poll worker: read what changed since change token `version` and post it. False
 # when nothing was posted (cancelled); otherwise the handler of what was posted calls
@@ -80,13 +81,7 @@ class Refresh:
         self._polling = True
         # Not `exclusive`: the flag already keeps polls apart, and an exclusive group would
         # cancel a worker whose thread is still returning after its result was applied.
-        self.app.run_worker(
-            partial(self._poll, self.version),
-            name="poll",
-            group="poll",
-            exit_on_error=False,
-            thread=True,
-        )
+        in_thread(self.app, partial(self._poll, self.version), "poll")
 
     def _poll(self, known: Hashable | None) -> None:
         worker = get_current_worker()

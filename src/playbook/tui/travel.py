@@ -30,6 +30,7 @@ from .data import Source
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
+from .threads import in_thread
 
 if TYPE_CHECKING:
     from ..review import HistoryCache
@@ -135,13 +136,8 @@ class Travel:
         if version is None or self._history_lock.locked():
             return
         if kept is None or kept[0] != version:
-            self.app.run_worker(
-                partial(self.history_at, version),  # a failure is met again, on travel
-                name="read_ahead",
-                group="history",
-                exit_on_error=False,
-                thread=True,
-            )
+            # A failure here is met again, and reported, on travel.
+            in_thread(self.app, partial(self.history_at, version), "history")
 
     def show_moment(self) -> None:
         """The top bar says, unmistakably, which moment the workbench shows."""
