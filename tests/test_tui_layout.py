@@ -293,7 +293,9 @@ async def test_keys_that_stop_applying_are_dimmed_in_place_and_one_rebuild_per_c
     async with app.run_test(size=(160, 48)) as pilot:
         await loaded(pilot, app)
         app.set_filter("is:all")
-        await wait_for(pilot, lambda: app.bullets_pane.table.row_count == len(app.rows_by_id))
+        await wait_for(
+            pilot, lambda: app.bullets_pane.table.row_count == len(app.snapshots.rows_by_id)
+        )
         table = app.bullets_pane.table
         rows = [app.row(k) for k in table.order]
         live = next(r.id for r in rows if r.state != "retired" and r.maturity != "deprecated"

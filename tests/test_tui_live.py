@@ -47,7 +47,7 @@ async def test_another_connections_write_is_on_screen_within_a_second(
     with open_store(db_target) as store:
         store.insert_bullet("Read the first error in the CI log")
     app = workbench_on(db_target, tmp_path)
-    assert app.poll_seconds == POLL_SECONDS < WITHIN
+    assert app.live.poll_seconds == POLL_SECONDS < WITHIN
     async with app.run_test(size=(120, 36)) as pilot:
         await loaded(pilot, app)
         await wait_for(pilot, lambda: "Read the first error in the CI log" in screen_text(app))
@@ -83,6 +83,6 @@ async def test_on_postgresql_the_workbench_polls_no_data(pg_url: str, tmp_path: 
 
         with open_store(pg_url) as other:
             other.insert_bullet("Write the failing test first")
-        await wait_for(pilot, lambda: len(app.rows_by_id) == 2)
+        await wait_for(pilot, lambda: len(app.snapshots.rows_by_id) == 2)
         await pilot.pause(3 * POLL_SECONDS)
         assert listening_backends(pg_url) == watcher  # the same connection, still silent

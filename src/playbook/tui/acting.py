@@ -3,91 +3,86 @@
 `perform(name, subject)` asks the rule (`actions.rule.why_not`); a refusal is said in one
 line; otherwise the action's dialog asks what it needs (`dialogs.ask_then`) and its write
 runs in a thread worker, through the same API as the CLI, as a human. A dimmed key pressed
-says why it does nothing here instead of nothing at all.
+says why it does nothing here instead of nothing at all (`refusal`, which the app's
+`run_action` asks).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual.app import App
 
 from ..core.errors import PlaybookError
 from .actions.rule import why_not
 from .actions.spec import ActionSpec, Context
 from .actions.table import ACTIONS
+from .data import Source
 from .dialogs import ask_then
 from .messages import ActionDone, ActionFailed
 from .panes.base import Pane
-from .refresh import LiveApp
+from .threads import in_thread
 
 
-class ActingApp(LiveApp):
-    """A live app whose panes request actions from the table."""
+class Actions:
+    """The app's actions: given the app (dialogs, workers, toasts), the playbook, and the
+    context of the moment shown (read when an action is asked for)."""
 
-    context: Context
-
-    # ---------------------------------------------------------------- actions
-    @on(Pane.Requested)
-    def _requested(self, message: Pane.Requested) -> None:
-        self.perform(message.action, message.subject)
+    def __init__(self, app: App[None], source: Source, context: Callable[[], Context]) -> None:
+        self.app = app
+        self.source = source
+        self.context = context
 
     def perform(self, name: str, subject: Any) -> None:
         """Action `name` on `subject`: refused in one line if it does not apply; otherwise
         ask what it needs (a dialog from the table), then write."""
         spec = ACTIONS[name]
-        refusal = why_not(name, subject, self.context)
+        ctx = self.context()
+        refusal = why_not(name, subject, ctx)
         if refusal is not None:
             self.say(refusal.text)
             return
-        ask_then(self, spec, subject, self.context, partial(self.run_write, spec, subject))
+        ask_then(self.app, spec, subject, ctx, partial(self.run_write, spec, subject))
 
     def say(self, text: str) -> None:
         """One line about why nothing happened."""
-        self.notify(text, timeout=4, severity="warning")
+        self.app.notify(text, timeout=4, severity="warning")
 
-    async def run_action(
-        self, action: Any, default_namespace: Any = None, namespaces: Any = None
-    ) -> bool:
-        """A dimmed key, pressed, says why it does nothing here (instead of nothing)."""
-        if isinstance(action, str):
-            target, name, params = self._parse_action(
-                action, self if default_namespace is None else default_namespace, namespaces
-            )
-            if (
-                isinstance(target, Pane)
-                and name in ACTIONS
-                and target.check_action(name, params) is None
-            ):
-                refusal = why_not(name, target.subject_for(ACTIONS[name].on), target.context)
-                if refusal is not None:
-                    self.say(refusal.text)
-                    return True
-        return await super().run_action(action, default_namespace, namespaces)
+    def refused_key(self, target: object, name: str, params: tuple[object, ...]) -> bool:
+        """A pane's key for action `name`, dimmed here: say why (True), or False when the
+        key is not a table action of a pane, or applies."""
+        if not (
+            isinstance(target, Pane)
+            and name in ACTIONS
+            and target.check_action(name, params) is None
+        ):
+            return False
+        refusal = why_not(name, target.subject_for(ACTIONS[name].on), target.context)
+        if refusal is None:
+            return False
+        self.say(refusal.text)
+        return True
 
     def run_write(self, spec: ActionSpec, subject: Any, values: dict[str, str]) -> None:
         """Run one action's write in a thread worker (writes are never cancelled)."""
-        self._write_worker(spec, subject, values)
+        in_thread(self.app, partial(self._write, spec, subject, values), "write")
 
-    @work(thread=True, exit_on_error=False, group="write")
-    def _write_worker(self, spec: ActionSpec, subject: Any, values: dict[str, str]) -> None:
+    def _write(self, spec: ActionSpec, subject: Any, values: dict[str, str]) -> None:
         try:
             text = spec.write(self.source, subject, values)
         except (PlaybookError, ValueError) as exc:
-            self.post_message(ActionFailed(str(exc)))
+            self.app.post_message(ActionFailed(str(exc)))
             return
         except Exception as exc:  # a driver error or a bug: say so, not fail silently
-            self.post_message(ActionFailed(f"{type(exc).__name__}: {exc}"))
+            self.app.post_message(ActionFailed(f"{type(exc).__name__}: {exc}"))
             raise
-        self.post_message(ActionDone(text))
+        self.app.post_message(ActionDone(text))
 
-    @on(ActionDone)
-    def _action_done(self, message: ActionDone) -> None:
-        self.notify(Text(message.text).plain, title="Done", timeout=4)
-        self.poll()  # show it at once, not at the next tick
+    def done(self, message: ActionDone) -> None:
+        self.app.notify(Text(message.text).plain, title="Done", timeout=4)
 
-    @on(ActionFailed)
-    def _action_failed(self, message: ActionFailed) -> None:
-        self.notify(message.text, title="Not done", severity="error", timeout=8)
+    def failed(self, message: ActionFailed) -> None:
+        self.app.notify(message.text, title="Not done", severity="error", timeout=8)

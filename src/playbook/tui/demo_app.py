@@ -55,8 +55,11 @@ class DemoWorkbench(Workbench):
 
     @work(thread=True, exit_on_error=False, group="prepare")
     def _prepare_worker(self) -> None:
+        def progress(fraction: float, what: str) -> None:
+            self.post_message(self.Progressed(fraction, what))
+
         try:
-            self.prepare(lambda f, what: self.post_message(self.Progressed(f, what)))
+            self.prepare(progress)
         except Exception as exc:  # shown in the app; the CLI's own errors come first
             self.post_message(self.Prepared(f"{type(exc).__name__}: {exc}"))
             return
@@ -79,4 +82,4 @@ class DemoWorkbench(Workbench):
         self.prepared_at = self.elapsed()
         self.query_one("#building").display = False
         self.bullets_pane.table.empty_text = "Reading the playbook…"
-        self.start_refresh()
+        self.live.start()

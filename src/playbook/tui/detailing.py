@@ -1,71 +1,81 @@
-"""The Detail tab's side of the app: which bullet it shows, and its history read in a
-thread worker while the pane shows what the snapshot already knows (never an empty pane)."""
+"""The Detail tab's controller: which bullet it shows, and its history read in a thread
+worker while the pane shows what the snapshot already knows (never an empty pane)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
-from textual import on, work
+from textual.app import App
 from textual.worker import get_current_worker
 
+from ..store.views import BulletRow
 from . import reading
+from .data import Source
 from .messages import DetailLoaded
-from .panes.bullets import BulletsPane
 from .panes.detail import DetailPane
 from .screens.compare import CompareScreen
-from .travel import TravellingApp
+from .threads import in_thread
 
 
-class DetailingApp(TravellingApp):
-    """Needs from the app: `detail_id`, `snapshot`, `row()`, `show_tab()` and
-    `_update_labels()`."""
+class Detail:
+    """Given the app (screens, workers), the playbook, the Detail pane, the rows read last
+    (`row`), the tabs (`show_tab`) and the tab labels to draw again (`relabel`)."""
 
-    detail_id: str | None = None  # the bullet Detail shows (set by the app)
-    # Where escape in Detail goes back to: then and now's list (its moment and row), or
-    # None for the bullets.
-    detail_back: tuple[datetime, str] | None = None
-    snapshot: reading.Snapshot | None = None
-
-    @on(BulletsPane.Opened)
-    def _opened(self, message: BulletsPane.Opened) -> None:
-        self.open_bullet(message.bullet_id)
-
-    @on(CompareScreen.OpenBullet)
-    def _open_changed(self, message: CompareScreen.OpenBullet) -> None:
-        self.open_bullet(message.bullet_id)
-        self.detail_back = (message.since, message.key)
-
-    @on(DetailPane.BackRequested)
-    def _back(self) -> None:
-        """Escape in Detail: back where the rule was opened from (then and now's list, on
-        its row), else to the bullets."""
-        back, self.detail_back = self.detail_back, None
-        if back is not None:
-            since, key = back
-            self.push_screen(CompareScreen(self.source, since, select=key))
-            return
-        self.show_tab("bullets")
+    def __init__(
+        self,
+        app: App[None],
+        source: Source,
+        *,
+        pane: Callable[[], DetailPane],
+        row: Callable[[str], BulletRow | None],
+        show_tab: Callable[[str], None],
+        relabel: Callable[[], None],
+    ) -> None:
+        self.app = app
+        self.source = source
+        self.pane = pane
+        self.row = row
+        self.show_tab = show_tab
+        self.relabel = relabel
+        self.detail_id: str | None = None  # the bullet Detail shows
+        # Where escape in Detail goes back to: then and now's list (its moment and row), or
+        # None for the bullets.
+        self.detail_back: tuple[datetime, str] | None = None
 
     def open_bullet(self, bullet_id: str) -> None:
         """Show a bullet in Detail: what the snapshot knows at once, its history when read."""
         self.detail_back = None
         self.detail_id = bullet_id
-        self.query_one(DetailPane).loading(bullet_id, self.row(bullet_id))
-        if self.snapshot is not None:
-            self._update_labels(self.snapshot)
+        self.pane().loading(bullet_id, self.row(bullet_id))
+        self.relabel()
         self.show_tab("detail")
-        self.load_detail(bullet_id)
+        self.load(bullet_id)
 
-    def load_detail(self, bullet_id: str) -> None:
-        self._detail_worker(bullet_id)
+    def open_changed(self, message: CompareScreen.OpenBullet) -> None:
+        """A rule opened from then and now's list: escape comes back to it."""
+        self.open_bullet(message.bullet_id)
+        self.detail_back = (message.since, message.key)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="detail")
-    def _detail_worker(self, bullet_id: str) -> None:
+    def back(self) -> None:
+        """Escape in Detail: back where the rule was opened from (then and now's list, on
+        its row), else to the bullets."""
+        back, self.detail_back = self.detail_back, None
+        if back is not None:
+            since, key = back
+            self.app.push_screen(CompareScreen(self.source, since, select=key))
+            return
+        self.show_tab("bullets")
+
+    def load(self, bullet_id: str) -> None:
+        in_thread(self.app, partial(self._load, bullet_id), "detail", exclusive=True)
+
+    def _load(self, bullet_id: str) -> None:
         detail = reading.load_detail(self.source, bullet_id)
         if not get_current_worker().is_cancelled:
-            self.post_message(DetailLoaded(bullet_id, detail))
+            self.app.post_message(DetailLoaded(bullet_id, detail))
 
-    @on(DetailLoaded)
-    def _detail_loaded(self, message: DetailLoaded) -> None:
-        if message.bullet_id == self.detail_id and not self.closing:
-            self.query_one(DetailPane).show(message.detail)
+    def loaded(self, message: DetailLoaded) -> None:
+        if message.bullet_id == self.detail_id:
+            self.pane().show(message.detail)

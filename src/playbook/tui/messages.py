@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from textual.message import Message
@@ -15,7 +16,7 @@ class SnapshotLoaded(Message):
     """A fresh read of the playbook (after a change, or the first one)."""
 
     def __init__(
-        self, snapshot: Snapshot, version: int | None, prepared: dict[str, Any] | None = None
+        self, snapshot: Snapshot, version: Hashable | None, prepared: dict[str, Any] | None = None
     ) -> None:
         super().__init__()
         self.snapshot = snapshot

@@ -26,7 +26,9 @@ class PaletteApp(Protocol):
     """What the palette and the help screen need of the app (they never import it)."""
 
     policy: Policy
-    as_of: datetime | None
+
+    @property
+    def as_of(self) -> datetime | None: ...
 
     def perform(self, name: str, subject: Any) -> None: ...
     def action_panes(self) -> list[Pane]: ...

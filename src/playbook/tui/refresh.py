@@ -1,4 +1,4 @@
-"""The live refresh: an app that follows other processes' writes to the playbook.
+"""The live refresh: the workbench follows other processes' writes to the playbook.
 
 Threads and connections: every read runs in a thread worker on a connection of its own
 (`Source.open()`); a single long-lived connection (`Watcher`) answers `PRAGMA
@@ -12,24 +12,37 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable, Hashable
+from functools import partial
 
-from textual import on, work
 from textual.app import App
 from textual.screen import ModalScreen
 from textual.worker import Worker, get_current_worker
 
 from .data import Source, Watcher
 from .messages import LoadFailed, PollFinished, ServerBack, ServerLost
+from .threads import in_thread
+
+# In the poll worker: read what changed since change token `version` and post it. False
+# when nothing was posted (cancelled); otherwise the handler of what was posted calls
+# `Refresh.poll_done`.
+ReadChanges = Callable[[Hashable, Worker[None]], bool]
 
 
-class LiveApp(App[None]):
-    """Polls the playbook every `poll_seconds` once `start_refresh()` is called."""
+class Refresh:
+    """Polls the playbook every `poll_seconds` once `start()` is called.
 
-    def __init__(self, source: Source, *, poll_seconds: float) -> None:
-        super().__init__()
+    Given the app (timers, workers, messages, toasts), the playbook, and what reads a
+    change (`read_changes`)."""
+
+    def __init__(
+        self, app: App[None], source: Source, *, poll_seconds: float, read_changes: ReadChanges
+    ) -> None:
+        self.app = app
         self.source = source
         self.poll_seconds = poll_seconds
-        self.version: int | None = None
+        self.read_changes = read_changes
+        self.version: Hashable | None = None  # the change token of what is on screen
         self._watcher: Watcher | None = None
         self._watch_lock = threading.Lock()
         self._closing = False
@@ -37,12 +50,13 @@ class LiveApp(App[None]):
         self._again = False
         self.lost = False  # the last poll could not reach the playbook
 
-    def start_refresh(self) -> None:
+    def start(self) -> None:
         self.poll()
-        self.set_interval(self.poll_seconds, self.poll, name="poll")
+        self.app.set_interval(self.poll_seconds, self.poll, name="poll")
 
-    def on_unmount(self) -> None:
-        # A poll thread may be inside `version()` right now: close under the same lock.
+    def close(self) -> None:
+        """The app unmounts. A poll thread may be inside `version()` right now: close under
+        the same lock."""
         with self._watch_lock:
             self._closing = True
             if self._watcher is not None:
@@ -54,23 +68,24 @@ class LiveApp(App[None]):
         """The app is shutting down: no screen to refresh, nothing more to apply. (Textual
         stops running the app before it removes the screens' widgets: a snapshot read
         meanwhile must not look for them.)"""
-        return self._closing or not self.screen_stack or not self.is_running
+        app = self.app
+        return self._closing or not app.screen_stack or not app.is_running
 
     def poll(self) -> None:
         """Reload if another connection committed. Never overlapping, never under a modal."""
         if self._polling:
             self._again = True
             return
-        if self.closing or isinstance(self.screen, ModalScreen):
+        if self.closing or isinstance(self.app.screen, ModalScreen):
             return
         self._polling = True
-        self._poll_worker(self.version)
+        # Not `exclusive`: the flag already keeps polls apart, and an exclusive group would
+        # cancel a worker whose thread is still returning after its result was applied.
+        in_thread(self.app, partial(self._poll, self.version), "poll")
 
-    # Not `exclusive`: the flag already keeps polls apart, and an exclusive group would
-    # cancel a worker whose thread is still returning after its result was applied.
-    @work(thread=True, exit_on_error=False, group="poll")
-    def _poll_worker(self, known: int | None) -> None:
+    def _poll(self, known: Hashable | None) -> None:
         worker = get_current_worker()
+        post = self.app.post_message
         try:
             with self._watch_lock:
                 if self._closing:
@@ -80,18 +95,18 @@ class LiveApp(App[None]):
                 version = self._watcher.version()
         except Exception as exc:  # the server went away, say: a new watcher next tick
             self._drop_watcher()
-            self.post_message(ServerLost(f"{exc}"))
-            self.post_message(PollFinished())
+            post(ServerLost(f"{exc}"))
+            post(PollFinished())
             return
         try:
             if self.lost:  # back: what was written meanwhile, whatever the token says
-                self.post_message(ServerBack())
+                post(ServerBack())
                 known = None
             if version == known or not self.read_changes(version, worker):
-                self.post_message(PollFinished())
+                post(PollFinished())
         except Exception as exc:  # reported, and the next tick tries again
-            self.post_message(LoadFailed(f"could not read {self.source.path}: {exc}"))
-            self.post_message(PollFinished())
+            post(LoadFailed(f"could not read {self.source.path}: {exc}"))
+            post(PollFinished())
 
     def _drop_watcher(self) -> None:
         with self._watch_lock:
@@ -100,14 +115,13 @@ class LiveApp(App[None]):
                     self._watcher.close()
                 self._watcher = None
 
-    @on(ServerLost)
-    def _server_lost(self, message: ServerLost) -> None:
+    def server_lost(self, message: ServerLost) -> None:
         """Said once, and left on screen until the playbook answers again (the panes show
         what was read last meanwhile; an action tried meanwhile says it failed)."""
         if self.lost or self.closing:
             return
         self.lost = True
-        self.notify(
+        self.app.notify(
             f"lost the playbook ({message.text}); showing what was read last, and trying "
             f"again every {self.poll_seconds:g} s",
             severity="error",
@@ -115,24 +129,12 @@ class LiveApp(App[None]):
             timeout=24 * 3600,
         )
 
-    @on(ServerBack)
-    def _server_back(self) -> None:
+    def server_back(self) -> None:
         if not self.lost:
             return
         self.lost = False
-        self.clear_notifications()
-        self.notify("the playbook answers again: caught up with what changed meanwhile")
-
-    # A message, not `call_from_thread`: that blocks the thread until the UI runs it, and
-    # an app shutting down (waiting for its threads) would never run it.
-    @on(PollFinished)
-    def _poll_finished(self) -> None:
-        self.poll_done()
-
-    def read_changes(self, version: int, worker: Worker[None]) -> bool:
-        """In the poll worker: read what changed and post it. False when nothing was posted
-        (cancelled); otherwise the handler of what was posted calls `poll_done`."""
-        raise NotImplementedError
+        self.app.clear_notifications()
+        self.app.notify("the playbook answers again: caught up with what changed meanwhile")
 
     def poll_done(self) -> None:
         """The poll ended (nothing new, or its snapshot is on screen); run the one that was

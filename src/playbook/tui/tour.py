@@ -102,10 +102,8 @@ def _approve(app: TourWorkbench) -> None:
 
 def _pin_show(app: TourWorkbench) -> None:
     _bullets(app)
-    row = next(
-        (app.row(str(k)) for k in app.bullets_pane.table.order if not app.row(str(k)).pinned),
-        None,
-    )
+    rows = (app.row(str(k)) for k in app.bullets_pane.table.order)
+    row = next((r for r in rows if r is not None and not r.pinned), None)
     if row is not None:
         app.bullets_pane.table.move_to(row.id)
     app.tour_subject = row
@@ -316,4 +314,4 @@ class TourWorkbench(DemoWorkbench):
     def tour_write(self, name: str, subject: Any, **values: str) -> None:
         """Do an action as its key would, without its dialog (the caption said what)."""
         spec = ACTIONS[name]
-        self.run_write(spec, subject, dict(values))
+        self.acting.run_write(spec, subject, dict(values))

@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import calendar
 import threading
-from collections.abc import Hashable
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Hashable
+from datetime import datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, TextArea
 
 from . import format as fmt
 from . import reading
-from .filtering import FilteringApp
+from .actions.spec import Context
+from .data import Source
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
+from .threads import in_thread
 
 if TYPE_CHECKING:
     from ..review import HistoryCache
@@ -55,36 +58,42 @@ def months_on(when: datetime, months: int) -> datetime:
     return when.replace(year=year, month=month + 1, day=day)
 
 
-class TravellingApp(FilteringApp):
-    """Needs `read_now()` (re-read the playbook at once) from the app."""
+TRAVEL_BINDINGS: list[BindingType] = [
+    Binding("t", "time_travel", "Travel", tooltip="See the playbook as it was then", id="travel"),
+    Binding("less_than_sign", "step(-7)", "Week back", show=False, id="week-back"),
+    Binding("greater_than_sign", "step(7)", "Week on", show=False, id="week-on"),
+    Binding("left_curly_bracket", "step_months(-1)", "Month back", show=False, id="month-back"),
+    Binding("right_curly_bracket", "step_months(1)", "Month on", show=False, id="month-on"),
+    Binding("T", "now", "Now", tooltip="Back to the playbook as it is now", id="now"),
+    Binding("c", "compare", "Then/now", tooltip="What changed since a moment", id="compare"),
+    Binding("h", "hidden", "Hidden", tooltip="What decay hid from the filter", id="hidden"),
+]
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "t", "time_travel", "Travel", tooltip="See the playbook as it was then", id="travel"
-        ),
-        Binding("less_than_sign", "step(-7)", "Week back", show=False, id="week-back"),
-        Binding("greater_than_sign", "step(7)", "Week on", show=False, id="week-on"),
-        Binding("left_curly_bracket", "step_months(-1)", "Month back", show=False, id="month-back"),
-        Binding("right_curly_bracket", "step_months(1)", "Month on", show=False, id="month-on"),
-        Binding("T", "now", "Now", tooltip="Back to the playbook as it is now", id="now"),
-        Binding("c", "compare", "Then/now", tooltip="What changed since a moment", id="compare"),
-        Binding("h", "hidden", "Hidden", tooltip="What decay hid from the filter", id="hidden"),
-    ]
 
-    as_of: datetime | None = None
+class Travel:
+    """The moment the workbench shows (`as_of`, None: now) and the log read once for it.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    Given the app (the top bar, screens, workers), the playbook, the clock, what reads the
+    playbook again at once, and the change token of what is on screen."""
+
+    def __init__(
+        self,
+        app: App[None],
+        source: Source,
+        *,
+        now: Callable[[], datetime],
+        read_now: Callable[[], None],
+        version: Callable[[], Hashable | None],
+    ) -> None:
+        self.app = app
+        self.source = source
+        self.now = now
+        self.read_now = read_now
+        self.version = version
+        self.as_of: datetime | None = None
         self._history: tuple[Hashable, HistoryCache] | None = None
         self._history_lock = threading.Lock()
 
-    def now(self) -> datetime:
-        return datetime.now(UTC)
-
-    def read_now(self) -> None:
-        raise NotImplementedError
-
-    # ---------------------------------------------------------------- travelling
     def travel_to(self, when: datetime | None) -> None:
         """Show the playbook as of `when` (None, or a moment within a minute of now: now;
         stepping a week on from a week back lands a few seconds short of now)."""
@@ -93,14 +102,10 @@ class TravellingApp(FilteringApp):
         if when == self.as_of:
             return
         self.as_of = when
-        self.travel_started = self.elapsed()
-        self.query_one("#topbar").set_class(when is not None, "-travelling")
+        self.app.query_one("#topbar").set_class(when is not None, "-travelling")
         self.show_moment()
         self.read_now()
-        self.refresh_bindings()
-
-    def elapsed(self) -> float:
-        raise NotImplementedError
+        self.app.refresh_bindings()
 
     def history_at(self, version: Hashable, rules: int = 0) -> HistoryCache | None:
         """The bullets and the feedback log as of change token `version`, read once (in a
@@ -118,23 +123,25 @@ class TravellingApp(FilteringApp):
                 kept = self._history = (version, reading.load_history(self.source))
             return kept[1]
 
+    def reads_ahead(self, rules: int) -> bool:
+        """Whether the log of a playbook of `rules` is read once the first table is on
+        screen (up to `READ_AHEAD_UP_TO`)."""
+        return rules <= READ_AHEAD_UP_TO
+
     def read_ahead(self) -> None:
         """Read the log for time travel in the background, unless it is read (or being
         read) for the playbook as it is now: once the first table is on screen
         (`READ_AHEAD_UP_TO`), and after each moment shown."""
-        kept, version = self._history, self.version
+        kept, version = self._history, self.version()
         if version is None or self._history_lock.locked():
             return
         if kept is None or kept[0] != version:
-            self._read_ahead(version)
-
-    @work(thread=True, exit_on_error=False, group="history")
-    def _read_ahead(self, version: Hashable) -> None:
-        self.history_at(version)  # a failure here is met again, and reported, on travel
+            # A failure here is met again, and reported, on travel.
+            in_thread(self.app, partial(self.history_at, version), "history")
 
     def show_moment(self) -> None:
         """The top bar says, unmistakably, which moment the workbench shows."""
-        bar = self.query_one("#asof", Static)
+        bar = self.app.query_one("#asof", Static)
         bar.display = self.as_of is not None
         if self.as_of is not None:
             text = Text()
@@ -142,9 +149,9 @@ class TravellingApp(FilteringApp):
             text.append(" read-only · T: back to now", style="bold")
             bar.update(text)
 
-    def action_time_travel(self) -> None:
+    def ask_moment(self) -> None:
         start = fmt.moment(self.as_of) if self.as_of else ""
-        self.push_screen(
+        self.app.push_screen(
             MomentModal(
                 "Time travel",
                 "The whole workbench shows the playbook as it stood then: states, maturities, "
@@ -157,21 +164,17 @@ class TravellingApp(FilteringApp):
             self.travel_to,
         )
 
-    def action_step(self, days: int) -> None:
-        base = self.as_of or self.now()
-        self.travel_to(base + timedelta(days=days))
+    def step(self, days: int) -> None:
+        self.travel_to((self.as_of or self.now()) + timedelta(days=days))
 
-    def action_step_months(self, months: int) -> None:
+    def step_months(self, months: int) -> None:
         self.travel_to(months_on(self.as_of or self.now(), months))
 
-    def action_now(self) -> None:
-        self.travel_to(None)
-
-    def action_compare(self) -> None:
+    def compare(self) -> None:
         if self.as_of is not None:
-            self.push_screen(CompareScreen(self.source, self.as_of))
+            self.app.push_screen(CompareScreen(self.source, self.as_of))
             return
-        self.push_screen(
+        self.app.push_screen(
             MomentModal(
                 "Then and now",
                 "Which rules appeared, were retired, changed rung, and which moved most in "
@@ -180,18 +183,23 @@ class TravellingApp(FilteringApp):
                 value="30d",
                 confirm="Compare",
             ),
-            lambda when: self.push_screen(CompareScreen(self.source, when)) if when else None,
+            self._compare_since,
         )
 
-    def action_hidden(self) -> None:
-        words = self.bullets_pane.view.spec.words
-        self.push_screen(HiddenScreen(self.source, words, self.as_of, self.context))
+    def _compare_since(self, when: datetime | None) -> None:
+        if when is not None:
+            self.app.push_screen(CompareScreen(self.source, when))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in TRAVEL_ACTIONS and (
-            isinstance(self.focused, Input | TextArea) or self.screen is not self.screen_stack[0]
-        ):
+    def hidden(self, words: str, context: Context) -> None:
+        self.app.push_screen(HiddenScreen(self.source, words, self.as_of, context))
+
+    def check_action(self, action: str) -> bool | None:
+        """Whether a travel key applies now; None for another action (not decided here)."""
+        if action not in TRAVEL_ACTIONS:
+            return None
+        app = self.app
+        if isinstance(app.focused, Input | TextArea) or app.screen is not app.screen_stack[0]:
             return False  # these letters type in a text box; other screens have their keys
         if action == "now":
             return self.as_of is not None
-        return super().check_action(action, parameters)
+        return True

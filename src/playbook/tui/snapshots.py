@@ -1,0 +1,149 @@
+"""What the workbench shows: the playbook read for the panes in the poll worker
+(`read_changes`), applied on the UI thread (`apply`), read again at once when the moment
+shown moves (`read_now`), and the tab labels and the top bar's "live" mark drawn from it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import App
+from textual.widgets import Static, TabbedContent
+from textual.worker import Worker
+
+from ..core.policy import Policy
+from ..store.views import BulletRow
+from . import format as fmt
+from . import reading
+from .actions.spec import Context
+from .data import Source
+from .detailing import Detail
+from .filtering import INDEX_FROM
+from .messages import IndexReady, SnapshotLoaded
+from .ordering import RowIndex
+from .panes.base import Pane
+from .refresh import Refresh
+from .screens.hidden import HiddenScreen
+from .travel import Travel
+
+
+class Snapshots:
+    """Given the app (messages, batch updates, the top bar, the screen shown), the playbook,
+    the policy, the panes (kept from mount), the live refresh, time travel, the Detail
+    controller, when the proposals were last looked at (`seen_at`) and what marks them
+    looked at, and whether the screen is narrow."""
+
+    def __init__(
+        self,
+        app: App[None],
+        source: Source,
+        policy: Policy,
+        *,
+        panes: Callable[[], list[Pane]],
+        live: Refresh,
+        travel: Travel,
+        detail: Detail,
+        seen_at: Callable[[], datetime | None],
+        looked_at_proposals: Callable[[], None],
+        narrow: Callable[[], bool],
+    ) -> None:
+        self.app = app
+        self.source = source
+        self.policy = policy
+        self.panes = panes
+        self.live = live
+        self.travel = travel
+        self.detail = detail
+        self.seen_at = seen_at
+        self.looked_at_proposals = looked_at_proposals
+        self.narrow = narrow
+        self.snapshot: reading.Snapshot | None = None
+        self.rows_by_id: dict[str, BulletRow] = {}
+        self.context = Context({}, policy)
+        self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
+        self.loads = 0  # snapshots applied (tests and the bench wait on this)
+        self.first_paint = False  # the first snapshot is on screen
+
+    def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
+        """In the poll worker: the playbook as of the moment shown, each pane's part."""
+        as_of = self.travel.as_of
+        history = None if as_of is None else self.travel.history_at(version, len(self.rows_by_id))
+        snapshot = reading.load_snapshot(
+            self.source, last_looked=self.seen_at(), as_of=as_of, history=history
+        )
+        rows = snapshot.rows_by_id
+        prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
+        if worker.is_cancelled:
+            return False
+        self.app.post_message(SnapshotLoaded(snapshot, version, prepared))
+        if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
+            self.app.post_message(IndexReady(RowIndex(rows)))
+        return True
+
+    def apply(self, message: SnapshotLoaded) -> bool:
+        """On the UI thread: what was read, on every pane. False when it was read for
+        another moment (then read again for this one)."""
+        app, snap = self.app, message.snapshot
+        if snap.as_of != self.travel.as_of:
+            self.live.poll_done()
+            self.read_now()
+            return False
+        self.snapshot = snap
+        if snap.as_of is None:
+            self._now_cache = (message.version, snap)
+        self.rows_by_id = snap.rows_by_id
+        self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
+        tabs = app.query_one(TabbedContent)
+        with app.batch_update():
+            for pane in self.panes():
+                pane.apply(snap, ctx, message.prepared.get(pane.TAB))
+            if tabs.active == "proposals" and snap.as_of is None:
+                self.looked_at_proposals()
+            self.labels(snap)
+        self.live.version = message.version
+        self.loads += 1
+        if not self.first_paint:
+            self.first_paint = True
+            if self.travel.reads_ahead(len(snap.rows_by_id)):
+                self.travel.read_ahead()
+        if snap.as_of is not None:
+            self.travel.read_ahead()  # the next moment from the log read once
+        if self.detail.detail_id and tabs.active == "detail":
+            self.detail.load(self.detail.detail_id)
+        if isinstance(app.screen, HiddenScreen):
+            app.screen.set_context(ctx)  # an action taken there: read its list again
+        app.refresh_bindings()
+        self.live.poll_done()
+        return True
+
+    def read_now(self) -> None:
+        """Read the playbook at once (time travel moved), whatever the change token says.
+        Back at now, the last snapshot of now shows at once, and the poll reads again only
+        if anyone wrote since."""
+        cached = self._now_cache
+        if self.travel.as_of is None and cached is not None:
+            self.live.version = cached[0]
+            self.app.post_message(SnapshotLoaded(cached[1], cached[0]))
+            self.live.poll()
+            return
+        self.live.version = None
+        self.live.poll()
+
+    def relabel(self) -> None:
+        if self.snapshot is not None:
+            self.labels(self.snapshot)
+
+    def labels(self, snap: reading.Snapshot) -> None:
+        """The tabs' labels (their counts) and the top bar's "live" mark."""
+        narrow = self.narrow()
+        tabs = self.app.query_one(TabbedContent)
+        for pane in self.panes():
+            tabs.get_tab(pane.TAB).label = pane.label(snap, narrow)
+        live = Text()
+        live.append("live ", style=fmt.GOOD)
+        live.append(f"{time.strftime('%H:%M:%S')}", style=fmt.MUTED)
+        if not narrow:
+            live.append(f"  read in {snap.seconds * 1000:.0f} ms ", style=fmt.MUTED)
+        self.app.query_one("#live", Static).update(live)
