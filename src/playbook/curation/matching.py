@@ -116,9 +116,17 @@ def similar_bullets(
     threshold -= 1e-9
     core = core_tokens(content)
     need = max(1, math.ceil(threshold * len(core)))
+    # Every such bullet holds one of the len(core) - need + 1 rarest subject tokens: when
+    # their postings are few, only those bullets are counted (a lookup per subject token
+    # each), else every posting of the subject is.
+    df = store.bullets.doc_freqs(core) if core else {}
+    prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
+    via = prefix if sum(df[t] for t in prefix) * len(core) < sum(df.values()) else None
     scored: dict[str, tuple[float, datetime]] = {}
     kth: list[float] = []  # a min-heap of the best `limit` scores so far
-    for bid, text, created, shared in store.bullets.near_rows(content_hash(content), core, need):
+    for bid, text, created, shared in store.bullets.near_rows(
+        content_hash(content), core, need, via
+    ):
         if limit is not None and len(kth) >= limit and core and kth[0] > shared / len(core):
             break  # this and every row after it scores below the limit-th best found
         score = 1.0 if text == content else jaccard(core, core_tokens(text))
