@@ -108,7 +108,7 @@ def similar_bullets(
     shares at least ceil(t * |Q|) of Q's tokens (|Q & B| >= t * |Q | B| >= t * |Q|), so
     only bullets whose postings hold that many of Q's tokens are read (counted in the
     index), most shared first, and scored from their text. One whose postings hold n of
-    Q's tokens scores at most n / |Q| (|Q | B| >= |Q|): with a `limit`, reading stops once
+    Q's tokens scores at most n / |Q| (|Q | B| >= |Q|): with a `limit`, scoring stops once
     the limit-th best found scores above that. A `Bullet` is built only for those returned.
     """
     if limit is not None and limit <= 0:
