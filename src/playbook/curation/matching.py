@@ -3,8 +3,10 @@ and near-duplicate bullets (step 3)."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core.text import (
@@ -17,6 +19,7 @@ from ..core.text import (
     tokens,
 )
 from ..store import PlaybookStore
+from ..store.records import EPOCH, stored_time
 
 if TYPE_CHECKING:
     from ..core.model import Bullet
@@ -98,27 +101,41 @@ def blocking_pattern(
 def similar_bullets(
     store: PlaybookStore, content: str, threshold: float, *, limit: int | None = None
 ) -> list[tuple[float, Bullet]]:
-    """Bullets (any state) whose subject has token Jaccard >= `threshold`, best first.
+    """Bullets (any state) whose subject has token Jaccard >= `threshold`, best first (then
+    oldest, then by id).
 
-    Prefix filtering keeps this cheap at any size: a bullet reaching the threshold must
-    share one of the len(core) - ceil(threshold * len(core)) + 1 rarest subject tokens.
+    Cheap at any size, and exact. A bullet B reaching the threshold t against the subject Q
+    shares at least ceil(t * |Q|) of Q's tokens (|Q & B| >= t * |Q | B| >= t * |Q|), so
+    only bullets whose postings hold that many of Q's tokens are read (counted in the
+    index), most shared first, and scored from their text. One whose postings hold n of
+    Q's tokens scores at most n / |Q| (|Q | B| >= |Q|): with a `limit`, scoring stops once
+    the limit-th best found scores above that. A `Bullet` is built only for those returned.
     """
+    if limit is not None and limit <= 0:
+        return []
     threshold -= 1e-9
     core = core_tokens(content)
-    same, df = store.duplicate_probe(content_hash(content), core)
-    found: dict[str, Bullet] = {b.id: b for b in same}
-    if core:
-        need = max(1, math.ceil(threshold * len(core)))
-        prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
-        ids: dict[str, None] = {}
-        for tok in prefix:
-            if df[tok]:
-                ids.update(dict.fromkeys(store.token_postings(tok)))
-        found.update(store.get_bullets(i for i in ids if i not in found))
-    out = []
-    for b in found.values():
-        score = 1.0 if b.content == content else jaccard(core, core_tokens(b.content))
+    need = max(1, math.ceil(threshold * len(core)))
+    # Every such bullet holds one of the len(core) - need + 1 rarest subject tokens: when
+    # their postings are few, only those bullets are counted (a lookup per subject token
+    # each), else every posting of the subject is.
+    df = store.bullets.doc_freqs(core) if core else {}
+    prefix = sorted(core, key=lambda t: (df[t], t))[: len(core) - need + 1]
+    via = prefix if sum(df[t] for t in prefix) * len(core) < sum(df.values()) else None
+    scored: dict[str, tuple[float, datetime]] = {}
+    kth: list[float] = []  # a min-heap of the best `limit` scores so far
+    for bid, text, created, shared in store.bullets.near_rows(
+        content_hash(content), core, need, via
+    ):
+        if limit is not None and len(kth) >= limit and core and kth[0] > shared / len(core):
+            break  # this and every row after it scores below the limit-th best found
+        score = 1.0 if text == content else jaccard(core, core_tokens(text))
         if score >= threshold:
-            out.append((score, b))
-    out.sort(key=lambda sb: (-sb[0], sb[1].created_at, sb[1].id))
-    return out[:limit] if limit is not None else out
+            scored[bid] = (score, stored_time(created, "bullets", bid) or EPOCH)
+            if limit is not None:
+                (heapq.heappush if len(kth) < limit else heapq.heappushpop)(kth, score)
+    best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1], kv[0]))
+    if limit is not None:
+        best = best[:limit]
+    bullets = store.get_bullets(bid for bid, _ in best)
+    return [(score, bullets[bid]) for bid, (score, _) in best if bid in bullets]

@@ -284,22 +284,6 @@ class BulletRepo(DecidingPart):
     def active_ids(self) -> list[str]:
         return self.sql.column("SELECT id FROM bullets WHERE state != 'retired'")
 
-    def duplicate_probe(
-        self, digest: str, toks: Iterable[str]
-    ) -> tuple[list[Bullet], dict[str, int]]:
-        """The bullets whose content has this hash, and the document frequency of each
-        token (0 when no bullet has it), in one go (one round trip on PostgreSQL): the
-        first reads of a duplicate search."""
-        toks = list(toks)
-        d = self.sql.dialect
-        same, dfs = self.sql.all_of(
-            [
-                (f"SELECT {BULLET_COLUMNS} FROM bullets WHERE content_hash = ?", (digest,)),
-                (f"SELECT token, df FROM vocab WHERE {d.in_list('token')}", (d.list_param(toks),)),
-            ]
-        )
-        return [bullet_of(r) for r in same], dict.fromkeys(toks, 0) | dict(dfs)
-
     def maturity_as_of(self, ids: Iterable[str], as_of: datetime) -> dict[str, str]:
         """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
         out: dict[str, str] = {}
@@ -313,11 +297,44 @@ class BulletRepo(DecidingPart):
         return out
 
     # ---------------------------------------------------------------- token index
-    def token_postings(self, token: str) -> list[str]:
-        return self.sql.column(
-            "SELECT b.id FROM bullet_tokens t JOIN bullets b ON b.seq = t.seq WHERE t.token = ?",
-            (token,),
+    def doc_freqs(self, toks: Iterable[str]) -> dict[str, int]:
+        """How many bullets hold each token (0 for a token none holds)."""
+        toks = list(toks)
+        d = self.sql.dialect
+        rows = self.sql.all(
+            f"SELECT token, df FROM vocab WHERE {d.in_list('token')}", (d.list_param(toks),)
         )
+        return dict.fromkeys(toks, 0) | dict(rows)
+
+    def near_rows(
+        self, digest: str, toks: Iterable[str], at_least: int, via: Iterable[str] | None = None
+    ) -> list[tuple[str, str, str, int]]:
+        """(id, content, created_at as stored, how many of `toks` its postings hold) of the
+        bullets (any state) with this content hash or whose postings hold at least
+        `at_least` of `toks`, most shared first: the candidates of a duplicate search,
+        counted in the index so that no row of a bullet sharing fewer is read (one query).
+        `via`: some of `toks` every such bullet holds one of (a prefix of the rarest); then
+        only the bullets posted under them are counted, not every posting of `toks`."""
+        toks = list(dict.fromkeys(toks))
+        sql = "SELECT id, content, created_at, ? AS n FROM bullets WHERE content_hash = ?"
+        args: list[Any] = [len(toks), digest]
+        d = self.sql.dialect
+        if toks and 0 < at_least <= len(toks) and via is None:
+            sql += (
+                " UNION SELECT b.id, b.content, b.created_at, c.n FROM bullets b JOIN "
+                f"(SELECT seq, COUNT(*) AS n FROM bullet_tokens WHERE {d.in_list('token')} "
+                "GROUP BY seq HAVING COUNT(*) >= ?) c ON b.seq = c.seq"
+            )
+            args += [d.list_param(toks), at_least]
+        elif toks and 0 < at_least <= len(toks) and via is not None:
+            sql += (
+                " UNION SELECT b.id, b.content, b.created_at, c.n FROM bullets b JOIN "
+                "(SELECT p.seq, (SELECT COUNT(*) FROM bullet_tokens t WHERE t.seq = p.seq "
+                f"AND {d.in_list('t.token')}) AS n FROM (SELECT DISTINCT seq FROM bullet_tokens "
+                f"WHERE {d.in_list('token')}) p) c ON b.seq = c.seq WHERE c.n >= ?"
+            )
+            args += [d.list_param(toks), d.list_param(list(via)), at_least]
+        return self.sql.all(sql + " ORDER BY n DESC, id", args)
 
     def recall_candidates(
         self, ids: list[str] | None, *, at: str | None = None

@@ -274,9 +274,7 @@ class PlaybookStore:
     bullet_states = delegate("bullets", BulletRepo.states)
     count_bullets = delegate("bullets", BulletRepo.count)
     active_ids = delegate("bullets", BulletRepo.active_ids)
-    duplicate_probe = delegate("bullets", BulletRepo.duplicate_probe)
     maturity_as_of = delegate("bullets", BulletRepo.maturity_as_of)
-    token_postings = delegate("bullets", BulletRepo.token_postings)
     recall_candidates = delegate("bullets", BulletRepo.recall_candidates)
 
     fold_at_commit = delegate("evidence", EvidenceRepo.fold_at_commit)
