@@ -149,12 +149,12 @@ async def test_the_workbench_says_it_lost_the_playbook_and_catches_up(
         await loaded(pilot, app)
         await wait_for(pilot, lambda: "Read the first error" in screen_text(app))
         _logins(pg_server, reviewer["login"], allowed=False)
-        await wait_for(pilot, lambda: app.lost and "lost the playbook" in _notes(app))
+        await wait_for(pilot, lambda: app.live.lost and "lost the playbook" in _notes(app))
         with open_store(reviewer["owner"]) as other:  # written while the workbench is out
             other.insert_bullet("Write the failing test first")
         await pilot.pause(0.5)
-        assert app.lost and "Read the first error" in screen_text(app)  # what it had
+        assert app.live.lost and "Read the first error" in screen_text(app)  # what it had
         _logins(pg_server, reviewer["login"], allowed=True)
-        await wait_for(pilot, lambda: not app.lost, timeout=15)
+        await wait_for(pilot, lambda: not app.live.lost, timeout=15)
         await wait_for(pilot, lambda: "Write the failing test first" in screen_text(app))
         assert "caught up" in _notes(app)
