@@ -150,7 +150,7 @@ class PlaybookStore:
         for part in list(vars(self).values()):
             if part is not self and hasattr(part, "policy") and not isinstance(part, Policy):
                 part.policy = policy
-        self.rank.cache.table = None  # the table was scored with the old policy's half-life
+        # (the rank table's cache key holds the policy's fingerprint: a new policy misses it)
 
     @property
     def read_only(self) -> bool:
