@@ -56,7 +56,7 @@ def stored_time(text: object, table: str = "", key: object = None) -> datetime |
     if not is_time(text):
         note_malformed(table, key)
         return None
-    return parse_iso(text)  # type: ignore[arg-type]
+    return parse_iso(text)
 
 
 def event_point(
@@ -69,16 +69,19 @@ def event_point(
         note_malformed("feedback", key)
         return None
     t = stored_time(at, "feedback", key)
-    return None if t is None else (days(t), float(weight))  # type: ignore[arg-type]
+    return None if t is None else (days(t), float(weight))
 
 
 def stored_json(text: object, table: str, key: object, default: Any) -> Any:
-    """JSON read back from the database; `default` (and a note) for text that is not."""
-    try:
-        return json.loads(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        note_malformed(table, key)
-        return default
+    """JSON read back from the database; `default` (and a note) for text that is not (or
+    for a value that is no text at all, which `json.loads` refuses with a TypeError)."""
+    if isinstance(text, (str, bytes, bytearray)):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    note_malformed(table, key)
+    return default
 
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
