@@ -118,7 +118,7 @@ class Roles:
         """The PostgreSQL schema that holds the playbook."""
         if self.sql.dialect != "postgresql":
             raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
-        return str(self.sql.schema)  # type: ignore[attr-defined]
+        return self.sql.schema
 
     def install(self, agent: str = AGENT, human: str = HUMAN) -> list[str]:
         """Create the roles on the playbook (one transaction), with the store's policy in
