@@ -30,7 +30,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from functools import cached_property
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from ..core.errors import StoreError
 from ..core.policy import DEFAULT_POLICY, Policy
@@ -77,9 +77,15 @@ class delegate(Generic[P, R]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Callable[P, R]:
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Callable[P, R]: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> Self | Callable[P, R]:
         if obj is None:
-            return self  # type: ignore[return-value]  # the class's attribute: the declaration
+            return self  # the class's attribute: the declaration
         bound: Callable[P, R] = getattr(getattr(obj, self.part), self.method)
         obj.__dict__[self.name] = bound
         return bound
