@@ -86,7 +86,7 @@ def stored_json(text: object, table: str, key: object, default: Any) -> Any:
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
-    from ..core.model import Bullet, Provenance
+    from ..core.model import Bullet, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return Bullet.model_construct(
         id=row[0],
@@ -175,7 +175,7 @@ _ZERO = timedelta(0)
 
 
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
-    from ..core.model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return FeedbackEvent.model_construct(
         id=row[0],

@@ -175,35 +175,35 @@ class PlaybookStore:
     @cached_property
     def past(self) -> Past:
         """The playbook as it stood at a moment, and its whole history (`history.py`)."""
-        from .history import Past
+        from .history import Past  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Past(self.sql, self.policy, self.evidence)
 
     @cached_property
     def views(self) -> Views:
         """What the workbench reads (`views.py`)."""
-        from .views import Views
+        from .views import Views  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Views(self.sql, self.policy, self.now, self.evidence, self.past)
 
     @cached_property
     def reports(self) -> Reports:
         """Counts for `playbook stats` (`reports.py`)."""
-        from .reports import Reports
+        from .reports import Reports  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Reports(self.sql)
 
     @cached_property
     def bulk(self) -> Interchange:
         """Export and import (`interchange.py`)."""
-        from .interchange import Interchange
+        from .interchange import Interchange  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Interchange(self.sql)
 
     @cached_property
     def tables(self) -> TableRows:
         """Whole tables' rows: bulk appends, a playbook's copy (`bulk.py`)."""
-        from .bulk import TableRows
+        from .bulk import TableRows  # lazy: mark, recall, every hook (bench/cli.py)
 
         return TableRows(self.sql, self.transaction, self.bulk)
 
@@ -211,7 +211,7 @@ class PlaybookStore:
     def roles(self) -> Roles:
         """The agent and reviewer roles of a PostgreSQL playbook (`postgres/roles.py`,
         loaded when asked: opening a store does not pay for it)."""
-        from .postgres.roles import Roles
+        from .postgres.roles import Roles  # lazy: psycopg: mark, recall, every hook
 
         return Roles(self.sql, self.policy, self.transaction)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
     """A `PostgresExecutor` on the playbook at `url` (`store/postgres/opening.py`)."""
     # (a SQLite command loads this package, for `schema.py`, and never opens a server)
-    from .opening import open_postgres as opener  # lazy: PostgreSQL targets only (~0.4 ms)
+    from .opening import open_postgres as opener  # lazy: mark, recall, every hook (~0.4 ms)
 
     return opener(url, mode, label)
 
