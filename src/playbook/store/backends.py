@@ -23,6 +23,7 @@ def executor_of(db: Any) -> Executor:
 
 
 def _is_executor(db: object) -> TypeGuard[Executor]:
-    """Whether `db` is an executor already (the three names no connection or database
-    object has; the protocol's other members are not looked up: a fast test)."""
+    """Whether `db` is an executor already: it has three of the protocol's names, which no
+    connection or database object has together (the others are not looked up: a fast
+    test, the one this chooser always made)."""
     return hasattr(db, "change_token") and hasattr(db, "transaction") and hasattr(db, "dialect")

@@ -49,7 +49,7 @@ def import_psycopg() -> Any:
     later psycopg want more of them, the stand-ins are dropped and psycopg imported as it
     is; a psycopg already imported is returned as it is."""
     if "psycopg" in sys.modules:
-        import psycopg  # lazy: PostgreSQL playbooks only (this is the way it is imported)
+        import psycopg  # lazy: PostgreSQL playbooks only (imported already: no stand-ins)
 
         return psycopg
     placed = [name for name, dist in _VERSIONED if _stand_in(name, dist)]
