@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ...review import BulletDetail
     from ..reading import DetailRead, Snapshot
 from ..widgets.chart import ScoreChart
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 EVENT_COLUMNS = [

@@ -33,7 +33,8 @@ from ..queue_view import (
     parse_queue_filter,
     session_name,
 )
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class ProposalsPane(Pane):
         self.show_current()
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     # ---------------------------------------------------------------- subjects
@@ -234,7 +235,7 @@ class ProposalsPane(Pane):
         self.table.empty_text = (
             "No proposal matches the filter." if self.all else "Nothing waits for review."
         )
-        self.table.set_rows(dict(self.proposals))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.proposals))
         self.update_info()
         self.show_current()
         self.refresh_bindings()

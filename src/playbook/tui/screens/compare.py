@@ -20,8 +20,9 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from .. import format as fmt
+from ..widgets.columns import Column
 from ..widgets.footer import WorkbenchFooter
-from ..widgets.table import Column, RowTable
+from ..widgets.table import RowTable
 
 if TYPE_CHECKING:
     from ...review import PlaybookDiff, RuleChange
@@ -143,7 +144,7 @@ class CompareScreen(Screen[None]):
             text.append(f"{label}  ", style=fmt.MUTED)
         counts.update(text)
         table.empty_text = "Nothing changed."
-        table.set_rows(dict(self.changes))  # type: ignore[arg-type]
+        table.set_rows(dict(self.changes))
         if self.select is not None:  # back from a rule opened here: on its row again
             table.move_to(self.select)
             self.select = None
@@ -192,7 +193,7 @@ class CompareScreen(Screen[None]):
         if not keys:
             return
         here = str(table.cursor_key or keys[0]).split(":")[0]
-        firsts = {}
+        firsts: dict[str, str] = {}
         for key in keys:
             firsts.setdefault(key.split(":")[0], key)
         groups = list(firsts)

@@ -26,8 +26,9 @@ from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Subject
 from ..panes.base import Pane
+from ..widgets.columns import Column
 from ..widgets.footer import WorkbenchFooter
-from ..widgets.table import Column, RowTable
+from ..widgets.table import RowTable
 
 if TYPE_CHECKING:
     from ...review import HiddenItem, HiddenReport, Remedy
@@ -81,7 +82,7 @@ class HiddenPane(Pane):
         self.query_one("#hidden-why").border_title = "Why, in numbers, and what brings it back"
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     def current(self) -> HiddenItem | None:
@@ -113,7 +114,7 @@ class HiddenPane(Pane):
         self.items = {i.bullet.id: i for i in items}
         self.context = context
         self.table.empty_text = "Nothing hidden: every match is in recall's results."
-        self.table.set_rows(dict(self.items))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.items))
         self.show_current()
 
     @on(RowTable.Highlighted)
