@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import review
 from ..core.terms import HOOK_ORIGIN
-from ..store import BlockedPattern
+from ..store import BlockedPattern, PlaybookStore
 from ..store.views import BulletRow
 
 if TYPE_CHECKING:
-    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries, queue
+    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
     from ..review.proposal_view import DiffOps
+    from ..review.proposals import Proposal
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
@@ -40,7 +41,7 @@ class Snapshot:
     """Everything the panes list, read in one go. Proposals come newest first."""
 
     rows: list[BulletRow]
-    proposals: list[queue.Proposal]
+    proposals: list[Proposal]
     conflicts: list[ConflictView]
     blocked: list[BlockedPattern]
     passages: dict[str, DiaryPassage | None] = field(default_factory=dict)  # by proposal id
@@ -59,7 +60,7 @@ class Snapshot:
         return {r.id: r for r in self.rows}
 
 
-def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[queue.Proposal]:
+def pending_proposals(store: PlaybookStore, limit: int = PROPOSALS_WITH_SIMILAR) -> list[Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
     from ..review import queue
@@ -95,7 +96,7 @@ def load_snapshot(
         new = len(proposals)
         if last_looked is not None:
             new = queue.count_pending(store, since=last_looked)
-        hooks = queue.count_pending(store, origin=queue.HOOK_ORIGIN)
+        hooks = queue.count_pending(store, origin=HOOK_ORIGIN)
     return Snapshot(
         rows,
         proposals,
@@ -109,7 +110,9 @@ def load_snapshot(
     )
 
 
-def diffs_of(store: Any, proposals: list[queue.Proposal]) -> dict[str, list[tuple[str, DiffOps]]]:
+def diffs_of(
+    store: PlaybookStore, proposals: list[Proposal]
+) -> dict[str, list[tuple[str, DiffOps]]]:
     """Word-level diffs of each replace or merge proposal against the text of its targets
     (`review.proposal_diffs`)."""
     out = {}
@@ -119,7 +122,7 @@ def diffs_of(store: Any, proposals: list[queue.Proposal]) -> dict[str, list[tupl
     return out
 
 
-def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | None]:
+def passages_of(proposals: list[Proposal]) -> dict[str, DiaryPassage | None]:
     """The diary passage each proposal points at (each diary file read once)."""
     diaries: dict[str, Any] = {}
     return {
