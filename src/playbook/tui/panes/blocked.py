@@ -40,7 +40,7 @@ class BlockedPane(Pane):
     TAB = "blocked"
     TITLE = "Blocked"
     FOCUS = "#blocked-table"
-    HELP = ("Blocked", "")
+    HELP_SECTION = ("Blocked", "")
     SUBJECTS = ("blocked", "none")
     BINDINGS: ClassVar[list[BindingType]] = [*bindings_for("none", "blocked")]
 

@@ -51,7 +51,7 @@ class BulletsPane(Pane):
     TAB = "bullets"
     TITLE = "Bullets"
     FOCUS = "#bullets-table"
-    HELP = (
+    HELP_SECTION = (
         "Bullets and Detail",
         f"Filter words: {' '.join(f'is:{f}' for f in FLAGS)} (is:retired and is:all show "
         "superseded and inverted bullets too).",

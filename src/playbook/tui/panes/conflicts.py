@@ -93,7 +93,7 @@ class ConflictsPane(Pane):
     TAB = "conflicts"
     TITLE = "Conflicts"
     FOCUS = "#conflicts-table"
-    HELP = ("Conflicts", "")
+    HELP_SECTION = ("Conflicts", "")
     SUBJECTS = ("conflict",)
     BINDINGS: ClassVar[list[BindingType]] = [*bindings_for("conflict")]
 

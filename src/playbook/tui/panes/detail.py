@@ -83,7 +83,7 @@ class DetailPane(Pane):
     TAB = "detail"
     TITLE = "Detail"
     FOCUS = "#d-timeline"
-    HELP = ("Bullets and Detail", "")
+    HELP_SECTION = ("Bullets and Detail", "")
     SUBJECTS = ("bullet",)
 
     class BackRequested(Message):

@@ -64,7 +64,7 @@ class ProposalsPane(Pane):
     TAB = "proposals"
     TITLE = "Proposals"
     FOCUS = "#proposals-table"
-    HELP = (
+    HELP_SECTION = (
         "Proposals",
         "Filter: type:add session:NAME from:hook and words. With proposals marked "
         "(space), a and x decide all the marked ones after one confirmation.",
