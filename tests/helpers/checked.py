@@ -29,6 +29,7 @@ CHECKED = [
     "reflection/",
     "retrieval/",
     "review/",
+    "tui/",
 ]
 # In those folders, files that wait: `demo/build.py`, since any byte of it changes the demo's
 # key (`demo.template.demo_key`), and a new template moves the README's policy-eval figures.

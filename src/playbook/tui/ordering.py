@@ -106,7 +106,7 @@ class RowIndex:
     immutable afterwards; it answers only for the `rows` dict it was built from."""
 
     def __init__(self, rows: dict[str, BulletRow]) -> None:
-        import numpy as np
+        import numpy as np  # lazy: numpy: the workbench's first frame
 
         self.np = np
         self.rows = rows

@@ -63,9 +63,9 @@ class Snapshot:
 def pending_proposals(store: PlaybookStore, limit: int = PROPOSALS_WITH_SIMILAR) -> list[Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
-    from ..review import queue
-    from ..review.proposal_view import with_similar
-    from ..review.proposals import with_targets
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
+    from ..review.proposal_view import with_similar  # lazy: pydantic: the workbench's first frame
+    from ..review.proposals import with_targets  # lazy: pydantic: the workbench's first frame
 
     found = queue.list_proposals(store, status="pending", newest_first=True)
     out = [with_targets(store, p) for p in found]
@@ -82,7 +82,7 @@ def load_snapshot(
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
     (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
     Proposals tab (for its "new" count)."""
-    from ..review import queue
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
 
     if as_of is not None:
         return load_snapshot_as_of(source, as_of, history)
@@ -133,10 +133,8 @@ def passages_of(proposals: list[Proposal]) -> dict[str, DiaryPassage | None]:
 
 def load_history(source: Source) -> HistoryCache:
     """The bullets and the feedback log read once, for stepping through moments."""
-    from ..review import HistoryCache
-
     with source.open(migrate=False) as store:
-        return HistoryCache.read(store)
+        return review.HistoryCache.read(store)
 
 
 def load_snapshot_as_of(
@@ -145,7 +143,11 @@ def load_snapshot_as_of(
     """The playbook as it stood at `when`, from the log (no copy of the data): rows,
     conflicts and the queue as of then (`review.history`); blocked patterns made by then.
     `history`: the log read before (`load_history`), if the playbook has not changed since."""
-    from ..review import conflicts_as_of, proposals_as_of, rows_as_of
+    from ..review import (  # lazy: numpy: the workbench's first frame
+        conflicts_as_of,
+        proposals_as_of,
+        rows_as_of,
+    )
 
     started = time.perf_counter()
     with source.open(migrate=False) as store:
@@ -204,7 +206,7 @@ def diary_passage(
     diary = cache.get(ref)
     if diary is None and ref not in cache:
         try:
-            from ..reflection.diaries import read_diary
+            from ..reflection.diaries import read_diary  # lazy: the workbench's first frame
 
             diary = read_diary(path) if path.is_file() else None
         except (OSError, ValueError):

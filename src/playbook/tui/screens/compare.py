@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ... import review
 from .. import format as fmt
 from ..widgets.columns import Column
 from ..widgets.footer import WorkbenchFooter
@@ -106,11 +107,9 @@ class CompareScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
     def _read(self) -> None:
-        from ...review import diff_since
-
         try:
             with self.source.open(migrate=False) as store:
-                diff = diff_since(store, self.since)
+                diff = review.diff_since(store, self.since)
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return

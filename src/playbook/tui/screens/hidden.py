@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from ... import review
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Subject
@@ -212,11 +213,9 @@ class HiddenScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="hidden")
     def _read(self, words: str) -> None:
-        from ...review import explain_hidden
-
         try:
             with self.source.open(migrate=False) as store:
-                report = explain_hidden(store, words, as_of=self.as_of)
+                report = review.explain_hidden(store, words, as_of=self.as_of)
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return
