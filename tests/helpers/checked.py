@@ -30,6 +30,7 @@ CHECKED = [
     "retrieval/",
     "review/",
     "store/",
+    "tui/",
 ]
 # In those folders, files that wait: `demo/build.py`, since any byte of it changes the demo's
 # key (`demo.template.demo_key`), and a new template moves the README's policy-eval figures.
