@@ -311,3 +311,48 @@ def test_migrate_refuses_what_is_not_an_older_playbook(agent: Agent, tmp_path: P
     too_new = migrate(agent, newer)
     assert too_new.rc == 3 and "newer than this Playbook" in too_new.err
     assert newer.read_bytes() == digest
+
+
+def test_a_long_step_says_it_is_still_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Minutes with nothing on the screen look like a hang: a line every HEARTBEAT."""
+    import time
+
+    from playbook.cli import main
+    from playbook.cli import migrate as command
+    from playbook.store import schema
+
+    path = tmp_path / "v2.sqlite3"
+    old_playbook(path, 2)
+    real = schema.run_migrations
+
+    def slow(ex: Any, migrations: Any) -> Any:
+        time.sleep(0.5)
+        return real(ex, migrations)
+
+    monkeypatch.setattr(schema, "run_migrations", slow)
+    monkeypatch.setattr(command, "HEARTBEAT", 0.1)
+    assert main(["--db", str(path), "migrate"]) == 0
+    err = capsys.readouterr().err
+    assert "playbook:   still at step 3: 0 s" in err
+    assert err.rstrip().splitlines()[-1].startswith("playbook:   step 3 done in 0.")
+
+
+def test_a_session_is_told_once_and_its_notes_are_pruned_with_it(tmp_path: Path) -> None:
+    import os
+
+    from playbook.hooks.state import SessionMemory, prune_sessions
+
+    memory = SessionMemory("s-1", tmp_path)
+    assert memory.first_time("upgrade") is True
+    assert memory.first_time("upgrade") is False
+    assert SessionMemory("s-2", tmp_path).first_time("upgrade") is True
+    memory.forget()  # a cleared context: the rules may come again, the notice does not
+    assert memory.first_time("upgrade") is False
+    told = sorted(p.name for p in tmp_path.iterdir())
+    assert all(name.endswith(".upgrade.told") for name in told) and len(told) == 2
+    old = tmp_path / told[0]
+    os.utime(old, (0, 0))
+    prune_sessions(tmp_path)
+    assert not old.exists() and (tmp_path / told[1]).exists()

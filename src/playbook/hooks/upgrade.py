@@ -10,9 +10,10 @@ with `upgrade=False` (`store.open_store`), and at an older schema:
 - the session end's worker reflects nothing (the transcript stays unread past its
   watermark: a later run for the session reads it once the playbook is upgraded). It has
   no deadline, but an upgrade started by whichever session ends first would hold the
-  playbook's write lock for minutes (on PostgreSQL, every table, readers included) in the
-  background, for a whole team, with nobody there to see it or to choose the moment; and
-  it would lock out every teammate whose Playbook is older still (`schema_too_new`).
+  playbook's write lock for minutes (on PostgreSQL, the locks of the tables it changes,
+  which readers wait for too) in the background, for a whole team, with nobody there to
+  see it or to choose the moment; and it would lock out every teammate whose Playbook is
+  older still (`schema_too_new`).
 
 Either way one line goes to the hook log, naming the command that upgrades the playbook
 (`playbook migrate`, a person's deliberate step), and the first hook of a session that the
@@ -94,7 +95,7 @@ def notice(
         else "hooks give no rules and record nothing"
     )
     return {
-        "systemMessage": f"Playbook: {exc}. Until it is upgraded {meanwhile}. Run "
+        "systemMessage": f"Playbook: {exc}. Until it is upgraded, {meanwhile}. Run "
         f"`{command}` in a terminal to upgrade it (a large playbook takes minutes; hooks "
         "never start it)."
     }
