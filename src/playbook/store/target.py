@@ -11,6 +11,11 @@ Modes (see `store/sqlite/` and `store/postgres/opening.py`):
                (another program's file) is refused untouched (`NotAPlaybook`).
 * `"read"`   — an existing playbook, read only: never creates, never migrates, never
                switches the journal mode; works on read-only files, folders and mounts.
+
+`upgrade=False` (with `"write"` or `"create"`): an existing playbook at an older schema is
+refused (`SchemaTooOld`) instead of upgraded. For a surface on a time budget (the agent's
+hooks): an upgrade reads every row, minutes on a large playbook, and one cut off at a
+deadline rolls back and starts again at the next open. `playbook migrate` upgrades it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from .executor import Executor
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
+UPGRADE_HINT = "run 'playbook migrate' to upgrade it"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
@@ -97,10 +103,12 @@ def open_store(
     clock: Callable[[], datetime] | None = None,
     *,
     mode: Mode = "create",
+    upgrade: bool = True,
 ) -> PlaybookStore:
     """The playbook at `target`, opened in `mode`. Close it (or use it as a context
     manager) when done. Raises a `playbook.core.errors.PlaybookError` for every way the target
-    can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
+    can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ...
+    `upgrade=False`: an older schema is `SchemaTooOld`, never migrated (module doc)."""
     where = resolve_target(target)
     ex = open_executor(where, mode)
     try:
@@ -112,7 +120,14 @@ def open_store(
         if mode == "read" and version < MEMORY_READABLE:
             raise errors.SchemaTooOld(
                 f"{where} holds a playbook of an older schema (version {version}) that must "
-                "be upgraded before it can be read"
+                "be upgraded before it can be read",
+                hint=UPGRADE_HINT,
+            )
+        if mode != "read" and not upgrade and 0 < version < MEMORY_LATEST:
+            raise errors.SchemaTooOld(
+                f"the playbook at {where} is at schema version {version}, older than this "
+                f"Playbook's {MEMORY_LATEST}",
+                hint=UPGRADE_HINT,
             )
         return PlaybookStore(  # at the latest version already: no migration to look for
             ex,
