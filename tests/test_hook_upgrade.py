@@ -359,3 +359,36 @@ def test_a_session_is_told_once_and_its_notes_are_pruned_with_it(tmp_path: Path)
     os.utime(old, (0, 0))
     prune_sessions(tmp_path)
     assert not old.exists() and (tmp_path / told[1]).exists()
+
+
+# ------------------------------------------------------------------ the MCP server
+
+
+def test_an_agents_mcp_call_never_upgrades_and_reads_what_it_can(db_target: str | Path) -> None:
+    """The MCP server is an agent's too, under its client's time limit: no call upgrades;
+    a reading tool answers from a readable older schema, a writing one is refused with the
+    command that upgrades, and nothing is written either way."""
+    from playbook.mcp.tools import PlaybookTools, ToolFailure
+
+    rule = old_playbook(db_target, 2)
+    before = snapshot(db_target)
+    tools = PlaybookTools(db_target)
+    found = tools.recall("npm release job")
+    assert [b["id"] for b in found["bullets"]] == [rule]
+    assert tools.show_bullet(rule)["bullet"]["id"] == rule
+    with pytest.raises(ToolFailure, match="nothing was written; a person upgrades it with"):
+        tools.mark_feedback(rule, "helpful")
+    with pytest.raises(ToolFailure, match="'playbook migrate'"):
+        tools.propose_deltas([{"type": "add", "content": "Run npm ci with --ignore-scripts"}])
+    assert version_of(db_target) == 2 and snapshot(db_target) == before
+
+
+def test_an_mcp_read_of_a_schema_too_old_to_read_says_what_upgrades_it(tmp_path: Path) -> None:
+    from playbook.mcp.tools import PlaybookTools, ToolFailure
+
+    db = tmp_path / "old.sqlite3"
+    rule = old_playbook(db, 1)
+    before = snapshot(db)
+    with pytest.raises(ToolFailure, match="'playbook migrate'"):
+        PlaybookTools(db).show_bullet(rule)
+    assert version_of(db) == 1 and snapshot(db) == before
