@@ -316,6 +316,11 @@ class Workbench(App[None]):
         if not self.closing and self.snapshots.apply(message):
             self.snapshot_applied()
 
+    @on(msg.SimilarRead)
+    def _similar_read(self, message: msg.SimilarRead) -> None:
+        if not self.closing:
+            self.snapshots.similar_read(message)
+
     @property
     def snapshot(self) -> reading.Snapshot | None:
         """The playbook read last, on screen."""
