@@ -16,6 +16,11 @@ from ..core.policy import DEFAULT_POLICY, Policy
 from ..store import PlaybookStore, open_store
 
 
+def target(path: str | Path) -> str | Path:
+    """A file as a Path; a database URL as it is (a URL is never a path)."""
+    return path if isinstance(path, str) and "://" in path else Path(path)
+
+
 @dataclass(frozen=True)
 class Source:
     """The playbook the workbench shows (a file, or a `postgresql://` URL), scored with the

@@ -9,7 +9,8 @@ only a screen needs (the diary passage a provenance points at).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -50,6 +51,12 @@ class Snapshot:
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
     as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
+    # The nearest existing bullets of the first PROPOSALS_WITH_SIMILAR proposals are read
+    # once the snapshot is on screen (`read_similar`; not on the first paint's path). Until
+    # then `similar_read` is False, and the proposals in `similar_unknown` (those with none
+    # carried over from the snapshot shown before) say they are being looked for.
+    similar_read: bool = True
+    similar_unknown: set[str] = field(default_factory=set)
 
     @property
     def live_count(self) -> int:
@@ -59,10 +66,41 @@ class Snapshot:
     def rows_by_id(self) -> dict[str, BulletRow]:
         return {r.id: r for r in self.rows}
 
+    def similar_due(self) -> list[Proposal]:
+        """The proposals whose nearest existing bullets are still to be read."""
+        return [] if self.similar_read else self.proposals[:PROPOSALS_WITH_SIMILAR]
+
+    def similar_found(self, found: dict[str, Proposal]) -> None:
+        """`found` (by id: each proposal with its nearest bullets) swapped in; the
+        neighbours of this snapshot are read."""
+        self.proposals = [found.get(p.id, p) for p in self.proposals]
+        self.similar_unknown -= found.keys()
+        self.similar_read = True
+
+    def carry_similar(self, before: Snapshot | None) -> None:
+        """Until they are read again, proposals shown in the snapshot `before` keep the
+        nearest bullets read for them there (a refresh does not flash "looking" on them).
+        Read again anyway: a bullet added or changed since may be nearer now."""
+        if before is None or before is self or not self.similar_unknown:
+            return
+        known = {
+            p.id: p.similar
+            for p in before.proposals[:PROPOSALS_WITH_SIMILAR]
+            if p.id not in before.similar_unknown
+        }
+        carried = {
+            p.id: replace(p, similar=known[p.id])
+            for p in self.proposals
+            if p.id in self.similar_unknown and p.id in known
+        }
+        self.proposals = [carried.get(p.id, p) for p in self.proposals]
+        self.similar_unknown -= carried.keys()
+
 
 def pending_proposals(store: PlaybookStore, limit: int = PROPOSALS_WITH_SIMILAR) -> list[Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
-    not); the newest `limit` also with their nearest existing bullets."""
+    not); the newest `limit` also with their nearest existing bullets (the snapshot takes
+    none: `read_similar` reads them once it is on screen)."""
     from ..review import queue  # lazy: pydantic: the workbench's first frame
     from ..review.proposal_view import with_similar  # lazy: pydantic: the workbench's first frame
     from ..review.proposals import with_targets  # lazy: pydantic: the workbench's first frame
@@ -89,7 +127,7 @@ def load_snapshot(
     started = time.perf_counter()
     with source.open() as store:
         rows = store.views.bullet_rows()
-        proposals = pending_proposals(store)
+        proposals = pending_proposals(store, limit=0)
         diffs = diffs_of(store, proposals)
         conflicts = review.conflicts(store)
         blocked = store.blocked()
@@ -107,7 +145,32 @@ def load_snapshot(
         diffs,
         new_proposals=new,
         hook_proposals=hooks,
+        similar_read=not proposals,
+        similar_unknown=_unknown(proposals),
     )
+
+
+def _unknown(proposals: list[Proposal]) -> set[str]:
+    return {p.id for p in proposals[:PROPOSALS_WITH_SIMILAR]}
+
+
+def read_similar(
+    source: Source, proposals: list[Proposal], cancelled: Callable[[], bool]
+) -> dict[str, Proposal] | None:
+    """Each of `proposals` with its nearest existing bullets as the playbook is now
+    (`with_similar`; for a moment back too, as the snapshot of then always showed them),
+    by id; None once `cancelled()` (another snapshot is on screen)."""
+    from ..review.proposal_view import with_similar  # lazy: pydantic: the workbench's first frame
+
+    found: dict[str, Proposal] = {}
+    if not proposals:
+        return found
+    with source.open(migrate=False) as store:
+        for p in proposals:
+            if cancelled():
+                return None
+            found[p.id] = with_similar(store, p)
+    return found
 
 
 def diffs_of(
@@ -152,9 +215,7 @@ def load_snapshot_as_of(
     started = time.perf_counter()
     with source.open(migrate=False) as store:
         rows = rows_as_of(store, when, cache=history)
-        found = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
-        proposals = [review.with_closest(store, p) for p in found[:PROPOSALS_WITH_SIMILAR]]
-        proposals += found[PROPOSALS_WITH_SIMILAR:]
+        proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
         diffs = diffs_of(store, proposals)
         conflicts = conflicts_as_of(store, when)
         blocked = [b for b in store.blocked() if b.created_at <= when]
@@ -169,6 +230,8 @@ def load_snapshot_as_of(
         diffs,
         hook_proposals=hooks,
         as_of=when,
+        similar_read=not proposals,
+        similar_unknown=_unknown(proposals),
     )
 
 

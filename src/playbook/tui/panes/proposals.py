@@ -91,6 +91,7 @@ class ProposalsPane(Pane):
         self.proposals: dict[str, Proposal] = {}  # the shown ones, by id
         self.passages: dict[str, DiaryPassage | None] = {}
         self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
+        self.looking: set[str] = set()  # proposals whose nearest bullets are being read
         self.marked: set[str] = set()
         self.new_ids: set[str] = set()
         self.badge_since: datetime | None = None  # proposals newer than this: "new" badge
@@ -188,6 +189,7 @@ class ProposalsPane(Pane):
     # ---------------------------------------------------------------- data in
     def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
         self.new_count = snap.new_proposals
+        self.looking = set(snap.similar_unknown)
         badges = self.new_badges(snap.proposals)
         self.set_proposals(snap.proposals, snap.passages, context, badges, snap.diffs)
 
@@ -228,6 +230,15 @@ class ProposalsPane(Pane):
         self._now = datetime.now(UTC)
         self._shown = None  # the target's state may have moved: redraw the detail
         self.show_filtered()
+
+    def similar_read(self, proposals: list[Proposal], unknown: set[str]) -> None:
+        """The same queue, its proposals now with their nearest existing bullets (read
+        after the snapshot was shown): swapped in by id; filter, marks and cursor stay."""
+        self.all = proposals
+        self.looking = set(unknown)
+        self.proposals = {p.id: p for p in proposals if p.id in self.proposals}
+        self.table.apply(dict(self.proposals))
+        self.show_current()
 
     def show_filtered(self) -> None:
         shown = [p for p in self.all if self.filter.matches(p)]
@@ -320,7 +331,7 @@ class ProposalsPane(Pane):
         self._shown = (p.id, id(p))
         delta_box.update(delta_grid(p, fmt.DELTA_STYLE, self.diffs.get(p.id, [])))
         passage_box.update(_where(p, self.passages.get(p.id)))
-        title, near = near_text(p)
+        title, near = near_text(p, looking=p.id in self.looking)
         self.query_one("#p-similar").border_title = title
         similar_box.update(near)
 
