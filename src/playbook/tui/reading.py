@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
+_TEXTS = attrgetter("id", "content", "created_at")  # of a row: what the search reads
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class Snapshot:
     # Those whose neighbours, carried over, are still what the search would find (a refresh
     # that changed nothing it reads): not searched again.
     similar_kept: set[str] = field(default_factory=set)
+    # Of now only: (id, text, created_at) of every bullet, in the store's order; what the
+    # nearest-bullet search reads of them (see `_search_inputs_kept`). Built in the worker.
+    texts: list[tuple[str, str, str]] | None = field(default=None, repr=False, compare=False)
+    _texts_as: tuple[Snapshot, bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def live_count(self) -> int:
@@ -68,6 +74,19 @@ class Snapshot:
     @cached_property
     def rows_by_id(self) -> dict[str, BulletRow]:
         return {r.id: r for r in self.rows}
+
+    def same_texts(self, other: Snapshot | None) -> bool:
+        """Whether both are of now and read the same bullets with the same texts and ages
+        (remembered for the last snapshot asked about: the poll worker asks first, about
+        the snapshot shown, so the UI thread does not compare 100k rows)."""
+        if other is None or self.texts is None or other.texts is None:
+            return False
+        memo = self._texts_as
+        if memo is not None and memo[0] is other:
+            return memo[1]
+        same = self.texts == other.texts
+        self._texts_as = (other, same)
+        return same
 
     def similar_due(self) -> list[Proposal]:
         """The proposals whose nearest existing bullets are still to be read."""
@@ -110,23 +129,14 @@ class Snapshot:
 
 def _search_inputs_kept(before: Snapshot, after: Snapshot) -> bool:
     """Whether the nearest-bullet search finds for `after` what it found for `before`'s
-    proposals: both of now (a moment back shows neighbours searched now), `before`'s
-    neighbours all read (not carried over from yet another snapshot, unread), and the same
-    bullets with the same text and age. That is all `curation.similar_bullets` reads of
-    them: it compares texts, ranks by similarity then age, and keeps any state (a mark, a
-    retirement, a maturity step change none of it). Exact, from the rows both snapshots
-    read anyway: no query, and true of any store (bullets are never deleted or reworded,
-    but a change that did either is still seen)."""
-    if before.as_of is not None or after.as_of is not None or not before.similar_read:
-        return False
-    old = before.rows_by_id
-    if len(old) != len(after.rows):
-        return False
-    for r in after.rows:
-        was = old.get(r.id)
-        if was is None or was.content != r.content or was.created_at != r.created_at:
-            return False
-    return True
+    proposals: `before`'s neighbours all read (not carried over, unread, from yet another
+    snapshot), and both of now (a moment back shows neighbours searched now) with the same
+    bullets, texts and ages. That is all `curation.similar_bullets` reads of the bullets: it
+    compares texts, ranks by similarity then age, and keeps any state (a mark, a retirement,
+    a maturity step change none of it). Exact, from the rows both snapshots read anyway: no
+    query, and sound on any store (bullets are never deleted or reworded, but a change that
+    did either is still seen)."""
+    return before.similar_read and after.same_texts(before)
 
 
 def _restated(similar: list[Similar], rows: dict[str, BulletRow]) -> list[Similar]:
@@ -190,6 +200,7 @@ def load_snapshot(
         hook_proposals=hooks,
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
+        texts=list(map(_TEXTS, rows)),
     )
 
 

@@ -88,6 +88,7 @@ class Snapshots:
         snapshot = reading.load_snapshot(
             self.source, last_looked=self.seen_at(), as_of=as_of, history=history
         )
+        snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
         rows = snapshot.rows_by_id
         prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
         if worker.is_cancelled:
