@@ -9,7 +9,9 @@ read again. Now and as of a moment (time travel), at 80x24 and 160x48."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -339,3 +341,16 @@ async def test_a_refresh_after_marks_keeps_the_nearest_rules_without_a_search(
         current = pane.current()
         assert current is not None and current.id == info["add"]
         assert current.similar == nearest(path, info["add"]) and info["rule"] in box(app)
+
+
+def test_the_texts_compared_do_not_keep_the_snapshot_before_alive(npm) -> None:
+    """`same_texts` remembers its answer, not the snapshot: a refresh every few seconds
+    would otherwise keep every 100k-row read since the start."""
+    path, _ = npm
+    source = data.Source(path)
+    before, after = reading.load_snapshot(source), reading.load_snapshot(source)
+    assert after.same_texts(before) and after.same_texts(before)
+    gone = weakref.ref(before)
+    del before
+    gc.collect()
+    assert gone() is None

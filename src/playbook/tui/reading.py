@@ -9,6 +9,7 @@ only a screen needs (the diary passage a provenance points at).
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -65,7 +66,11 @@ class Snapshot:
     # Of now only: (id, text, created_at) of every bullet, in the store's order; what the
     # nearest-bullet search reads of them (see `_search_inputs_kept`). Built in the worker.
     texts: list[tuple[str, str, str]] | None = field(default=None, repr=False, compare=False)
-    _texts_as: tuple[Snapshot, bool] | None = field(default=None, repr=False, compare=False)
+    # `same_texts`'s last answer; a weak reference: a chain of snapshots kept alive by it
+    # would hold every read of 100k rows since the start.
+    _texts_as: tuple[weakref.ref[Snapshot], bool] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def live_count(self) -> int:
@@ -82,10 +87,10 @@ class Snapshot:
         if other is None or self.texts is None or other.texts is None:
             return False
         memo = self._texts_as
-        if memo is not None and memo[0] is other:
+        if memo is not None and memo[0]() is other:
             return memo[1]
         same = self.texts == other.texts
-        self._texts_as = (other, same)
+        self._texts_as = (weakref.ref(other), same)
         return same
 
     def similar_due(self) -> list[Proposal]:
