@@ -9,7 +9,9 @@ read again. Now and as of a moment (time travel), at 80x24 and 160x48."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +22,7 @@ from textual.widgets import Static
 
 from playbook import curate
 from playbook.core.model import Provenance
-from playbook.review import queue
+from playbook.review import proposal_view, queue
 from playbook.review.proposal_view import with_similar
 from playbook.review.proposals import Proposal, Similar
 from playbook.tui import data, reading
@@ -248,3 +250,107 @@ async def test_a_moment_back_shows_its_proposals_then_their_nearest_rules(
         current = pane.current()
         assert current is not None and current.similar == expected
         assert info["rule"] in box(app) and LOOKING not in box(app)
+
+
+class Searches:
+    """Counts the nearest-rule searches (`with_similar` calls), by proposal id."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ids: list[str] = []
+        real = proposal_view.with_similar
+
+        def counted(store: Any, p: Proposal) -> Proposal:
+            self.ids.append(p.id)
+            return real(store, p)
+
+        monkeypatch.setattr(proposal_view, "with_similar", counted)
+
+
+def test_a_refresh_searches_only_when_what_the_search_reads_changed(npm) -> None:
+    """Marks and a retirement change nothing the search reads: the neighbours are kept
+    (the retired one shown so); a new proposal is the only one searched; a new bullet
+    has every proposal searched again."""
+    path, info = npm
+    source = data.Source(path)
+
+    def after(before: reading.Snapshot, write: Any) -> reading.Snapshot:
+        with store_at(path) as store:
+            write(store)
+        snap = reading.load_snapshot(source)
+        snap.carry_similar(before)
+        return snap
+
+    first = reading.load_snapshot(source)
+    found = reading.read_similar(source, first.similar_due(), lambda: False)
+    assert found is not None
+    first.similar_found(found)
+    marked = after(first, lambda s: curate(s, [{"type": "helpful", "bullet_id": info["rule"]}]))
+    assert marked.similar_read and marked.similar_due() == [] and not marked.similar_unknown
+    assert marked.proposals == first.proposals
+    retired = after(marked, lambda s: s.retire(info["rule"]))
+    assert retired.similar_read
+    add = next(p for p in retired.proposals if p.id == info["add"])
+    assert [(s.bullet_id, s.state) for s in add.similar] == [(info["rule"], "retired")]
+    assert add.similar == nearest(path, info["add"])  # as a search now would find them
+
+    def stage(store: Any) -> None:
+        queue.stage(store, [{"type": "add", "content": "Cache npm in release jobs"}])
+
+    staged = after(retired, stage)
+    new = [p.id for p in staged.similar_due()]
+    assert not staged.similar_read and len(new) == 1
+    assert new[0] not in (info["add"], info["replace"])
+    assert staged.similar_unknown == set(new)
+    unread = after(staged, lambda s: curate(s, [{"type": "helpful", "bullet_id": info["rule"]}]))
+    assert len(unread.similar_due()) == 3  # the one before was not read: its basis is unknown
+    readd = after(retired, lambda s: curate(s, [{"type": "add", "content": NEARER}]))
+    assert not readd.similar_read and len(readd.similar_due()) == 3
+    assert readd.similar_unknown == set(new)  # the others: shown meanwhile, until read again
+    back = reading.load_snapshot_as_of(source, info["now"] - 20 * DAY)
+    back.carry_similar(retired)
+    assert len(back.similar_due()) == 2 and back.similar_unknown == set()  # searched as before
+
+
+@async_test
+async def test_a_refresh_after_marks_keeps_the_nearest_rules_without_a_search(
+    npm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's mark (the usual refresh): no search, the box still shows the neighbour;
+    a proposal staged meanwhile is the only one searched."""
+    path, info = npm
+    searches = Searches(monkeypatch)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        await wait_for(pilot, lambda: app.snapshot.similar_read)
+        pane = await on_proposal(pilot, app, info["add"])
+        assert sorted(searches.ids) == sorted([info["add"], info["replace"]])
+        for _ in range(3):
+            before = app.snapshot
+            with store_at(path) as store:
+                curate(store, [{"type": "helpful", "bullet_id": info["rule"]}])
+            await wait_for(pilot, lambda b=before: app.snapshot is not b)
+            await pilot.pause()
+            assert app.snapshot.similar_read and len(searches.ids) == 2
+            assert info["rule"] in box(app) and LOOKING not in box(app)
+        with store_at(path) as store:
+            new = queue.stage(store, [{"type": "add", "content": "Cache npm in release jobs"}])
+        await wait_for(pilot, lambda: new.staged[0] in {p.id for p in app.snapshot.proposals})
+        await wait_for(pilot, lambda: app.snapshot.similar_read)
+        assert searches.ids[2:] == new.staged
+        current = pane.current()
+        assert current is not None and current.id == info["add"]
+        assert current.similar == nearest(path, info["add"]) and info["rule"] in box(app)
+
+
+def test_the_texts_compared_do_not_keep_the_snapshot_before_alive(npm) -> None:
+    """`same_texts` remembers its answer, not the snapshot: a refresh every few seconds
+    would otherwise keep every 100k-row read since the start."""
+    path, _ = npm
+    source = data.Source(path)
+    before, after = reading.load_snapshot(source), reading.load_snapshot(source)
+    assert after.same_texts(before) and after.same_texts(before)
+    gone = weakref.ref(before)
+    del before
+    gc.collect()
+    assert gone() is None

@@ -9,10 +9,12 @@ only a screen needs (the diary passage a provenance points at).
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,10 +26,11 @@ from ..store.views import BulletRow
 if TYPE_CHECKING:
     from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
     from ..review.proposal_view import DiffOps
-    from ..review.proposals import Proposal
+    from ..review.proposals import Proposal, Similar
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
+_TEXTS = attrgetter("id", "content", "created_at")  # of a row: what the search reads
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,17 @@ class Snapshot:
     # carried over from the snapshot shown before) say they are being looked for.
     similar_read: bool = True
     similar_unknown: set[str] = field(default_factory=set)
+    # Those whose neighbours, carried over, are still what the search would find (a refresh
+    # that changed nothing it reads): not searched again.
+    similar_kept: set[str] = field(default_factory=set)
+    # Of now only: (id, text, created_at) of every bullet, in the store's order; what the
+    # nearest-bullet search reads of them (see `_search_inputs_kept`). Built in the worker.
+    texts: list[tuple[str, str, str]] | None = field(default=None, repr=False, compare=False)
+    # `same_texts`'s last answer; a weak reference: a chain of snapshots kept alive by it
+    # would hold every read of 100k rows since the start.
+    _texts_as: tuple[weakref.ref[Snapshot], bool] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def live_count(self) -> int:
@@ -66,9 +80,24 @@ class Snapshot:
     def rows_by_id(self) -> dict[str, BulletRow]:
         return {r.id: r for r in self.rows}
 
+    def same_texts(self, other: Snapshot | None) -> bool:
+        """Whether both are of now and read the same bullets with the same texts and ages
+        (remembered for the last snapshot asked about: the poll worker asks first, about
+        the snapshot shown, so the UI thread does not compare 100k rows)."""
+        if other is None or self.texts is None or other.texts is None:
+            return False
+        memo = self._texts_as
+        if memo is not None and memo[0]() is other:
+            return memo[1]
+        same = self.texts == other.texts
+        self._texts_as = (weakref.ref(other), same)
+        return same
+
     def similar_due(self) -> list[Proposal]:
         """The proposals whose nearest existing bullets are still to be read."""
-        return [] if self.similar_read else self.proposals[:PROPOSALS_WITH_SIMILAR]
+        if self.similar_read:
+            return []
+        return [p for p in self.proposals[:PROPOSALS_WITH_SIMILAR] if p.id not in self.similar_kept]
 
     def similar_found(self, found: dict[str, Proposal]) -> None:
         """`found` (by id: each proposal with its nearest bullets) swapped in; the
@@ -78,23 +107,52 @@ class Snapshot:
         self.similar_read = True
 
     def carry_similar(self, before: Snapshot | None) -> None:
-        """Until they are read again, proposals shown in the snapshot `before` keep the
-        nearest bullets read for them there (a refresh does not flash "looking" on them).
-        Read again anyway: a bullet added or changed since may be nearer now."""
+        """Proposals shown in the snapshot `before` keep the nearest bullets read for them
+        there (a refresh does not flash "looking" on them). They are read again unless
+        nothing the search reads has changed since (`_search_inputs_kept`): then a proposal
+        with the same delta keeps them for good (their rung and state as they are now), and
+        only the others are searched."""
         if before is None or before is self or not self.similar_unknown:
             return
-        known = {
-            p.id: p.similar
-            for p in before.proposals[:PROPOSALS_WITH_SIMILAR]
-            if p.id not in before.similar_unknown
-        }
-        carried = {
-            p.id: replace(p, similar=known[p.id])
-            for p in self.proposals
-            if p.id in self.similar_unknown and p.id in known
-        }
+        kept = _search_inputs_kept(before, self)
+        old = {p.id: p for p in before.proposals[:PROPOSALS_WITH_SIMILAR]}
+        carried: dict[str, Proposal] = {}
+        for p in self.proposals:
+            was = old.get(p.id)
+            if p.id not in self.similar_unknown or was is None or p.id in before.similar_unknown:
+                continue
+            if kept and was.delta == p.delta:
+                carried[p.id] = replace(p, similar=_restated(was.similar, self.rows_by_id))
+                self.similar_kept.add(p.id)
+            else:
+                carried[p.id] = replace(p, similar=was.similar)
         self.proposals = [carried.get(p.id, p) for p in self.proposals]
         self.similar_unknown -= carried.keys()
+        if not self.similar_due():
+            self.similar_read = True
+
+
+def _search_inputs_kept(before: Snapshot, after: Snapshot) -> bool:
+    """Whether the nearest-bullet search finds for `after` what it found for `before`'s
+    proposals: `before`'s neighbours all read (not carried over, unread, from yet another
+    snapshot), and both of now (a moment back shows neighbours searched now) with the same
+    bullets, texts and ages. That is all `curation.similar_bullets` reads of the bullets: it
+    compares texts, ranks by similarity then age, and keeps any state (a mark, a retirement,
+    a maturity step change none of it). Exact, from the rows both snapshots read anyway: no
+    query, and sound on any store (bullets are never deleted or reworded, but a change that
+    did either is still seen)."""
+    return before.similar_read and after.same_texts(before)
+
+
+def _restated(similar: list[Similar], rows: dict[str, BulletRow]) -> list[Similar]:
+    """`similar` with each bullet's rung and state as in `rows` (shown, not searched on)."""
+    out = []
+    for s in similar:
+        r = rows.get(s.bullet_id)
+        if r is not None and (r.state, r.maturity) != (s.state, s.maturity):
+            s = replace(s, state=r.state, maturity=r.maturity)
+        out.append(s)
+    return out
 
 
 def pending_proposals(store: PlaybookStore, limit: int = PROPOSALS_WITH_SIMILAR) -> list[Proposal]:
@@ -147,6 +205,7 @@ def load_snapshot(
         hook_proposals=hooks,
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
+        texts=list(map(_TEXTS, rows)),
     )
 
 

@@ -6,7 +6,9 @@ The proposals' nearest existing bullets (the Proposals pane's box beside a new r
 not on the first paint's path: once a snapshot is on screen, a worker of their own reads
 them (`read_similar`) and `similar_read` swaps them in, unless another snapshot is shown
 by then. Meanwhile a proposal shows those read for it in the snapshot before, or that
-they are being looked for."""
+they are being looked for. A refresh that changed nothing the search reads (an agent's
+mark, most of the time: no bullet added, no proposal changed) searches again only for the
+proposals new to the queue (`Snapshot.carry_similar`)."""
 
 from __future__ import annotations
 
@@ -86,6 +88,7 @@ class Snapshots:
         snapshot = reading.load_snapshot(
             self.source, last_looked=self.seen_at(), as_of=as_of, history=history
         )
+        snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
         rows = snapshot.rows_by_id
         prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
         if worker.is_cancelled:
