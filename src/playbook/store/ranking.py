@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.policy import DEFAULT_POLICY
 from ..core.terms import MATURITIES
 from .evidence_rule import AFTER_NOW, CANNOT_ANSWER, HALF_LIFE_CHANGED, INEXACT, INHERITS
 
@@ -214,7 +215,7 @@ class Rank:
 
     def keyword_hits(self, tokens: list[str], policy: Policy) -> list[tuple[np.ndarray, float]]:
         """`keyword_lists` as numpy arrays of seqs."""
-        import numpy as np
+        import numpy as np  # lazy: numpy: mark, recall, every hook (a first query needs none)
 
         return [
             (np.array(seqs, dtype=np.intp), points)
@@ -239,8 +240,6 @@ class Rank:
     def token_matches(self, token: str) -> tuple[list[int], list[int], list[int]]:
         """Bullet seqs where `token` is a content token, a substring of one (and not a token),
         and a tag: the three kinds of keyword points recall gives (SPEC §6)."""
-        from ..core.policy import DEFAULT_POLICY
-
         (exact, _), (partial, _), (tag, _) = self.keyword_hits([token], DEFAULT_POLICY)
         return exact.tolist(), partial.tolist(), tag.tolist()
 
@@ -252,7 +251,7 @@ class Rank:
         pays for the whole table); from the second query on, the whole table is loaded once
         and kept, so repeated queries touch nothing but their postings.
         """
-        from .rank_table import TableLoader
+        from .rank_table import TableLoader  # lazy: numpy: mark, recall, every hook
 
         self.evidence.sync()
         key = (self.sql.change_token(), self.decisions.policy_fingerprint())

@@ -56,7 +56,7 @@ def stored_time(text: object, table: str = "", key: object = None) -> datetime |
     if not is_time(text):
         note_malformed(table, key)
         return None
-    return parse_iso(text)  # type: ignore[arg-type]
+    return parse_iso(text)
 
 
 def event_point(
@@ -69,21 +69,24 @@ def event_point(
         note_malformed("feedback", key)
         return None
     t = stored_time(at, "feedback", key)
-    return None if t is None else (days(t), float(weight))  # type: ignore[arg-type]
+    return None if t is None else (days(t), float(weight))
 
 
 def stored_json(text: object, table: str, key: object, default: Any) -> Any:
-    """JSON read back from the database; `default` (and a note) for text that is not."""
-    try:
-        return json.loads(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        note_malformed(table, key)
-        return default
+    """JSON read back from the database; `default` (and a note) for text that is not (or
+    for a value that is no text at all, which `json.loads` refuses with a TypeError)."""
+    if isinstance(text, (str, bytes, bytearray)):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    note_malformed(table, key)
+    return default
 
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
-    from ..core.model import Bullet, Provenance
+    from ..core.model import Bullet, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return Bullet.model_construct(
         id=row[0],
@@ -172,7 +175,7 @@ _ZERO = timedelta(0)
 
 
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
-    from ..core.model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return FeedbackEvent.model_construct(
         id=row[0],

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import SchemaError as SchemaError  # re-exported
 from ..core.errors import SchemaTooNewError
 from .checks import sqlite_step
+from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -293,8 +294,6 @@ def next_seq(table: str) -> str:
 
 def memory_migration(version: int = MEMORY_LATEST) -> Migration:
     """The playbook's own tables (namespace `memory`), up to `version`."""
-    from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
-
     if not 1 <= version <= MEMORY_LATEST:
         raise ValueError(f"memory schema version must be 1..{MEMORY_LATEST}, not {version}")
     return Migration("memory", version, MEMORY_STEPS, POSTGRES_STEPS)

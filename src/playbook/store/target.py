@@ -23,15 +23,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..core import errors
+from ..core import errors, terms
+from ..core.policy import DEFAULT_POLICY
+from .postgres import open_postgres
 from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
+from .store import PlaybookStore
 from .urls import masked
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from .executor import Executor
-    from .store import PlaybookStore
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -99,10 +101,6 @@ def open_store(
     """The playbook at `target`, opened in `mode`. Close it (or use it as a context
     manager) when done. Raises a `playbook.core.errors.PlaybookError` for every way the target
     can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
-    from ..core.policy import DEFAULT_POLICY
-    from ..core.terms import utcnow
-    from .store import PlaybookStore
-
     where = resolve_target(target)
     ex = open_executor(where, mode)
     try:
@@ -119,7 +117,7 @@ def open_store(
         return PlaybookStore(  # at the latest version already: no migration to look for
             ex,
             policy=policy or DEFAULT_POLICY,
-            clock=clock or utcnow,
+            clock=clock or terms.utcnow,  # looked up at each open (a test pins terms.utcnow)
             migrate=mode != "read" and version < MEMORY_LATEST,
         )
     except BaseException:
@@ -155,11 +153,9 @@ def open_executor(target: str | os.PathLike[str] | Target, mode: Mode = "create"
     """The executor on `target` in `mode`, without the version checks of `open_store`."""
     where = resolve_target(target)
     if where.backend == "postgresql":
-        from .postgres import open_postgres
-
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        return open_postgres(where.location, mode, str(where))  # type: ignore[no-any-return]
+        return open_postgres(where.location, mode, str(where))
     if mode == "create" and where.location != ":memory:":
         path = where.path
         try:

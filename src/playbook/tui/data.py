@@ -28,8 +28,7 @@ class Source:
     @contextmanager
     def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
         """`migrate=False`: for reading only (never writes, works on a read-only file)."""
-        mode = "write" if migrate else "read"
-        with open_store(self.path, self.policy, mode=mode) as store:
+        with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
             yield store
 
     def watcher(self) -> Watcher:

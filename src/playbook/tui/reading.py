@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import review
 from ..core.terms import HOOK_ORIGIN
-from ..store import BlockedPattern
+from ..store import BlockedPattern, PlaybookStore
 from ..store.views import BulletRow
 
 if TYPE_CHECKING:
-    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries, queue
+    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
     from ..review.proposal_view import DiffOps
+    from ..review.proposals import Proposal
     from .data import Source
 
 PROPOSALS_WITH_SIMILAR = 300  # beyond this many pending, list the rest without neighbours
@@ -40,7 +41,7 @@ class Snapshot:
     """Everything the panes list, read in one go. Proposals come newest first."""
 
     rows: list[BulletRow]
-    proposals: list[queue.Proposal]
+    proposals: list[Proposal]
     conflicts: list[ConflictView]
     blocked: list[BlockedPattern]
     passages: dict[str, DiaryPassage | None] = field(default_factory=dict)  # by proposal id
@@ -59,12 +60,12 @@ class Snapshot:
         return {r.id: r for r in self.rows}
 
 
-def pending_proposals(store: Any, limit: int = PROPOSALS_WITH_SIMILAR) -> list[queue.Proposal]:
+def pending_proposals(store: PlaybookStore, limit: int = PROPOSALS_WITH_SIMILAR) -> list[Proposal]:
     """Pending proposals, newest first, each with its targets as they are now (stale or
     not); the newest `limit` also with their nearest existing bullets."""
-    from ..review import queue
-    from ..review.proposal_view import with_similar
-    from ..review.proposals import with_targets
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
+    from ..review.proposal_view import with_similar  # lazy: pydantic: the workbench's first frame
+    from ..review.proposals import with_targets  # lazy: pydantic: the workbench's first frame
 
     found = queue.list_proposals(store, status="pending", newest_first=True)
     out = [with_targets(store, p) for p in found]
@@ -81,7 +82,7 @@ def load_snapshot(
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
     (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
     Proposals tab (for its "new" count)."""
-    from ..review import queue
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
 
     if as_of is not None:
         return load_snapshot_as_of(source, as_of, history)
@@ -95,7 +96,7 @@ def load_snapshot(
         new = len(proposals)
         if last_looked is not None:
             new = queue.count_pending(store, since=last_looked)
-        hooks = queue.count_pending(store, origin=queue.HOOK_ORIGIN)
+        hooks = queue.count_pending(store, origin=HOOK_ORIGIN)
     return Snapshot(
         rows,
         proposals,
@@ -109,7 +110,9 @@ def load_snapshot(
     )
 
 
-def diffs_of(store: Any, proposals: list[queue.Proposal]) -> dict[str, list[tuple[str, DiffOps]]]:
+def diffs_of(
+    store: PlaybookStore, proposals: list[Proposal]
+) -> dict[str, list[tuple[str, DiffOps]]]:
     """Word-level diffs of each replace or merge proposal against the text of its targets
     (`review.proposal_diffs`)."""
     out = {}
@@ -119,7 +122,7 @@ def diffs_of(store: Any, proposals: list[queue.Proposal]) -> dict[str, list[tupl
     return out
 
 
-def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | None]:
+def passages_of(proposals: list[Proposal]) -> dict[str, DiaryPassage | None]:
     """The diary passage each proposal points at (each diary file read once)."""
     diaries: dict[str, Any] = {}
     return {
@@ -130,10 +133,8 @@ def passages_of(proposals: list[queue.Proposal]) -> dict[str, DiaryPassage | Non
 
 def load_history(source: Source) -> HistoryCache:
     """The bullets and the feedback log read once, for stepping through moments."""
-    from ..review import HistoryCache
-
     with source.open(migrate=False) as store:
-        return HistoryCache.read(store)
+        return review.HistoryCache.read(store)
 
 
 def load_snapshot_as_of(
@@ -142,7 +143,11 @@ def load_snapshot_as_of(
     """The playbook as it stood at `when`, from the log (no copy of the data): rows,
     conflicts and the queue as of then (`review.history`); blocked patterns made by then.
     `history`: the log read before (`load_history`), if the playbook has not changed since."""
-    from ..review import conflicts_as_of, proposals_as_of, rows_as_of
+    from ..review import (  # lazy: numpy: the workbench's first frame
+        conflicts_as_of,
+        proposals_as_of,
+        rows_as_of,
+    )
 
     started = time.perf_counter()
     with source.open(migrate=False) as store:
@@ -201,7 +206,7 @@ def diary_passage(
     diary = cache.get(ref)
     if diary is None and ref not in cache:
         try:
-            from ..reflection.diaries import read_diary
+            from ..reflection.diaries import read_diary  # lazy: the workbench's first frame
 
             diary = read_diary(path) if path.is_file() else None
         except (OSError, ValueError):
