@@ -15,6 +15,7 @@ CHECKED = [
     "core/limits.py",
     "core/model.py",
     "core/policy.py",
+    "core/policy_file.py",
     "core/scoring.py",
     "core/terms.py",
     "core/text.py",
@@ -32,11 +33,9 @@ CHECKED = [
     "store/",
     "tui/",
 ]
-# In those folders, files that wait: `demo/build.py`, since any byte of it changes the demo's
-# key (`demo.template.demo_key`), and a new template moves the README's policy-eval figures.
-NOT_YET = {
-    "demo/build.py",
-}
+# In those folders, files that wait (none now: `demo/build.py`, the last, joined with a
+# rebuilt template).
+NOT_YET: set[str] = set()
 
 
 def checked(rel: str) -> bool:
