@@ -15,6 +15,7 @@ CHECKED = [
     "core/limits.py",
     "core/model.py",
     "core/policy.py",
+    "core/record.py",
     "core/scoring.py",
     "core/terms.py",
     "core/text.py",

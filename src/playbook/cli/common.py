@@ -15,9 +15,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..core.record import Record
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
@@ -73,11 +74,17 @@ _CLI_HINTS = {
 }
 
 
-@dataclass
-class _State:
-    db: str | None = None
-    json: bool = False
-    policy: str | None = None
+class _State(Record):
+    db: str | None
+    json: bool
+    policy: str | None
+
+    def __init__(
+        self, db: str | None = None, json: bool = False, policy: str | None = None
+    ) -> None:
+        self.db = db
+        self.json = json
+        self.policy = policy
 
 
 state = _State()
