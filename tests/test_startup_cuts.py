@@ -2,7 +2,10 @@
 gives exactly what it replaced.
 
 - the classes a one-shot command loads are records (`core/record.py`), not dataclasses:
-  the same `repr`, `==`, hash and immutability, and no code compiled at import.
+  the same `repr`, `==`, hash and immutability, no code compiled at import, and a `recall`
+  loads neither `dataclasses` nor `inspect` (checked in a fresh interpreter);
+- `--db` is read without `project.config` (nothing to look for);
+- the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads.
 """
 
 from __future__ import annotations
@@ -10,13 +13,19 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from playbook.core import terms
 from playbook.core.record import NEW, FrozenInstanceError, FrozenRecord, Record
+from playbook.curation import curate
+from playbook.store import open_store
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "playbook"
@@ -140,3 +149,103 @@ def test_every_record_of_the_package_takes_its_fields_in_order() -> None:
         if [p.kind for p in params] == [inspect.Parameter.VAR_KEYWORD]:
             continue  # Policy(**values)
         assert tuple(p.name for p in params) == cls._field_names, cls
+
+
+# ------------------------------------------------------------------ what a fresh process loads
+
+_LOADED = """
+import io, sys, contextlib
+from playbook.launcher import run
+sys.argv = ["playbook", *sys.argv[1:]]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        run()
+    except SystemExit:
+        pass
+from playbook.core import terms
+made = sorted(n for n in terms._VOCABULARIES if n in vars(terms))
+print(repr((sorted(sys.modules), made, len(out.getvalue()))))
+"""
+
+
+def _fresh(argv: list[str]) -> tuple[set[str], list[str]]:
+    """(the modules a fresh `playbook ARGV` process holds when done, the vocabularies it
+    made)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOADED, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules, made, printed = eval(proc.stdout.strip().splitlines()[-1])
+    assert printed > 0, proc.stderr  # the command did its work
+    return set(modules), made
+
+
+@pytest.fixture(scope="module")
+def playbook_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    path = tmp_path_factory.mktemp("cuts") / "pb.sqlite3"
+    with open_store(path) as store:
+        added = curate(
+            store,
+            [
+                {"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci"]},
+                {"type": "add", "content": "AVOID: npm install in release jobs"},
+            ],
+        ).added
+        curate(store, [{"type": "helpful", "bullet_id": added[0]}])
+    return path, added[0]
+
+
+def test_recall_loads_no_dataclass_machinery(playbook_file: tuple[Path, str]) -> None:
+    path, _ = playbook_file
+    loaded, made = _fresh(["--db", str(path), "recall", "npm release", "--json"])
+    for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize", "playbook.project.config"):
+        assert gone not in loaded, gone
+    assert made == ["Actor", "Maturity"]
+
+
+def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -> None:
+    path, bid = playbook_file
+    loaded, made = _fresh(["--db", str(path), "mark", bid, "helpful"])
+    assert "playbook.project.config" not in loaded
+    assert made == ["Actor", "DeltaType", "Maturity"]
+
+
+# ------------------------------------------------------------------ vocabularies on first use
+
+
+def test_a_vocabulary_is_the_same_enum_however_it_is_reached() -> None:
+    assert terms.Maturity is importlib.import_module("playbook.core.terms").Maturity
+    assert [m.value for m in terms.Maturity] == list(terms.MATURITIES)
+    assert terms.DeltaType.HELPFUL == "helpful" and terms.Scope.GLOBAL == "global"
+    assert terms.Maturity.__module__ == "playbook.core.terms"
+    assert pickle.loads(pickle.dumps(terms.Maturity.PROVEN)) is terms.Maturity.PROVEN
+    with pytest.raises(AttributeError):
+        _ = terms.NoSuchVocabulary  # type: ignore[attr-defined]
+
+
+def test_threads_that_reach_a_vocabulary_first_all_get_one_enum() -> None:
+    code = """
+import threading
+from playbook.core import terms
+got, start = [], threading.Barrier(8)
+def reach():
+    start.wait()
+    got.append(terms.HarmReason)
+threads = [threading.Thread(target=reach) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len({id(e) for e in got}), len(got))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+    )
+    assert proc.stdout.split() == ["1", "8"], proc.stderr
