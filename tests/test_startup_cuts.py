@@ -5,7 +5,10 @@ gives exactly what it replaced.
   the same `repr`, `==`, hash and immutability, no code compiled at import, and a `recall`
   loads neither `dataclasses` nor `inspect` (checked in a fresh interpreter);
 - `--db` is read without `project.config` (nothing to look for);
-- the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads.
+- the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads;
+- `core.inert` tells plain text without compiling its pattern, and says what the pattern
+  says;
+- `core.text`'s prohibition pattern is compiled on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import dataclasses
 import importlib
 import inspect
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playbook.core import terms
+from playbook.core import inert, terms
 from playbook.core.record import NEW, FrozenInstanceError, FrozenRecord, Record
 from playbook.curation import curate
 from playbook.store import open_store
@@ -249,3 +253,44 @@ print(len({id(e) for e in got}), len(got))
         env={"PYTHONPATH": str(SRC), "PATH": ""},
     )
     assert proc.stdout.split() == ["1", "8"], proc.stderr
+
+
+# ------------------------------------------------------------------ inert text, its pattern
+
+
+def test_every_character_inert_escapes_is_one_isprintable_refuses() -> None:
+    """What makes `_plain` exact: a text `str.isprintable` accepts (newlines and tabs
+    aside, when kept) holds nothing to escape. Checked over every code point."""
+    every = "".join(map(chr, range(0x110000)))
+    for one_line in (False, True):
+        escaped = set(inert._unsafe(one_line).findall(every))
+        assert escaped and not any(c.isprintable() for c in escaped)
+    assert {"\n", "\t"} & set(inert._unsafe(False).findall(every)) == set()
+
+
+_odd = st.sampled_from(["\x1b", "\n", "\t", "\r", "\x7f", "\x85", "\u202e", "\ud800", "\xa0"])
+_texts = st.lists(st.one_of(st.text(max_size=6), _odd), max_size=8).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_texts)
+def test_inert_says_what_its_pattern_says(text: str) -> None:
+    for one_line in (False, True):
+        assert inert.inert(text, one_line=one_line) == inert._unsafe(one_line).sub(
+            inert._escape, text
+        )
+    assert inert.has_unsafe(text) == bool(inert._unsafe(False).search(text))
+    doc = {"k": text, "n": [1.5, None]}
+    reference = inert._unsafe(False).sub(
+        inert._json_escape, inert.json.dumps(doc, ensure_ascii=False, indent=2)
+    )
+    assert inert.dumps(doc) == reference
+
+
+def test_the_prohibition_pattern_is_the_polarity_rule() -> None:
+    from playbook.core.text import PROHIBITION, is_negative
+
+    assert re.compile(PROHIBITION, re.IGNORECASE).pattern == PROHIBITION
+    assert is_negative("Never push to main") and is_negative("  don't use yarn")
+    assert is_negative("Stop using yarn") and not is_negative("Stop the server first")
+    assert not is_negative("Pin npm") and is_negative("Pin npm", "anti-pattern")
