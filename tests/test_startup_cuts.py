@@ -6,6 +6,8 @@ gives exactly what it replaced.
   loads neither `dataclasses` nor `inspect` (checked in a fresh interpreter);
 - `--db` is read without `project.config` (nothing to look for);
 - the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads;
+- the fast path freezes the collector at exit, not before: a process that goes on after
+  `launcher.run` keeps its collector as it was;
 - `core.inert` tells plain text without compiling its pattern, and says what the pattern
   says;
 - `core.text`'s prohibition pattern is compiled on first use.
@@ -217,6 +219,41 @@ def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -
     loaded, made = _fresh(["--db", str(path), "mark", bid, "helpful"])
     assert "playbook.project.config" not in loaded
     assert made == ["Actor", "DeltaType", "Maturity"]
+
+
+# ------------------------------------------------------------------ the collector at exit
+
+_EXIT = """
+import atexit, gc, sys
+from playbook.launcher import run
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
+sys.argv = ["playbook", *sys.argv[1:]]
+try:
+    run()
+except SystemExit as done:
+    print("frozen before exit:", gc.get_freeze_count() > 0, "code:", done.code)
+"""
+
+
+def test_a_one_shot_command_freezes_its_objects_at_exit_only(
+    playbook_file: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, bid = playbook_file
+    copy = tmp_path / "pb.sqlite3"
+    copy.write_bytes(path.read_bytes())
+    proc = subprocess.run(
+        [sys.executable, "-c", _EXIT, "--db", str(copy), "mark", bid, "helpful"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-2:] == [
+        "frozen before exit: False code: 0",
+        "frozen at exit: True",
+    ]
+    assert not Path(f"{copy}-wal").exists()  # the playbook was closed before
 
 
 # ------------------------------------------------------------------ vocabularies on first use
