@@ -17,11 +17,11 @@ import json
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeGuard
 
 from ..core.policy import MAX_WEIGHT
+from ..core.record import FrozenRecord
 
 FIRST_YEAR, LAST_YEAR = 1970, 2999  # the years a stored timestamp may name
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -70,15 +70,20 @@ def _json_type(value: object) -> str | None:
     return _JSON_TYPES.get(type(doc), "scalar")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
     """One column's rule: `kind` is time, weight, finite, positive, nonnegative, object
     (a JSON object), array (a JSON array) or json (any JSON)."""
 
     table: str
     column: str
     kind: str
-    nullable: bool = False
+    nullable: bool
+
+    def __init__(self, table: str, column: str, kind: str, nullable: bool = False) -> None:
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "nullable", nullable)
 
     @property
     def name(self) -> str:

@@ -9,10 +9,10 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.policy import DEFAULT_POLICY
+from ..core.record import Record
 from ..core.terms import MATURITIES
 from .evidence_rule import AFTER_NOW, CANNOT_ANSWER, HALF_LIFE_CHANGED, INEXACT, INHERITS
 
@@ -80,12 +80,15 @@ _WHOLE = (
 )
 
 
-@dataclass
-class RankCache:
+class RankCache(Record):
     """What recall keeps between queries on one store (`rank_table.py`)."""
 
-    table: RankTable | None = None
-    wanted: bool = False  # a second query came: load the whole table next time
+    table: RankTable | None
+    wanted: bool  # a second query came: load the whole table next time
+
+    def __init__(self, table: RankTable | None = None, wanted: bool = False) -> None:
+        self.table = table
+        self.wanted = wanted
 
 
 class Rank:

@@ -23,13 +23,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..core import errors, terms
 from ..core.policy import DEFAULT_POLICY
+from ..core.record import FrozenRecord
 from .postgres import open_postgres
 from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
@@ -45,10 +45,13 @@ UPGRADE_HINT = "run 'playbook migrate' to upgrade it"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(FrozenRecord):
     backend: Literal["sqlite", "postgresql"]
     location: str  # a path (expanded) or a URL
+
+    def __init__(self, backend: Literal["sqlite", "postgresql"], location: str) -> None:
+        object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "location", location)
 
     @property
     def path(self) -> Path:
