@@ -11,17 +11,18 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
-from playbook import Policy, curate, recall
+from playbook import Policy, recall
 from playbook.core.policy import DEFAULT_POLICY
-from playbook.policy_eval.replay import replay
+from playbook.policy_eval.replay import Replay, replay
 from playbook.store import PlaybookStore, parse_iso
 from playbook.store import testing as raw
 
 from .helpers import Clock, log_mark_dated_ahead
+from .helpers.policy_eval_histories import varied_history
 
-WORDS = ["npm", "cache", "docker", "pytest", "lockfile", "release", "ci", "deploy", "yarn"]
 OTHER = Policy(
     half_life_days=30,
     harm_multiplier=2,
@@ -33,73 +34,19 @@ OTHER = Policy(
 )
 
 
-ACTIVE_IDS = "SELECT id FROM bullets WHERE state != 'retired' ORDER BY created_at, seq"
+def replayed(
+    store: PlaybookStore, policies: list[Policy], split_at: str, k: int, page: int = 7
+) -> Replay:
+    """The replay as `evaluate` runs it (in one snapshot), a few marks a page."""
+    with store.log.snapshot():
+        return replay(
+            store.log, policies, split_at=split_at, k=k, size=store.log.event_count(), page=page
+        )
 
 
-def random_history(store: PlaybookStore, clock: Clock, seed: int, steps: int = 450) -> None:
-    rng = random.Random(seed)
-
-    def active() -> list[str]:  # the ids of store.bullets(), in its order, without models
-        return [r[0] for r in raw.rows(store, ACTIVE_IDS)]
-
-    for step in range(steps):
-        clock.advance(hours=rng.uniform(0, 40))
-        ids = active()
-        r = rng.random()
-        session = {"session_ref": f"session:{step // 4}"}
-        if r < 0.12 or len(ids) < 6:
-            content = " ".join(rng.sample(WORDS, 3)) + f" step{step}"
-            store.insert_bullet(
-                content,
-                type="anti-pattern" if rng.random() < 0.2 else "rule",
-                tags=[rng.choice(WORDS)] if rng.random() < 0.5 else [],
-                half_life_days=20.0 if rng.random() < 0.15 else None,
-            )
-        elif r < 0.72:
-            kind = "helpful" if rng.random() < 0.65 else "harmful"
-            delta = {"type": kind, "bullet_id": rng.choice(ids)}
-            if rng.random() < 0.8:
-                delta["context"] = " ".join(rng.sample(WORDS, 2))
-            curate(store, [delta], provenance=session)
-        elif r < 0.8:
-            shift = timedelta(days=rng.uniform(-40, 10))
-            bid, kind = rng.choice(ids), rng.choice(["helpful", "harmful"])
-            mark = {"context": rng.choice(WORDS), "weight": rng.choice([1.0, 0.5, 1 / 3])}
-            if shift > timedelta(0):  # observed after it was recorded: an older log's mark
-                log_mark_dated_ahead(store, bid, kind, clock.t + shift, **mark)
-            else:
-                store.add_feedback(bid, kind, at=clock.t + shift, **mark)
-        elif r < 0.86:
-            text = " ".join(rng.sample(WORDS, 3)) + f" replaced{step}"
-            curate(store, [{"type": "replace", "bullet_id": rng.choice(ids), "content": text}])
-        elif r < 0.9 and len(ids) >= 2:
-            a, b = rng.sample(ids, 2)
-            text = " ".join(rng.sample(WORDS, 3)) + f" merged{step}"
-            curate(store, [{"type": "merge", "bullet_ids": [a, b], "content": text}])
-        elif r < 0.94:
-            curate(
-                store,
-                [{"type": "deprecate", "bullet_id": rng.choice(ids), "reason": "old"}],
-                actor="human",
-            )
-        else:
-            bid = rng.choice(ids)
-            if store.get_bullet(bid).pinned:  # type: ignore[union-attr]
-                store.unpin(bid)
-            else:
-                store.pin(bid, "keep")
-    clock.advance(days=1)
-
-
-def _replay_default(store: PlaybookStore):  # type: ignore[no-untyped-def]
+def _replay_default(store: PlaybookStore) -> Replay:
     """The default policy's views; nothing held out (no recall@k)."""
-    return replay(
-        store.past.read_history(),
-        [DEFAULT_POLICY],
-        split_at="9999",
-        k=10,
-        matches=store.rank.token_matches,
-    )
+    return replayed(store, [DEFAULT_POLICY], split_at="9999", k=10)
 
 
 # Two random histories on SQLite, one on PostgreSQL in the suite: there every mark's as-of
@@ -118,23 +65,19 @@ def _replay_default(store: PlaybookStore):  # type: ignore[no-untyped-def]
 def test_replay_views_agree_with_store_score_and_recall(
     store: PlaybookStore, clock: Clock, seed: int
 ) -> None:
-    random_history(store, clock, seed)
+    varied_history(store, clock, seed)
     history = store.past.read_history()
     policies = [DEFAULT_POLICY, OTHER]
     k = 3
-    rep = replay(
-        history,
-        policies,
-        split_at=history.events[0].recorded_at,  # everything held out: every mark ranked
-        k=k,
-        matches=store.rank.token_matches,
-    )
+    # everything held out: every mark ranked
+    rep = replayed(store, policies, split_at=history.events[0].recorded_at, k=k)
     stores = [PlaybookStore(store.sql, policy=p, clock=clock, migrate=False) for p in policies]
     edges = raw.value(store, "SELECT COUNT(*) FROM edges WHERE kind='supersedes'")
     moves = raw.value(store, "SELECT COUNT(DISTINCT bullet_id) FROM maturity_log")
     assert edges >= 5 and moves >= 5  # the history exercises lineage and maturity
     ranked = hits = 0
-    for i, ev in enumerate(rep.events):
+    row = np.cumsum(rep.ranked) - 1  # each ranked mark's row of `rep.hits`
+    for i, ev in enumerate(history.events):
         as_of = parse_iso(ev.recorded_at) - timedelta(microseconds=1)
         for c, s in enumerate(stores):
             expected = s.score(ev.bullet_id, at=as_of).effective
@@ -148,7 +91,7 @@ def test_replay_views_agree_with_store_score_and_recall(
             assert rep.ranked[i]
             listed = {it.bullet.id for lst in (r.bullets, r.anti_patterns,
                                                r.deprecated_warnings) for it in lst}  # fmt: skip
-            assert bool(rep.hits[i, c]) == (ev.bullet_id in listed), (i, c, ev.context)
+            assert bool(rep.hits[row[i], c]) == (ev.bullet_id in listed), (i, c, ev.context)
             ranked += 1
             hits += ev.bullet_id in listed
     assert ranked > 300 and 0 < hits < ranked  # both outcomes were compared
@@ -184,9 +127,10 @@ def test_long_history_with_a_short_half_life_stays_exact(
         store.add_feedback(rng.choice([quick.id, slow.id]), rng.choice(["helpful", "harmful"]))
     clock.advance(days=1)
     rep = _replay_default(store)
-    span = parse_iso(rep.events[-1].recorded_at) - parse_iso(rep.events[0].recorded_at)
+    events = store.past.read_history().events
+    span = parse_iso(events[-1].recorded_at) - parse_iso(events[0].recorded_at)
     assert span.days / 0.5 > 1100  # 2 ** 1100 would overflow a float without one
-    for i, ev in enumerate(rep.events):
+    for i, ev in enumerate(events):
         as_of = parse_iso(ev.recorded_at) - timedelta(microseconds=1)
         expected = store.score(ev.bullet_id, at=as_of).effective
         assert rep.scores[i, 0] == pytest.approx(expected, rel=1e-9, abs=1e-12)

@@ -71,12 +71,19 @@ def resample(n_sessions: int, replicates: int = REPLICATES, seed: int = SEED) ->
     return counts.reshape(replicates, n_sessions).astype(np.float32)
 
 
-def _per_session(sess: np.ndarray, values: np.ndarray, n_sessions: int) -> np.ndarray:
-    """(sessions, columns): the sum of each column of `values` over each session's marks."""
+def _per_session(sess: np.ndarray, columns: list[np.ndarray], n_sessions: int) -> np.ndarray:
+    """(sessions, columns): the sum of each column over each session's marks."""
     import numpy as np  # lazy: numpy, only while evaluating
 
-    cols = [np.bincount(sess, values[:, c], minlength=n_sessions) for c in range(values.shape[1])]
-    return np.column_stack(cols).astype(np.float32) if cols else np.zeros((n_sessions, 0))
+    sums = [np.bincount(sess, col, minlength=n_sessions) for col in columns]
+    return np.column_stack(sums).astype(np.float32) if sums else np.zeros((n_sessions, 0))
+
+
+def _column(values: np.ndarray, c: int) -> np.ndarray:
+    import numpy as np  # lazy: numpy, only while evaluating
+
+    col: np.ndarray = values[:, c]
+    return col.astype(np.float64) if col.dtype == np.bool_ else col
 
 
 def _summarise(value: float, diff: float, reps: np.ndarray, events: int, sessions: int) -> Estimate:
@@ -93,33 +100,38 @@ def _summarise(value: float, diff: float, reps: np.ndarray, events: int, session
 
 def mean_estimates(
     values: np.ndarray,
-    mask: np.ndarray,
+    mask: np.ndarray | None,
     session: np.ndarray,
     counts: np.ndarray,
     *,
     lower_is_better: bool = False,
 ) -> list[Estimate]:
     """Per candidate (column 0: the current policy), the mean of `values` over the marks in
-    `mask`, and its paired difference against column 0 with a session-bootstrap interval."""
+    `mask` (None: every row), and its paired difference against column 0 with a
+    session-bootstrap interval. Bools count as 0 and 1 (the same means, exactly: their sums
+    are whole numbers), without a float copy of the whole."""
     import numpy as np  # lazy: numpy, only while evaluating
 
-    v = values[mask]
-    sess = session[mask]
+    v = values if mask is None else values[mask]
+    sess = session if mask is None else session[mask]
     n_s = counts.shape[1]
     n = np.bincount(sess, minlength=n_s).astype(np.float32)
     events, sessions = len(v), int(np.count_nonzero(n))
     sign = -1.0 if lower_is_better else 1.0
+    n_c = values.shape[1]
     if not events:
         nan = float("nan")
-        return [Estimate(nan, nan, nan, nan, nan, 0, 0) for _ in range(values.shape[1])]
-    point = v.mean(axis=0)
-    diffs = _per_session(sess, sign * (v - v[:, :1]), n_s)  # paired, per session
+        return [Estimate(nan, nan, nan, nan, nan, 0, 0) for _ in range(n_c)]
+    # (a float mean is numpy's own over the rows, whose order of addition it fixes)
+    point = np.count_nonzero(v, axis=0) / events if v.dtype == np.bool_ else v.mean(axis=0)
+    base = _column(v, 0)
+    diffs = _per_session(sess, [sign * (_column(v, c) - base) for c in range(n_c)], n_s)
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = (counts @ diffs) / (counts @ n)[:, None]  # (replicates, candidates)
     return [
         _summarise(float(point[c]), sign * float(point[c] - point[0]), reps[:, c], events,
                    sessions)
-        for c in range(values.shape[1])
+        for c in range(n_c)
     ]  # fmt: skip
 
 
@@ -135,23 +147,32 @@ def auc_estimates(
     """
     import numpy as np  # lazy: numpy, only while evaluating
 
-    s, yy, sess = scores[mask], y[mask], session[mask]
+    yy, sess = y[mask], session[mask]
     n_s, n_c = counts.shape[1], scores.shape[1]
     events = len(yy)
     sessions = len(np.unique(sess))
     pos = yy == 1
     n_pos = counts @ np.bincount(sess[pos], minlength=n_s).astype(np.float32)
     n_neg = counts @ np.bincount(sess[~pos], minlength=n_s).astype(np.float32)
-    place = np.column_stack([placements(s[:, c], yy)[0] for c in range(n_c)])
-    point = [float(place[pos, c].mean()) if pos.any() and (~pos).any() else float("nan")
-             for c in range(n_c)]  # fmt: skip
+    both = bool(pos.any() and (~pos).any())
+    point: list[float] = []
+    helpful: list[np.ndarray] = []
+    harmful: list[np.ndarray] = []
+    base: np.ndarray | None = None
+    for c in range(n_c):  # a column at a time: paired placement differences against column 0
+        place = placements(scores[:, c][mask], yy)[0]
+        point.append(float(place[pos].mean()) if both else float("nan"))
+        if base is None:
+            base = place
+        d = place - base
+        helpful.append(d[pos])
+        harmful.append(d[~pos])
     if point[0] != point[0]:
         nan = float("nan")
         return [Estimate(nan, nan, nan, nan, nan, events, sessions) for _ in range(n_c)]
-    d = place - place[:, :1]  # paired placement differences
     with np.errstate(invalid="ignore", divide="ignore"):
-        reps = (counts @ _per_session(sess[pos], d[pos], n_s)) / n_pos[:, None] + (
-            counts @ _per_session(sess[~pos], d[~pos], n_s)
+        reps = (counts @ _per_session(sess[pos], helpful, n_s)) / n_pos[:, None] + (
+            counts @ _per_session(sess[~pos], harmful, n_s)
         ) / n_neg[:, None]
     return [
         _summarise(point[c], point[c] - point[0], reps[:, c] - (point[c] - point[0]), events,

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import InvalidInput
 from ..store import iso, parse_iso
+from ..store.log_pages import LAST
+from ..store.records import event_point
 from . import metrics
-from .bootstrap import REPLICATES, SEED, auc_estimates, mean_estimates, resample, session_index
+from .bootstrap import REPLICATES, SEED, auc_estimates, mean_estimates, resample
 from .candidates import Candidate, default_grid, with_current
 from .replay import Progress, replay
 from .report import EvalReport, LogSummary, Row, Verdict
@@ -31,6 +33,7 @@ from .report import EvalReport, LogSummary, Row, Verdict
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from ..store import PlaybookStore
+    from ..store.log_pages import LogPages
 
 MIN_HELDOUT_EVENTS = 100
 MIN_HELDOUT_SESSIONS = 10
@@ -43,14 +46,17 @@ def split_time(first: str, last: str, split: float) -> str:
     return iso(a + (b - a) * split)
 
 
-def session_key(event: object) -> str:
-    """The unit the bootstrap resamples: the mark's session, else its curate batch, else
-    the mark alone."""
-    ref = getattr(event, "session_ref", None)
-    if ref:
-        return f"s:{ref}"
-    batch = getattr(event, "batch_id", None)
-    return f"b:{batch}" if batch else f"e:{getattr(event, 'id', '')}"
+def _end(log: LogPages, last: bool) -> str | None:
+    """The recording time of the log's first (or last) well-formed mark."""
+    after = None
+    while True:
+        rows = log.event_end(last, after)
+        for key, at, weight, recorded_at in rows:
+            if event_point(key, at, weight, recorded_at) is not None:
+                return str(recorded_at)
+        if len(rows) < LAST:
+            return None
+        after = (rows[-1][3], rows[-1][0])
 
 
 def evaluate(
@@ -73,57 +79,59 @@ def evaluate(
     current = current or store.policy
     cands = with_current(current, list(candidates) if candidates is not None else
                          default_grid(current))  # fmt: skip
-    history = store.past.read_history()
-    events = history.events
+    log = store.log
     now = store.now()
-    if not events:
-        log = LogSummary(None, None, None, 0, 0, 0, 0, 0, 0, split, k, replicates, seed)
-        verdict = _too_few(log)
-        return EvalReport(now, log, [Row(c, None, {}) for c in cands], verdict)
-    first, last = events[0].recorded_at, events[-1].recorded_at
-    split_at = split_time(first, last, split)
-    rep = replay(
-        history,
-        [c.policy for c in cands],
-        split_at=split_at,
-        k=k,
-        matches=store.rank.token_matches,
-        progress=progress,
-    )
+    with log.snapshot():  # the bounds and every page: one state of the playbook
+        first, last = _end(log, last=False), _end(log, last=True)
+        if first is None or last is None:
+            summary = LogSummary(None, None, None, 0, 0, 0, 0, 0, 0, split, k, replicates, seed)
+            verdict = _too_few(summary)
+            return EvalReport(now, summary, [Row(c, None, {}) for c in cands], verdict)
+        split_at = split_time(first, last, split)
+        rep = replay(
+            log,
+            [c.policy for c in cands],
+            split_at=split_at,
+            k=k,
+            size=log.event_count(),
+            progress=progress,
+        )
     held, train, y = rep.heldout, ~rep.heldout, rep.y
-    x = metrics.feature(rep.scores)
-    losses = np.empty_like(x)
+    # A candidate at a time (a column of `rep.scores`): the link fitted on the training
+    # span, every mark's log-loss, the held-out ones kept for the interval.
+    losses = np.empty((int(held.sum()), len(cands)))
     training: list[float | None] = []
     for c in range(len(cands)):
-        a, b = metrics.fit_logistic(x[train, c], y[train])
-        losses[:, c] = metrics.log_losses(x[:, c], y, a, b)
-        training.append(float(losses[train, c].mean()) if train.any() else None)
-    keys = [session_key(e) for e, h in zip(events, held, strict=True) if h]
-    sess_held, n_sessions = session_index(keys)
-    session = np.zeros(len(events), dtype=np.intp)
-    session[held] = sess_held
-    counts = resample(n_sessions, replicates, seed)
+        x = metrics.feature(rep.scores[:, c])
+        a, b = metrics.fit_logistic(x[train], y[train])
+        loss = metrics.log_losses(x, y, a, b)
+        losses[:, c] = loss[held]
+        training.append(float(loss[train].mean()) if train.any() else None)
+        del x, loss
+    session = np.zeros(len(rep), dtype=np.intp)
+    session[held] = rep.session
+    counts = resample(rep.sessions, replicates, seed)
     helpful = y == 1
+    hit_helpful = helpful[rep.ranked]
     per_metric = {
-        "log_loss": mean_estimates(losses, held, session, counts, lower_is_better=True),
+        "log_loss": mean_estimates(losses, None, rep.session, counts, lower_is_better=True),
         "auc": auc_estimates(rep.scores, y, held, session, counts),
-        "recall_at_k": mean_estimates(rep.hits.astype(float), rep.ranked & helpful, session,
-                                      counts),
-        "harm_at_k": mean_estimates(rep.hits.astype(float), rep.ranked & ~helpful, session,
-                                    counts, lower_is_better=True),
+        "recall_at_k": mean_estimates(rep.hits, hit_helpful, session[rep.ranked], counts),
+        "harm_at_k": mean_estimates(rep.hits, ~hit_helpful, session[rep.ranked], counts,
+                                    lower_is_better=True),
     }  # fmt: skip
     rows = [
         Row(c, training[i], {m: est[i] for m, est in per_metric.items()})
         for i, c in enumerate(cands)
     ]
-    log = LogSummary(
+    summary = LogSummary(
         first,
         last,
         split_at,
-        len(events),
+        len(rep),
         int(train.sum()),
         int(held.sum()),
-        n_sessions,
+        rep.sessions,
         int(helpful.sum()),
         int((~helpful).sum()),
         split,
@@ -132,7 +140,7 @@ def evaluate(
         seed,
         ranked_events=int(rep.ranked.sum()),
     )
-    return EvalReport(now, log, rows, _verdict(log, rows, y, held))
+    return EvalReport(now, summary, rows, _verdict(summary, rows, y, held))
 
 
 def _too_few(log: LogSummary) -> Verdict:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .bulk import TableRows
     from .history import Past
     from .interchange import Interchange
+    from .log_pages import LogPages
     from .postgres.roles import Roles
     from .ranking import RankCache
     from .reports import Reports
@@ -206,6 +207,13 @@ class PlaybookStore:
         from .bulk import TableRows  # lazy: mark, recall, every hook (bench/cli.py)
 
         return TableRows(self.sql, self.transaction, self.bulk)
+
+    @cached_property
+    def log(self) -> LogPages:
+        """The whole history a page at a time, for `policy eval` (`log_pages.py`)."""
+        from .log_pages import LogPages  # lazy: mark, recall, every hook (bench/cli.py)
+
+        return LogPages(self.sql)
 
     @property
     def roles(self) -> Roles:
