@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 from playbook.core import inert, terms
 from playbook.core.record import NEW, FrozenInstanceError, FrozenRecord, Record
-from playbook.curation import curate
-from playbook.store import open_store
+
+from .helpers.startup import two_rule_playbook
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "playbook"
@@ -193,17 +193,7 @@ def _fresh(argv: list[str]) -> tuple[set[str], list[str]]:
 
 @pytest.fixture(scope="module")
 def playbook_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    path = tmp_path_factory.mktemp("cuts") / "pb.sqlite3"
-    with open_store(path) as store:
-        added = curate(
-            store,
-            [
-                {"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci"]},
-                {"type": "add", "content": "AVOID: npm install in release jobs"},
-            ],
-        ).added
-        curate(store, [{"type": "helpful", "bullet_id": added[0]}])
-    return path, added[0]
+    return two_rule_playbook(tmp_path_factory.mktemp("cuts") / "pb.sqlite3")
 
 
 def test_recall_loads_no_dataclass_machinery(playbook_file: tuple[Path, str]) -> None:
