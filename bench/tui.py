@@ -1,11 +1,14 @@
 """Workbench speed: first paint and filled table (demo cold and warm, 10k, 100k), filter
 keys, and the time-travel switch.
 
-    python bench/tui.py [--sizes 10000,100000] [--no-demo]
+    python bench/tui.py [--sizes 10000,100000] [--no-demo] [--proposals N]
 
 Prints one `figure<TAB>value<TAB>target<TAB>pass|miss|-` line per figure (`bench/run.py`
 collects them); everything else goes to stderr. The synthetic playbooks are
-`bench/synth.py`'s (built once and cached, not timed). Timed, headless, at 160x45:
+`bench/synth.py`'s (built once and cached, not timed); they hold no proposal, so
+`--proposals N` stages N pending ones (new rules worded as the synthetic rules) in a private
+copy of each, for the Proposals pane's reads (the close-rule search). Timed, headless, at
+160x45:
 
 - first paint: from constructing the app to the first frame that shows the bullets table
   filled (the load runs in a thread worker; the table draws only the visible lines);
@@ -216,6 +219,29 @@ def bench_demo() -> None:
     report_process("playbook demo, warm cache (slower of 2)", worst, 1.0)
 
 
+def with_proposals(n: int, count: int, folder: Path) -> Path:
+    """A private copy of the synthetic playbook of `n` rules with `count` pending proposals,
+    each a new rule worded like the synthetic ones (so the close-rule search finds some)."""
+    import random
+
+    from playbook.core.model import Provenance
+    from playbook.review import queue
+    from playbook.store import open_store
+
+    path = synth.copy_of(n, folder / f"synthetic-{n}-with-{count}-proposals.sqlite3")
+    rng = random.Random(31)
+    deltas = []
+    for i in range(count):
+        words = [rng.choice(synth.TERMS) if rng.random() < 0.6 else rng.choice(synth.FILLER)]
+        words += [rng.choice(synth.TERMS) for _ in range(rng.randint(4, 8))]
+        content = f"{rng.choice(synth.VERBS).capitalize()} {' '.join(words)} p{i}"
+        deltas.append({"type": "add", "content": content})
+    with open_store(path, mode="write") as store:
+        staged = queue.stage(store, deltas, provenance=Provenance(session_ref="session:bench"))
+    note(f"{len(staged.staged)} pending proposals staged in a copy of the {n:,}-rule playbook")
+    return path
+
+
 def _compile_bytecode() -> str:
     """Write the package's .pyc files first, as any first run (or a wheel's install) does,
     so a process measured here reads bytecode rather than compiling every module. (Where
@@ -238,6 +264,12 @@ def main() -> int:
     parser.add_argument("--words", default="flaky,ci cache,sqlite lock")
     parser.add_argument("--no-demo", action="store_true", help="Skip the demo timings.")
     parser.add_argument(
+        "--proposals",
+        type=int,
+        default=0,
+        help="Stage this many pending proposals in a copy of each synthetic playbook.",
+    )
+    parser.add_argument(
         "--source", action="store_true", help="Do not write the package's bytecode first."
     )
     args = parser.parse_args()
@@ -248,8 +280,9 @@ def main() -> int:
     words = args.words.split(",")
     state = Path(tempfile.mkdtemp(prefix="playbook-bench-state-"))
     os.environ["XDG_STATE_HOME"] = str(state)  # the workbench's "last looked" file
+    copies = Path(tempfile.mkdtemp(prefix="playbook-bench-proposals-"))
     for n in (int(s) for s in args.sizes.split(",")):
-        path = synth.playbook(n)
+        path = with_proposals(n, args.proposals, copies) if args.proposals else synth.playbook(n)
         size = f"{n // 1000}k"
         env = _env(XDG_STATE_HOME=str(state))
         times = measure_process(["tui", "--db", str(path)], env)
@@ -274,6 +307,9 @@ def main() -> int:
             figure(f"time-travel switch {label} at {size} (median of 3)", median, "ms", target)
             if label == "a week back":  # the first ever: lazy imports, and the log if not read
                 figure(f"time-travel first switch at {size}", seconds[0] * 1000, "ms", target)
+        for copy in copies.glob(f"synthetic-{n}-*"):
+            copy.unlink()
+    copies.rmdir()
     return 0
 
 

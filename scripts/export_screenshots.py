@@ -70,9 +70,11 @@ TRAVEL_DAYS = 60  # how far back the time-travel pictures go
 
 
 async def settle(pilot: Pilot[None], app: Workbench, *, loads: int = 1) -> None:
+    """Until `loads` snapshots are on screen, the proposals' nearest rules read (they come
+    after the snapshot) and the workers done."""
     for _ in range(100):
         await pilot.pause(0.05)
-        if app.loads >= loads:
+        if app.loads >= loads and app.snapshot is not None and app.snapshot.similar_read:
             break
     await app.workers.wait_for_complete()
     await pilot.pause(0.3)
@@ -178,6 +180,9 @@ async def on_proposal(
     """The Proposals tab, the cursor on the first proposal `pick` accepts."""
     await pilot.press("3")
     await pilot.pause(0.2)
+    await until(
+        pilot, lambda: app.snapshot is not None and app.snapshot.similar_read, "close rules"
+    )
     pane = app.query_one(ProposalsPane)
     target = next((p.id for p in pane.proposals.values() if pick(p)), None)
     if target is not None:

@@ -14,6 +14,7 @@ from playbook.review.queue import stage
 from playbook.store import open_store
 
 from .helpers.cli import run_cli
+from .helpers.imports import syntax_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / "src" / "playbook" / "cli"
@@ -24,7 +25,7 @@ def emitted_codes() -> set[str]:
     each CliError(...) (or cls(...) inside CliError), and every registered code."""
     codes = set(ERROR_CODES)
     for path in CLI.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(syntax_tree(path)):
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             func = node.func

@@ -10,7 +10,9 @@ log from scratch), and on SQLite `PRAGMA integrity_check` ok. No process may see
 (a "database is locked", or a serialization failure, would be one). The reader's semantic
 recalls write embeddings to the cache meanwhile, as an agent's recall does.
 
-Both backends: the CI variant runs 8 x 100 batches; `pytest -m slow` runs 8 x 300.
+Both backends: the CI variant runs 8 x 100 batches on SQLite and 8 x 50 on PostgreSQL
+(where the writers' transactions queue on the playbook's lock, about 15 ms a batch: the
+suite's longest test at 8 x 100); `pytest -m slow` runs 8 x 300 on each.
 """
 
 from __future__ import annotations
@@ -158,10 +160,17 @@ def check_file(reports: list[dict[str, Any]], db: str | Path, batches: int) -> d
     }
 
 
-def test_eight_writers_and_a_reader_lose_nothing(tmp_path: Path, db_target: str | Path) -> None:
-    reports, db = run_load(tmp_path, batches=100, timeout=120, db=db_target)
-    totals = check_file(reports, db, batches=100)
-    assert totals["events"] > 1000 and totals["receipts"] > 100
+BATCHES = {"sqlite": 100, "postgresql": 50}  # each writer's, in the suite
+
+
+def test_eight_writers_and_a_reader_lose_nothing(
+    tmp_path: Path, db_target: str | Path, backend: str
+) -> None:
+    batches = BATCHES[backend]
+    reports, db = run_load(tmp_path, batches=batches, timeout=120, db=db_target)
+    totals = check_file(reports, db, batches=batches)
+    # The load did its work: about 17 events and 1.4 receipts a batch round.
+    assert totals["events"] > 10 * batches and totals["receipts"] > batches
     assert totals["embeddings"] > 0  # the reader's semantic recalls wrote too
 
 

@@ -64,8 +64,8 @@ def crash_writer(
         if outer:
             args = (str(db), str(journal), run, 10**6, -1, None)
         else:
-            armed = rng.randint(0, 4)
-            args = (str(db), str(journal), run, armed + 1, armed, rng.randint(1, 160))
+            armed = rng.randint(0, 4)  # (up to 20 batches: the count reaches the kill point)
+            args = (str(db), str(journal), run, armed + 20, armed, rng.randint(1, 160))
         p = ctx.Process(target=run_batches, args=args)
         p.start()
         if outer:
@@ -263,7 +263,7 @@ def crash_reflections(tmp_path: Path, kills: int, seed: int) -> tuple[Path, Path
     while done < kills:
         run += 1
         armed = rng.randint(0, 2)
-        args = (str(db), str(diary), run, armed + 1, armed, rng.randint(1, 140))
+        args = (str(db), str(diary), run, armed + 10, armed, rng.randint(1, 140))
         p = ctx.Process(target=run_reflections, args=args)
         p.start()
         p.join(60)

@@ -16,7 +16,7 @@ import typing
 from collections.abc import Callable
 from pathlib import Path
 
-from .helpers.imports import PACKAGE, SRC, Edge, cycles, edges, modules
+from .helpers.imports import PACKAGE, SRC, Edge, cycles, edges, modules, syntax_tree
 
 
 def imports(name: str, path: Path) -> list[tuple[str, int]]:
@@ -214,7 +214,7 @@ def test_no_module_outside_the_store_touches_its_executor() -> None:
     for name, path in modules().items():
         if name.startswith("playbook.store"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(syntax_tree(path)):
             if isinstance(node, ast.Attribute) and node.attr in ("sql", "_conn", "conn"):
                 bad.append(f"{name} (line {node.lineno}) uses .{node.attr}")
     assert bad == [], "\n".join(bad)
@@ -225,7 +225,7 @@ def free_functions_touching_sql(name: str, path: Path) -> list[str]:
     attribute `.sql` anywhere in its body (nested functions included)."""
     return [
         f"{name}.{node.name} (line {node.lineno})"
-        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        for node in syntax_tree(path).body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and any(isinstance(n, ast.Attribute) and n.attr == "sql" for n in ast.walk(node))
     ]
@@ -315,9 +315,7 @@ def test_the_delta_types_are_listed_once() -> None:
     assert not set(AGENT_APPLIES) & set(STRUCTURAL) and set(EVIDENCE) <= set(AGENT_APPLIES)
     names = frozenset(DELTA_TYPES)
     owners = {
-        name
-        for name, path in modules().items()
-        if _delta_type_lists(ast.parse(path.read_text(encoding="utf-8")), names)
+        name for name, path in modules().items() if _delta_type_lists(syntax_tree(path), names)
     }
     # (core.deltas keys the models by the vocabulary's members, not by spelled names)
     assert owners == {"playbook.core.terms"}
@@ -374,7 +372,7 @@ def test_no_code_branches_on_a_message() -> None:
     bad = {
         name: lines
         for name, path in modules().items()
-        if (lines := _branches_on_text(ast.parse(path.read_text(encoding="utf-8"))))
+        if (lines := _branches_on_text(syntax_tree(path)))
     }
     assert bad == {}
 

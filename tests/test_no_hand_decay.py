@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .helpers.imports import syntax_tree
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "playbook"
 
 # A decay by hand: `0.5 ** x`, `2 ** -x` (or `2.0 ** (-x)`), `exp2(...)`, `pow(0.5, x)`
@@ -50,7 +52,7 @@ def test_no_module_but_scoring_writes_the_decay_by_hand() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path in allowed:
             continue
-        for line in _decay_by_hand(ast.parse(path.read_text(), str(path))):
+        for line in _decay_by_hand(syntax_tree(path)):
             found.append(f"{path.relative_to(SRC.parent)}:{line}")
     assert found == [], "decay written out of core/scoring.py:\n" + "\n".join(found)
 

@@ -49,7 +49,19 @@ def _replay_default(store: PlaybookStore) -> Replay:
     return replayed(store, [DEFAULT_POLICY], split_at="9999", k=10)
 
 
-@pytest.mark.parametrize("seed", [3, 11])
+# Two random histories on SQLite, one on PostgreSQL in the suite: there every mark's as-of
+# score and recall, under each policy, are round trips to the server (the run costs about
+# three SQLite ones), so the second history there is the long variant (-m slow).
+@pytest.mark.parametrize(
+    ("backend", "seed"),
+    [
+        ("sqlite", 3),
+        ("sqlite", 11),
+        pytest.param("postgresql", 3, marks=pytest.mark.postgres),
+        pytest.param("postgresql", 11, marks=[pytest.mark.postgres, pytest.mark.slow]),
+    ],
+    indirect=["backend"],
+)
 def test_replay_views_agree_with_store_score_and_recall(
     store: PlaybookStore, clock: Clock, seed: int
 ) -> None:

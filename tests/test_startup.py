@@ -36,6 +36,7 @@ from playbook.store.records import bullet_json, bullet_of, iso
 from .helpers import Clock
 from .helpers.histories import WORDS
 from .helpers.histories import random_history as _random_history
+from .helpers.startup import two_rule_playbook
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("pydantic", "numpy", "rapidfuzz", "sqlite_utils", "yaml", "textual")
@@ -84,17 +85,7 @@ def _loaded(
 
 @pytest.fixture(scope="module")
 def playbook_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    path = tmp_path_factory.mktemp("startup") / "pb.sqlite3"
-    with open_store(path) as store:
-        added = curate(
-            store,
-            [
-                {"type": "add", "content": "Pin npm to 11 in release jobs", "tags": ["ci"]},
-                {"type": "add", "content": "AVOID: npm install in release jobs"},
-            ],
-        ).added
-        curate(store, [{"type": "helpful", "bullet_id": added[0]}])
-    return path, added[0]
+    return two_rule_playbook(tmp_path_factory.mktemp("startup") / "pb.sqlite3")
 
 
 def test_mark_loads_nothing_heavy(playbook_file: tuple[Path, str]) -> None:

@@ -9,6 +9,7 @@ test: this year has 300 rules and 6,000 marks over 40 days, and builds in about 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +24,8 @@ from year_plan import Spec
 from playbook.store import diagnose, open_store
 from playbook.store.copying import TABLES
 
+from .helpers import pg as pg_support
+
 SMALL = Spec(rules=300, events=6_000, sessions=40, days=40, seed=7)
 END = SMALL.start + timedelta(days=SMALL.days)
 
@@ -31,8 +34,30 @@ def build(target: str | Path) -> dict[str, int]:
     return year_world.build(target, SMALL)
 
 
-def test_a_small_year_is_what_the_engine_would_hold(db_target: str | Path) -> None:
-    counts = build(db_target)
+# The year is built once a module on each backend (a second on SQLite, a few on PostgreSQL)
+# and only read afterwards; the test that changes it works on a copy.
+Year = tuple[str | Path, dict[str, int]]
+
+
+@pytest.fixture(scope="module")
+def sqlite_year(tmp_path_factory: pytest.TempPathFactory) -> Year:
+    path = tmp_path_factory.mktemp("year") / "year.sqlite3"
+    return path, build(path)
+
+
+@pytest.fixture(scope="module")
+def pg_year(pg_server: str, worker_id: str) -> Year:
+    target = pg_support.fresh_target(pg_server, worker_id)
+    return target, build(target)
+
+
+@pytest.fixture
+def year(backend: str, request: pytest.FixtureRequest) -> Year:
+    return request.getfixturevalue("sqlite_year" if backend == "sqlite" else "pg_year")
+
+
+def test_a_small_year_is_what_the_engine_would_hold(year: Year) -> None:
+    db_target, counts = year
     assert diagnose(db_target).healthy
     with open_store(db_target, mode="read", clock=lambda: END) as store:
         assert year_verify.verify(store) == []
@@ -61,9 +86,14 @@ def test_a_small_year_is_what_the_engine_would_hold(db_target: str | Path) -> No
         assert moved > 0  # the maturity pass ran on the marks, and moved rules
 
 
-def test_verify_finds_a_cache_that_disagrees_with_the_log(tmp_path: Path) -> None:
+def test_verify_finds_a_cache_that_disagrees_with_the_log(
+    sqlite_year: Year, tmp_path: Path
+) -> None:
     path = tmp_path / "year.sqlite3"
-    build(path)
+    source = Path(sqlite_year[0])
+    for suffix in ("", "-wal"):  # the file as it is on disk, its log included
+        if source.with_name(source.name + suffix).exists():
+            shutil.copyfile(source.with_name(source.name + suffix), f"{path}{suffix}")
     with open_store(path, clock=lambda: END) as store:
         bid = store.sql.scalar("SELECT bullet_id FROM evidence ORDER BY count DESC LIMIT 1")
         with store.transaction():
@@ -75,9 +105,9 @@ def test_verify_finds_a_cache_that_disagrees_with_the_log(tmp_path: Path) -> Non
 
 
 @pytest.mark.postgres
-def test_the_same_year_on_both_backends(tmp_path: Path, pg_url: str) -> None:
-    path = tmp_path / "year.sqlite3"
-    assert build(path) == build(pg_url)
+def test_the_same_year_on_both_backends(sqlite_year: Year, pg_year: Year) -> None:
+    (path, lite_counts), (pg_url, pg_counts) = sqlite_year, pg_year
+    assert lite_counts == pg_counts
     with open_store(path, mode="read") as lite, open_store(pg_url, mode="read") as pg:
         for table, (columns, key) in TABLES.items():
             if table == "meta":

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static, TabbedContent
+from textual.widgets import HelpPanel, Static, TabbedContent
 
 from playbook.tui.actions.spec import Context
 from playbook.tui.panes import registry
@@ -31,7 +31,7 @@ class TagsPane(Pane):
     TAB = "tags"
     TITLE = "Tags"
     FOCUS = "#tags-list"
-    HELP = ("Tags", "The word each live rule starts with.")
+    HELP_SECTION = ("Tags", "The word each live rule starts with.")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "shout", "Shout", tooltip="Say the number of tags")
     ]
@@ -107,3 +107,25 @@ async def test_the_five_tabs_come_from_panes_in_order(tmp_path: Path) -> None:
         ):
             await pilot.press(key)
             assert app.query_one(TabbedContent).active == tab
+
+
+@async_test
+async def test_textual_help_panel_opens_over_every_tab(tmp_path: Path) -> None:
+    """ctrl+p "Keys" opens Textual's help panel, which shows the `HELP` (Markdown) of the
+    focused widget or its nearest ancestor with one. A pane's help-screen section once sat
+    in that name, a tuple, and the panel crashed the workbench on it."""
+    path = tmp_path / "state.sqlite3"
+    build_playbook(path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await loaded(pilot, app)
+        for key, pane in zip("12345", registry.PANES, strict=True):
+            await pilot.press(key)
+            assert app.focused is not None and app.query_one(f"#{pane.TAB}-pane") in (
+                app.focused.ancestors_with_self
+            )
+            app.action_show_help_panel()
+            await pilot.pause()
+            assert len(app.screen.query(HelpPanel)) == 1
+            app.action_hide_help_panel()
+            await pilot.pause()

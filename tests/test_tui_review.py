@@ -443,6 +443,7 @@ async def test_a_rewrite_shows_its_word_diff_and_an_add_its_closest_rules(
         shown = " ".join(screen_lines(app))
         assert f"vs {info['rule']}" in shown
         pane.table.move_to(info["add"])
+        await wait_for(pilot, lambda: app.snapshot.similar_read)  # read after the first paint
         await pilot.pause()
         similar = plain(app.query_one("#p-similar", Static).content)
         assert info["rule"] in similar and "Pin npm to 11 in release jobs" in similar

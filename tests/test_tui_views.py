@@ -247,6 +247,27 @@ async def test_detail_shows_history_lineage_and_the_diary_passage(
 
 
 @async_test
+async def test_tab_reaches_both_columns_of_detail(tmp_path: Path) -> None:
+    """Keyboard alone: in Detail, tab goes round the tab bar, the left column (the content,
+    facts and lineage, which scroll) and the feedback events, as in every other tab. (A
+    method named `loading` once hid Textual's `Widget.loading`: always true, it kept the
+    whole pane out of the focus chain, and tab reached only the tab bar.)"""
+    path = tmp_path / "state.sqlite3"
+    build_playbook(path)
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.query_one(DetailPane).detail is not None)
+        assert app.focused is app.query_one("#d-timeline")
+        reached = []
+        for _ in range(3):
+            await pilot.press("tab")
+            reached.append(app.focused.id if app.focused else None)
+        assert {"detail-left", "d-timeline"} <= set(reached)
+
+
+@async_test
 async def test_footer_offers_what_applies_to_the_row(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
     info = build_playbook(path)

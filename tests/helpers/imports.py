@@ -12,6 +12,7 @@ submodules would otherwise be a cycle with each of them).
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,10 +101,21 @@ class _Collector(ast.NodeVisitor):
         self.found += [Import(f"{target}.{a.name}", node.lineno, kind) for a in node.names]
 
 
+def syntax_tree(path: Path) -> ast.Module:
+    """The module's syntax tree, read only (a dozen tests walk every module of the package:
+    parsing them all is most of each one's time, so a process parses each text once)."""
+    return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
 def imports(name: str, path: Path) -> list[Import]:
     """Every name the module's import statements bring in, relative imports resolved."""
     collector = _Collector(name if path.name == "__init__.py" else name.rpartition(".")[0])
-    collector.visit(ast.parse(path.read_text(encoding="utf-8")))
+    collector.visit(syntax_tree(path))
     return collector.found
 
 

@@ -23,11 +23,14 @@ from . import Clock, log_mark_dated_ahead
 WORDS = ["npm", "cache", "docker", "pytest", "lockfile", "release", "ci", "deploy", "yarn"]
 
 
+ACTIVE_IDS = "SELECT id FROM bullets WHERE state != 'retired' ORDER BY created_at, seq"
+
+
 def varied_history(store: PlaybookStore, clock: Clock, seed: int, steps: int = 450) -> None:
     rng = random.Random(seed)
 
-    def active() -> list[str]:
-        return [b.id for b in store.bullets()]
+    def active() -> list[str]:  # the ids of store.bullets(), in its order, without models
+        return [r[0] for r in raw.rows(store, ACTIVE_IDS)]
 
     for step in range(steps):
         clock.advance(hours=rng.uniform(0, 40))

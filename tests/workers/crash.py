@@ -7,7 +7,10 @@ batch the worker never got to report, and check that it is all there or not ther
 
 The kill comes from outside (the test SIGKILLs the process at a random moment) or from
 inside: `KillSwitch` wraps the store's connection and SIGKILLs its own process just before
-the N-th SQL statement of the armed batch, which is always in the middle of a transaction.
+the N-th SQL statement counted from the start of the armed batch, over it and the batches
+after it (never a statement between two batches), so always in the middle of a transaction.
+Counting on past the armed batch makes every such run end in a kill: a point past the end
+of its batch lands in a later one, as it would have landed in a longer batch.
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ def _active(store: PlaybookStore, rng: random.Random, k: int) -> list[str]:
 def run_batches(
     db: str, journal: str, run: int, batches: int, armed_batch: int, kill_at: int | None
 ) -> None:
-    """Run `batches` tagged batches; arm the kill switch for batch `armed_batch`."""
+    """Run `batches` tagged batches; arm the kill switch from batch `armed_batch` on."""
     store, switch = _open(db, kill_at)
     rng = random.Random(run)
     for k in range(batches):
@@ -98,7 +101,7 @@ def run_batches(
         if k % 3 == 2:
             cited = _active(store, rng, 3)
             _journal(journal, f"begin {tag} 0 {len(cited)}")
-            switch.armed = k == armed_batch
+            switch.armed = k >= armed_batch
             r = apply_outcome(
                 store,
                 {
@@ -129,7 +132,7 @@ def run_batches(
         if len(own) > 5 and k % 4 == 3:
             deltas.append({"type": "deprecate", "bullet_id": own[5], "reason": f"old {mark}dep"})
         _journal(journal, f"begin {tag} {len(deltas)} 0")
-        switch.armed = k == armed_batch
+        switch.armed = k >= armed_batch
         result = curate(store, deltas)
         switch.armed = False
         odd = [o for o in result.outcomes if o.status not in EXPECTED]
@@ -146,12 +149,13 @@ def diary_paragraph(run: int, n: int, rng: random.Random) -> str:
 def run_reflections(
     db: str, diary: str, run: int, rounds: int, armed_round: int, kill_at: int | None
 ) -> None:
-    """Append a few RULE paragraphs to the diary, reflect on it; `rounds` times."""
+    """Append a few RULE paragraphs to the diary, reflect on it; `rounds` times (the kill
+    switch armed from round `armed_round` on)."""
     store, switch = _open(db, kill_at)
     rng = random.Random(run)
     for n in range(rounds):
         with open(diary, "a", encoding="utf-8") as fh:
             fh.write("".join(diary_paragraph(run, n * 10 + j, rng) for j in range(6)))
-        switch.armed = n == armed_round
+        switch.armed = n >= armed_round
         reflect_session(store, SESSION, diary, HeuristicReflector(), apply=n % 2 == 1)
         switch.armed = False

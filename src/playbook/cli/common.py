@@ -15,9 +15,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..core.record import Record
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
@@ -73,11 +74,17 @@ _CLI_HINTS = {
 }
 
 
-@dataclass
-class _State:
-    db: str | None = None
-    json: bool = False
-    policy: str | None = None
+class _State(Record):
+    db: str | None
+    json: bool
+    policy: str | None
+
+    def __init__(
+        self, db: str | None = None, json: bool = False, policy: str | None = None
+    ) -> None:
+        self.db = db
+        self.json = json
+        self.policy = policy
 
 
 state = _State()
@@ -175,15 +182,18 @@ def db_target() -> str:
     from the working folder: `project.config`), else the default path (a file path, or a
     `postgresql://` URL). An empty --db or $PLAYBOOK_DB is a usage error, never a silent
     fallback to the default; so is a project config that cannot be used."""
-    from ..project.config import (  # lazy: --help, every typer command
-        ProjectConfigError,
-        locate_playbook,
-    )
+    if state.db is not None:  # --db comes first (`locate_playbook`): no project to look for
+        given = state.db
+    else:
+        from ..project.config import (  # lazy: --help, mark, recall, every typer command
+            ProjectConfigError,
+            locate_playbook,
+        )
 
-    try:
-        given = locate_playbook(state.db, Path.cwd()).target
-    except ProjectConfigError as exc:
-        raise CliError("invalid_input", str(exc)) from None
+        try:
+            given = locate_playbook(None, Path.cwd()).target
+        except ProjectConfigError as exc:
+            raise CliError("invalid_input", str(exc)) from None
     if not given.strip():
         raise CliError(
             "usage",

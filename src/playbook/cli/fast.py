@@ -21,22 +21,39 @@ ways of reading a command line run the same command with the same values.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
+
+from ..core.record import FrozenRecord
 
 GLOBAL_OPTIONS = ("--db", "--policy")
 
 
-class Option(NamedTuple):
+class Option(FrozenRecord):
     names: tuple[str, ...]  # as on the command line, long name first
     dest: str  # the command function's parameter
     kind: str  # "flag", "text", "int" (at least `minimum`) or "many" (repeatable text)
-    minimum: int | None = None
+    minimum: int | None
+
+    def __init__(
+        self, names: tuple[str, ...], dest: str, kind: str, minimum: int | None = None
+    ) -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "dest", dest)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "minimum", minimum)
 
 
-class Command(NamedTuple):
+class Command(FrozenRecord):
     arguments: tuple[str, ...]  # the command function's positional parameters, in order
     options: tuple[Option, ...]
     function: str  # its name in `playbook.cli.hot`
+
+    def __init__(
+        self, arguments: tuple[str, ...], options: tuple[Option, ...], function: str
+    ) -> None:
+        object.__setattr__(self, "arguments", arguments)
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "function", function)
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if name in o.names), None)
@@ -69,13 +86,18 @@ COMMANDS = {
 }
 
 
-class Call(NamedTuple):
+class Call(FrozenRecord):
     """A command line read: the global options given, the command, and its values (for a
     hook: the event and its argument)."""
 
     options: dict[str, str]
     command: str
     values: dict[str, Any]
+
+    def __init__(self, options: dict[str, str], command: str, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "command", command)
+        object.__setattr__(self, "values", values)
 
 
 def read(args: list[str]) -> Call | None:

@@ -62,6 +62,7 @@ from . import index  # noqa: E402,F401
 from . import serve  # noqa: E402,F401
 from . import workbench  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
+from . import migrate  # noqa: E402,F401
 from . import pg  # noqa: E402,F401
 from . import hooks  # noqa: E402,F401
 from . import project  # noqa: E402,F401

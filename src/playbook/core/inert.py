@@ -7,6 +7,7 @@ CLI and the workbench show such characters as visible escapes (`\\x1b`, `\\u202e
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -23,8 +24,25 @@ _INVISIBLE = (
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
-_UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
+_UNSAFE_CLASS = f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]"
+_UNSAFE_ONE_LINE_CLASS = f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]"
+
+
+@functools.cache
+def _unsafe(one_line: bool) -> re.Pattern[str]:
+    """The characters to escape, compiled on first use (about 5 million instructions each:
+    most text has none of them, which `_plain` tells without the pattern)."""
+    return re.compile(_UNSAFE_ONE_LINE_CLASS if one_line else _UNSAFE_CLASS)
+
+
+def _plain(text: str, one_line: bool) -> bool:
+    """True when `text` holds no character to escape, told without the pattern: each of
+    them is a character `str.isprintable` refuses (tests/test_inert.py checks every code
+    point), and of the others only newline and tab are kept unless `one_line`. False says
+    only that the pattern must look."""
+    if text.isprintable():
+        return True
+    return not one_line and text.replace("\n", "").replace("\t", "").isprintable()
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -41,11 +59,13 @@ def _escape(m: re.Match[str]) -> str:
 
 def inert(text: str, *, one_line: bool = False) -> str:
     """`text` with every character that could act on a terminal replaced by its escape."""
-    return (_UNSAFE_ONE_LINE if one_line else _UNSAFE).sub(_escape, text)
+    if _plain(text, one_line):
+        return text
+    return _unsafe(one_line).sub(_escape, text)
 
 
 def has_unsafe(text: str) -> bool:
-    return bool(_UNSAFE.search(text))
+    return not _plain(text, False) and bool(_unsafe(False).search(text))
 
 
 def _json_escape(m: re.Match[str]) -> str:
@@ -60,7 +80,7 @@ def dumps(data: Any, *, indent: int | None = 2) -> str:
         text = json.dumps(data, ensure_ascii=False, indent=indent, default=str, allow_nan=False)
     except ValueError:
         text = json.dumps(_finite(data), ensure_ascii=False, indent=indent, default=str)
-    return _UNSAFE.sub(_json_escape, text)
+    return text if _plain(text, False) else _unsafe(False).sub(_json_escape, text)
 
 
 def _finite(data: Any) -> Any:

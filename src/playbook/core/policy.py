@@ -4,19 +4,21 @@
 `playbook.toml` file (a `[policy]` table, or the top level) with
 `core.policy_file.load_policy`.
 
-`Policy` is a frozen dataclass whose fields carry pydantic's constraints (`gt`, `ge`, `le`):
-a policy built with any value is validated by pydantic, against a model generated from
-these fields (`Policy(half_life_days=0)` raises `pydantic.ValidationError`, an unknown
-name too). The defaults need no validation, so the default policy, which every command
-holds, costs no pydantic import: that keeps `playbook mark` and `recall` fast to start.
+`Policy` is a frozen record (`core/record.py`: a dataclass's behaviour, without its cost at
+import) whose constants carry pydantic's constraints (`gt`, `ge`, `le`): a policy built
+with any value is validated by pydantic, against a model generated from these constants
+(`Policy(half_life_days=0)` raises `pydantic.ValidationError`, an unknown name too). The
+defaults need no validation, so the default policy, which every command holds, costs no
+pydantic import: that keeps `playbook mark` and `recall` fast to start.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import typing
 from typing import TYPE_CHECKING, Any
+
+from .record import FrozenRecord
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -85,15 +87,22 @@ RANGES: dict[str, tuple[float, float]] = {
 GENERIC_RANGE = (-1e9, 1e9)
 
 
+class Constant:
+    """A constant of `Policy` as declared: its default, and `metadata` (where the default
+    came from, what it does, its constraints in pydantic's terms: gt, ge, le)."""
+
+    def __init__(self, default: Any, metadata: dict[str, Any]) -> None:
+        self.default = default
+        self.metadata = metadata
+
+
 def _f(default: Any, source: str, doc: str, **constraints: Any) -> Any:
     """A constant: its default, where the default came from, what it does, and its
     constraints in pydantic's terms (gt, ge, le)."""
-    meta = {"source": source, "doc": doc, "constraints": constraints}
-    return dataclasses.field(default=default, metadata=meta)
+    return Constant(default, {"source": source, "doc": doc, "constraints": constraints})
 
 
-@dataclasses.dataclass(frozen=True, init=False)
-class Policy:
+class Policy(FrozenRecord):
     """The tunable constants. Changing one re-scores all history: scores are derived.
 
     `Policy(**values)` validates the values given (pydantic; unknown names are refused)
@@ -243,7 +252,7 @@ class Policy:
     def range_of(cls, name: str) -> tuple[float, float, bool] | None:
         """(from, to, whether `from` itself is refused) of a numeric constant; None for one
         that is not a number (a list of words)."""
-        field = next(f for f in dataclasses.fields(cls) if f.name == name)
+        field = next(c for n, c in _CONSTANTS.items() if n == name)
         if type(field.default) not in (int, float):
             return None
         low, high = RANGES.get(name, GENERIC_RANGE)
@@ -255,14 +264,14 @@ class Policy:
     def explain(cls) -> list[tuple[str, Any, str, str]]:
         """(name, default, source, description) for every constant."""
         return [
-            (f.name, f.default, f.metadata["source"], f.metadata["doc"])
-            for f in dataclasses.fields(cls)
+            (name, c.default, c.metadata["source"], c.metadata["doc"])
+            for name, c in _CONSTANTS.items()
         ]
 
 
 @functools.cache
 def _defaults() -> dict[str, Any]:
-    return {f.name: f.default for f in dataclasses.fields(Policy)}
+    return {name: c.default for name, c in _CONSTANTS.items()}
 
 
 @functools.cache
@@ -277,19 +286,19 @@ def validator() -> type[BaseModel]:
 
     hints = typing.get_type_hints(Policy)
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(Policy):
-        bounds = Policy.range_of(f.name)
-        constraints = dict(f.metadata["constraints"])
+    for name, c in _CONSTANTS.items():
+        bounds = Policy.range_of(name)
+        constraints = dict(c.metadata["constraints"])
         if bounds is not None:
             low, high, above = bounds
             constraints.pop("ge", None)
             constraints.update({"gt" if above else "ge": low, "le": high})
-        fields[f.name] = (
-            hints[f.name],
+        fields[name] = (
+            hints[name],
             Field(
-                default=f.default,
-                description=f.metadata["doc"],
-                json_schema_extra={"source": f.metadata["source"]},
+                default=c.default,
+                description=c.metadata["doc"],
+                json_schema_extra={"source": c.metadata["source"]},
                 **constraints,
             ),
         )
@@ -303,5 +312,12 @@ def _validated(values: dict[str, Any]) -> dict[str, Any]:
     checked = validator().model_validate(values)
     return {name: getattr(checked, name) for name in values}
 
+
+# Every constant as declared, by name, in declaration order; the class keeps each one's
+# default (as a dataclass's would).
+_CONSTANTS: dict[str, Constant] = {n: c for n, c in vars(Policy).items() if isinstance(c, Constant)}
+for _name, _constant in _CONSTANTS.items():
+    setattr(Policy, _name, _constant.default)
+del _name, _constant
 
 DEFAULT_POLICY = Policy()

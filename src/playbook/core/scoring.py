@@ -31,10 +31,10 @@ aggregates: Σ w·0.5^((now−tᵢ)/h) = 0.5^((now−ref)/h) · Σ w·0.5^((ref�
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, overload
 
+from .record import FrozenRecord, Record
 from .terms import Maturity
 
 if TYPE_CHECKING:
@@ -127,13 +127,17 @@ def sums_at(ref: Any, helpful: Any, harmful: Any, half_life: Any, now: Any) -> t
     return scaled(helpful, factor), scaled(harmful, factor)
 
 
-@dataclass(frozen=True)
-class RawEvent:
+class RawEvent(FrozenRecord):
     """What scoring needs of an event: kind, observation time in epoch days, weight."""
 
     kind: str
     at: float
     weight: float
+
+    def __init__(self, kind: str, at: float, weight: float) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "weight", weight)
 
 
 def decayed_totals(events: Iterable[RawEvent], now: float, half_life: float) -> tuple[float, float]:
@@ -148,8 +152,7 @@ def decayed_totals(events: Iterable[RawEvent], now: float, half_life: float) -> 
     return h, x
 
 
-@dataclass
-class DecayAccumulator:
+class DecayAccumulator(Record):
     """Decayed helpful/harmful sums referenced to `ref` (the latest event time folded in).
 
     Folding an event is O(1); the value at any `now >= ref` is exact. For `now < ref` (an
@@ -157,10 +160,24 @@ class DecayAccumulator:
     """
 
     half_life: float
-    ref: float = float("-inf")
-    helpful: float = 0.0
-    harmful: float = 0.0
-    count: int = 0
+    ref: float
+    helpful: float
+    harmful: float
+    count: int
+
+    def __init__(
+        self,
+        half_life: float,
+        ref: float = float("-inf"),
+        helpful: float = 0.0,
+        harmful: float = 0.0,
+        count: int = 0,
+    ) -> None:
+        self.half_life = half_life
+        self.ref = ref
+        self.helpful = helpful
+        self.harmful = harmful
+        self.count = count
 
     def fold(self, kind: str, at: float, weight: float) -> None:
         if at > self.ref:

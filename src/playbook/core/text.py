@@ -16,10 +16,18 @@ TOKEN_RE = re.compile(r"[a-z0-9]+(?:[._\-+]+[a-z0-9]+)*[+#]*")
 # Don't, Do not, Avoid, or Stop followed by a verb in -ing ("Stop using yarn"; "Stop the
 # server first" is an instruction). A word further in ("... so lockfile changes do not break
 # publishing", "... to stop at the first failure") says nothing about the rule's polarity.
-PROHIBITION_RE = re.compile(
-    r"""^[\s"'`*_>#-]*(?:avoid\b|never\b|don['\u2019]?t\b|do\s+not\b|stop\s+[a-z]+ing\b)""",
-    re.IGNORECASE,
+PROHIBITION = (
+    r"""^[\s"'`*_>#-]*(?:avoid\b|never\b|don['\u2019]?t\b|do\s+not\b|stop\s+[a-z]+ing\b)"""
 )
+
+
+@functools.cache
+def _prohibition() -> re.Pattern[str]:
+    """PROHIBITION, compiled on first use (2.5 million instructions, which a one-shot
+    `playbook recall` or `mark` never needs)."""
+    return re.compile(PROHIBITION, re.IGNORECASE)
+
+
 # Words that set a rule's polarity. They are left out of duplicate detection so that
 # "Always X" and "Never X" are recognised as the same subject with opposite polarity.
 POLARITY_WORDS = frozenset(
@@ -74,7 +82,7 @@ def normalize(text: str) -> str:
 
 def is_negative(text: str, bullet_type: str = "rule") -> bool:
     """Polarity: an anti-pattern, or a rule that starts with a prohibition."""
-    return bullet_type == "anti-pattern" or PROHIBITION_RE.match(text) is not None
+    return bullet_type == "anti-pattern" or _prohibition().match(text) is not None
 
 
 def content_hash(text: str) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..core.record import Record
 from ..core.text import (
     content_hash,
     core_tokens,
@@ -33,13 +33,21 @@ def add_type(content: str, bullet_type: str | None) -> str:
     return "anti-pattern" if strip_avoid(content) != content else "rule"
 
 
-@dataclass
-class _Block:
+class _Block(Record):
     id: str
     pattern: str
     normalized: str
     tokens: frozenset[str]
     negative: bool
+
+    def __init__(
+        self, id: str, pattern: str, normalized: str, tokens: frozenset[str], negative: bool
+    ) -> None:
+        self.id = id
+        self.pattern = pattern
+        self.normalized = normalized
+        self.tokens = tokens
+        self.negative = negative
 
 
 class BlockMatcher:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core.record import NEW, Record
 from ..core.text import plural
 
 STATUSES = (
@@ -49,14 +50,29 @@ class DeltaOutcome:
             self.code = CODES.get(self.status)
 
 
-@dataclass
-class CurateResult:
+class CurateResult(Record):
     batch_id: str
-    outcomes: list[DeltaOutcome] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
-    conflicts: list[tuple[str, str]] = field(default_factory=list)
-    inversions: list[tuple[str, str]] = field(default_factory=list)
-    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
+    outcomes: list[DeltaOutcome]
+    added: list[str]
+    conflicts: list[tuple[str, str]]
+    inversions: list[tuple[str, str]]
+    maturity_changes: list[tuple[str, str, str]]
+
+    def __init__(
+        self,
+        batch_id: str,
+        outcomes: list[DeltaOutcome] = NEW,
+        added: list[str] = NEW,
+        conflicts: list[tuple[str, str]] = NEW,
+        inversions: list[tuple[str, str]] = NEW,
+        maturity_changes: list[tuple[str, str, str]] = NEW,
+    ) -> None:
+        self.batch_id = batch_id
+        self.outcomes = [] if outcomes is NEW else outcomes
+        self.added = [] if added is NEW else added
+        self.conflicts = [] if conflicts is NEW else conflicts
+        self.inversions = [] if inversions is NEW else inversions
+        self.maturity_changes = [] if maturity_changes is NEW else maturity_changes
 
     @property
     def rejected(self) -> list[DeltaOutcome]:

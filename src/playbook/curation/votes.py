@@ -13,9 +13,9 @@ give for the same delta, so a vote read either way is deduplicated and logged al
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from ..core.record import FrozenRecord
 from ..core.terms import HARM_REASONS, DeltaType
 
 # The fields of each evidence type (`core.terms.EVIDENCE`), as its model declares them.
@@ -25,14 +25,22 @@ _FIELDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Vote:
+class Vote(FrozenRecord):
     """A helpful or harmful delta: the fields of `HelpfulDelta` / `HarmfulDelta`."""
 
+    __slots__ = ("bullet_id", "context", "reason", "type")
     type: str
     bullet_id: str
-    reason: str | None = None  # harmful only: one of HARM_REASONS
-    context: str | None = None
+    reason: str | None  # harmful only: one of HARM_REASONS
+    context: str | None
+
+    def __init__(
+        self, type: str, bullet_id: str, reason: str | None = None, context: str | None = None
+    ) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "context", context)
 
     def _fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _FIELDS[self.type]}

@@ -21,13 +21,18 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..core.model import Provenance
+from ..core.terms import HOOK_ORIGIN
 from ..curation import curate
+from ..review import queue
 from ..store import PlaybookStore, open_store
 from . import content as dc
+from .writer import run_writer
 
 HISTORY_DAYS = 280
 DIARY_NAME = "session-release-flake.md"
@@ -148,9 +153,10 @@ def build_demo(
 
 def _reflect(store: PlaybookStore, diary_path: Path) -> int:
     """Reflect the demo diary into the review queue (pending proposals, with provenance)."""
-    from ..reflection.reflectors import HeuristicReflector
-    from ..reflection.session import reflect_session
-    from ..review import queue
+    # `python -m playbook.demo.build writer` (the `playbook demo --writer` companion) never
+    # reflects: it does not load reflection and rapidfuzz at its start.
+    from ..reflection.reflectors import HeuristicReflector  # lazy: the --writer companion
+    from ..reflection.session import reflect_session  # lazy: the --writer companion
 
     reflect_session(store, str(diary_path), diary_path, HeuristicReflector())
     return queue.count_pending(store)
@@ -161,9 +167,6 @@ def _hook_session(
 ) -> int:
     """Stage what a SessionEnd hook would have staged from a second session (origin
     "hook"): a rewrite, a merge and a new rule, each pointing at its line of the session."""
-    from ..core.model import Provenance
-    from ..review import queue
-
     session_path.write_text(dc.HOOK_SESSION, encoding="utf-8")
 
     def live_id_of(prefix: str) -> str | None:
@@ -175,7 +178,7 @@ def _hook_session(
         store,
         [delta for delta, _ in staged],
         provenances=[Provenance(session_ref=str(session_path), byte_offset=at) for _, at in staged],
-        origin=queue.HOOK_ORIGIN,
+        origin=HOOK_ORIGIN,
     )
     return queue.count_pending(store)
 
@@ -195,6 +198,11 @@ class _Builder:
         # Nothing in the history may be later than the store's clock at the end (or than
         # the reflection just before it): the API refuses events from the future.
         self.end = now - REFLECT_AGO - timedelta(minutes=5)
+        # Feedback of one day goes in batches; anything else flushes the batch first.
+        self.batch: list[dict[str, Any]] = []
+        self.batch_actor = "agent"
+        self.batch_day: date | None = None
+        self.voted: set[str] = set()
 
     def at(self, t: datetime) -> None:
         self.clock.t = max(self.clock.t, min(t, self.end))
@@ -203,7 +211,7 @@ class _Builder:
         """Where feedback on a bullet goes now: itself, or its successor (flipped when the
         successor is an inversion). None when there is nowhere to send it."""
         flipped = False
-        seen = set()
+        seen: set[str] = set()
         while bullet_id not in seen:
             seen.add(bullet_id)
             b = self.store.get_bullet(bullet_id)
@@ -224,45 +232,38 @@ class _Builder:
 
         for i, (pattern, reason) in enumerate(dc.BLOCKED_PATTERNS):
             t = now - timedelta(days=HISTORY_DAYS - 10 - 37 * i, hours=3)
-            timeline.append((t, 0, lambda p=pattern, r=reason: self.block(p, r)))
+            timeline.append((t, 0, partial(self.block, pattern, reason)))
         for i in range(len(dc.RULES)):
-            timeline.append((dc.creation_time(i, now), 1, lambda i=i: self.add_rule(i)))
+            timeline.append((dc.creation_time(i, now), 1, partial(self.add_rule, i)))
         for event in dc.generate_history(now, seed=seed):
-            timeline.append((event.at, 2, lambda e=event: self.feedback(e)))
+            timeline.append((event.at, 2, partial(self.feedback, event)))
         for prefix, reason, after in PINS:
             t = dc.creation_time(_find(prefix), now) + timedelta(days=after, hours=5)
-            timeline.append((t, 3, lambda p=prefix, r=reason: self.pin(p, r)))
-        for prefix, reason, days_ago in HUMAN_DEPRECATIONS:
-            t = now - timedelta(days=days_ago, hours=2)
-            timeline.append((t, 3, lambda p=prefix, r=reason: self.deprecate(p, r)))
+            timeline.append((t, 3, partial(self.pin, prefix, reason)))
+        for prefix, reason, ago in HUMAN_DEPRECATIONS:
+            t = now - timedelta(days=ago, hours=2)
+            timeline.append((t, 3, partial(self.deprecate, prefix, reason)))
         for g, group in enumerate(dc.NEAR_DUPLICATES):
             base = dc.creation_time(dc.index_of(group[0]), now)
             for k, content in enumerate(group[1:]):
                 t = base + (now - timedelta(days=30) - base) * self.rng.uniform(0.3, 0.9)
-                timeline.append(
-                    (t, 4, lambda g=g, k=k, c=content: self.add_echo(group_of=g, k=k, content=c))
-                )
-        timeline.append((now - timedelta(days=MERGE_DAYS_AGO), 5, lambda: self.merge(MERGED_GROUP)))
+                timeline.append((t, 4, partial(self.add_echo, group_of=g, k=k, content=content)))
+        merged_at = now - timedelta(days=MERGE_DAYS_AGO)
+        timeline.append((merged_at, 5, partial(self.merge, MERGED_GROUP)))
         for k, (existing, proposal) in enumerate(dc.CONFLICT_PAIRS):
             # Flagged while the original was young; nobody has resolved them since.
             t = dc.creation_time(dc.index_of(existing), now)
             t += timedelta(days=self.rng.uniform(4, 12))
-            timeline.append((t, 6, lambda c=proposal, k=k: self.add_conflicting(c, k)))
+            timeline.append((t, 6, partial(self.add_conflicting, proposal, k)))
         # The opposing rules get some votes of their own afterwards: teams disagree. (At
         # least a day ago: the later pairs and votes would otherwise land in the future.)
         for k in range(len(dc.CONFLICT_PAIRS)):
             for j in range(1 + k % 3):
                 days_ago = max(1.0, 50 - 7 * k - 9 * j)
                 t = now - timedelta(days=days_ago, hours=self.rng.uniform(0, 20))
-                timeline.append((t, 7, lambda k=k, j=j: self.vote_conflicting(k, j)))
+                timeline.append((t, 7, partial(self.vote_conflicting, k, j)))
         timeline.sort(key=lambda x: (x[0], x[1]))
 
-        # Feedback of one day goes in batches; anything else flushes the batch first.
-        self.batch: list[dict[str, Any]] = []
-        self.batch_actor = "agent"
-        self.batch_day: Any = None
-        self.voted: set[str] = set()
-        self.in_event = False
         step = max(1, len(timeline) // 100)
         for i, (t, _kind, action) in enumerate(timeline):
             if self.batch and (t.date() != self.batch_day):
@@ -367,8 +368,6 @@ class _Builder:
 
 def _main(argv: list[str]) -> int:
     """`python -m playbook.demo.build writer PATH [PARENT_PID]` (for `playbook demo --writer`)."""
-    from .writer import run_writer
-
     if len(argv) >= 2 and argv[0] == "writer":
         parent = int(argv[2]) if len(argv) > 2 else None
         run_writer(argv[1], parent=parent)

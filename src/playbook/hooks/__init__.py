@@ -14,6 +14,9 @@ is what `playbook hook EVENT` and `playbook hooks install|uninstall` do:
 - ``session_end``, ``worker``: the session's transcript reflected into the review queue by
   a detached process, a part at a time, and the agent's citations recorded as feedback.
 - ``state``: the hook log, the per-session memory, all the user's only.
+- ``upgrade``: a playbook at an older schema, never upgraded by a hook (minutes of work
+  under a deadline of seconds): read as it is if it can be, one log line, and the user told
+  once per session to run ``playbook migrate``.
 - ``install`` (with ``install_plan``, ``install_settings``, ``install_codex``,
   ``jsonedit``): Claude Code's and Codex's settings, edited in place without touching
   anything else; what a team commits holds nothing of one machine.

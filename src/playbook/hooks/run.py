@@ -11,6 +11,10 @@ Claude Code and Codex send the same hook input. Without ``--db`` the playbook is
 the session's folder finds (`project.config`), so one committed hook command serves every
 clone of the repository.
 
+A hook never upgrades the playbook's schema (`upgrade`: that can take minutes); at an older
+schema the prompt and session-start hooks answer from it read-only if they can, and say
+once per session, to the user, which command upgrades it.
+
 A hook never breaks the agent. A missing or locked playbook, hook JSON that is not what it
 should be, an unknown event, a failure of any kind: the hook exits 0, prints nothing, and
 writes one line to its log (`state.hook_log_path()`). A hook that has not answered within
@@ -25,16 +29,18 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from playbook.store import open_store, resolve_target
+from playbook.core.errors import SchemaTooOld
+from playbook.store import resolve_target
 
 from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload
 from .state import SessionMemory, log_line, prune_sessions
+from .upgrade import notice, open_for_hook, upgrade_command
 
 if TYPE_CHECKING:
     from playbook.project.workspace import Workspace
@@ -157,8 +163,9 @@ def _describe(exc: BaseException) -> str:
 
 
 @contextmanager
-def _store(config: _Config) -> Iterator[PlaybookStore]:
-    """The playbook, which a hook never creates (a file, or a database URL)."""
+def _store(config: _Config) -> Iterator[tuple[PlaybookStore, SchemaTooOld | None]]:
+    """The playbook, which a hook never creates (a file, or a database URL) and never
+    upgrades: at an older schema it reads it as it is, and says why (`upgrade`)."""
     where = resolve_target(config.db)
     if not where.exists():
         raise HookError(f"no playbook at {where}")
@@ -168,38 +175,54 @@ def _store(config: _Config) -> Iterator[PlaybookStore]:
         from playbook.core.policy_file import load_policy  # lazy: hook prompt
 
         loaded = load_policy(config.policy)
-    with open_store(config.db, loaded, mode="write") as store:
-        yield store
+    with open_for_hook(config.db, loaded, read_ok=True) as opened:
+        yield opened
 
 
 def _give(
     payload: HookInput,
     config: _Config,
-    event_name: str,
+    event: tuple[str, str],
     heading: str,
     pick: Callable[[PlaybookStore, set[str]], list[Item]],
     preface: str = "",
 ) -> str:
     """The hook's answer: `preface`, then the items `pick` chooses (given the ids the
     session has had), within the budget, remembered for the session; "" when there is
-    nothing to say."""
+    nothing to say. `event`: the hook's name and the agent's name of its event. A playbook
+    that needs an upgrade adds a note for the user, once per session (`upgrade`)."""
     from .context import render  # lazy: hook session-end (each event loads its own branch)
 
+    hook, event_name = event
     memory = SessionMemory(payload.session_id)
-    with _store(config) as store:
-        items = pick(store, memory.seen())
-        budget = store.policy.hook_context_chars - (len(preface) + 1 if preface else 0)
-        context, chosen = render(heading, items, budget, cite=not preface)
+
+    def tell(exc: SchemaTooOld, *, answered: bool) -> dict[str, str]:
+        command = upgrade_command(config.db, explicit=config.explicit)
+        return notice(hook, exc, command, payload.session_id, answered=answered)
+
+    try:
+        with _store(config) as (store, old):
+            items = pick(store, memory.seen())
+            budget = store.policy.hook_context_chars - (len(preface) + 1 if preface else 0)
+            context, chosen = render(heading, items, budget, cite=not preface)
+    except SchemaTooOld as exc:  # not even readable as it is: nothing to give
+        return _answer(tell(exc, answered=False))
     if chosen:
         try:
             memory.remember(i.bullet_id for i in chosen)
         except OSError as exc:  # the rules are still worth giving; they may come again
             log_line(f"hook {event_name}: could not remember the rules given: {exc}")
+    doc: dict[str, object] = {}
     text = "\n".join(t for t in (preface, context) if t)
-    if not text:
-        return ""
-    doc = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
-    return json.dumps(doc, ensure_ascii=False)
+    if text:
+        doc["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": text}
+    if old is not None:
+        doc.update(tell(old, answered=True))
+    return _answer(doc)
+
+
+def _answer(doc: Mapping[str, object]) -> str:
+    return json.dumps(doc, ensure_ascii=False) if doc else ""
 
 
 def _workspace(payload: HookInput) -> Workspace | None:
@@ -218,7 +241,7 @@ def prompt(payload: HookInput, config: _Config) -> str:
     return _give(
         payload,
         config,
-        "UserPromptSubmit",
+        ("prompt", "UserPromptSubmit"),
         PROMPT_HEADING,
         lambda store, seen: prompt_items(store, text, workspace, seen),
     )
@@ -243,7 +266,7 @@ def session_start(payload: HookInput, config: _Config) -> str:
     return _give(
         payload,
         config,
-        "SessionStart",
+        ("session-start", "SessionStart"),
         heading,
         lambda store, seen: session_start_items(store, workspace, seen),
         preface=protocol_text(config.recall_hint()),

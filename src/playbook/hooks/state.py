@@ -3,7 +3,8 @@
 Everything lives under one folder, ``$XDG_STATE_HOME/playbook`` (``~/.local/state/playbook``
 when unset): the hook log ``hooks.log`` (one line per problem a hook met), the detached
 reflections' log ``reflect.log``, and under ``sessions/`` one small file per agent session
-listing the bullet ids already given to it (so a rule is not repeated in one session).
+listing the bullet ids already given to it (so a rule is not repeated in one session), and
+one empty file per notice the session was given (so it is given once).
 
 They say what the user asked and worked on, so they are the user's alone: the folders are
 made with mode 0700 and the files with 0600, 0640 in a folder a group shares
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..core.files import open_append
+from ..core.files import open_append, open_private
 from ..core.text import sha256_hex
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 SESSION_MEMORY_DAYS = 7  # a session's memory older than this is deleted at a session start
+TOLD = ".told"  # a session's note that it was told something (`SessionMemory.first_time`)
 _LINE_MAX = 1000  # characters of one log line
 
 
@@ -89,7 +91,22 @@ class SessionMemory:
             f.write(lines)
 
     def forget(self) -> None:
+        """Forget the rules given (the context that held them is gone); what the session
+        was told (`first_time`) stays told."""
         self.path.unlink(missing_ok=True)
+
+    def first_time(self, topic: str) -> bool:
+        """Whether the session hears of `topic` for the first time; it is then noted, in a
+        file made only if absent, so two hooks at once tell it once. True when the note
+        cannot be written: a notice said twice is better than one never said."""
+        told = self.path.with_name(f"{self.path.stem}.{topic}{TOLD}")
+        try:
+            os.close(open_private(told, os.O_WRONLY | os.O_EXCL))
+        except FileExistsError:
+            return False
+        except OSError:
+            return True
+        return True
 
 
 def prune_sessions(folder: Path | None = None, days: float = SESSION_MEMORY_DAYS) -> None:
@@ -102,7 +119,7 @@ def prune_sessions(folder: Path | None = None, days: float = SESSION_MEMORY_DAYS
         return
     for entry in entries:
         try:
-            if entry.suffix == ".seen" and entry.stat().st_mtime < cutoff:
+            if entry.suffix in (".seen", TOLD) and entry.stat().st_mtime < cutoff:
                 entry.unlink()
         except OSError:
             pass

@@ -3,7 +3,9 @@
 Runs `session_work.end_session` for one session and writes one line to the reflection log
 (`state.reflect_log_path()`): what was staged and recorded, or why nothing was. Runs for
 the same session wait for each other (a lock per session), and each reads only what the
-previous one left past the watermark, so a session is never staged twice.
+previous one left past the watermark, so a session is never staged twice. It never
+upgrades the playbook's schema (`upgrade` says why): at an older one it reflects nothing,
+and says so in both logs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from playbook.core.errors import SchemaTooOld
 from playbook.core.policy import DEFAULT_POLICY
 from playbook.core.policy_file import load_policy
 from playbook.project.sessions import TranscriptRefused, check_transcript
@@ -24,6 +27,7 @@ from ..core.files import open_private
 from .session_end import WORKER_DB_ENV
 from .session_work import end_session, reflector_from_config
 from .state import log_line, reflect_log_path, session_key, state_dir
+from .upgrade import not_written, upgrade_command
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +64,16 @@ def _run(args: argparse.Namespace) -> str:
     policy = load_policy(args.policy) if args.policy is not None else None
     prompt_chars = (policy or DEFAULT_POLICY).reflect_prompt_chars
     reflector = reflector_from_config(args.policy, args.reflector, prompt_chars=prompt_chars)
-    with open_store(args.db, policy, mode="write") as store:
+    try:
+        store = open_store(args.db, policy, mode="write", upgrade=False)
+    except SchemaTooOld as exc:  # never upgraded here (`upgrade`): nothing read, nothing written
+        command = upgrade_command(args.db, explicit=True)
+        log_line(not_written("session-end", exc, command, answered=False))
+        return (
+            f"session {transcript}: not reflected: {exc} (run '{command}'; a later run for "
+            "this session reads it from where it stopped)"
+        )
+    with store:
         done = end_session(store, args.session_id, transcript, reflector, agent=args.agent)
         return done.summary()
 

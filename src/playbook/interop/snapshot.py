@@ -89,17 +89,31 @@ def to_json(doc: dict[str, Any]) -> str:
     return dumps(doc, indent=2) + "\n"
 
 
+class _NoAliases:
+    """Mixed into a YAML dumper, first (its method wins): no anchors, plain diffable text."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def to_yaml(doc: dict[str, Any]) -> str:
     import yaml  # lazy: yaml, for the YAML format only
 
-    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    dumper: type[_NoAliases]
+    if yaml.__with_libyaml__:  # PyYAML built with libyaml: its emitter, in C
 
-    class _Dumper(base):  # type: ignore[misc,valid-type]  # libyaml's or pure, chosen at runtime
-        def ignore_aliases(self, data: Any) -> bool:  # no anchors: plain, diffable text
-            return True
+        class _LibDumper(_NoAliases, yaml.CSafeDumper):
+            pass
 
+        dumper = _LibDumper
+    else:
+
+        class _PureDumper(_NoAliases, yaml.SafeDumper):
+            pass
+
+        dumper = _PureDumper
     return yaml.dump(
-        doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+        doc, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
     )
 
 

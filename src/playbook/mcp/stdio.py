@@ -23,7 +23,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from anyio import AsyncFile
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -210,6 +213,9 @@ async def serve_stdio(server: Any) -> None:
     low = getattr(server, "_lowlevel_server", None) or server._mcp_server
     out = _LockedOut(sys.stdout.buffer)
     lines = _CheckedIn(sys.stdin.buffer, out)
-    transport = stdio_server(stdin=lines, stdout=out)  # type: ignore[arg-type]  # duck-typed anyio files
+    # The SDK types its streams as anyio's AsyncFile but only iterates the one (`async for`)
+    # and awaits `write` and `flush` on the other: what these two provide.
+    stdin, stdout = cast("AsyncFile[str]", lines), cast("AsyncFile[str]", out)
+    transport = stdio_server(stdin=stdin, stdout=stdout)
     async with transport as (read, write):
         await low.run(read, write, low.create_initialization_options())

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..core.errors import InvalidInput
+from ..core.errors import InvalidInput, SchemaTooOld
 from ..core.limits import TooLong, check
 from ..core.policy import DEFAULT_POLICY
 from ..curation.outcomes import InvalidOutcome, apply_outcome
@@ -43,6 +43,7 @@ DECISIONS_SHOWN = 10  # latest decisions in show_bullet
 MATURITY_SHOWN = 20  # latest rungs in show_bullet
 REFLECT_BYTES = 8 << 20  # transcript bytes one reflect_session call reads
 PROPOSE_NOTE = "nothing is applied until a person approves it"
+NEEDS_UPGRADE = "a person upgrades it with 'playbook migrate' (an agent's call never does)"
 
 
 class ToolFailure(ValueError):
@@ -50,12 +51,29 @@ class ToolFailure(ValueError):
 
 
 @contextmanager
-def _store(db: Target, policy: Policy | None, *, create: bool) -> Iterator[PlaybookStore]:
-    """A fresh connection per call: every call sees other processes' latest writes."""
+def _store(
+    db: Target, policy: Policy | None, *, create: bool, reads: bool = False
+) -> Iterator[PlaybookStore]:
+    """A fresh connection per call: every call sees other processes' latest writes.
+
+    An agent's call never upgrades the playbook's schema (as a hook never does): an upgrade
+    reads every row, minutes on a team's playbook, holding the write lock for everyone,
+    under the MCP client's own time limit. On an older schema a call that only `reads`
+    answers from it read-only when it can; any other is refused (`SchemaTooOld`, whose
+    message names `playbook migrate`)."""
 
     if not create and not db.exists():
         raise ToolFailure(f"no playbook at {db} yet; run 'playbook init' first")
-    with open_store(db, policy, mode="create" if create else "write") as store:
+    try:
+        store = open_store(db, policy, mode="create" if create else "write", upgrade=False)
+    except SchemaTooOld as exc:
+        if not reads:
+            raise ToolFailure(f"{exc}: nothing was written; {NEEDS_UPGRADE}") from None
+        try:
+            store = open_store(db, policy, mode="read")
+        except SchemaTooOld as old:  # too old to be read as it is
+            raise ToolFailure(f"{old}; {NEEDS_UPGRADE}") from None
+    with store:
         yield store
 
 
@@ -119,7 +137,7 @@ class PlaybookTools:
     ) -> dict[str, Any]:
         self._range("limit", limit, 1 if explain_hidden else 0, 100)
         self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
             hidden = None
             if explain_hidden:
@@ -148,7 +166,7 @@ class PlaybookTools:
         self._bounded(
             ("category", category, "label"), ("tag", tag, "label"), ("maturity", maturity, "label")
         )
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             found = store.bullets(maturity=maturity or None, tag=tag, type=type)
             if category is not None:
                 wanted = category.strip().lower()
@@ -160,7 +178,7 @@ class PlaybookTools:
         return {"rules": [views.rule(b, effective[b.id]) for b in shown], **page}
 
     def stats(self) -> dict[str, Any]:
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             return playbook_stats(store)
 
     def pending_proposals(
@@ -173,7 +191,7 @@ class PlaybookTools:
         self._range("limit", limit, 1, 100)
         self._range("offset", offset, 0)
         self._bounded(("session_ref", session_ref, "ref"))
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             found = pending(store, similar=False, session=session_ref, delta_type=type)
         shown, page = views.page(found, offset, limit)
         return {"proposals": [views.proposal(p) for p in shown], **page}
@@ -184,7 +202,7 @@ class PlaybookTools:
         self._range("events_limit", events_limit, 0, 100)
         self._range("events_offset", events_offset, 0)
         self._bounded(("bullet_id", bullet_id, "id"))
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             d = bullet_detail(store, bullet_id, decisions=DECISIONS_SHOWN)
         events, page = views.page(list(reversed(d.timeline)), events_offset, events_limit)
         return views.detail(d, events, page, maturity_shown=MATURITY_SHOWN)
@@ -356,5 +374,5 @@ class PlaybookTools:
 
         if not self.db.exists():
             return render([], {})
-        with _store(self.db, self.policy, create=False) as store:
+        with _store(self.db, self.policy, create=False, reads=True) as store:
             return render_store(store, workspace=self.workspace)

@@ -9,11 +9,11 @@ comes from the evidence cache; semantic similarity from `MemoryVectors` when giv
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..core.record import NEW, FrozenRecord, Record
 from ..core.text import query_tokens
 from ..store import PlaybookStore, parse_iso
 from ..store.ranking import LISTS
@@ -39,8 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class RecallItem:
+class RecallItem(FrozenRecord):
     """One recalled bullet and every number behind its rank.
 
     `bullet` (a `Bullet` model) is built from the stored `record` on first use. Printing a
@@ -48,12 +47,29 @@ class RecallItem:
     prompt hook load no pydantic.
     """
 
-    record: BulletRecord = field(repr=False)  # the bullet as stored, maturity as recalled
+    record: BulletRecord  # the bullet as stored, maturity as recalled (not in its repr)
     keyword_score: float
     similarity: float | None
     relevance: float
     effective_score: float
     final_score: float
+    _repr_names = ("keyword_score", "similarity", "relevance", "effective_score", "final_score")
+
+    def __init__(
+        self,
+        record: BulletRecord,
+        keyword_score: float,
+        similarity: float | None,
+        relevance: float,
+        effective_score: float,
+        final_score: float,
+    ) -> None:
+        object.__setattr__(self, "record", record)
+        object.__setattr__(self, "keyword_score", keyword_score)
+        object.__setattr__(self, "similarity", similarity)
+        object.__setattr__(self, "relevance", relevance)
+        object.__setattr__(self, "effective_score", effective_score)
+        object.__setattr__(self, "final_score", final_score)
 
     @cached_property
     def bullet(self) -> Bullet:
@@ -70,13 +86,26 @@ class RecallItem:
         }
 
 
-@dataclass
-class RecallResult:
-    bullets: list[RecallItem] = field(default_factory=list)
-    anti_patterns: list[RecallItem] = field(default_factory=list)
-    deprecated_warnings: list[RecallItem] = field(default_factory=list)
-    degraded: list[str] = field(default_factory=list)
-    query_tokens: list[str] = field(default_factory=list)
+class RecallResult(Record):
+    bullets: list[RecallItem]
+    anti_patterns: list[RecallItem]
+    deprecated_warnings: list[RecallItem]
+    degraded: list[str]
+    query_tokens: list[str]
+
+    def __init__(
+        self,
+        bullets: list[RecallItem] = NEW,
+        anti_patterns: list[RecallItem] = NEW,
+        deprecated_warnings: list[RecallItem] = NEW,
+        degraded: list[str] = NEW,
+        query_tokens: list[str] = NEW,
+    ) -> None:
+        self.bullets = [] if bullets is NEW else bullets
+        self.anti_patterns = [] if anti_patterns is NEW else anti_patterns
+        self.deprecated_warnings = [] if deprecated_warnings is NEW else deprecated_warnings
+        self.degraded = [] if degraded is NEW else degraded
+        self.query_tokens = [] if query_tokens is NEW else query_tokens
 
     def to_dict(self) -> dict[str, Any]:
         return {

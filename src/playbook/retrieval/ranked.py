@@ -6,7 +6,8 @@ caller's scope (`parse_scope`, `scope_matches`). A leaf of `retrieval/`: `rank` 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+
+from ..core.record import FrozenRecord
 
 Scope = dict[str, str | None] | list[str] | str | None
 
@@ -40,8 +41,16 @@ def scope_matches(
     return bullet_key is None or None in keys or bullet_key.lower() in keys
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
+class Ranked(FrozenRecord):
+    __slots__ = (
+        "bullet_id",
+        "effective",
+        "final",
+        "keyword",
+        "maturity",
+        "relevance",
+        "similarity",
+    )
     bullet_id: str
     maturity: str
     keyword: float
@@ -49,6 +58,24 @@ class Ranked:
     relevance: float
     effective: float
     final: float
+
+    def __init__(
+        self,
+        bullet_id: str,
+        maturity: str,
+        keyword: float,
+        similarity: float | None,
+        relevance: float,
+        effective: float,
+        final: float,
+    ) -> None:
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "maturity", maturity)
+        object.__setattr__(self, "keyword", keyword)
+        object.__setattr__(self, "similarity", similarity)
+        object.__setattr__(self, "relevance", relevance)
+        object.__setattr__(self, "effective", effective)
+        object.__setattr__(self, "final", final)
 
     def order(self) -> tuple[float, float, str]:
         return (-self.final, -self.relevance, self.bullet_id)

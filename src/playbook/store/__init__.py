@@ -68,7 +68,7 @@ __getattr__ = lazy_exports(
 def driver_error(exc: BaseException) -> PlaybookError | None:
     """The Playbook error for a database driver's exception that escaped the store (SQLite
     or PostgreSQL), or None."""
-    from .postgres.dialect import driver_error as postgres_error
+    from .postgres.dialect import driver_error as postgres_error  # lazy: mark, recall, every hook
 
     return _sqlite_error(exc) or postgres_error(exc)
 
@@ -88,7 +88,7 @@ def schema_version(db: Any, namespace: str = "memory") -> int:
 def open_database(path: str | Path) -> Database:
     """Open (or create) a playbook file as a `sqlite_utils.Database` (WAL, busy timeout,
     foreign keys on). `open_store` is the way in that also takes URLs."""
-    from sqlite_utils import Database
+    from sqlite_utils import Database  # lazy: sqlite-utils: every command (open_store needs none)
 
     return Database(connect(path), execute_plugins=False)
 

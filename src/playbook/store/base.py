@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import scoring
 from ..core.policy import Policy
@@ -55,7 +55,8 @@ class Meta:
         self.sql = sql
 
     def get(self, key: str) -> str | None:
-        return self.sql.scalar("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[no-any-return]
+        # a row of the database: a TEXT column, or None (no such key)
+        return cast("str | None", self.sql.scalar("SELECT value FROM meta WHERE key = ?", (key,)))
 
     def set(self, key: str, value: str) -> None:
         self.sql.later(
@@ -126,7 +127,12 @@ class DecisionLog:
             Decision(
                 r[0],
                 stored_time(r[1], "decisions", r[0]) or EPOCH,
-                *r[2:8],
+                batch_id=r[2],
+                actor=r[3],
+                action=r[4],
+                bullet_id=r[5],
+                status=r[6],
+                reason=r[7],
                 detail=stored_json(r[8], "decisions", r[0], {}),
             )
             for r in reversed(rows)

@@ -132,8 +132,8 @@ class TableRows:
 def _copy(ex: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
     """`COPY table (columns) FROM STDIN` on the executor's connection, inside its write
     transaction, after the writes it holds back."""
-    import psycopg
-    from psycopg import sql
+    import psycopg  # lazy: the postgres extra (a SQLite playbook's copy and appends need none)
+    from psycopg import sql  # lazy: the postgres extra, as above
 
     statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
         sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core.authority import require_human
 from ..core.errors import NotFound, StoreError
@@ -227,7 +227,10 @@ class BulletRepo(DecidingPart):
 
     def state(self, bullet_id: str) -> str | None:
         """A bullet's state (active, draft, retired), or None when there is no such bullet."""
-        return self.sql.scalar("SELECT state FROM bullets WHERE id = ?", (bullet_id,))  # type: ignore[no-any-return]
+        # a row of the database: a TEXT column, or None (no such bullet)
+        return cast(
+            "str | None", self.sql.scalar("SELECT state FROM bullets WHERE id = ?", (bullet_id,))
+        )
 
     def states(self, ids: Iterable[str]) -> dict[str, BulletState]:
         """What the maturity pass reads of each bullet (no model is built): by id, those

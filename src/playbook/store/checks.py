@@ -13,13 +13,15 @@ existed skips it and says so (`note_malformed`), instead of failing on it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeGuard
 
 from ..core.policy import MAX_WEIGHT
+from ..core.record import FrozenRecord
 
 FIRST_YEAR, LAST_YEAR = 1970, 2999  # the years a stored timestamp may name
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -30,7 +32,7 @@ _SQLITE_TIME_GLOB = (
 _FINITE = "1.0e308"  # every finite double of interest is within +- this
 
 
-def is_time(value: object) -> bool:
+def is_time(value: object) -> TypeGuard[str]:
     """Whether `value` is a timestamp as the store writes it (`records.ISO`), of a real
     date from FIRST_YEAR to LAST_YEAR."""
     if type(value) is not str or not _TIME.fullmatch(value):
@@ -44,38 +46,44 @@ def is_time(value: object) -> bool:
     return True
 
 
-def is_number(value: object, low: float = -math.inf, high: float = math.inf) -> bool:
-    """A finite number (not a bool, not text) from `low` to `high`."""
-    if type(value) not in (int, float):
+def is_number(value: object, low: float = -math.inf, high: float = math.inf) -> TypeGuard[float]:
+    """A finite number (not a bool, not text, no subclass) from `low` to `high`."""
+    if type(value) is not int and type(value) is not float:
         return False
-    return math.isfinite(value) and low <= value <= high  # type: ignore[arg-type]
+    return math.isfinite(value) and low <= value <= high
 
 
-def is_weight(value: object) -> bool:
+def is_weight(value: object) -> TypeGuard[float]:
     return is_number(value, 0.0, MAX_WEIGHT)
 
 
-def _json_type(value: object) -> str | None:
-    import json
+_JSON_TYPES: dict[type, str] = {dict: "object", list: "array"}
 
+
+def _json_type(value: object) -> str | None:
     if type(value) is not str:
         return None
     try:
         doc = json.loads(value)
     except ValueError:
         return None
-    return {dict: "object", list: "array"}.get(type(doc), "scalar")
+    return _JSON_TYPES.get(type(doc), "scalar")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
     """One column's rule: `kind` is time, weight, finite, positive, nonnegative, object
     (a JSON object), array (a JSON array) or json (any JSON)."""
 
     table: str
     column: str
     kind: str
-    nullable: bool = False
+    nullable: bool
+
+    def __init__(self, table: str, column: str, kind: str, nullable: bool = False) -> None:
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "nullable", nullable)
 
     @property
     def name(self) -> str:

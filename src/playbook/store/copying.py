@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
 from .tables import TABLES as TABLES  # the tables a copy moves
+from .target import Target, holds_playbook, open_store, remove_playbook_file, resolve_target
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
-    from .target import Target
 
 
 @dataclass
@@ -44,8 +44,6 @@ def copy_playbook(
 ) -> CopyReport:
     """Copy the playbook at `source` into `destination` (a new file, or a database that
     holds no playbook yet). `progress(table, rows)` is told after each page."""
-    from .target import holds_playbook, open_store, remove_playbook_file, resolve_target
-
     src, dst = resolve_target(source), resolve_target(destination)
     if src.location == dst.location:
         raise UsageError(f"the source and the destination are the same playbook ({src})")

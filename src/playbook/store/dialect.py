@@ -19,18 +19,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from ..core.record import FrozenRecord
 
-@dataclass(frozen=True)
-class Dialect:
+
+class Dialect(FrozenRecord):
     name: str  # "sqlite" or "postgresql"
     table_exists: str
     same: str
     _in_list: str  # formatted with {column}
     _contains: str  # formatted with {column}
     list_param: Callable[[Iterable[Any]], Any]
+
+    def __init__(
+        self,
+        name: str,
+        table_exists: str,
+        same: str,
+        _in_list: str,
+        _contains: str,
+        list_param: Callable[[Iterable[Any]], Any],
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "table_exists", table_exists)
+        object.__setattr__(self, "same", same)
+        object.__setattr__(self, "_in_list", _in_list)
+        object.__setattr__(self, "_contains", _contains)
+        object.__setattr__(self, "list_param", list_param)
 
     def in_list(self, column: str) -> str:
         """`column` is one of the list bound (with `list_param`) to this one parameter."""

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core import errors
+from .checks import RULES
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
 from .target import open_executor, resolve_target
@@ -124,7 +125,6 @@ def _malformed_rows(ex: Executor, version: int) -> list[str]:
     true: false or NULL), the rule in Python says which value and why. A PostgreSQL
     playbook older than the rules (schema step 3) has not their functions: its rows are
     read and checked in Python."""
-    from .checks import RULES
 
     def preview(value: object) -> str:
         text = repr(value)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import NotFound
+from ..core.record import Record
 from .base import Meta, Now
 from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
@@ -28,12 +28,19 @@ if TYPE_CHECKING:
     from .executor import Executor
 
 
-@dataclass
-class _Agg:
+class _Agg(Record):
     bullet_id: str
     acc: scoring.DecayAccumulator
     last_at: float
     last_event_id: int
+
+    def __init__(
+        self, bullet_id: str, acc: scoring.DecayAccumulator, last_at: float, last_event_id: int
+    ) -> None:
+        self.bullet_id = bullet_id
+        self.acc = acc
+        self.last_at = last_at
+        self.last_event_id = last_event_id
 
 
 # The cache's watermark, as SQL (`meta` holds text).

@@ -44,6 +44,7 @@ class Result(Protocol):
 
 class Executor(Protocol):
     dialect: Dialect  # the SQL fragments that differ (`store/dialect.py`)
+    schema: str  # the schema that holds the playbook's tables (PostgreSQL's; SQLite: "main")
     label: str  # where the database is, for messages (a path; a URL without password)
     read_only: bool  # opened for reading only: `transaction()` raises ReadOnlyPlaybook
     # The connection may not write what is derived from the log (the evidence cache, a

@@ -7,7 +7,7 @@ schema). Each append folds its event into the evidence cache in the same transac
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, TypedDict, Unpack
+from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
 from ..core.terms import refuse_future
 from .base import Now, Part
@@ -121,7 +121,11 @@ class FeedbackLog(Part):
 
     def receipt_batch(self, receipt: str) -> str | None:
         """The batch a receipt was spent on (None: unknown receipt, or no batch)."""
-        return self.sql.scalar("SELECT batch_id FROM receipts WHERE receipt = ?", (receipt,))
+        # a row of the database: a TEXT column, or None
+        return cast(
+            "str | None",
+            self.sql.scalar("SELECT batch_id FROM receipts WHERE receipt = ?", (receipt,)),
+        )
 
     def add_receipt(self, receipt: str, outcome: str, batch_id: str | None) -> None:
         self.sql.execute(

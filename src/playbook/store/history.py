@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import scoring
 from .evidence_rule import INEXACT, lags, row_answers
 from .log_replay import Edge, History, LogBullet, LogEvent, MaturityEntry
+from .proposals import COLUMNS
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
@@ -122,8 +123,6 @@ class Past:
     def proposals_pending_at(self, when: datetime) -> list[tuple[Any, ...]]:
         """The queue's rows (`self.proposals.COLUMNS`) pending at `when`: staged by then and
         not decided by then, oldest first."""
-        from .proposals import COLUMNS
-
         at = iso(when)
         return self.sql.all(
             f"SELECT {COLUMNS} FROM proposals WHERE created_at <= ? "

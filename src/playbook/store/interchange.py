@@ -260,7 +260,7 @@ class Interchange:
         return seen
 
     def edge_identities(self) -> set[tuple[str, str, str]]:
-        return {tuple(r) for r in self.sql.execute("SELECT kind, src, dst FROM edges")}  # type: ignore[misc]
+        return {tuple(r) for r in self.sql.execute("SELECT kind, src, dst FROM edges")}
 
     def blocked_normalized(self) -> set[str]:
         """The normalized text of every blocked pattern, lifted ones too."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .records import where_equal
 from .schema import next_seq
@@ -48,9 +48,8 @@ class ProposalRepo:
         )
 
     def get(self, proposal_id: str) -> tuple[Any, ...] | None:
-        return self.sql.execute(
-            f"SELECT {COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)
-        ).fetchone()
+        row = self.sql.one(f"SELECT {COLUMNS} FROM proposals WHERE id = ?", (proposal_id,))
+        return cast("tuple[Any, ...] | None", row)  # a row of the database (or no row)
 
     def rows(
         self,
@@ -111,7 +110,7 @@ class ProposalRepo:
         role names. A SQLite file has no logins: whoever opens it is its owner."""
         if self.sql.dialect != "postgresql":
             return True
-        schema = str(self.sql.schema)  # type: ignore[attr-defined]
+        schema = self.sql.schema
         return bool(
             self.sql.scalar(
                 "SELECT has_table_privilege(quote_ident(?) || '.proposals', 'UPDATE')", (schema,)

@@ -9,8 +9,8 @@ few vector operations. The table is reloaded when the database changes
 (`store.change_token()` moves on any commit, by this connection or another), so it is never
 stale. It is kept in `store.rank.cache`.
 
-A module of its own, imported with numpy: a store's first keyword query (`ranking`,
-`retrieval.first_cut`) never loads it.
+A module of its own, which imports numpy: a store's first keyword query (`ranking`,
+`retrieval.first_cut`) never loads it (its importers import it where numpy is wanted).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, get_args
 
+import numpy as np
+
 from ..core.terms import MATURITIES, ScopeName
 from .evidence_rule import INEXACT, lags
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from ..core.policy import Policy
     from .evidence import EvidenceRepo
     from .executor import Executor
@@ -53,8 +53,6 @@ class RankTable:
 
     def positions(self, seqs: np.ndarray) -> np.ndarray:
         """Rows of the bullets with these seqs (those not in the table dropped)."""
-        import numpy as np
-
         seqs = seqs[seqs < len(self.position)]
         at = self.position[seqs]
         return at[at >= 0] if at.size else np.empty(0, dtype=np.intp)
@@ -97,6 +95,7 @@ class TableLoader:
         """The recallable bullets (or those of `seqs` only), as of one moment."""
         with self.sql.snapshot():  # the rows and their rare columns as of one moment
             default_hl = self.policy.half_life_days
+            params: tuple[Any, ...]
             if seqs is not None:
                 d = self.sql.dialect
                 sql, params = (
@@ -108,8 +107,6 @@ class TableLoader:
             return self._build(key, self.sql.all(sql, params))
 
     def _build(self, key: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> RankTable:
-        import numpy as np
-
         policy = self.policy
         lagging = lags(self.sql.read_only, self.evidence.behind)
         n = len(rows)
@@ -162,8 +159,6 @@ class TableLoader:
 
 def keyword_array(table: RankTable, hits: list[tuple[np.ndarray, float]]) -> np.ndarray:
     """Keyword points aligned with the table's rows."""
-    import numpy as np
-
     points = np.zeros(len(table), dtype=np.float64)
     for seqs, value in hits:
         points[table.positions(seqs)] += value  # seqs are unique within one hit list

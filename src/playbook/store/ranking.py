@@ -9,9 +9,10 @@ tag postings. Integers map straight to table positions, with no per-row Python w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.policy import DEFAULT_POLICY
+from ..core.record import Record
 from ..core.terms import MATURITIES
 from .evidence_rule import AFTER_NOW, CANNOT_ANSWER, HALF_LIFE_CHANGED, INEXACT, INHERITS
 
@@ -79,12 +80,15 @@ _WHOLE = (
 )
 
 
-@dataclass
-class RankCache:
+class RankCache(Record):
     """What recall keeps between queries on one store (`rank_table.py`)."""
 
-    table: RankTable | None = None
-    wanted: bool = False  # a second query came: load the whole table next time
+    table: RankTable | None
+    wanted: bool  # a second query came: load the whole table next time
+
+    def __init__(self, table: RankTable | None = None, wanted: bool = False) -> None:
+        self.table = table
+        self.wanted = wanted
 
 
 class Rank:
@@ -214,7 +218,7 @@ class Rank:
 
     def keyword_hits(self, tokens: list[str], policy: Policy) -> list[tuple[np.ndarray, float]]:
         """`keyword_lists` as numpy arrays of seqs."""
-        import numpy as np
+        import numpy as np  # lazy: numpy: mark, recall, every hook (a first query needs none)
 
         return [
             (np.array(seqs, dtype=np.intp), points)
@@ -239,8 +243,6 @@ class Rank:
     def token_matches(self, token: str) -> tuple[list[int], list[int], list[int]]:
         """Bullet seqs where `token` is a content token, a substring of one (and not a token),
         and a tag: the three kinds of keyword points recall gives (SPEC §6)."""
-        from ..core.policy import DEFAULT_POLICY
-
         (exact, _), (partial, _), (tag, _) = self.keyword_hits([token], DEFAULT_POLICY)
         return exact.tolist(), partial.tolist(), tag.tolist()
 
@@ -252,7 +254,7 @@ class Rank:
         pays for the whole table); from the second query on, the whole table is loaded once
         and kept, so repeated queries touch nothing but their postings.
         """
-        from .rank_table import TableLoader
+        from .rank_table import TableLoader  # lazy: numpy: mark, recall, every hook
 
         self.evidence.sync()
         key = (self.sql.change_token(), self.decisions.policy_fingerprint())

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..core.record import NEW, FrozenRecord
 from ..core.scoring import days
 from .checks import is_time, is_weight, note_malformed
 
@@ -56,7 +56,7 @@ def stored_time(text: object, table: str = "", key: object = None) -> datetime |
     if not is_time(text):
         note_malformed(table, key)
         return None
-    return parse_iso(text)  # type: ignore[arg-type]
+    return parse_iso(text)
 
 
 def event_point(
@@ -69,21 +69,24 @@ def event_point(
         note_malformed("feedback", key)
         return None
     t = stored_time(at, "feedback", key)
-    return None if t is None else (days(t), float(weight))  # type: ignore[arg-type]
+    return None if t is None else (days(t), float(weight))
 
 
 def stored_json(text: object, table: str, key: object, default: Any) -> Any:
-    """JSON read back from the database; `default` (and a note) for text that is not."""
-    try:
-        return json.loads(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        note_malformed(table, key)
-        return default
+    """JSON read back from the database; `default` (and a note) for text that is not (or
+    for a value that is no text at all, which `json.loads` refuses with a TypeError)."""
+    if isinstance(text, (str, bytes, bytearray)):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    note_malformed(table, key)
+    return default
 
 
 def bullet_of(row: Sequence[Any]) -> Bullet:
     """A row of BULLET_COLUMNS as a Bullet, without re-validating what the schema checked."""
-    from ..core.model import Bullet, Provenance
+    from ..core.model import Bullet, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return Bullet.model_construct(
         id=row[0],
@@ -172,7 +175,7 @@ _ZERO = timedelta(0)
 
 
 def event_of(row: Sequence[Any]) -> FeedbackEvent:
-    from ..core.model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent, Provenance  # lazy: pydantic: mark, recall, every hook
 
     return FeedbackEvent.model_construct(
         id=row[0],
@@ -199,18 +202,28 @@ class BulletState(NamedTuple):
     maturity_due: float | None = None  # when the maturity pass must look at it again
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(FrozenRecord):
     """A bullet's decayed evidence (its own events plus its supersedes-ancestors')."""
 
     helpful: float
     harmful: float
     last_activity: float  # epoch days of the latest event or of creation
-    pending_until: float | None = None  # epoch days of an event still in the future
+    pending_until: float | None  # epoch days of an event still in the future
+
+    def __init__(
+        self,
+        helpful: float,
+        harmful: float,
+        last_activity: float,
+        pending_until: float | None = None,
+    ) -> None:
+        object.__setattr__(self, "helpful", helpful)
+        object.__setattr__(self, "harmful", harmful)
+        object.__setattr__(self, "last_activity", last_activity)
+        object.__setattr__(self, "pending_until", pending_until)
 
 
-@dataclass(frozen=True)
-class BlockedPattern:
+class BlockedPattern(FrozenRecord):
     id: str
     pattern: str
     reason: str
@@ -219,9 +232,26 @@ class BlockedPattern:
     active: bool
     unblocked_at: datetime | None
 
+    def __init__(
+        self,
+        id: str,
+        pattern: str,
+        reason: str,
+        actor: str,
+        created_at: datetime,
+        active: bool,
+        unblocked_at: datetime | None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "pattern", pattern)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "actor", actor)
+        object.__setattr__(self, "created_at", created_at)
+        object.__setattr__(self, "active", active)
+        object.__setattr__(self, "unblocked_at", unblocked_at)
 
-@dataclass(frozen=True)
-class Conflict:
+
+class Conflict(FrozenRecord):
     id: int
     a: str
     b: str
@@ -230,15 +260,37 @@ class Conflict:
     status: str
     resolution: str | None
 
+    def __init__(
+        self,
+        id: int,
+        a: str,
+        b: str,
+        reason: str,
+        created_at: datetime,
+        status: str,
+        resolution: str | None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "created_at", created_at)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "resolution", resolution)
 
-@dataclass(frozen=True)
-class Lineage:
+
+class Lineage(FrozenRecord):
     predecessors: list[tuple[str, str]]  # (kind, bullet id) this bullet came from
     successors: list[tuple[str, str]]  # (kind, bullet id) that came from this bullet
 
+    def __init__(
+        self, predecessors: list[tuple[str, str]], successors: list[tuple[str, str]]
+    ) -> None:
+        object.__setattr__(self, "predecessors", predecessors)
+        object.__setattr__(self, "successors", successors)
 
-@dataclass(frozen=True)
-class Decision:
+
+class Decision(FrozenRecord):
     id: int
     at: datetime
     batch_id: str | None
@@ -247,4 +299,26 @@ class Decision:
     bullet_id: str | None
     status: str
     reason: str | None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any]
+
+    def __init__(
+        self,
+        id: int,
+        at: datetime,
+        batch_id: str | None,
+        actor: str,
+        action: str,
+        bullet_id: str | None,
+        status: str,
+        reason: str | None,
+        detail: dict[str, Any] = NEW,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "batch_id", batch_id)
+        object.__setattr__(self, "actor", actor)
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "detail", {} if detail is NEW else detail)

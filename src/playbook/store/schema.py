@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..core.errors import SchemaError as SchemaError  # re-exported
 from ..core.errors import SchemaTooNewError
+from ..core.record import FrozenRecord
 from .checks import sqlite_step
+from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -33,14 +34,25 @@ if TYPE_CHECKING:
 MIGRATIONS_TABLE = "_migrations"
 
 
-@dataclass(frozen=True)
-class Migration:
+class Migration(FrozenRecord):
     """Steps 1..`version` of one namespace. `steps[i]` brings version i to i + 1."""
 
     namespace: str
     version: int
     steps: tuple[tuple[str, ...], ...]  # SQLite
-    postgres: tuple[tuple[str, ...], ...] | None = None  # the same steps for PostgreSQL
+    postgres: tuple[tuple[str, ...], ...] | None  # the same steps for PostgreSQL
+
+    def __init__(
+        self,
+        namespace: str,
+        version: int,
+        steps: tuple[tuple[str, ...], ...],
+        postgres: tuple[tuple[str, ...], ...] | None = None,
+    ) -> None:
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "postgres", postgres)
 
     @property
     def latest(self) -> int:
@@ -293,8 +305,6 @@ def next_seq(table: str) -> str:
 
 def memory_migration(version: int = MEMORY_LATEST) -> Migration:
     """The playbook's own tables (namespace `memory`), up to `version`."""
-    from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
-
     if not 1 <= version <= MEMORY_LATEST:
         raise ValueError(f"memory schema version must be 1..{MEMORY_LATEST}, not {version}")
     return Migration("memory", version, MEMORY_STEPS, POSTGRES_STEPS)

@@ -30,7 +30,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from functools import cached_property
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from ..core.errors import StoreError
 from ..core.policy import DEFAULT_POLICY, Policy
@@ -78,9 +78,15 @@ class delegate(Generic[P, R]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Callable[P, R]:
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Callable[P, R]: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> Self | Callable[P, R]:
         if obj is None:
-            return self  # type: ignore[return-value]  # the class's attribute: the declaration
+            return self  # the class's attribute: the declaration
         bound: Callable[P, R] = getattr(getattr(obj, self.part), self.method)
         obj.__dict__[self.name] = bound
         return bound
@@ -170,42 +176,42 @@ class PlaybookStore:
     @cached_property
     def past(self) -> Past:
         """The playbook as it stood at a moment, and its whole history (`history.py`)."""
-        from .history import Past
+        from .history import Past  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Past(self.sql, self.policy, self.evidence)
 
     @cached_property
     def views(self) -> Views:
         """What the workbench reads (`views.py`)."""
-        from .views import Views
+        from .views import Views  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Views(self.sql, self.policy, self.now, self.evidence, self.past)
 
     @cached_property
     def reports(self) -> Reports:
         """Counts for `playbook stats` (`reports.py`)."""
-        from .reports import Reports
+        from .reports import Reports  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Reports(self.sql)
 
     @cached_property
     def bulk(self) -> Interchange:
         """Export and import (`interchange.py`)."""
-        from .interchange import Interchange
+        from .interchange import Interchange  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Interchange(self.sql)
 
     @cached_property
     def tables(self) -> TableRows:
         """Whole tables' rows: bulk appends, a playbook's copy (`bulk.py`)."""
-        from .bulk import TableRows
+        from .bulk import TableRows  # lazy: mark, recall, every hook (bench/cli.py)
 
         return TableRows(self.sql, self.transaction, self.bulk)
 
     @cached_property
     def log(self) -> LogPages:
         """The whole history a page at a time, for `policy eval` (`log_pages.py`)."""
-        from .log_pages import LogPages
+        from .log_pages import LogPages  # lazy: mark, recall, every hook (bench/cli.py)
 
         return LogPages(self.sql)
 
@@ -213,7 +219,7 @@ class PlaybookStore:
     def roles(self) -> Roles:
         """The agent and reviewer roles of a PostgreSQL playbook (`postgres/roles.py`,
         loaded when asked: opening a store does not pay for it)."""
-        from .postgres.roles import Roles
+        from .postgres.roles import Roles  # lazy: psycopg: mark, recall, every hook
 
         return Roles(self.sql, self.policy, self.transaction)
 

@@ -11,6 +11,11 @@ Modes (see `store/sqlite/` and `store/postgres/opening.py`):
                (another program's file) is refused untouched (`NotAPlaybook`).
 * `"read"`   — an existing playbook, read only: never creates, never migrates, never
                switches the journal mode; works on read-only files, folders and mounts.
+
+`upgrade=False` (with `"write"` or `"create"`): an existing playbook at an older schema is
+refused (`SchemaTooOld`) instead of upgraded. For a surface on a time budget (the agent's
+hooks): an upgrade reads every row, minutes on a large playbook, and one cut off at a
+deadline rolls back and starts again at the next open. `playbook migrate` upgrades it.
 """
 
 from __future__ import annotations
@@ -18,29 +23,35 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..core import errors
+from ..core import errors, terms
+from ..core.policy import DEFAULT_POLICY
+from ..core.record import FrozenRecord
+from .postgres import open_postgres
 from .schema import MEMORY_LATEST, MEMORY_READABLE, check_version, memory_migration, schema_version
 from .sqlite import MODES, Mode, open_sqlite
+from .store import PlaybookStore
 from .urls import masked
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from .executor import Executor
-    from .store import PlaybookStore
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
+UPGRADE_HINT = "run 'playbook migrate' to upgrade it"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(FrozenRecord):
     backend: Literal["sqlite", "postgresql"]
     location: str  # a path (expanded) or a URL
+
+    def __init__(self, backend: Literal["sqlite", "postgresql"], location: str) -> None:
+        object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "location", location)
 
     @property
     def path(self) -> Path:
@@ -95,14 +106,12 @@ def open_store(
     clock: Callable[[], datetime] | None = None,
     *,
     mode: Mode = "create",
+    upgrade: bool = True,
 ) -> PlaybookStore:
     """The playbook at `target`, opened in `mode`. Close it (or use it as a context
     manager) when done. Raises a `playbook.core.errors.PlaybookError` for every way the target
-    can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ..."""
-    from ..core.policy import DEFAULT_POLICY
-    from ..core.terms import utcnow
-    from .store import PlaybookStore
-
+    can be wrong: `UsageError`, `NoDatabase`, `NotAPlaybook`, `CannotOpen`, ...
+    `upgrade=False`: an older schema is `SchemaTooOld`, never migrated (module doc)."""
     where = resolve_target(target)
     ex = open_executor(where, mode)
     try:
@@ -114,12 +123,19 @@ def open_store(
         if mode == "read" and version < MEMORY_READABLE:
             raise errors.SchemaTooOld(
                 f"{where} holds a playbook of an older schema (version {version}) that must "
-                "be upgraded before it can be read"
+                "be upgraded before it can be read",
+                hint=UPGRADE_HINT,
+            )
+        if mode != "read" and not upgrade and 0 < version < MEMORY_LATEST:
+            raise errors.SchemaTooOld(
+                f"the playbook at {where} is at schema version {version}, older than this "
+                f"Playbook's {MEMORY_LATEST}",
+                hint=UPGRADE_HINT,
             )
         return PlaybookStore(  # at the latest version already: no migration to look for
             ex,
             policy=policy or DEFAULT_POLICY,
-            clock=clock or utcnow,
+            clock=clock or terms.utcnow,  # looked up at each open (a test pins terms.utcnow)
             migrate=mode != "read" and version < MEMORY_LATEST,
         )
     except BaseException:
@@ -155,11 +171,9 @@ def open_executor(target: str | os.PathLike[str] | Target, mode: Mode = "create"
     """The executor on `target` in `mode`, without the version checks of `open_store`."""
     where = resolve_target(target)
     if where.backend == "postgresql":
-        from .postgres import open_postgres
-
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        return open_postgres(where.location, mode, str(where))  # type: ignore[no-any-return]
+        return open_postgres(where.location, mode, str(where))
     if mode == "create" and where.location != ":memory:":
         path = where.path
         try:

@@ -6,9 +6,12 @@ independent of the backend's driver. Not for application code (the store's metho
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .sqlite import SqliteExecutor
 
 if TYPE_CHECKING:
     from .store import PlaybookStore
@@ -53,14 +56,15 @@ def dump(store: PlaybookStore) -> dict[str, list[tuple[Any, ...]]]:
 def wrap_connection(store: PlaybookStore, wrap: Callable[[Any], Any]) -> None:
     """Put `wrap(connection)` between the executor and its connection (a test that stops a
     process at a chosen statement, say). SQLite only."""
-    store.sql._conn = wrap(store.sql._conn)  # type: ignore[attr-defined]
+    sql = store.sql
+    if not isinstance(sql, SqliteExecutor):
+        raise TypeError(f"wrap_connection is for a SQLite playbook, not {sql.dialect}")
+    sql._conn = wrap(sql._conn)
 
 
 def damage_table(path: Path, table: str) -> None:
     """Overwrite the root page of `table` in a (checkpointed, closed) SQLite file with
     garbage, as a failing disk would; the schema page stays readable."""
-    import sqlite3
-
     conn = sqlite3.connect(path)
     root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
     size = conn.execute("PRAGMA page_size").fetchone()[0]

@@ -8,6 +8,7 @@ hold, `scrub` a driver's message with the password nowhere in it. Below both `ta
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 
 def masked(url: str) -> str:
@@ -34,8 +35,6 @@ def scrub(text: str, url: str) -> str:
     written or decoded, nowhere in it; when the password is too short to mask without
     garbling the message, the driver's words are dropped (libpq quotes whatever it could
     not parse: a password included)."""
-    from urllib.parse import unquote
-
     secrets: set[str] = set()
     user = re.search(r"://[^/:@]*:([^/?]*)@", url)
     if user:  # libpq ends the password at the first "@", this module at the last: both

@@ -100,7 +100,7 @@ class Views:
         start-up time), so the scores are computed for whole columns at once, by `scoring`'s
         array form, and which rows the cache answers by `evidence_rule`'s.
         """
-        import numpy as np
+        import numpy as np  # lazy: numpy: the workbench's first frame (tui imports BulletRow)
 
         policy = self.policy
         when = at or self.now()
@@ -180,7 +180,7 @@ class Views:
     ) -> tuple[list[Any], Any, Any, Any, list[bool]]:
         """The `first` rows of the highest effective score (ties: lower seq first), read whole,
         with their numbers."""
-        import numpy as np
+        import numpy as np  # lazy: numpy: the workbench's first frame (tui imports BulletRow)
 
         order = np.lexsort((np.array([r[17] for r in raw], dtype=np.int64), -effective))[
             : max(0, first)

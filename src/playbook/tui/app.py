@@ -95,7 +95,7 @@ class Workbench(App[None]):
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__()
-        self.source = data.Source(_target(path), self.policy)
+        self.source = data.Source(data.target(path), self.policy)
         self.panes: tuple[type[Pane], ...] = registry.PANES  # the tabs, in order
         # 1…9 show the tabs; by id, as a user's keymap names them ("tab-bullets": App.bind
         # takes no id, so the bindings go straight into the app's map).
@@ -316,6 +316,11 @@ class Workbench(App[None]):
         if not self.closing and self.snapshots.apply(message):
             self.snapshot_applied()
 
+    @on(msg.SimilarRead)
+    def _similar_read(self, message: msg.SimilarRead) -> None:
+        if not self.closing:
+            self.snapshots.similar_read(message)
+
     @property
     def snapshot(self) -> reading.Snapshot | None:
         """The playbook read last, on screen."""
@@ -389,8 +394,3 @@ class Workbench(App[None]):
 
     def palette_commands(self) -> list[PaletteCommand]:
         return workbench_commands(self)
-
-
-def _target(path: str | Path) -> str | Path:
-    """A file as a Path; a database URL as it is (a URL is never a path)."""
-    return path if isinstance(path, str) and "://" in path else Path(path)

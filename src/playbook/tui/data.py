@@ -16,6 +16,11 @@ from ..core.policy import DEFAULT_POLICY, Policy
 from ..store import PlaybookStore, open_store
 
 
+def target(path: str | Path) -> str | Path:
+    """A file as a Path; a database URL as it is (a URL is never a path)."""
+    return path if isinstance(path, str) and "://" in path else Path(path)
+
+
 @dataclass(frozen=True)
 class Source:
     """The playbook the workbench shows (a file, or a `postgresql://` URL), scored with the
@@ -28,8 +33,7 @@ class Source:
     @contextmanager
     def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
         """`migrate=False`: for reading only (never writes, works on a read-only file)."""
-        mode = "write" if migrate else "read"
-        with open_store(self.path, self.policy, mode=mode) as store:
+        with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
             yield store
 
     def watcher(self) -> Watcher:

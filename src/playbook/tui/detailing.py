@@ -48,7 +48,7 @@ class Detail:
         """Show a bullet in Detail: what the snapshot knows at once, its history when read."""
         self.detail_back = None
         self.detail_id = bullet_id
-        self.pane().loading(bullet_id, self.row(bullet_id))
+        self.pane().show_loading(bullet_id, self.row(bullet_id))
         self.relabel()
         self.show_tab("detail")
         self.load(bullet_id)

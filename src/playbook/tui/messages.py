@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from ..store.views import BulletRow
 from .ordering import RowIndex
 from .reading import DetailRead, Snapshot
+
+if TYPE_CHECKING:
+    from ..review.proposals import Proposal
 
 
 class SnapshotLoaded(Message):
@@ -24,6 +27,17 @@ class SnapshotLoaded(Message):
         # By tab: what each pane's `prepare` made of it in the worker (the bullets table's
         # next state); none for a snapshot shown again.
         self.prepared = prepared or {}
+
+
+class SimilarRead(Message):
+    """The nearest existing bullets of `snapshot`'s proposals, read once it was on screen:
+    by id, each proposal with its `similar` filled (dropped if another snapshot is shown
+    by then)."""
+
+    def __init__(self, snapshot: Snapshot, found: dict[str, Proposal]) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self.found = found
 
 
 class DetailLoaded(Message):

@@ -106,7 +106,7 @@ class RowIndex:
     immutable afterwards; it answers only for the `rows` dict it was built from."""
 
     def __init__(self, rows: dict[str, BulletRow]) -> None:
-        import numpy as np
+        import numpy as np  # lazy: numpy: the workbench's first frame
 
         self.np = np
         self.rows = rows
@@ -129,6 +129,12 @@ class RowIndex:
         """Each row's dense rank by `keys`: equal keys share a rank, as in a sort."""
         ranks = {k: i for i, k in enumerate(sorted(set(keys)))}
         return self.np.fromiter((ranks[k] for k in keys), self.np.int64, len(keys))
+
+    def _ids_at(self, positions: Any) -> list[str]:
+        """The ids of the rows at these positions, in their order (an object array of str,
+        which numpy's `tolist` does not type)."""
+        ids: list[str] = self.id_array[positions].tolist()
+        return ids
 
     def mask(self, flags: frozenset[str]) -> Any:
         if not flags:
@@ -153,7 +159,7 @@ class RowIndex:
         idx, points = idx[keep], points[keep]
         score = -final_score(points, self.effective[idx], policy)
         order = np.lexsort((self.id_rank[idx], score))
-        return self.id_array[idx[order]].tolist()
+        return self._ids_at(idx[order])
 
     def rank_hits(
         self, hits: list[tuple[Any, float]], flags: frozenset[str], policy: Policy
@@ -211,7 +217,7 @@ class RowIndex:
         idx = np.flatnonzero(self.mask(flags))
         # lexsort sorts by the last key first; ids break ties ascending, as a stable sort.
         order = np.lexsort((self.id_rank[idx], *[sign * k[idx] for k in reversed(keys)]))
-        return self.id_array[idx[order]].tolist()
+        return self._ids_at(idx[order])
 
 
 def rank_view(

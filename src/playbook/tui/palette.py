@@ -71,7 +71,7 @@ def help_screen(app: PaletteApp) -> HelpScreen:
     ]
     sections: dict[str, tuple[list[DOMNode], list[str]]] = {}  # a title: its panes, notes
     for pane in app.action_panes():
-        title, note = pane.HELP
+        title, note = pane.HELP_SECTION
         nodes, notes = sections.setdefault(title or pane.TITLE, ([], []))
         nodes.append(pane)
         notes.extend([note] if note else [])

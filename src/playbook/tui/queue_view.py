@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..core.terms import DELTA_TYPES, HOOK_ORIGIN
 
 if TYPE_CHECKING:
-    from ..review.queue import Proposal
+    from ..review.proposals import Proposal
 
 TYPES = DELTA_TYPES
 QUALIFIERS = ("type", "session", "from")

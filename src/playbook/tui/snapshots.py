@@ -1,17 +1,27 @@
 """What the workbench shows: the playbook read for the panes in the poll worker
 (`read_changes`), applied on the UI thread (`apply`), read again at once when the moment
-shown moves (`read_now`), and the tab labels and the top bar's "live" mark drawn from it."""
+shown moves (`read_now`), and the tab labels and the top bar's "live" mark drawn from it.
+
+The proposals' nearest existing bullets (the Proposals pane's box beside a new rule) are
+not on the first paint's path: once a snapshot is on screen, a worker of their own reads
+them (`read_similar`) and `similar_read` swaps them in, unless another snapshot is shown
+by then. Meanwhile a proposal shows those read for it in the snapshot before, or that
+they are being looked for. A refresh that changed nothing the search reads (an agent's
+mark, most of the time: no bullet added, no proposal changed) searches again only for the
+proposals new to the queue (`Snapshot.carry_similar`)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable
 from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static, TabbedContent
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from ..core.policy import Policy
 from ..store.views import BulletRow
@@ -21,12 +31,17 @@ from .actions.spec import Context
 from .data import Source
 from .detailing import Detail
 from .filtering import INDEX_FROM
-from .messages import IndexReady, SnapshotLoaded
+from .messages import IndexReady, LoadFailed, SimilarRead, SnapshotLoaded
 from .ordering import RowIndex
 from .panes.base import Pane
+from .panes.proposals import ProposalsPane
 from .refresh import Refresh
 from .screens.hidden import HiddenScreen
+from .threads import in_thread
 from .travel import Travel
+
+if TYPE_CHECKING:
+    from ..review.proposals import Proposal
 
 
 class Snapshots:
@@ -73,6 +88,7 @@ class Snapshots:
         snapshot = reading.load_snapshot(
             self.source, last_looked=self.seen_at(), as_of=as_of, history=history
         )
+        snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
         rows = snapshot.rows_by_id
         prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
         if worker.is_cancelled:
@@ -90,6 +106,7 @@ class Snapshots:
             self.live.poll_done()
             self.read_now()
             return False
+        snap.carry_similar(self.snapshot)
         self.snapshot = snap
         if snap.as_of is None:
             self._now_cache = (message.version, snap)
@@ -116,7 +133,37 @@ class Snapshots:
             app.screen.set_context(ctx)  # an action taken there: read its list again
         app.refresh_bindings()
         self.live.poll_done()
+        app.workers.cancel_group(app, "similar")  # read for a snapshot no longer shown
+        due = snap.similar_due()
+        if due:  # after this frame: the first paint does not wait for them
+            app.call_after_refresh(self._read_similar, snap, due)
         return True
+
+    def _read_similar(self, snap: reading.Snapshot, due: list[Proposal]) -> None:
+        if snap is self.snapshot and not self.live.closing:
+            in_thread(self.app, partial(self._similar_worker, snap, due), "similar")
+
+    def _similar_worker(self, snap: reading.Snapshot, due: list[Proposal]) -> None:
+        worker = get_current_worker()
+        try:
+            found = reading.read_similar(self.source, due, lambda: worker.is_cancelled)
+        except Exception as exc:  # said; the next snapshot reads them again
+            self.app.post_message(LoadFailed(f"could not read the rules near proposals: {exc}"))
+            return
+        if found is not None and not worker.is_cancelled:
+            self.app.post_message(SimilarRead(snap, found))
+
+    def similar_read(self, message: SimilarRead) -> None:
+        """On the UI thread: the proposals' nearest bullets, into the snapshot they were
+        read for (kept for coming back to now) and the Proposals pane, if it is still the
+        snapshot shown (one shown again later reads them again)."""
+        snap = message.snapshot
+        if snap is not self.snapshot:
+            return
+        snap.similar_found(message.found)
+        for pane in self.panes():
+            if isinstance(pane, ProposalsPane):
+                pane.similar_read(snap.proposals, snap.similar_unknown)
 
     def read_now(self) -> None:
         """Read the playbook at once (time travel moved), whatever the change token says.

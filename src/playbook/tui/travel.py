@@ -23,6 +23,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, TextArea
 
+from .. import review
 from . import format as fmt
 from . import reading
 from .actions.spec import Context
@@ -44,9 +45,7 @@ READ_AHEAD_UP_TO = 30_000
 
 
 def parse_moment(text: str, now: datetime) -> datetime:
-    from ..review import parse_moment
-
-    return parse_moment(text, now)
+    return review.parse_moment(text, now)
 
 
 def months_on(when: datetime, months: int) -> datetime:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from .. import review
 from . import format as fmt
 
 if TYPE_CHECKING:
@@ -26,10 +27,8 @@ def load_trends(
     """Effective score of each bullet at `TREND_POINTS` moments over the `TREND_DAYS` days
     up to `now` (default: the store's now; time travel passes its moment), oldest first
     (the API's `review.score_trends`)."""
-    from ..review import score_trends
-
     with source.open(migrate=False) as store:
-        return score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS, now=now)
+        return review.score_trends(store, list(ids), days=TREND_DAYS, points=TREND_POINTS, now=now)
 
 
 def sparkline(values: Sequence[float]) -> Text:

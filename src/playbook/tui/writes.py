@@ -88,7 +88,7 @@ def unblock(source: Source, block_id: str) -> str:
 
 
 def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
-    from ..review import queue  # (the queue loads the delta models: not before the first frame)
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
 
     with source.open() as store:
         result = queue.approve(store, proposal_id, actor=HUMAN, edited=edited)
@@ -97,7 +97,7 @@ def approve(source: Source, proposal_id: str, edited: str | None = None) -> str:
 
 
 def reject(source: Source, proposal_id: str, reason: str, block: bool = False) -> str:
-    from ..review import queue
+    from ..review import queue  # lazy: pydantic: the workbench's first frame
 
     with source.open() as store:
         block_id = queue.reject(store, proposal_id, reason, block=block, actor=HUMAN)

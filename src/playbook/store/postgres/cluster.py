@@ -168,7 +168,7 @@ class Cluster:
 
 def wait_ready(url: str, timeout: float = 30.0) -> None:
     """Wait until the server at `url` accepts connections."""
-    import psycopg
+    import psycopg  # lazy: the postgres extra (`stop`, and the tests without it, need none)
 
     deadline = time.monotonic() + timeout
     while True:

@@ -24,7 +24,7 @@ _CANNOT_CONNECT_CLASSES = {"08", "28"}  # connection exceptions, invalid authori
 def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
     """The Playbook error for a psycopg error met on `label` (a URL without its password),
     or None when it is not a database error (a bug in the caller)."""
-    import psycopg
+    import psycopg  # lazy: the postgres extra: mark, recall, every hook (via driver_error)
 
     if not isinstance(exc, psycopg.Error) or isinstance(exc, psycopg.InterfaceError):
         return None

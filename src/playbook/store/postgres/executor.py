@@ -29,6 +29,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
+from psycopg.sql import SQL, Identifier
 
 from ...core import errors
 from ..dialect import POSTGRESQL
@@ -111,7 +112,7 @@ class PostgresExecutor(ExecutorBase):
             if self._later:
                 cur = self._send_later([(text, params)])[0]
             else:
-                cur = self._conn.execute(text, params)  # type: ignore[arg-type]
+                cur = self._conn.execute(text, params)
         except psycopg.Error as exc:
             raise self._error(exc) from exc
         if writes:
@@ -206,8 +207,8 @@ class PostgresExecutor(ExecutorBase):
         with self._conn.pipeline():
             for sql, rows in waiting:
                 for text, params in many_statements(sql, rows):
-                    self._conn.execute(text, params)  # type: ignore[arg-type]
-            return [self._conn.execute(text, params) for text, params in queries]  # type: ignore[arg-type]
+                    self._conn.execute(text, params)
+            return [self._conn.execute(text, params) for text, params in queries]
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one pipeline, after any writes still waiting."""
@@ -260,17 +261,15 @@ class PostgresExecutor(ExecutorBase):
     def analyze(self) -> None:
         """Refresh the planner's statistics of the playbook's tables (a role that does not
         own them gets a warning from the server, and nothing changes)."""
-        from psycopg import sql
-
         names = self._conn.execute(
             "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = %s ORDER BY 1",
             (self.schema,),
         ).fetchall()
         if not names:
             return
-        tables = sql.SQL(", ").join(sql.Identifier(self.schema, n) for (n,) in names)
+        tables = SQL(", ").join(Identifier(self.schema, n) for (n,) in names)
         try:
-            self._conn.execute(sql.SQL("ANALYZE {}").format(tables))
+            self._conn.execute(SQL("ANALYZE {}").format(tables))
         except psycopg.Error as exc:
             raise self._error(exc) from exc
 

@@ -1,5 +1,5 @@
 """Block matching in SQL, for the database's check of a rule an agent adds (`guard.py`):
-`playbook.core.text`'s normalize, tokens and is_negative (its PROHIBITION_RE), token Jaccard and
+`playbook.core.text`'s normalize, tokens and is_negative (its PROHIBITION), token Jaccard and
 rapidfuzz's ratio, as `curation/matching.py` applies them. Keep them in step with it: the
 database refuses what the API would (a tokenizer that differs in some corner of Unicode
 refuses or lets through an agent's add there, never anything else); the ratio is computed
@@ -22,7 +22,7 @@ _LOWER = "replace(replace({t}, U&'\\0130', U&'i\\0307'), U&'\\212A', 'k')"
 
 def matching_sql(s: str, policy: Policy) -> list[str]:
     """Block matching in SQL (`playbook.core.text`: normalize, tokens, is_negative and its
-    PROHIBITION_RE; jaccard; rapidfuzz's ratio): keep them in step with it."""
+    PROHIBITION; jaccard; rapidfuzz's ratio): keep them in step with it."""
     lower = _LOWER.format(t="t")
     return [
         f"""CREATE OR REPLACE FUNCTION {s}.playbook_normalize(t text) RETURNS text

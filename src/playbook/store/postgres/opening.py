@@ -9,12 +9,20 @@ CREATE privilege on the database); `read` and `write` never create anything.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import os
 import re
-from typing import Any
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from ...core import errors
 from ..sqlite import Mode
+from ..urls import scrub
 from .dialect import translate
+
+if TYPE_CHECKING:
+    from .executor import PostgresExecutor
 
 BUSY_TIMEOUT = "30s"  # how long a writer waits for the write lock (SQLite: its busy timeout)
 CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise
@@ -40,31 +48,24 @@ def import_psycopg() -> Any:
     is read here from the `*.dist-info` folder's name beside the package instead. Should a
     later psycopg want more of them, the stand-ins are dropped and psycopg imported as it
     is; a psycopg already imported is returned as it is."""
-    import sys
-
     if "psycopg" in sys.modules:
-        import psycopg
+        import psycopg  # lazy: PostgreSQL playbooks only (imported already: no stand-ins)
 
         return psycopg
     placed = [name for name, dist in _VERSIONED if _stand_in(name, dist)]
     try:
-        import psycopg
+        import psycopg  # lazy: PostgreSQL playbooks only, after the stand-ins (above)
     except ImportError:
         for name in placed:
             sys.modules.pop(name, None)
         for name in [m for m in sys.modules if m == "psycopg" or m.startswith("psycopg.")]:
             sys.modules.pop(name, None)
-        import psycopg
+        import psycopg  # lazy: PostgreSQL playbooks only (as it is: the stand-ins would not do)
     return psycopg
 
 
 def _stand_in(module: str, dist: str) -> bool:
     """Put a `module` holding the installed `dist`'s `__version__` in `sys.modules`."""
-    import importlib.util
-    import os
-    import sys
-    import types
-
     if module in sys.modules:
         return False
     try:
@@ -84,7 +85,7 @@ def _stand_in(module: str, dist: str) -> bool:
         base, _, version = stem.partition("-")
         if suffix == "dist-info" and base.replace("_", "-").lower() == prefix and version:
             stand_in = types.ModuleType(module)
-            stand_in.__version__ = version  # type: ignore[attr-defined]
+            stand_in.__dict__["__version__"] = version  # its one name
             sys.modules[module] = stand_in
             return True
     return False
@@ -93,9 +94,7 @@ def _stand_in(module: str, dist: str) -> bool:
 def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     """A psycopg connection as the executor expects it (autocommit, timeouts set)."""
     psycopg = _psycopg()
-    from psycopg.conninfo import conninfo_to_dict
-
-    from ..urls import scrub
+    from psycopg.conninfo import conninfo_to_dict  # lazy: PostgreSQL only, after _psycopg()
 
     try:
         given = conninfo_to_dict(url)
@@ -115,7 +114,7 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     settings = [f"-c lock_timeout={BUSY_TIMEOUT}", "-c jit=off"]
     if read_only:
         settings.append("-c default_transaction_read_only=on")
-    options["options"] = " ".join([given.get("options") or "", *settings]).strip()
+    options["options"] = " ".join([str(given.get("options") or ""), *settings]).strip()
     try:
         return psycopg.connect(url, **options)
     except psycopg.Error as exc:
@@ -123,8 +122,6 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
 
 
 def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
-    from ..urls import scrub
-
     text = scrub(str(exc).strip(), url)
     reason = text.split("FATAL:", 1)[-1].strip().splitlines()[0] if text else type(exc).__name__
     if re.search(r'database ".*" does not exist', text):
@@ -156,7 +153,7 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool, bool]
             f"{label} holds no playbook (the schema {wanted[0]!r} does not exist)"
         )
     psycopg = _psycopg()
-    from psycopg import sql
+    from psycopg import sql  # lazy: PostgreSQL only, after _psycopg()
 
     made = sql.Identifier(wanted[0])
     try:
@@ -206,10 +203,10 @@ def search_path_names(path: str) -> list[str]:
     return [n for n in names if n]
 
 
-def open_postgres(url: str, mode: Mode, label: str) -> Any:
+def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
     """A `PostgresExecutor` on the playbook at `url` (see the module's docstring)."""
     _psycopg()  # BackendUnavailable without it
-    from .executor import PostgresExecutor
+    from .executor import PostgresExecutor  # lazy: it imports psycopg: after _psycopg()
 
     conn = connect(url, label, read_only=mode == "read")
     try:

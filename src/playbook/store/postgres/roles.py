@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...core.errors import UsageError
+from ...core.policy import DEFAULT_POLICY
 from ..tables import TABLES
 from .guard import INSERT_CHECKS, UPDATES, checks_sql, policies_sql
 from .matching_sql import matching_sql
@@ -66,8 +67,6 @@ def roles_sql(
 ) -> list[str]:
     """The statements that create (or bring up to date) the two roles on `schema`, with
     `policy`'s constants in the database's own maturity pass (the defaults without one)."""
-    from ...core.policy import DEFAULT_POLICY
-
     agent, human = _check(agent), _check(human)
     policy = policy or DEFAULT_POLICY
     s = quoted(schema)
@@ -118,7 +117,7 @@ class Roles:
         """The PostgreSQL schema that holds the playbook."""
         if self.sql.dialect != "postgresql":
             raise UsageError("roles are for a PostgreSQL playbook (--db postgresql://...)")
-        return str(self.sql.schema)  # type: ignore[attr-defined]
+        return self.sql.schema
 
     def install(self, agent: str = AGENT, human: str = HUMAN) -> list[str]:
         """Create the roles on the playbook (one transaction), with the store's policy in

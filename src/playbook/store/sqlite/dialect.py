@@ -60,7 +60,7 @@ def translate(exc: sqlite3.Error, label: str) -> errors.PlaybookError | None:
 
 def _disk_full(label: str) -> bool:
     """Whether the file system of `label` has (next to) no space left."""
-    import shutil
+    import shutil  # lazy: every hook (only a disk I/O error asks)
 
     if not label or label == ":memory:":
         return False

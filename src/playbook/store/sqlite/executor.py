@@ -83,6 +83,7 @@ class SqliteExecutor(ExecutorBase):
     """
 
     dialect = SQLITE
+    schema = "main"  # SQLite's name for the file's own tables (`Executor.schema`)
     derived_by_database = False  # no roles: whoever writes the file writes everything
 
     def __init__(

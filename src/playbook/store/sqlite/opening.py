@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...core import errors
+from ..schema import MEMORY_LATEST, schema_version
 from .dialect import BUSY_TIMEOUT_MS, MODES, Mode, translate
 from .executor import SqliteExecutor
 
@@ -85,7 +86,7 @@ def open_sqlite(path: str | Path, mode: Mode = "create") -> SqliteExecutor:
                 "and a playbook is one"
             )
         if mode == "create" and not p.exists():
-            from ...core.files import create_private
+            from ...core.files import create_private  # lazy: mark, recall, every hook (a new file)
 
             # 0600: the log of what agents did is nobody else's (SQLite's own open then says
             # what is wrong, if something is)
@@ -174,8 +175,6 @@ def _switch_to_wal(conn: sqlite3.Connection) -> str:
     A file written by a newer Playbook is left as it is (the journal mode is written into
     the file): the store refuses to use it. Returns the journal mode now ("" if left).
     """
-    from ..schema import MEMORY_LATEST, schema_version
-
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     delay = 0.001
     while True:

@@ -15,7 +15,7 @@ from .spec import Context, Marked
 if TYPE_CHECKING:
     from ...core.model import Bullet
     from ...review import ConflictView
-    from ...review.queue import Proposal
+    from ...review.proposals import Proposal
     from ...store.views import BulletRow
 
 

@@ -20,7 +20,7 @@ from .table import ACTIONS
 
 if TYPE_CHECKING:
     from ...review import ConflictView
-    from ...review.queue import Proposal
+    from ...review.proposals import Proposal
     from ...store.views import BulletRow
 
 NOUN = {

@@ -13,7 +13,7 @@ from ..screens.modals import Field, Variant
 
 if TYPE_CHECKING:
     from ...core.policy import Policy
-    from ...review.queue import Proposal
+    from ...review.proposals import Proposal
     from ...store.views import BulletRow
     from ..data import Source
 

@@ -47,8 +47,10 @@ class Pane(Widget):
     TAB: ClassVar[str] = ""  # the tab's id ("" for a pane on a screen of its own)
     TITLE: ClassVar[str] = ""  # the tab's label, before its count
     FOCUS: ClassVar[str] = ""  # the widget that takes the focus when the tab shows
-    # The help screen's section (panes with one title share it) and its note.
-    HELP: ClassVar[tuple[str, str]] = ("", "")
+    # The help screen's section (panes with one title share it) and its note. Not `HELP`:
+    # that is Textual's own (a widget's Markdown for its help panel, ctrl+p "Keys"), which
+    # a tuple there made crash.
+    HELP_SECTION: ClassVar[tuple[str, str]] = ("", "")
     SUBJECTS: ClassVar[tuple[Subject, ...]] = ()
 
     class Requested(Message):

@@ -18,7 +18,8 @@ from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 if TYPE_CHECKING:
@@ -39,9 +40,9 @@ class BlockedPane(Pane):
     TAB = "blocked"
     TITLE = "Blocked"
     FOCUS = "#blocked-table"
-    HELP = ("Blocked", "")
+    HELP_SECTION = ("Blocked", "")
     SUBJECTS = ("blocked", "none")
-    BINDINGS: ClassVar[list[BindingType]] = bindings_for("none", "blocked")
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings_for("none", "blocked")]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -58,7 +59,7 @@ class BlockedPane(Pane):
         self.show_current()
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     def current(self) -> BlockedPattern | None:
@@ -83,7 +84,7 @@ class BlockedPane(Pane):
         self.blocked = {b.id: b for b in blocked}
         self.context = context
         self._now = datetime.now(UTC)
-        self.table.set_rows(dict(self.blocked))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.blocked))
         self.show_current()
 
     def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from .. import format as fmt
 from ..trends import TREND_POINTS
-from ..widgets.table import Column
+from ..widgets.columns import Column
 
 if TYPE_CHECKING:
     from ...store.views import BulletRow

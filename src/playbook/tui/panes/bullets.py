@@ -6,7 +6,6 @@ in a thread worker) times each row's effective score; `is:` words narrow by stat
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -24,7 +23,8 @@ from ..actions.spec import Context
 from ..filterspec import FLAGS, parse_filter
 from ..ordering import RowIndex, View, view_order
 from ..trends import sparkline
-from ..widgets.table import Diff, RowTable
+from ..widgets.columns import Diff
+from ..widgets.table import RowTable
 from .base import Pane
 from .bullet_cells import COLUMNS, NARROW, SORT_CYCLE, SORT_LABEL, peek_text, render_cell
 
@@ -51,7 +51,7 @@ class BulletsPane(Pane):
     TAB = "bullets"
     TITLE = "Bullets"
     FOCUS = "#bullets-table"
-    HELP = (
+    HELP_SECTION = (
         "Bullets and Detail",
         f"Filter words: {' '.join(f'is:{f}' for f in FLAGS)} (is:retired and is:all show "
         "superseded and inverted bullets too).",
@@ -123,7 +123,7 @@ class BulletsPane(Pane):
         yield Static("", id="peek")
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     # ---------------------------------------------------------------- trends
@@ -182,10 +182,10 @@ class BulletsPane(Pane):
         self.table.empty_text = "No bullet matches." if rows else "The playbook is empty."
         if prepared is not None:
             self.live_total = prepared.live
-            diff = self.table.apply(rows, prepared.diff)  # type: ignore[arg-type]
+            diff = self.table.apply(rows, prepared.diff)
         else:
             self.live_total = sum(1 for r in rows.values() if r.state != "retired")
-            diff = self.table.apply(rows)  # type: ignore[arg-type]
+            diff = self.table.apply(rows)
         if diff.any:
             self.epoch += 1
             self._asked.clear()
@@ -211,7 +211,7 @@ class BulletsPane(Pane):
             view=view,
             order=order,
             positions={k: i for i, k in enumerate(order)},
-            diff=RowTable.diff(old, rows),  # type: ignore[arg-type]
+            diff=RowTable.diff(old, rows),
             live=sum(1 for r in rows.values() if r.state != "retired"),
         )
 
@@ -247,12 +247,12 @@ class BulletsPane(Pane):
             order = view_order(self.rows, view, self.policy, self.index)
         table = self.table
         table.sort_by(view.column, view.descending)
-        keys: list[Hashable] = list(order)
+        keys = list(order)
         if keep_top and keys:
-            table.show(keys, keep=keys[0], positions=positions)  # type: ignore[arg-type]
+            table.show(keys, keep=keys[0], positions=positions)
             table.move_to(keys[0])
         else:
-            table.show(keys, positions=positions)  # type: ignore[arg-type]
+            table.show(keys, positions=positions)
         self.update_info(len(keys), view.ranked)
 
     def update_info(self, shown: int, ranked: bool) -> None:

@@ -24,7 +24,8 @@ from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context
 from ..format import format_age
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 if TYPE_CHECKING:
@@ -92,9 +93,9 @@ class ConflictsPane(Pane):
     TAB = "conflicts"
     TITLE = "Conflicts"
     FOCUS = "#conflicts-table"
-    HELP = ("Conflicts", "")
+    HELP_SECTION = ("Conflicts", "")
     SUBJECTS = ("conflict",)
-    BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflict")
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings_for("conflict")]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -117,7 +118,7 @@ class ConflictsPane(Pane):
         self.show_current()
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     def current(self) -> ConflictView | None:
@@ -145,7 +146,7 @@ class ConflictsPane(Pane):
         self.conflicts = {str(c.conflict.id): c for c in conflicts}
         self.context = context
         self._now = datetime.now(UTC)
-        self.table.set_rows(dict(self.conflicts))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.conflicts))
         self.show_current()
 
     def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:

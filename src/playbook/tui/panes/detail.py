@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ...review import BulletDetail
     from ..reading import DetailRead, Snapshot
 from ..widgets.chart import ScoreChart
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 EVENT_COLUMNS = [
@@ -82,7 +83,7 @@ class DetailPane(Pane):
     TAB = "detail"
     TITLE = "Detail"
     FOCUS = "#d-timeline"
-    HELP = ("Bullets and Detail", "")
+    HELP_SECTION = ("Bullets and Detail", "")
     SUBJECTS = ("bullet",)
 
     class BackRequested(Message):
@@ -111,7 +112,9 @@ class DetailPane(Pane):
         with Vertical(id="detail-right"):
             with Vertical(id="d-chart-box"):
                 yield ScoreChart(id="d-chart")
-            table = RowTable(EVENT_COLUMNS, event_cell, empty_text="", id="d-timeline")
+            table: RowTable[int] = RowTable(  # by event id
+                EVENT_COLUMNS, event_cell, empty_text="", id="d-timeline"
+            )
             table.border_title = "Feedback events"
             yield table
 
@@ -146,7 +149,7 @@ class DetailPane(Pane):
         self.post_message(self.BackRequested())
 
     # ---------------------------------------------------------------- render
-    def loading(self, bullet_id: str, row: BulletRow | None) -> None:
+    def show_loading(self, bullet_id: str, row: BulletRow | None) -> None:
         """At once, before the history is read: what the snapshot already knows about the
         bullet, and a word that the rest is on its way (never an empty pane)."""
         self.bullet_id = bullet_id
@@ -233,9 +236,9 @@ class DetailPane(Pane):
                 "pinned", fmt.untrusted(b.pinned_reason or "(no reason)", style=fmt.ACCENT)
             )
         for c in detail.conflicts:
-            other = c.b if c.a == b.id else c.a
+            other_id = c.b if c.a == b.id else c.a
             label = "conflict" if c.status == "open" else "conflict (resolved)"
-            facts.add_row(label, fmt.untrusted(f"with {other}: {c.resolution or c.reason}"))
+            facts.add_row(label, fmt.untrusted(f"with {other_id}: {c.resolution or c.reason}"))
         self.query_one("#d-facts", Static).update(facts)
 
         passage = self.query_one("#d-passage", Static)
@@ -298,12 +301,12 @@ class DetailPane(Pane):
         # Every event behind the score, inherited ones too (`ScoreSeries.events`).
         chart.set_data(read.series, [(e.at, e.kind) for e in read.series.events])
         box = self.query_one("#d-chart-box")
-        first, last = read.series[0][1], read.series[-1][1]
+        start, last = read.series[0][1], read.series[-1][1]
         peak = max(v for _, v in read.series)
         room = box.size.width - 6  # the corners and the spaces around a subtitle
         box.border_subtitle = fmt.fit(
             [
-                f"now {last:+z.2f}  peak {peak:+z.2f}  first {first:+z.2f}",
+                f"now {last:+z.2f}  peak {peak:+z.2f}  first {start:+z.2f}",
                 f"now {last:+z.2f}  peak {peak:+z.2f}",
                 f"now {last:+z.2f}",
             ],

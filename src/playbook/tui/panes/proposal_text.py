@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ...review.proposals import Proposal, Target
 
 FIELDS = ("content", "bullet_id", "bullet_ids", "reason", "context", "bullet_type")
+LOOKING = "looking for close rules…"  # a new rule's nearest bullets, being read
 
 
 DELETED = fmt.DIFF_DELETED
@@ -91,9 +92,10 @@ def target_line(t: Target) -> Text:
     return text
 
 
-def near_text(p: Proposal) -> tuple[str, RenderableType]:
+def near_text(p: Proposal, *, looking: bool = False) -> tuple[str, RenderableType]:
     """(box title, renderable): the bullets a proposal acts on, now; or, for a new rule,
-    the nearest existing bullets with their similarity."""
+    the nearest existing bullets with their similarity. `looking`: those are being read
+    (not known yet, which is not the same as none)."""
     if p.targets:
         title = "The bullet it acts on" if len(p.targets) == 1 else "The bullets it acts on"
         near = Text()
@@ -107,6 +109,8 @@ def near_text(p: Proposal) -> tuple[str, RenderableType]:
             near, Text(), Text("also close:", style=fmt.MUTED), _similar(p)
         )
     kind = str(p.delta.get("type", "?"))
+    if looking and isinstance(p.delta.get("content"), str):
+        return "Nearest existing bullets", Text(LOOKING, style=fmt.MUTED)
     if not p.similar:
         return "Nearest existing bullets", Text(
             "nothing close: this would be a new rule"

@@ -33,12 +33,13 @@ from ..queue_view import (
     parse_queue_filter,
     session_name,
 )
-from ..widgets.table import Column, RowTable
+from ..widgets.columns import Column
+from ..widgets.table import RowTable
 from .base import Pane
 
 if TYPE_CHECKING:
-    from ...review import queue
     from ...review.proposal_view import DiffOps
+    from ...review.proposals import Proposal
     from ..reading import DiaryPassage, Snapshot
 from .proposal_text import delta_grid, near_text
 
@@ -63,7 +64,7 @@ class ProposalsPane(Pane):
     TAB = "proposals"
     TITLE = "Proposals"
     FOCUS = "#proposals-table"
-    HELP = (
+    HELP_SECTION = (
         "Proposals",
         "Filter: type:add session:NAME from:hook and words. With proposals marked "
         "(space), a and x decide all the marked ones after one confirmation.",
@@ -86,10 +87,11 @@ class ProposalsPane(Pane):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.all: list[queue.Proposal] = []  # newest first
-        self.proposals: dict[str, queue.Proposal] = {}  # the shown ones, by id
+        self.all: list[Proposal] = []  # newest first
+        self.proposals: dict[str, Proposal] = {}  # the shown ones, by id
         self.passages: dict[str, DiaryPassage | None] = {}
         self.diffs: dict[str, list[tuple[str, DiffOps]]] = {}
+        self.looking: set[str] = set()  # proposals whose nearest bullets are being read
         self.marked: set[str] = set()
         self.new_ids: set[str] = set()
         self.badge_since: datetime | None = None  # proposals newer than this: "new" badge
@@ -122,15 +124,15 @@ class ProposalsPane(Pane):
         self.show_current()
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     # ---------------------------------------------------------------- subjects
-    def current(self) -> queue.Proposal | None:
+    def current(self) -> Proposal | None:
         key = self.table.cursor_key
         return self.proposals.get(str(key)) if key is not None else None
 
-    def subject(self) -> queue.Proposal | None:
+    def subject(self) -> Proposal | None:
         return self.current()
 
     def marked_proposals(self) -> Marked | None:
@@ -154,7 +156,7 @@ class ProposalsPane(Pane):
         return super().check_action(action, parameters)
 
     # ---------------------------------------------------------------- cells
-    def _cell(self, p: queue.Proposal, column: str) -> Text:
+    def _cell(self, p: Proposal, column: str) -> Text:
         if column == "mark":
             return Text(MARK, style=fmt.ACCENT_BOLD) if p.id in self.marked else Text("")
         if column == "id":
@@ -187,6 +189,7 @@ class ProposalsPane(Pane):
     # ---------------------------------------------------------------- data in
     def apply(self, snap: Snapshot, context: Context, prepared: object) -> None:
         self.new_count = snap.new_proposals
+        self.looking = set(snap.similar_unknown)
         badges = self.new_badges(snap.proposals)
         self.set_proposals(snap.proposals, snap.passages, context, badges, snap.diffs)
 
@@ -200,7 +203,7 @@ class ProposalsPane(Pane):
             label += f" [$accent]{new}[/]"
         return label
 
-    def new_badges(self, proposals: list[queue.Proposal]) -> set[str]:
+    def new_badges(self, proposals: list[Proposal]) -> set[str]:
         """The proposals that arrived since the reviewer's last visit (none on a first
         visit: everything is new then, and a badge on every row says nothing)."""
         if self.badge_since is None:
@@ -209,7 +212,7 @@ class ProposalsPane(Pane):
 
     def set_proposals(
         self,
-        proposals: list[queue.Proposal],
+        proposals: list[Proposal],
         passages: dict[str, DiaryPassage | None],
         context: Context,
         new_ids: set[str] | None = None,
@@ -228,13 +231,22 @@ class ProposalsPane(Pane):
         self._shown = None  # the target's state may have moved: redraw the detail
         self.show_filtered()
 
+    def similar_read(self, proposals: list[Proposal], unknown: set[str]) -> None:
+        """The same queue, its proposals now with their nearest existing bullets (read
+        after the snapshot was shown): swapped in by id; filter, marks and cursor stay."""
+        self.all = proposals
+        self.looking = set(unknown)
+        self.proposals = {p.id: p for p in proposals if p.id in self.proposals}
+        self.table.apply(dict(self.proposals))
+        self.show_current()
+
     def show_filtered(self) -> None:
         shown = [p for p in self.all if self.filter.matches(p)]
         self.proposals = {p.id: p for p in shown}
         self.table.empty_text = (
             "No proposal matches the filter." if self.all else "Nothing waits for review."
         )
-        self.table.set_rows(dict(self.proposals))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.proposals))
         self.update_info()
         self.show_current()
         self.refresh_bindings()
@@ -319,19 +331,19 @@ class ProposalsPane(Pane):
         self._shown = (p.id, id(p))
         delta_box.update(delta_grid(p, fmt.DELTA_STYLE, self.diffs.get(p.id, [])))
         passage_box.update(_where(p, self.passages.get(p.id)))
-        title, near = near_text(p)
+        title, near = near_text(p, looking=p.id in self.looking)
         self.query_one("#p-similar").border_title = title
         similar_box.update(near)
 
 
-def _source(p: queue.Proposal) -> Text:
+def _source(p: Proposal) -> Text:
     text = fmt.untrusted(session_name(p.provenance.session_ref), one_line=True, style=fmt.SOURCE)
     if p.provenance.byte_offset is not None:
         text.append(f" @{p.provenance.byte_offset}", style=fmt.MUTED)
     return text
 
 
-def _where(p: queue.Proposal, passage: DiaryPassage | None) -> Table | Text:
+def _where(p: Proposal, passage: DiaryPassage | None) -> Table | Text:
     prov = p.provenance
     where = Text()
     if prov.session_ref:

@@ -19,9 +19,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ... import review
 from .. import format as fmt
+from ..widgets.columns import Column
 from ..widgets.footer import WorkbenchFooter
-from ..widgets.table import Column, RowTable
+from ..widgets.table import RowTable
 
 if TYPE_CHECKING:
     from ...review import PlaybookDiff, RuleChange
@@ -105,11 +107,9 @@ class CompareScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
     def _read(self) -> None:
-        from ...review import diff_since
-
         try:
             with self.source.open(migrate=False) as store:
-                diff = diff_since(store, self.since)
+                diff = review.diff_since(store, self.since)
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return
@@ -143,7 +143,7 @@ class CompareScreen(Screen[None]):
             text.append(f"{label}  ", style=fmt.MUTED)
         counts.update(text)
         table.empty_text = "Nothing changed."
-        table.set_rows(dict(self.changes))  # type: ignore[arg-type]
+        table.set_rows(dict(self.changes))
         if self.select is not None:  # back from a rule opened here: on its row again
             table.move_to(self.select)
             self.select = None
@@ -192,7 +192,7 @@ class CompareScreen(Screen[None]):
         if not keys:
             return
         here = str(table.cursor_key or keys[0]).split(":")[0]
-        firsts = {}
+        firsts: dict[str, str] = {}
         for key in keys:
             firsts.setdefault(key.split(":")[0], key)
         groups = list(firsts)

@@ -22,12 +22,14 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from ... import review
 from .. import format as fmt
 from ..actions.rule import bindings_for
 from ..actions.spec import Context, Subject
 from ..panes.base import Pane
+from ..widgets.columns import Column
 from ..widgets.footer import WorkbenchFooter
-from ..widgets.table import Column, RowTable
+from ..widgets.table import RowTable
 
 if TYPE_CHECKING:
     from ...review import HiddenItem, HiddenReport, Remedy
@@ -81,7 +83,7 @@ class HiddenPane(Pane):
         self.query_one("#hidden-why").border_title = "Why, in numbers, and what brings it back"
 
     @property
-    def table(self) -> RowTable:
+    def table(self) -> RowTable[str]:
         return self.query_one(RowTable)
 
     def current(self) -> HiddenItem | None:
@@ -113,7 +115,7 @@ class HiddenPane(Pane):
         self.items = {i.bullet.id: i for i in items}
         self.context = context
         self.table.empty_text = "Nothing hidden: every match is in recall's results."
-        self.table.set_rows(dict(self.items))  # type: ignore[arg-type]
+        self.table.set_rows(dict(self.items))
         self.show_current()
 
     @on(RowTable.Highlighted)
@@ -211,11 +213,9 @@ class HiddenScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="hidden")
     def _read(self, words: str) -> None:
-        from ...review import explain_hidden
-
         try:
             with self.source.open(migrate=False) as store:
-                report = explain_hidden(store, words, as_of=self.as_of)
+                report = review.explain_hidden(store, words, as_of=self.as_of)
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return

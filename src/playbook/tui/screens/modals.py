@@ -11,7 +11,7 @@ the last; toasts show at the top while a dialog is open, never over its buttons.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on
@@ -26,7 +26,7 @@ Variant = Literal["default", "primary", "success", "warning", "error"]
 COMPACT = (Input, Button, OptionList, TextArea, Checkbox)
 
 
-def compact_when_short(screen: ModalScreen[object]) -> None:
+def compact_when_short(screen: ModalScreen[Any]) -> None:
     """On a short terminal (the app's `-short` class, under 34 rows) a dialog's fields and
     buttons lose their borders: at 80x24 the last field of the longest dialog (mark
     harmful: six reasons, then "what happened") sits above the fold, not below it."""
@@ -158,9 +158,10 @@ class FormModal(ModalScreen[dict[str, str] | None]):
             widget = self.query_one(f"#field-{f.name}")
             if isinstance(widget, Checkbox):
                 out[f.name] = "yes" if widget.value else ""
-                continue
-            text = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
-            out[f.name] = text.strip()
+            elif isinstance(widget, TextArea):
+                out[f.name] = widget.text.strip()
+            else:  # the one other kind `compose` makes
+                out[f.name] = self.query_one(f"#field-{f.name}", Input).value.strip()
         return out
 
     @on(Input.Submitted)

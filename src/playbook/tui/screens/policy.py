@@ -19,7 +19,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, ProgressBar, Static
+from textual.worker import get_current_worker
 
+from ...store import open_store
 from .. import format as fmt
 from .policy_plot import ForestPlot, PlotRow
 
@@ -87,10 +89,7 @@ class PolicyScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="policy-eval")
     def _evaluate(self) -> None:
-        from textual.worker import get_current_worker
-
-        from ...policy_eval import evaluate
-        from ...store import open_store
+        from ...policy_eval import evaluate  # lazy: numpy: the workbench's first frame
 
         worker = get_current_worker()
 
@@ -118,7 +117,7 @@ class PolicyScreen(ModalScreen[None]):
             self.query_one("#policy-status", Static).update(Text(message, style=fmt.BAD))
 
     def show_report(self, report: EvalReport) -> None:
-        from ...policy_eval.report import table_cells
+        from ...policy_eval.report import table_cells  # lazy: numpy: the workbench's first frame
 
         if not self.is_attached:
             return
@@ -155,7 +154,7 @@ class PolicyScreen(ModalScreen[None]):
 
 def plot_rows(report: EvalReport) -> list[PlotRow]:
     """The primary metric per candidate, ordered by half-life (then harm weight)."""
-    from ...policy_eval import PRIMARY
+    from ...policy_eval import PRIMARY  # lazy: numpy: the workbench's first frame
 
     rows = []
     for i, r in enumerate(report.rows):

@@ -11,6 +11,7 @@ footer goes compact (no padding around keys).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
@@ -44,7 +45,7 @@ class WorkbenchFooter(Footer):
     _states: Hashable = None  # whether each is enabled, and its tooltip (`_signature`)
     _queued: Hashable = None  # the keys of a recompose asked for and not yet run
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[Any]) -> None:
         """Textual recomposes the footer (every key a new widget) whenever any binding
         may have changed: on every cursor move, every snapshot, every focus change. Most
         of those change nothing the footer shows; recompose only when its keys change, and
@@ -78,7 +79,7 @@ class WorkbenchFooter(Footer):
                 return
         await super().recompose()
 
-    def _signature(self, screen: Screen) -> tuple[Hashable, Hashable]:
+    def _signature(self, screen: Screen[Any]) -> tuple[Hashable, Hashable]:
         """What the footer's keys are drawn from: the width and each shown key; and apart,
         whether each applies here and its tooltip."""
         found = list(screen.active_bindings.values())
@@ -86,7 +87,7 @@ class WorkbenchFooter(Footer):
         states = tuple((enabled, tooltip) for _, _, enabled, tooltip in found)
         return (self.app.size.width, keys), states
 
-    def _restate(self, screen: Screen, states: Hashable) -> None:
+    def _restate(self, screen: Screen[Any], states: Hashable) -> None:
         """Dim or light each key as `Footer.compose` would have built it, unless `states`
         (`_signature`) is what the keys show already."""
         if states == self._states:

@@ -6,12 +6,15 @@ the Toolong approach instead: a `ScrollView` whose `render_line` draws the visib
 from a dict of row objects and a list of keys in display order, so painting costs the same
 at 100 rows or 100,000. Rows are immutable objects; an update replaces changed ones by key,
 drops gone keys, adds new ones, and the cursor stays on the row it was on.
+
+`RowTable[K]` is keyed by `K` (a pane's ids are `str`), as Textual's `DataTable[CellType]`
+is by its cells: a pane hands its own `dict[str, Row]` over, and reads its own key back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,9 +31,10 @@ from textual.strip import Strip
 from .columns import GAP, Column, Diff, fit_widths
 
 CellRenderer = Callable[[Any, str], Text]
+K = TypeVar("K", bound=Hashable)  # a row's key
 
 
-class RowTable(ScrollView, can_focus=True):
+class RowTable(ScrollView, Generic[K], can_focus=True):
     """A table of keyed rows with a row cursor, drawn line by line."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -72,35 +76,35 @@ class RowTable(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to another row (key None: the table is empty)."""
 
-        def __init__(self, table: RowTable, key: Hashable | None) -> None:
+        def __init__(self, table: RowTable[Any], key: Hashable | None) -> None:
             super().__init__()
             self.table = table
             self.key = key
 
         @property
-        def control(self) -> RowTable:
+        def control(self) -> RowTable[Any]:
             return self.table
 
     class Selected(Message):
         """Enter (or a double click) on a row."""
 
-        def __init__(self, table: RowTable, key: Hashable) -> None:
+        def __init__(self, table: RowTable[Any], key: Hashable) -> None:
             super().__init__()
             self.table = table
             self.key = key
 
         @property
-        def control(self) -> RowTable:
+        def control(self) -> RowTable[Any]:
             return self.table
 
     class HeaderClicked(Message):
-        def __init__(self, table: RowTable, column: str) -> None:
+        def __init__(self, table: RowTable[Any], column: str) -> None:
             super().__init__()
             self.table = table
             self.column = column
 
         @property
-        def control(self) -> RowTable:
+        def control(self) -> RowTable[Any]:
             return self.table
 
     def __init__(
@@ -117,9 +121,9 @@ class RowTable(ScrollView, can_focus=True):
         self.columns = list(columns)
         self.render_cell = render_cell
         self.empty_text = empty_text
-        self.rows: dict[Hashable, Any] = {}
-        self.order: list[Hashable] = []
-        self._index: dict[Hashable, int] = {}
+        self.rows: Mapping[K, Any] = {}
+        self.order: list[K] = []
+        self._index: dict[K, int] = {}
         self.sort_column: str | None = None
         self.sort_descending = False
         self._widths: list[int] = []
@@ -129,7 +133,7 @@ class RowTable(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- data
     @property
-    def cursor_key(self) -> Hashable | None:
+    def cursor_key(self) -> K | None:
         if 0 <= self.cursor_row < len(self.order):
             return self.order[self.cursor_row]
         return None
@@ -139,7 +143,7 @@ class RowTable(ScrollView, can_focus=True):
         return len(self.order)
 
     @staticmethod
-    def diff(old: dict[Hashable, Any], new: dict[Hashable, Any]) -> Diff:
+    def diff(old: Mapping[K, object], new: Mapping[K, object]) -> Diff:
         """What changed between two row dicts (pure: a worker thread can compute it)."""
         removed = sum(1 for k in old if k not in new)
         added = changed = 0
@@ -151,7 +155,7 @@ class RowTable(ScrollView, can_focus=True):
                 changed += 1
         return Diff(added, removed, changed)
 
-    def apply(self, rows: dict[Hashable, Any], diff: Diff | None = None) -> Diff:
+    def apply(self, rows: Mapping[K, Any], diff: Diff | None = None) -> Diff:
         """Replace the rows by key: gone keys leave, changed rows update, new ones arrive.
 
         Lines are drawn from `rows` on demand, so the update is the dict itself; `diff`
@@ -167,10 +171,10 @@ class RowTable(ScrollView, can_focus=True):
 
     def show(
         self,
-        order: list[Hashable],
+        order: list[K],
         *,
-        keep: Hashable | None = None,
-        positions: dict[Hashable, int] | None = None,
+        keep: K | None = None,
+        positions: dict[K, int] | None = None,
     ) -> None:
         """Display these keys in this order, keeping the cursor on `keep` (default: the
         row it is on) when that row is still shown. `positions` (key -> index in `order`)
@@ -189,12 +193,12 @@ class RowTable(ScrollView, can_focus=True):
         self._set_cursor(row, scroll=True)
         self.refresh()
 
-    def _index_of(self, key: Hashable) -> int | None:
+    def _index_of(self, key: K) -> int | None:
         if not self._index and self.order:
             self._index = {k: i for i, k in enumerate(self.order)}
         return self._index.get(key)
 
-    def move_to(self, key: Hashable, *, at_top: bool = False) -> bool:
+    def move_to(self, key: K, *, at_top: bool = False) -> bool:
         """The cursor to `key`'s row, scrolled into view (centred; `at_top`: the first
         line, as a group's first row is shown with the rest of its group below it)."""
         index = self._index_of(key)
@@ -252,7 +256,7 @@ class RowTable(ScrollView, can_focus=True):
         if key is not None:
             self.post_message(self.Selected(self, key))
 
-    def set_rows(self, rows: dict[Hashable, Any], order: list[Hashable] | None = None) -> None:
+    def set_rows(self, rows: Mapping[K, Any], order: list[K] | None = None) -> None:
         """Show exactly these rows (in `order`, default: the dict's), keeping the cursor on
         its row: the whole update for a small table."""
         self.apply(rows)
