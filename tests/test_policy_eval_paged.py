@@ -147,3 +147,17 @@ def test_the_page_timestamps_are_read_as_the_store_reads_them() -> None:
     assert not parse_times([*good[:3], None])[1].any()  # not all text: none certified here
     assert parse_times(good[:5])[1].all() and not parse_times([])[1].any()
     assert np.array_equal(parse_times(good)[0], parse_times(good)[0])
+
+
+def test_contexts_that_name_no_part_of_any_rule_give_the_same_report(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held-out marks whose contexts match no word, substring or tag of any rule: the
+    batch has no part at all (the CLI's fuzz test found the replay indexing an empty table)."""
+    rules = [store.insert_bullet(t).id for t in ("Pin npm to 11", "Cache pip downloads")]
+    for i, context in enumerate(["inf", "1e309", "task success", "zork", "quux"] * 2):
+        clock.advance(hours=5)
+        store.add_feedback(rules[i % 2], "helpful", context=context)
+    clock.advance(days=1)
+    got = same_report(store, monkeypatch, page=3, split=0.4, k=3)
+    assert got["log"]["heldout_with_context"] > 0

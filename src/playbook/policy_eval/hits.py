@@ -67,6 +67,8 @@ class _Parts:
     def holds(self, pid: np.ndarray, col: np.ndarray) -> np.ndarray:
         """Whether part `pid` (-1: none) holds bullet `col`, pair by pair."""
         out = np.zeros(len(col), dtype=bool)
+        if not len(self.row):  # no part in the batch's contexts: every pid is -1
+            return out
         row = np.where(pid >= 0, self.row[np.maximum(pid, 0)], -1)
         big = row >= 0
         if big.any():
