@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from playbook.core import scoring
-from playbook.policy_eval import evaluate
+from playbook.policy_eval import candidate, evaluate, hits
 from playbook.policy_eval import replay as replay_module
 from playbook.policy_eval.log_columns import parse_times
 from playbook.store import PlaybookStore, log_pages, parse_iso
@@ -37,17 +37,27 @@ evaluate_module = importlib.import_module("playbook.policy_eval.evaluate")
 
 def same_report(store: PlaybookStore, monkeypatch: pytest.MonkeyPatch, page: int, **kw) -> dict:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(replay_module, "PAGE", page)
+    monkeypatch.setattr(replay_module, "BATCH", page * 3)  # batches end within pages too
+    monkeypatch.setattr(replay_module, "HELD_BATCH", page)
     got = evaluate(store, **kw).to_dict()
     expected = reference_evaluate(store, **kw).to_dict()
     assert json.dumps(got) == json.dumps(expected)
     return got
 
 
-@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize(("seed", "top"), [(3, hits.TOP), (11, 2)])
 def test_a_history_with_lineage_maturity_and_future_marks_gives_the_same_report(
-    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch, seed: int
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch, seed: int, top: int
 ) -> None:
     varied_history(store, clock, seed)
+    for i in range(3):  # contexts no bullet matches, or only in part
+        store.add_feedback(store.bullets()[i].id, "helpful", context=f"zork{i} quux")
+        store.add_feedback(store.bullets()[i].id, "harmful", context=f"npm zork{i}")
+    clock.advance(days=1)
+    # top 2: most contexts decided from a few of their bullets, the rest with 4, then whole
+    monkeypatch.setattr(hits, "TOP", top)
+    monkeypatch.setattr(hits, "MORE", 2 * top)
+    monkeypatch.setattr(hits, "SMALL_PART", 3)  # parts looked up by mask and by key
     got = same_report(store, monkeypatch, page=7, split=0.4, k=3)
     assert got["log"]["heldout_with_context"] > 100  # recall@k was compared, mark by mark
     assert (
@@ -64,6 +74,21 @@ def test_a_world_with_a_verdict_gives_the_same_report(
     got = same_report(store, monkeypatch, page=5, replicates=300)
     assert got["verdict"]["challenger"] is not None
     assert same_report(store, monkeypatch, page=100_000, replicates=300) == got
+
+
+def test_candidates_with_fractional_points_give_the_same_report(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Relevances that are not whole numbers are taken as recall takes them (ranked whole)."""
+    varied_history(store, clock, 7, steps=300)
+    current = store.policy
+    chosen = [
+        candidate("fractional", current, exact_points=2.5, substring_points=0.7),
+        candidate("floor", current, min_relevance=3.5, min_confidence=0.0),
+        candidate("short", current, half_life_days=30, harm_multiplier=8),
+    ]
+    got = same_report(store, monkeypatch, page=9, candidates=chosen, split=0.5, k=2)
+    assert [c["name"] for c in got["candidates"]][1:] == ["fractional", "floor", "short"]
 
 
 def test_malformed_marks_are_skipped_as_before(
@@ -122,3 +147,17 @@ def test_the_page_timestamps_are_read_as_the_store_reads_them() -> None:
     assert not parse_times([*good[:3], None])[1].any()  # not all text: none certified here
     assert parse_times(good[:5])[1].all() and not parse_times([])[1].any()
     assert np.array_equal(parse_times(good)[0], parse_times(good)[0])
+
+
+def test_contexts_that_name_no_part_of_any_rule_give_the_same_report(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held-out marks whose contexts match no word, substring or tag of any rule: the
+    batch has no part at all (the CLI's fuzz test found the replay indexing an empty table)."""
+    rules = [store.insert_bullet(t).id for t in ("Pin npm to 11", "Cache pip downloads")]
+    for i, context in enumerate(["inf", "1e309", "task success", "zork", "quux"] * 2):
+        clock.advance(hours=5)
+        store.add_feedback(rules[i % 2], "helpful", context=context)
+    clock.advance(days=1)
+    got = same_report(store, monkeypatch, page=3, split=0.4, k=3)
+    assert got["log"]["heldout_with_context"] > 0

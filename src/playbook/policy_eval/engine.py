@@ -61,6 +61,10 @@ class Engine:
         self.points = np.array(
             [[p.exact_points, p.substring_points, p.tag_points] for p in policies]
         )  # (candidates, 3)
+        # whole points: a relevance (a few counts x points) is a whole number, exact
+        self.whole_points = bool((self.points == np.round(self.points)).all()) and bool(
+            (np.abs(self.points) < 2**40).all()
+        )
         self.min_conf = np.array([p.min_confidence for p in policies], dtype=np.float64)
         self.min_rel = np.array([p.min_relevance for p in policies], dtype=np.float64)
         code = {m: i for i, m in enumerate(MATURITIES)}
@@ -86,6 +90,7 @@ class Engine:
         self.folded: dict[int, list[tuple[float, bool, float]]] = {b: [] for b in keep}
         self.anc: list[set[int]] = [set() for _ in range(n)]
         self.desc: list[set[int]] = [set() for _ in range(n)]
+        self.has_desc = np.zeros(n, dtype=bool)
         self.t0 = 0.0
         self.hl_c = hl
         self.own = np.array([bool(b.half_life_days) for b in bullets], dtype=bool)
@@ -140,6 +145,7 @@ class Engine:
             for m in sorted(members - self.anc[x] - {x}):
                 self.anc[x].add(m)
                 self.desc[m].add(x)
+                self.has_desc[m] = True
                 for at, helpful, w in self.folded[m]:
                     add = w * self.sign[helpful] * carry(self.t0, at, self.hl[x])
                     self.net[x] += add

@@ -14,13 +14,18 @@ order (time, what, id), the marks of one moment after that moment's views are re
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .engine import Engine
+from .batch import AFTER, BEFORE, Batch, View
+from .batch import MATURITY as BATCH_MATURITY
+from .batch import VALID as BATCH_VALID
+from .engine import REBASE_HALF_LIVES, Engine
+from .hits import batch_hits
 from .keywords import KeywordIndex
 from .log_columns import EventPage, page_columns
 from .topk import TopK
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
     from ..store.log_replay import Edge, LogBullet, MaturityEntry
 
 PAGE = 20_000  # marks read and replayed at a time
+BATCH = 20_000  # marks of a batch (`batch.py`); held out (top-k asked): fewer, so few change
+HELD_BATCH = 4_000
 # What changes the view, in the order applied when several share a timestamp.
 VALID_FROM, MATURITY, EDGE, EVENT, VALID_TO = range(5)
 
@@ -153,6 +160,127 @@ def _fold(eng: Engine, p: EventPage, start: int, end: int) -> None:
         eng.fold(b, helpful, at, recorded, key, w)
 
 
+class _Walk:
+    """The replay's walk over moments: ordinary ones collected into a `Batch` (array
+    operations), the rest (a lineage edge, a mark dated after its recording or pending,
+    a new reference time) one at a time with the engine."""
+
+    def __init__(self, eng: Engine, top: TopK, applies: list[tuple[str, int, int, Any]],
+                 out: _Out, split_at: str) -> None:  # fmt: skip
+        self.eng, self.top, self.applies, self.out = eng, top, applies, out
+        self.split_at = split_at
+        self.ai = 0
+        self.waiting: list[tuple[EventPage, int, int]] = []  # read, not folded: one moment
+        self.moment = -1  # microseconds of the moment being read
+        self.one_by_one = False  # the moment being read is read with the engine
+        self.batch: Batch | None = None
+
+    def moment_of(self, p: EventPage, base: int, s: int, e: int) -> None:
+        """The marks s:e of page `p` (rows from `base`), of one moment."""
+        eng = self.eng
+        t = p.recorded_at[s]
+        if int(p.recorded_us[s]) != self.moment:
+            self.moment = int(p.recorded_us[s])
+            self._transition(t, float(p.now[s]))
+        elif not self.one_by_one and self.batch is None:  # a moment begun on the last page
+            self.batch = Batch(now=[eng.now])
+        held = t >= self.split_at
+        if self.one_by_one:
+            self._read(p, base, s, e, held)
+        else:
+            batch = self.batch
+            assert batch is not None
+            batch.reads.append((len(batch) - 1, p, s, e, base, held))
+            batch.marks += e - s
+            if batch.marks >= (HELD_BATCH if held else BATCH):
+                self.flush()
+        self.waiting.append((p, s, e))
+
+    def _transition(self, t: str, now: float) -> None:
+        """Collect what comes before the moment `t`; apply it, or hand it to the batch."""
+        eng, applies = self.eng, self.applies
+        before: list[tuple[str, int, int, Any]] = []
+        after: list[tuple[str, int, int, Any]] = []
+        prev = (self.waiting[0][0].recorded_at[self.waiting[0][1]], EVENT) if self.waiting \
+            else None  # fmt: skip
+        while self.ai < len(applies) and applies[self.ai][0] < t:
+            a = applies[self.ai]
+            (before if prev is not None and a[:2] < prev else after).append(a)
+            self.ai += 1
+        folds, self.waiting = self.waiting, []
+        if (
+            eng.n_pending
+            or any(a[1] == EDGE for a in (*before, *after))
+            or any(bool((w.at[ws:we] > w.recorded[ws:we]).any()) for w, ws, we in folds)
+            or (now - eng.t0) / eng.min_hl >= REBASE_HALF_LIVES
+        ):
+            self.flush()
+            for a in before:
+                _apply(eng, a[1], a[3])
+            for w, ws, we in folds:
+                _fold(eng, w, ws, we)
+            for a in after:
+                _apply(eng, a[1], a[3])
+            eng.at(now)
+            self.one_by_one = True
+            return
+        self.one_by_one = False
+        if self.batch is None:
+            self.batch = Batch()
+        batch = self.batch
+        m = len(batch)
+        batch.now.append(now)
+        batch.folds.extend((m, w, ws, we) for w, ws, we in folds)
+        for phase, group in ((BEFORE, before), (AFTER, after)):
+            for _, what, _, item in group:
+                if what == MATURITY:
+                    batch.applies.append((m, phase, BATCH_MATURITY, eng.col[item.bullet_id],
+                                          eng.code[item.maturity]))  # fmt: skip
+                else:
+                    batch.applies.append((m, phase, BATCH_VALID, eng.col[item],
+                                          int(what == VALID_FROM)))  # fmt: skip
+
+    def _read(self, p: EventPage, base: int, s: int, e: int, held: bool) -> None:
+        """The marks s:e read with the engine, as it stands at their moment."""
+        eng, out, top = self.eng, self.out, self.top
+        for i in range(s, e):
+            b = int(p.cols[i])
+            out.scores[base + i] = eng.effective(b)
+            context = p.context[i]
+            if held and context:
+                q = top.query(context)
+                if q is not None:
+                    out.ranked[base + i] = True
+                    out.hit(top.hit(b, q))
+
+    def flush(self) -> None:
+        """Run the batch collected so far: every score it reads, every top-k."""
+        batch, self.batch = self.batch, None
+        if batch is None or not len(batch):
+            return
+        eng, out, top = self.eng, self.out, self.top
+        view = View(eng, batch)
+        reads = [(m, p, s, e, base) for m, p, s, e, base, _ in batch.reads]
+        if reads:
+            cols = np.concatenate([p.cols[s:e] for _, p, s, e, _ in reads])
+            moment = np.concatenate([np.full(e - s, m, dtype=np.intp) for m, _, s, e, _ in reads])
+            rows = np.concatenate([np.arange(base + s, base + e) for _, _, s, e, base in reads])
+            got = view.scaled_at(cols, view.order(moment)) * view.factors(cols, moment) + 0.0
+            out.scores[rows] = got
+        items: list[tuple[int, str, int]] = []  # the held-out marks with context words
+        for m, p, s, e, base, held in batch.reads:
+            if not held:
+                continue
+            for i in range(s, e):
+                context = p.context[i]
+                if context and top.slots(context) is not None:
+                    out.ranked[base + i] = True
+                    items.append((int(p.cols[i]), context, m))
+        for row in batch_hits(top, view, items):
+            out.hit(row)
+        view.commit()
+
+
 def replay(
     log: Log,
     policies: Sequence[Policy],
@@ -171,14 +299,11 @@ def replay(
     eng = Engine(bullets, policies, {col[e.dst] for e in edges if e.dst in col})
     index = KeywordIndex(log.vocab(), log.postings("bullet_tokens"), log.postings("bullet_tags"))
     top = TopK(eng, index, k)
-    applies = _applies(bullets, maturity, edges)
     out = _Out(size, len(policies))
-    ai, n_ap = 0, len(applies)
+    walk = _Walk(eng, top, _applies(bullets, maturity, edges), out, split_at)
     step = max(1, size // 100)
     first: str | None = None
     last: str | None = None
-    waiting: list[tuple[EventPage, int, int]] = []  # marks read, not yet folded: one moment
-    moment = -1  # microseconds of the moment being read
     for raw in log.event_pages(page or PAGE):
         p = page_columns(raw, eng.col)
         if not len(p):
@@ -188,46 +313,21 @@ def replay(
             eng.t0 = float(p.recorded[0])
         base = out.n
         out.y[base : base + len(p)] = p.helpful
-        held_from = len(p)
         bounds = np.flatnonzero(np.diff(p.recorded_us)) + 1
         starts = [0, *bounds.tolist()]
         ends = [*bounds.tolist(), len(p)]
         for s, e in zip(starts, ends, strict=True):
-            t = p.recorded_at[s]
-            if int(p.recorded_us[s]) != moment:  # a new moment: apply what came before it
-                moment = int(p.recorded_us[s])
-                if waiting:
-                    before = (waiting[0][0].recorded_at[waiting[0][1]], EVENT)
-                    while ai < n_ap and applies[ai][:2] < before:
-                        _apply(eng, applies[ai][1], applies[ai][3])
-                        ai += 1
-                    for w, ws, we in waiting:
-                        _fold(eng, w, ws, we)
-                    waiting = []
-                while ai < n_ap and applies[ai][0] < t:
-                    _apply(eng, applies[ai][1], applies[ai][3])
-                    ai += 1
-                eng.at(float(p.now[s]))
-            held = t >= split_at
-            if held and held_from == len(p):
-                held_from = s
-            for i in range(s, e):
-                b = int(p.cols[i])
-                out.scores[base + i] = eng.effective(b)
-                context = p.context[i]
-                if held and context:
-                    q = top.query(context)
-                    if q is not None:
-                        out.ranked[base + i] = True
-                        out.hit(top.hit(b, q))
-            waiting.append((p, s, e))
+            walk.moment_of(p, base, s, e)
             if progress is not None and (base + e) // step != (base + s) // step:
                 progress(base + e, size)
+        walk.flush()  # (a page's columns are let go once no batch holds them)
+        held_from = bisect_left(p.recorded_at, split_at)
         out.held[base + held_from : base + len(p)] = True
         if held_from < len(p):
             out.sessions(p, held_from)
         out.n += len(p)
         last = p.recorded_at[-1]
+    walk.flush()
     if progress is not None:
         progress(out.n, out.n)
     return out.done(first, last)
