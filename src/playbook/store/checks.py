@@ -270,7 +270,9 @@ $$""",
 
 def postgres_step() -> tuple[str, ...]:
     """Schema step 3 for PostgreSQL: the functions, and a CHECK per rule (NOT VALID: rows
-    already stored are not re-read; `doctor` names any that break a rule)."""
+    already stored are not re-read; `doctor` names any that break a rule). On a table that
+    is empty (a new playbook) the constraint is validated at once, which costs nothing: the
+    database then vouches for every row, and `doctor` need not read them."""
     rules = {r.column: r.postgres() for r in RULES["feedback"][0]}
     return (
         POSTGRES_FUNCTIONS
@@ -279,6 +281,22 @@ def postgres_step() -> tuple[str, ...]:
             f"ALTER TABLE {rule.table} ADD CONSTRAINT {rule.name} CHECK {rule.postgres()} NOT VALID"
             for rule in all_rules()
         )
+        + tuple(_validate_if_empty(table, rules) for table, (rules, _) in RULES.items())
+    )
+
+
+def _validate_if_empty(table: str, rules: tuple[Rule, ...]) -> str:
+    validate = " ".join(f"ALTER TABLE {table} VALIDATE CONSTRAINT {r.name};" for r in rules)
+    return f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM {table}) THEN {validate} END IF; END $$"
+
+
+def postgres_vouched() -> str:
+    """SQL: the names of the rule constraints of the connection's schema that PostgreSQL
+    has validated (every row keeps them: it checked the rows there when it validated, and
+    checks every row written since)."""
+    return (
+        "SELECT conname FROM pg_constraint WHERE contype = 'c' AND convalidated "
+        "AND connamespace = to_regnamespace(current_schema())"
     )
 
 
