@@ -28,7 +28,7 @@ from playbook.curation import curate
 from playbook.curation.outcomes import InvalidOutcome, apply_outcome
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
-from playbook.store.checks import RULES
+from playbook.store.checks import RULES, sqlite_step
 
 from .helpers import Clock
 from .helpers.cli import assert_user_error, run_cli
@@ -71,10 +71,8 @@ def _drop_checks(store: PlaybookStore, table: str) -> None:
 
 def _restore_checks(store: PlaybookStore, table: str) -> None:
     if store.sql.dialect == "sqlite":
-        from playbook.store.checks import sqlite_step
-
-        for statement in sqlite_step():
-            if f" ON {table} " in statement:
+        for statement in sqlite_step():  # with where the triggers began, as an upgrade
+            if f" ON {table} " in statement or f"'rules_from:{table}'" in statement:
                 raw.run(store, statement)
     else:
         for rule in RULES[table][0]:
@@ -406,3 +404,31 @@ def test_doctor_reads_again_only_what_postgresql_has_not_validated(
         assert set(names) <= _vouched(store)
     doctor = run_cli("doctor", "--json", db=str(db_target))  # type: ignore[arg-type]
     assert doctor.rc == 0 and json.loads(doctor.out)["data"]["healthy"] is True
+
+
+def test_doctor_trusts_sqlite_triggers_unless_full_or_one_is_gone(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """SQLite: the rows written since the rules' triggers keep them, so doctor reads again
+    only the rows from before (none in a new playbook). A bad event slipped in behind the
+    triggers' back (dropped, then made again) is found by `--full`; with a trigger still
+    gone, the table is read whole."""
+    db = tmp_path / "p.sqlite3"
+    with open_store(db, clock=clock) as store:
+        bid = curate(store, [{"type": "add", "content": "Run pytest with -x in CI"}]).added[0]
+        assert store.sql.scalar("SELECT value FROM meta WHERE key = 'rules_from:feedback'") == "0"
+        _drop_checks(store, "feedback")
+        _feedback(store, bid, at="yesterday")
+        for statement in sqlite_step():  # the triggers again, without saying when
+            if " ON feedback " in statement:
+                raw.run(store, statement)
+
+    def problems(*args: str) -> list[str]:
+        doctor = run_cli("doctor", "--json", *args, db=db)  # type: ignore[arg-type]
+        return list(json.loads(doctor.out)["data"]["problems"])
+
+    assert problems() == []
+    assert any("feedback row" in p and "yesterday" in p for p in problems("--full"))
+    with open_store(db, clock=clock) as store:
+        raw.run(store, f"DROP TRIGGER {RULES['feedback'][0][0].name}")
+    assert any("feedback row" in p and "yesterday" in p for p in problems())
