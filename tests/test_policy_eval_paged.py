@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from playbook.core import scoring
-from playbook.policy_eval import candidate, evaluate, hits
+from playbook.policy_eval import candidate, evaluate, hit_parts, hits
 from playbook.policy_eval import replay as replay_module
 from playbook.policy_eval.log_columns import parse_times
 from playbook.store import PlaybookStore, log_pages, parse_iso
@@ -54,10 +54,10 @@ def test_a_history_with_lineage_maturity_and_future_marks_gives_the_same_report(
         store.add_feedback(store.bullets()[i].id, "helpful", context=f"zork{i} quux")
         store.add_feedback(store.bullets()[i].id, "harmful", context=f"npm zork{i}")
     clock.advance(days=1)
-    # top 2: most contexts decided from a few of their bullets, the rest with 4, then whole
+    # top 2: contexts decided from a few of their bullets, then with those of several
+    # parts, then whole; parts looked up by mask and by key
     monkeypatch.setattr(hits, "TOP", top)
-    monkeypatch.setattr(hits, "MORE", 2 * top)
-    monkeypatch.setattr(hits, "SMALL_PART", 3)  # parts looked up by mask and by key
+    monkeypatch.setattr(hit_parts, "SMALL_PART", 3)
     got = same_report(store, monkeypatch, page=7, split=0.4, k=3)
     assert got["log"]["heldout_with_context"] > 100  # recall@k was compared, mark by mark
     assert (
