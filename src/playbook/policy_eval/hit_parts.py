@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 SMALL_PART = 64  # parts this small are looked up by key, larger ones by a mask
 SEVERAL_BYTES = 64 << 20  # contexts' bullets of several parts kept between batches
-RANKED = 66  # bullets of a part ranked per candidate (the rest past 64 listed: 2 more)
+MASK_BYTES = 64 << 20  # large parts' bit masks kept between batches
 
 
 class Parts:
@@ -31,6 +31,7 @@ class Parts:
     def __init__(self, top: TopK, view: View, used: np.ndarray) -> None:
         eng = top.eng
         self.top, self.bounds = top, view.bounds()
+        self.by_candidate = np.ascontiguousarray(self.bounds.T)  # (c, bullets): a row each
         self.most = self.bounds.max(axis=1)
         n = len(self.most)
         self.n = n
@@ -47,15 +48,13 @@ class Parts:
         self.row[big] = np.arange(len(big))
         self.masks = np.zeros((len(big), (n + 7) // 8), dtype=np.uint8)  # a bit a bullet
         for row, p in enumerate(big.tolist()):
-            mask = np.zeros(n, dtype=bool)
-            mask[members[p]] = True
-            self.masks[row] = np.packbits(mask)
+            self.masks[row] = _packed(top, p, n)
         small = used[sizes <= SMALL_PART].tolist()
         keys = [p * n + members[p].astype(np.int64) for p in small]
         self.keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
         self.lists: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
+        self.listed_at: dict[tuple[int, int, int], np.ndarray] = {}  # their places in the part
         self.rests: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
-        self.ranks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.of_list: dict[tuple[int, int], np.ndarray] = {}
 
     def holds(self, pid: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -99,6 +98,7 @@ class Parts:
             else:
                 cut = [size - 1, *([4 * size - 1] if len(members) > 4 * size else [])]
                 split = np.argpartition(-self.most[members], cut)
+                self.listed_at[(pid, size, kind)] = split[:size]
                 first, near = members[split[:size]], members[split[size : 4 * size]]
                 tail = float(self.most[near[-1]]) if len(cut) > 1 else -np.inf
                 values = self.bounds[near]
@@ -111,9 +111,9 @@ class Parts:
         return got
 
     def rest(self, pid: int, size: int, kind: int) -> tuple[np.ndarray, ...]:
-        """As `listed`'s bound of the rest, each candidate's own largest over all of it:
-        from the part's `RANKED` best bounds of each candidate (`ranked`), the first two
-        not among the `size` listed."""
+        """As `listed`'s bound of the rest, each candidate's own largest over all of it: per
+        candidate, the largest bound of the part's bullets (in list `kind`) not among the
+        `size` listed, its bullet, and the second largest (-inf: none)."""
         got = self.rests.get((pid, size, kind))
         if got is None:
             members = self.in_list(pid, kind)
@@ -122,33 +122,15 @@ class Parts:
                 none = np.full(c, -np.inf)
                 got = (none, np.full(c, -1, dtype=np.intp), none)
             else:
-                values, ids = self.ranked(pid, kind, size + 2)
-                out = ~np.isin(ids, self.listed(pid, size, kind)[0])
+                self.listed(pid, size, kind)
+                values = self.by_candidate[:, members]  # (c, bullets of the part)
+                values[:, self.listed_at[(pid, size, kind)]] = -np.inf
                 cols = np.arange(c)
-                first = out.argmax(axis=0)  # (there is one: the part has more than `size`)
-                out[first, cols] = False
-                second = out.argmax(axis=0)
-                after = np.where(out[second, cols], values[second, cols], -np.inf)
-                got = (values[first, cols], ids[first, cols], after)
+                arg = values.argmax(axis=1)  # (there is one: the part has more than `size`)
+                top1 = values[cols, arg]
+                values[cols, arg] = -np.inf
+                got = (top1, members[arg], values.max(axis=1))
             self.rests[(pid, size, kind)] = got
-        return got
-
-    def ranked(self, pid: int, kind: int, least: int) -> tuple[np.ndarray, np.ndarray]:
-        """(values, bullets), each (RANKED or more, c): per candidate, the part's bullets
-        (in list `kind`) of largest bound, in decreasing order."""
-        got = self.ranks.get((pid, kind))
-        if got is None or len(got[0]) < min(least, len(self.in_list(pid, kind))):
-            members = self.in_list(pid, kind)
-            many = min(len(members), max(least, RANKED))
-            values = self.bounds[members]
-            top = np.argpartition(-values, many - 1, axis=0)[:many]  # (many, c)
-            top_values = np.take_along_axis(values, top, axis=0)
-            by = np.argsort(-top_values, axis=0, kind="stable")
-            got = (
-                np.take_along_axis(top_values, by, axis=0),
-                members[np.take_along_axis(top, by, axis=0)],
-            )
-            self.ranks[(pid, kind)] = got
         return got
 
     def several(self, text: str, pids: np.ndarray, size: int) -> np.ndarray:
@@ -167,7 +149,7 @@ class Parts:
         for row in rows[rows >= 0].tolist():
             twice |= once & self.masks[row]
             once |= self.masks[row]
-        found = [np.flatnonzero(np.unpackbits(twice)[: self.n])]
+        found = [_bits(twice)]
         small = [self.top.parts[p] for p in listed[rows < 0].tolist()]
         if small:  # small: each bullet's parts counted
             members = np.concatenate(small)
@@ -180,3 +162,29 @@ class Parts:
         while self.top.several_bytes > SEVERAL_BYTES and len(cache) > 1:
             self.top.several_bytes -= cache.popitem(last=False)[1].nbytes
         return got
+
+
+def _packed(top: TopK, pid: int, n: int) -> np.ndarray:
+    """A large part's bit mask over the `n` bullets (kept between batches: the same words
+    come back, and a part's bullets do not change during the replay)."""
+    cache = top.mask_cache
+    got = cache.get(pid)
+    if got is not None:
+        cache.move_to_end(pid)
+        return got
+    mask = np.zeros(n, dtype=bool)
+    mask[top.parts[pid]] = True
+    got = cache[pid] = np.packbits(mask)
+    top.mask_bytes += got.nbytes
+    while top.mask_bytes > MASK_BYTES and len(cache) > 1:
+        top.mask_bytes -= cache.popitem(last=False)[1].nbytes
+    return got
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
+    """The bullets whose bits are set in a packed mask, in order (its bytes set unpacked
+    alone: a context's bullets of several parts are few of the playbook's)."""
+    at = np.flatnonzero(mask)
+    bits = np.unpackbits(mask[at]).reshape(-1, 8).astype(bool)
+    out: np.ndarray = (at[:, None] * 8 + np.arange(8))[bits]
+    return out
