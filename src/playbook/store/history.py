@@ -72,14 +72,24 @@ class Past:
             )
         return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
-    def every_bullet(self) -> list[tuple[Any, ...]]:
-        """ROW_COLUMNS of every bullet ever created, in seq order (`review.HistoryCache`)."""
-        return self.sql.all(f"SELECT {ROW_COLUMNS} FROM bullets ORDER BY seq")
+    def days_answer(self) -> bool:
+        """Whether the evidence cache's days hold the whole log (`store/evidence_days.py`):
+        then `checkpoints_before` and `events_between` answer an as-of read."""
+        return self.evidence.days_answer()
 
-    def every_event(self) -> list[tuple[str, str, Any, float, Any]]:
-        """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
-        rows = self.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
-        return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
+    def checkpoints_before(
+        self, day: int, ids: list[str] | None = None
+    ) -> list[tuple[str, float, float, float, float, int, float]]:
+        """(bullet_id, half_life, ref, helpful, harmful, count, last_at): each bullet's
+        (or each of `ids`') evidence after the events recorded before UTC day `day`."""
+        return self.evidence.days.before(day, ids)
+
+    def events_between(
+        self, start: datetime, when: datetime, ids: list[str] | None = None
+    ) -> list[tuple[str, str, float, float]]:
+        """(bullet_id, kind, at in epoch days, weight) of the events recorded in
+        [start, when], in id order."""
+        return self.evidence.days.events_between(start, when, ids)
 
     def maturities_as_of(self, when: datetime) -> dict[str, str]:
         """Each bullet's maturity as it stood at `when`, from the maturity log."""

@@ -252,4 +252,21 @@ MEMORY_V2: tuple[str, ...] = tuple(
     for statement in _order_column(table, append_only=table == "receipts")
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step())
+# Step 4: the evidence cache's days (`store/evidence_days.py`), the log by recorded_at.
+MEMORY_V4: tuple[str, ...] = (
+    f"""CREATE TABLE evidence_days (
+    bullet_id {T} NOT NULL REFERENCES bullets(id),
+    day BIGINT NOT NULL,
+    half_life DOUBLE PRECISION NOT NULL,
+    ref DOUBLE PRECISION NOT NULL,
+    helpful DOUBLE PRECISION NOT NULL,
+    harmful DOUBLE PRECISION NOT NULL,
+    count BIGINT NOT NULL,
+    last_at DOUBLE PRECISION NOT NULL,
+    last_event_id BIGINT NOT NULL,
+    PRIMARY KEY (bullet_id, day)
+)""",
+    "CREATE INDEX feedback_recorded ON feedback(recorded_at)",
+)
+
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)
