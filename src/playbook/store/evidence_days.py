@@ -60,6 +60,7 @@ CREATE TABLE evidence_days (
     PRIMARY KEY (bullet_id, day)
 ) WITHOUT ROWID;
 CREATE INDEX feedback_recorded ON feedback(recorded_at);
+CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin');
 """
 
 

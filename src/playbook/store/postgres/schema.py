@@ -252,7 +252,8 @@ MEMORY_V2: tuple[str, ...] = tuple(
     for statement in _order_column(table, append_only=table == "receipts")
 )
 
-# Step 4: the evidence cache's days (`store/evidence_days.py`), the log by recorded_at.
+# Step 4: the evidence cache's days (`store/evidence_days.py`), the log by recorded_at, the
+# decision log's pins (time travel reads them at every moment).
 MEMORY_V4: tuple[str, ...] = (
     f"""CREATE TABLE evidence_days (
     bullet_id {T} NOT NULL REFERENCES bullets(id),
@@ -267,6 +268,7 @@ MEMORY_V4: tuple[str, ...] = (
     PRIMARY KEY (bullet_id, day)
 )""",
     "CREATE INDEX feedback_recorded ON feedback(recorded_at)",
+    "CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin')",
 )
 
 MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)
