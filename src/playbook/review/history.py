@@ -29,7 +29,7 @@ from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
-from .history_fold import Events, epoch_days, events_of, fold_evidence
+from .history_fold import Events, epoch_days, events_of, fold_evidence, moment_day
 from .proposals import Proposal, Target, _proposal
 
 MOVERS = 20  # rules listed under "moved most in score"
@@ -99,7 +99,8 @@ def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> 
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
-    rows = store.past.bullets_created_by(when, wanted)
+    day = moment_day(when) if store.past.days_answer() else None
+    rows = store.past.bullets_created_by(when, wanted, day=day)
     created = epoch_days([r[_CREATED] for r in rows])
     n = len(rows)
     if not n:
@@ -112,7 +113,9 @@ def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> 
         end[i] = scoring.days(parse_iso(rows[i][_VALID_TO]))
     default_hl = policy.half_life_days
     half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
-    helpful, harmful, last = _evidence_then(store, when, rows, pos, end, half_life, created, wanted)
+    helpful, harmful, last = _evidence_then(
+        store, when, rows, pos, (end, half_life, created), wanted, folded=day is not None
+    )
     stale = (end - last) >= policy.stale_after_days
     maturity_then = store.past.maturities_as_of(when)
     maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
@@ -139,20 +142,22 @@ def _evidence_then(
     when: datetime,
     rows: list[tuple[Any, ...]],
     pos: dict[str, int],
-    end: np.ndarray,
-    half_life: np.ndarray,
-    created: np.ndarray,
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     wanted: list[str] | None,
+    *,
+    folded: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(H, X, last activity) per row as of `when`: from the evidence cache's days, and
-    from the raw events for the rows they cannot answer (or for all, when the days lag the
-    log or the schema has none)."""
-    if not store.past.days_answer():
+    """(H, X, last activity) per row as of `when` (`columns`: each row's end, half-life
+    and creation day): from the evidence cache's days (`folded`: the rows hold their
+    checkpoints), and from the raw events for the rows they cannot answer (or for all,
+    when the days lag the log or the schema has none)."""
+    end, half_life, created = columns
+    if not folded:
         events = _events_recorded_by(store, when, pos, wanted)
         return _evidence(store, when, pos, end, half_life, created, events)
-    folded = fold_evidence(store, when, pos, end, half_life, created, wanted)
-    helpful, harmful, last = folded.helpful, folded.harmful, folded.last
-    slow = np.flatnonzero(folded.inexact)
+    days = fold_evidence(store, when, rows, pos, end, half_life, created, wanted)
+    helpful, harmful, last = days.helpful, days.harmful, days.last
+    slow = np.flatnonzero(days.inexact)
     if len(slow):
         ids = [rows[i][_ID] for i in slow]
         lineage = store.edges.ancestors_many(ids)

@@ -23,6 +23,7 @@ from ..core import scoring
 from ..store import PlaybookStore, parse_iso
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+CHECKPOINT = 15  # where a row's checkpoint columns start (store.history.CHECKPOINT_COLUMNS)
 _DAY = timedelta(days=1)
 
 
@@ -45,30 +46,35 @@ class Folded(NamedTuple):
     inexact: np.ndarray
 
 
+def moment_day(when: datetime) -> int:
+    """The UTC day of `when` (days since the epoch): its checkpoints are those before it."""
+    return (when - _EPOCH) // _DAY
+
+
 def fold_evidence(
     store: PlaybookStore,
     when: datetime,
+    rows: list[tuple[Any, ...]],
     pos: dict[str, int],
     end: np.ndarray,
     half_life: np.ndarray,
     created: np.ndarray,
     wanted: list[str] | None,
 ) -> Folded:
-    """(H, X, last activity) of each row (the bullet at position `pos[id]`) as of `when`,
-    from the days; `wanted`: the bullets to read (None: every bullet)."""
-    n = len(pos)
-    day = (when - _EPOCH) // _DAY
-    start = _EPOCH + day * _DAY
-    ref = np.full(n, -np.inf)
-    hsum = np.zeros(n)
-    xsum = np.zeros(n)
-    kept_hl = np.full(n, np.nan)
-    count = np.zeros(n, dtype=np.int64)
-    last_at = np.full(n, -np.inf)
-    for bid, hl, r, h, x, c, la in store.past.checkpoints_before(day, wanted):
-        i = pos.get(bid)
-        if i is not None:
-            kept_hl[i], ref[i], hsum[i], xsum[i], count[i], last_at[i] = hl, r, h, x, c, la
+    """(H, X, last activity) of each row as of `when`, from the days: `rows` are
+    `store.past.bullets_created_by(when, day=moment_day(when))`'s (each with its checkpoint
+    after `CHECKPOINT`), `pos` their positions by id; `wanted`: the bullets read (None:
+    every bullet)."""
+    n = len(rows)
+    start = _EPOCH + moment_day(when) * _DAY
+    kept = np.array([r[CHECKPOINT:] for r in rows], dtype=np.float64).reshape(n, 6)
+    has_row = ~np.isnan(kept[:, 4])  # NULLs (no checkpoint): NaN
+    kept_hl = kept[:, 0].copy()
+    ref = np.where(has_row, kept[:, 1], -np.inf)
+    hsum = np.where(has_row, kept[:, 2], 0.0)
+    xsum = np.where(has_row, kept[:, 3], 0.0)
+    count = np.where(has_row, kept[:, 4], 0.0).astype(np.int64)
+    last_at = np.where(has_row, kept[:, 5], -np.inf)
     accs: dict[int, scoring.DecayAccumulator] = {}
     for bid, kind, t, w in store.past.events_between(start, when, wanted):
         i = pos.get(bid)

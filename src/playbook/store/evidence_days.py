@@ -61,6 +61,7 @@ CREATE TABLE evidence_days (
 ) WITHOUT ROWID;
 CREATE INDEX feedback_recorded ON feedback(recorded_at);
 CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin');
+CREATE INDEX maturity_log_at ON maturity_log(at);
 """
 
 
@@ -238,19 +239,6 @@ class EvidenceDays:
         return written
 
     # ------------------------------------------------------------------ reading
-
-    def before(self, day: int, ids: list[str] | None = None) -> list[tuple[Any, ...]]:
-        """(bullet_id, half_life, ref, helpful, harmful, count, last_at) of each bullet's
-        (of `ids`, or every bullet's) latest checkpoint of a day before `day`."""
-        d = self.sql.dialect
-        sql = (
-            "SELECT d.bullet_id, d.half_life, d.ref, d.helpful, d.harmful, d.count, d.last_at "
-            "FROM bullets b JOIN evidence_days d ON d.bullet_id = b.id AND d.day = "
-            "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = b.id AND x.day < ?)"
-        )
-        if ids is None:
-            return self.sql.all(sql, (day,))
-        return self.sql.all(f"{sql} WHERE {d.in_list('b.id')}", (day, d.list_param(ids)))
 
     def events_between(
         self, start: datetime, when: datetime, ids: list[str] | None = None

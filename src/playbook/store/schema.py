@@ -15,8 +15,9 @@ NaN or negative, detail that is not JSON: `store/checks.py`), since one such row
 append-only table would stay there for good; 4 — the evidence cache's days
 (`evidence_days`, `store/evidence_days.py`: per bullet and recorded day, its decayed sums
 after that day) and an index of the log by `recorded_at`, so a read as of a moment sums days
-instead of reading the whole log, and an index of the decision log's pins (time travel reads
-them at every moment); the step builds the days from the log (`STEP_BUILDS`).
+instead of reading the whole log, and indexes of the decision log's pins and of the maturity
+log by time (time travel reads them at every moment); the step builds the days from the
+log (`STEP_BUILDS`).
 """
 
 from __future__ import annotations

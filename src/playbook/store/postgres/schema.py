@@ -253,7 +253,7 @@ MEMORY_V2: tuple[str, ...] = tuple(
 )
 
 # Step 4: the evidence cache's days (`store/evidence_days.py`), the log by recorded_at, the
-# decision log's pins (time travel reads them at every moment).
+# decision log's pins and the maturity log by time (time travel reads them at every moment).
 MEMORY_V4: tuple[str, ...] = (
     f"""CREATE TABLE evidence_days (
     bullet_id {T} NOT NULL REFERENCES bullets(id),
@@ -269,6 +269,7 @@ MEMORY_V4: tuple[str, ...] = (
 )""",
     "CREATE INDEX feedback_recorded ON feedback(recorded_at)",
     "CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin')",
+    "CREATE INDEX maturity_log_at ON maturity_log(at)",
 )
 
 MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)
