@@ -270,6 +270,15 @@ MEMORY_V4: tuple[str, ...] = (
     "CREATE INDEX feedback_recorded ON feedback(recorded_at)",
     "CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin')",
     "CREATE INDEX maturity_log_at ON maturity_log(at)",
+    # The roles made before this step (`roles.py`) may write the days as they write the
+    # evidence cache they sit beside.
+    """DO $$ DECLARE g record; BEGIN
+    FOR g IN SELECT grantee, privilege_type FROM information_schema.role_table_grants
+        WHERE table_schema = current_schema() AND table_name = 'evidence'
+        AND grantee <> current_user LOOP
+        EXECUTE format('GRANT %s ON evidence_days TO %I', g.privilege_type, g.grantee);
+    END LOOP;
+END $$""",
 )
 
 MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)
