@@ -98,7 +98,7 @@ def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis
                 report.readable[table] = _counted(ex, table) if sound else _read(ex, table)
             malformed = _malformed_rows(ex, report.schema_version)
             if sound and not malformed:
-                days = days_problems(ex, report.schema_version, MAX_PROBLEMS)
+                days = days_problems(ex, report.schema_version, MAX_PROBLEMS, full=full)
     finally:
         ex.close()
     if report.problems:
