@@ -92,28 +92,30 @@ def test_rows_as_of_are_the_table_as_it_stood_then(
 
 
 @pytest.mark.parametrize("seed", [1, 6])
-def test_one_history_cache_answers_every_moment_as_the_log_does(
-    store: PlaybookStore, clock: Clock, seed: int
+def test_the_evidence_days_answer_every_moment_as_the_log_does(
+    store: PlaybookStore, clock: Clock, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The workbench reads the log once and steps through moments with it: each moment's
-    table must be the one read from the store for that moment (and before anything, none)."""
+    """Time travel reads the evidence cache's days (a checkpoint per bullet and recorded
+    day, plus the day's events): each moment's table must be the one the whole log gives
+    (and before anything, none), at the checkpoints, a microsecond before them, and at the
+    days' boundaries around them."""
     snapshots = _play(store, clock, seed)
-    cache = review.HistoryCache.read(store)
     moments = [m for m, _ in snapshots] + [T0 - timedelta(seconds=1), T0, clock()]
     moments += [m - timedelta(microseconds=1) for m, _ in snapshots]
+    midnights = [m.replace(hour=0, minute=0, second=0, microsecond=0) for m, _ in snapshots]
+    moments += midnights + [m - timedelta(microseconds=1) for m in midnights]
+    folded = [review.rows_as_of(store, moment) for moment in moments]
+    monkeypatch.setattr(store.past, "days_answer", lambda: False)  # the raw log
     scores = ("helpful", "harmful", "effective")
-    for moment in moments:
-        cached, read = (
-            review.rows_as_of(store, moment, cache=cache),
-            review.rows_as_of(store, moment),
-        )
-        assert [r._replace(helpful=0, harmful=0, effective=0) for r in cached] == [
+    for moment, days in zip(moments, folded, strict=True):
+        read = review.rows_as_of(store, moment)
+        assert [r._replace(helpful=0, harmful=0, effective=0) for r in days] == [
             r._replace(helpful=0, harmful=0, effective=0) for r in read
-        ]
-        for a, b in zip(cached, read, strict=True):
-            for f in scores:  # the same events summed, perhaps in another order (PostgreSQL)
-                assert getattr(a, f) == pytest.approx(getattr(b, f), abs=1e-12), (a.id, f)
-    assert review.rows_as_of(store, T0 - timedelta(seconds=1), cache=cache) == []
+        ], moment
+        for a, b in zip(days, read, strict=True):
+            for f in scores:  # the same events summed in another order
+                assert getattr(a, f) == pytest.approx(getattr(b, f), abs=1e-9), (a.id, f)
+    assert review.rows_as_of(store, T0 - timedelta(seconds=1)) == []
 
 
 @pytest.mark.parametrize("seed", [4, 5])

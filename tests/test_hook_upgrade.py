@@ -122,7 +122,7 @@ def test_a_prompt_hook_answers_from_an_older_schema_and_writes_nothing(
     context = first["hookSpecificOutput"]["additionalContext"]
     assert f"[{rule}] Pin npm to 11 in release jobs" in context  # it still answers
     told = first["systemMessage"]  # the user is told, once, what to run
-    assert "schema version 2, older than this Playbook's 3" in told
+    assert "schema version 2, older than this Playbook's 4" in told
     assert "rules are still given, but nothing from your sessions is recorded" in told
     assert upgrade_line(db_target) in told
     assert "upgrade" not in context and "migrate" not in context  # not the model's business
@@ -228,12 +228,14 @@ def test_migrate_upgrades_with_progress_and_then_says_it_is_current(
     rule = old_playbook(db_target, 1)
     r = migrate(agent, db_target)
     assert r.rc == 0, r.err
-    assert r.out.startswith("upgraded the playbook at ") and "from schema 1 to 3 in" in r.out
+    assert r.out.startswith("upgraded the playbook at ") and "from schema 1 to 4 in" in r.out
     progress = r.err.splitlines()
     assert progress[0].startswith("playbook: upgrading the playbook at ")
-    assert [p for p in progress if " of 3" in p] == [
-        "playbook: step 2 of 3: an insertion order for the tables keyed by text ...",
-        "playbook: step 3 of 3: checks that refuse a malformed row (reads every row) ...",
+    assert [p for p in progress if " of 4" in p] == [
+        "playbook: step 2 of 4: an insertion order for the tables keyed by text ...",
+        "playbook: step 3 of 4: checks that refuse a malformed row (reads every row) ...",
+        "playbook: step 4 of 4: the evidence cache's days, for reads of the past (folds every "
+        "event) ...",
     ]
     assert version_of(db_target) == MEMORY_LATEST
     with open_store(db_target, mode="read") as store:
@@ -243,13 +245,13 @@ def test_migrate_upgrades_with_progress_and_then_says_it_is_current(
     assert (again.rc, again.err) == (0, "")
     assert again.data == {
         "playbook": again.data["playbook"],
-        "from": 3,
-        "to": 3,
+        "from": 4,
+        "to": 4,
         "applied": [],
         "seconds": 0.0,
     }
     text = migrate(agent, db_target)
-    assert text.rc == 0 and "is already at schema 3: nothing to do" in text.out
+    assert text.rc == 0 and "is already at schema 4: nothing to do" in text.out
 
 
 def test_migrate_json_says_what_it_applied(agent: Agent, db_target: str | Path) -> None:
@@ -258,8 +260,8 @@ def test_migrate_json_says_what_it_applied(agent: Agent, db_target: str | Path) 
     assert r.rc == 0, r.err
     assert {k: r.data[k] for k in ("from", "to", "applied")} == {
         "from": 2,
-        "to": 3,
-        "applied": [3],
+        "to": 4,
+        "applied": [3, 4],
     }
 
 
@@ -337,7 +339,7 @@ def test_a_long_step_says_it_is_still_running(
     err = capsys.readouterr().err
     assert "playbook:   still at step 3: 0 s" in err
     lines = err.splitlines()
-    beats = [i for i, line in enumerate(lines) if line.startswith("playbook:   still at")]
+    beats = [i for i, line in enumerate(lines) if line.startswith("playbook:   still at step 3")]
     (done,) = [i for i, line in enumerate(lines) if line.startswith("playbook:   step 3 done")]
     assert beats and max(beats) < done  # the beat stops when the step is done
 

@@ -456,3 +456,23 @@ def test_the_database_matches_blocks_as_the_api_does(
                 raw.run(agent, *insert)
         else:
             assert raw.run(agent, *insert) == 1
+
+
+def test_time_travel_reads_the_days_the_agents_left_behind(team: dict[str, Any]) -> None:
+    """The database's own fold (an agent's marks) keeps the evidence cache, not its days:
+    the agent's own reads of the past read the log, and a reviewer's read folds the days
+    first; both give the log's table."""
+    from playbook.review import rows_as_of
+
+    with open_store(team["agent"]) as agent:
+        curate(agent, [{"type": "helpful", "bullet_id": team["plain"]}])
+        assert not agent.past.days_answer()
+        when = agent.now()
+        by_agent = {r.id: r for r in rows_as_of(agent, when)}
+    with open_store(team["human"]) as human:
+        assert human.past.days_answer()  # caught up by this reviewer's read
+        by_human = {r.id: r for r in rows_as_of(human, when)}
+    assert by_human.keys() == by_agent.keys()
+    plain = team["plain"]
+    assert by_agent[plain].helpful == pytest.approx(1.0, abs=1e-3)
+    assert by_human[plain].helpful == pytest.approx(by_agent[plain].helpful, abs=1e-9)

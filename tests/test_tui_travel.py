@@ -84,29 +84,13 @@ async def _travel(pilot, app, text: str) -> None:
 
 
 @async_test
-async def test_a_large_playbook_reads_its_first_moment_alone_then_the_log_once(
-    story, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Above `READ_AHEAD_UP_TO` rules the log is not read ahead: the first step back reads
-    that moment alone (at 100k the whole log takes 5 s), the log is read after it in the
-    background, and the next moments come from it; every one is the API's table."""
-    from playbook.tui import reading, travel
-
-    monkeypatch.setattr(travel, "READ_AHEAD_UP_TO", 2)
-    from_log: list[bool] = []  # each moment read: from the log read once, or alone
-    read = reading.load_snapshot_as_of
-
-    def reading_moment(source, when, history=None):  # type: ignore[no-untyped-def]
-        from_log.append(history is not None)
-        return read(source, when, history)
-
-    monkeypatch.setattr(reading, "load_snapshot_as_of", reading_moment)
+async def test_each_moment_is_read_alone_as_the_api_gives_it(story) -> None:
+    """No copy of the log is kept for stepping: each moment is read alone from the evidence
+    cache's days (`review.rows_as_of`), and every one is the API's table."""
     path, info = story
     app = make_app(path)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot, app)
-        await pilot.pause(0.3)
-        assert app.travel._history is None  # 4 rules > 2: not read ahead
         for days in (30, 60, 9):
             when = info["now"] - days * DAY
             with store_at(path) as store:
@@ -114,8 +98,6 @@ async def test_a_large_playbook_reads_its_first_moment_alone_then_the_log_once(
             app.travel_to(when)
             await wait_for(pilot, lambda w=when: app.snapshot.as_of == w)
             assert app.bullets_pane.rows == then
-            await wait_for(pilot, lambda: app.travel._history is not None)  # read after it
-        assert from_log == [False, True, True]
 
 
 @pytest.mark.parametrize("size", SIZES)

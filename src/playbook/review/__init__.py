@@ -11,7 +11,7 @@ on inside the same transaction as the write, so two reviewers cannot both act on
 - `scores`: a bullet's score as every surface shows it (frozen at retirement for a retired
   one: `bullet_score`, `score_moment`);
 - `history`: time travel, the playbook as it stood at a moment (`rows_as_of`,
-  `conflicts_as_of`, `proposals_as_of`; `HistoryCache` for many moments); `diff`: then
+  `conflicts_as_of`, `proposals_as_of`; read from the evidence cache's days); `diff`: then
   against now (`diff_since`);
 - `hidden`: what decay hid, the rules a query matched that recall does not show, with
   the numbers and what would bring each back (`explain_hidden`);
@@ -74,7 +74,6 @@ if TYPE_CHECKING:
     from .diff import PlaybookDiff, RuleChange, diff_since
     from .hidden import HiddenItem, HiddenReport, explain_hidden
     from .history import conflicts_as_of, parse_moment, proposals_as_of, rows_as_of
-    from .history_cache import HistoryCache
     from .proposal_view import closest_rules, proposal_diff, proposal_diffs, with_closest
     from .remedies import Remedy
     from .scores import bullet_score, bullet_scores, score_moment
@@ -114,7 +113,6 @@ __getattr__ = lazy_exports(
         "parse_moment": ".history",
         "proposals_as_of": ".history",
         "rows_as_of": ".history",
-        "HistoryCache": ".history_cache",
         "Decided": ".bulk",
         "approve_many": ".bulk",
         "reject_many": ".bulk",
@@ -141,7 +139,6 @@ __all__ = [
     "Decided",
     "HiddenItem",
     "HiddenReport",
-    "HistoryCache",
     "NotApplied",
     "NotFound",
     "PlaybookDiff",

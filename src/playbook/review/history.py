@@ -6,8 +6,10 @@ was *recorded* by then (knowledge time) and is decayed to then; a bullet's rung 
 maturity log's entry by then; a pin is the decision log's latest pin/unpin by then; a
 bullet retired by then shows its score frozen at its retirement (`review.scores`).
 `rows_as_of` agrees with `store.score(id, at=when)` for every bullet live then and with
-`recall(as_of=when)`; it computes the whole table in one numpy pass instead of one
-`evidence_many(as_of=)` walk per event, so a workbench can switch to a date at once.
+`recall(as_of=when)`; it reads each bullet's evidence from the evidence cache's days (its
+checkpoint before the moment's day, plus that day's events: `history_fold`), and the raw
+events only of the bullets those cannot answer exactly, so a workbench can switch to any
+date at once however long the log.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +29,7 @@ from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
-from .history_cache import Events, HistoryCache, epoch_days, events_of
+from .history_fold import Events, epoch_days, events_of, fold_evidence, moment_day
 from .proposals import Proposal, Target, _proposal
 
 MOVERS = 20  # rules listed under "moved most in score"
@@ -77,9 +80,7 @@ _ID, _CONTENT, _TYPE, _MATURITY, _STATE, _PINNED, _CATEGORY, _TAGS = range(8)
 _SCOPE, _SOURCE, _CREATED, _HALF_LIFE, _VALID_TO, _SEQ = range(8, 14)
 
 
-def rows_as_of(
-    store: PlaybookStore, when: datetime, *, cache: HistoryCache | None = None
-) -> list[BulletRow]:
+def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
     """The bullets table (`store.views.bullet_rows`' shape) as the playbook stood at `when`.
 
     Every bullet created by then, retired ones included: `state` "retired" if it was
@@ -88,44 +89,33 @@ def rows_as_of(
     (lineage as of then), decayed to `when`; `stale` at `when`; `pinned` from the decision
     log's pin/unpin entries (a bullet without any keeps its pin now: a pin carried at its
     creation). A bullet retired by then shows the score it had when it was retired.
-
-    `cache`: the bullets and the feedback log read once (`HistoryCache.read`), for a
-    caller that asks for several moments of an unchanged playbook (the workbench's time
-    travel); without it both are read for this moment.
     """
-    return _rows_as_of(store, when, None, cache)
+    return _rows_as_of(store, when, None)
 
 
-def _rows_as_of(
-    store: PlaybookStore,
-    when: datetime,
-    ids: list[str] | None,
-    cache: HistoryCache | None = None,
-) -> list[BulletRow]:
+def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> list[BulletRow]:
     policy = store.policy
     wanted = None
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
-    if cache is not None and wanted is None:
-        rows, events, created = cache.at(when)
-    else:
-        rows = store.past.bullets_created_by(when, wanted)
-        events, created = None, epoch_days([r[_CREATED] for r in rows])
+    day = moment_day(when) if store.past.days_answer() else None
+    rows = store.past.bullets_created_by(when, wanted, day=day)
+    created = epoch_days([r[_CREATED] for r in rows])
     n = len(rows)
     if not n:
         return []
     when_iso = iso(when)
     pos = {r[_ID]: i for i, r in enumerate(rows)}
-    if events is None:
-        events = _events_recorded_by(store, when, pos, wanted)
     retired = np.array([r[_VALID_TO] is not None and r[_VALID_TO] <= when_iso for r in rows])
     end = np.full(n, scoring.days(when))
     for i in np.flatnonzero(retired):
         end[i] = scoring.days(parse_iso(rows[i][_VALID_TO]))
     default_hl = policy.half_life_days
     half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
-    helpful, harmful, last = _evidence(store, when, pos, end, half_life, created, events)
+    helpful, harmful, last = _evidence_then(
+        store, when, rows, pos, (end, half_life, created), wanted, folded=day is not None
+    )
     stale = (end - last) >= policy.stale_after_days
     maturity_then = store.past.maturities_as_of(when)
     maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
@@ -145,6 +135,37 @@ def _rows_as_of(
         )
         if shown is None or r[_ID] in shown
     ]  # fmt: skip
+
+
+def _evidence_then(
+    store: PlaybookStore,
+    when: datetime,
+    rows: list[tuple[Any, ...]],
+    pos: dict[str, int],
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
+    wanted: list[str] | None,
+    *,
+    folded: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(H, X, last activity) per row as of `when` (`columns`: each row's end, half-life
+    and creation day): from the evidence cache's days (`folded`: the rows hold their
+    checkpoints), and from the raw events for the rows they cannot answer (or for all,
+    when the days lag the log or the schema has none)."""
+    end, half_life, created = columns
+    if not folded:
+        events = _events_recorded_by(store, when, pos, wanted)
+        return _evidence(store, when, pos, end, half_life, created, events)
+    days = fold_evidence(store, when, rows, pos, end, half_life, created, wanted)
+    helpful, harmful, last = days.helpful, days.harmful, days.last
+    slow = np.flatnonzero(days.inexact)
+    if len(slow):
+        ids = [rows[i][_ID] for i in slow]
+        lineage = store.edges.ancestors_many(ids)
+        read = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
+        events = _events_recorded_by(store, when, pos, read)
+        h, x, at = _evidence(store, when, pos, end, half_life, created, events)
+        helpful[slow], harmful[slow], last[slow] = h[slow], x[slow], at[slow]
+    return helpful, harmful, last
 
 
 def _events_recorded_by(

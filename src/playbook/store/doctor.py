@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import errors
 from .checks import RULES, RULES_FROM, postgres_vouched, sqlite_guarded
+from .doctor_days import days_problems
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
 from .target import open_executor, resolve_target
@@ -63,6 +64,7 @@ def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis
     where = resolve_target(target)
     report = Diagnosis(path=str(where))
     malformed: list[str] = []
+    days: list[str] = []
     try:
         ex = open_executor(where, "read")
     except errors.DatabaseDamaged as exc:
@@ -98,6 +100,8 @@ def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis
             for table in ORDER:
                 report.readable[table] = _counted(ex, table) if sound else _read(ex, table)
             malformed = _malformed_rows(ex, report.schema_version, full=full)
+            if sound and not malformed:
+                days = days_problems(ex, report.schema_version, MAX_PROBLEMS, full=full)
     finally:
         ex.close()
     if report.problems:
@@ -109,6 +113,13 @@ def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis
             "every reader skips these rows (as if they were not there) and says so; they were "
             "written before the database refused such rows, or behind its back. To be rid of "
             "them: export (they are left out, with a note) and import into a new playbook"
+        )
+    if days:
+        report.healthy = False
+        report.problems += days
+        report.recovery.append(
+            "the evidence cache's days (what time travel reads) disagree with the feedback "
+            "log, which is intact: export and import into a new playbook rebuilds them"
         )
     if not report.playbook:
         report.healthy = False

@@ -19,6 +19,8 @@ from ..core import scoring
 from ..core.errors import NotFound
 from ..core.record import Record
 from .base import Meta, Now
+from .evidence_days import WATERMARK as DAYS_WATERMARK
+from .evidence_days import EvidenceDays
 from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
 from .rulings import EdgeRepo
@@ -64,6 +66,7 @@ class EvidenceRepo:
         self.now = now
         self.meta = meta
         self.edges = edges
+        self.days = EvidenceDays(sql, meta, lambda value: self.half_life(value=value))
 
     @property
     def read_only(self) -> bool:
@@ -139,16 +142,20 @@ class EvidenceRepo:
             # Under the write lock. (The watermark is a parameter, not a subquery: the
             # planner then sees how few events are past it, and looks their bullets up
             # rather than hashing every bullet.)
-            mark = self.evidence_watermark()
-            rows = self.sql.all(
-                "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days, "
-                "f.recorded_at FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
-                "WHERE f.id > ? ORDER BY f.id",
-                (mark,),
+            marks = dict(
+                self.sql.all(
+                    "SELECT key, value FROM meta WHERE key IN (?, ?)",
+                    ("evidence_watermark", DAYS_WATERMARK),
+                )
             )
+            mark = int(marks.get("evidence_watermark") or 0)
+            rows = self._events_after(mark)
             self._unfolded = False
             if not rows:
                 return 0
+            days = marks.get(DAYS_WATERMARK)
+            if days is not None:  # the days (schema 4 on): the same events, or their own
+                self.days.fold(rows if int(days) == mark else self._events_after(int(days)))
             aggs = self._load_aggs({r[1] for r in rows})
             for eid, bid, kind, at, weight, hl, recorded in rows:
                 point = event_point(eid, at, weight, recorded)
@@ -189,6 +196,28 @@ class EvidenceRepo:
             )
             self.meta.set("evidence_watermark", str(rows[-1][0]))
             return len(rows)
+
+    def _events_after(self, mark: int) -> list[Any]:
+        return self.sql.all(
+            "SELECT f.id, f.bullet_id, f.kind, f.at, f.weight, b.half_life_days, "
+            "f.recorded_at FROM feedback f JOIN bullets b ON b.id = f.bullet_id "
+            "WHERE f.id > ? ORDER BY f.id",
+            (mark,),
+        )
+
+    def days_answer(self) -> bool:
+        """Whether the days (`evidence_days`) hold every event of the log; a writer folds
+        into them first what another left (the database's own fold of PostgreSQL's agent
+        role folds the evidence cache alone)."""
+        last = self.log_watermark()
+        if self.days.answers(last):
+            return True
+        mark = self.days.watermark()
+        if mark is None or self.read_only or self.sql.derived_by_database:
+            return False
+        with self.transaction():
+            self.days.fold(self._events_after(mark))
+        return True
 
     def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
         out: dict[str, _Agg] = {}

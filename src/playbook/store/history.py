@@ -29,6 +29,8 @@ ROW_COLUMNS = (
     "id, content, type, maturity, state, pinned, category, tags, scope, source, created_at, "
     "half_life_days, valid_to, seq, valid_from"
 )
+# A bullet's checkpoint of the evidence cache's days, after ROW_COLUMNS (`store/evidence_days.py`).
+CHECKPOINT_COLUMNS = "d.half_life, d.ref, d.helpful, d.harmful, d.count, d.last_at"
 
 
 class Past:
@@ -40,18 +42,26 @@ class Past:
         self.evidence = evidence
 
     def bullets_created_by(
-        self, when: datetime, ids: list[str] | None = None
+        self, when: datetime, ids: list[str] | None = None, *, day: int | None = None
     ) -> list[tuple[Any, ...]]:
         """ROW_COLUMNS of every bullet (or of those of `ids`) that existed at `when` (created
-        by then), in seq order."""
+        by then), in seq order. With `day`, each row goes on with the bullet's latest
+        checkpoint of a day before `day` (`CHECKPOINT_COLUMNS`; NULLs: none), read with it."""
         d = self.sql.dialect
-        sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
+        args: list[Any] = [iso(when)]
+        if day is None:
+            sql = f"SELECT {ROW_COLUMNS} FROM bullets WHERE valid_from <= ?"
+        else:
+            sql = (
+                f"SELECT {ROW_COLUMNS}, {CHECKPOINT_COLUMNS} FROM bullets b "
+                "LEFT JOIN evidence_days d ON d.bullet_id = b.id AND d.day = "
+                "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = b.id AND x.day < ?) "
+                "WHERE b.valid_from <= ?"
+            )
+            args.insert(0, day)
         if ids is None:
-            return self.sql.all(sql + " ORDER BY seq", (iso(when),))
-        return self.sql.all(
-            f"{sql} AND {d.in_list('id')} ORDER BY seq",
-            (iso(when), d.list_param(ids)),
-        )
+            return self.sql.all(sql + " ORDER BY seq", args)
+        return self.sql.all(f"{sql} AND {d.in_list('id')} ORDER BY seq", [*args, d.list_param(ids)])
 
     def events_recorded_by(
         self, when: datetime, ids: list[str] | None = None
@@ -72,21 +82,35 @@ class Past:
             )
         return [r[:4] for r in rows if event_point(r[4], r[2], r[3], r[5]) is not None]
 
-    def every_bullet(self) -> list[tuple[Any, ...]]:
-        """ROW_COLUMNS of every bullet ever created, in seq order (`review.HistoryCache`)."""
-        return self.sql.all(f"SELECT {ROW_COLUMNS} FROM bullets ORDER BY seq")
+    def days_answer(self) -> bool:
+        """Whether the evidence cache's days hold the whole log (`store/evidence_days.py`):
+        then `checkpoints_before` and `events_between` answer an as-of read."""
+        return self.evidence.days_answer()
 
-    def every_event(self) -> list[tuple[str, str, Any, float, Any]]:
-        """(bullet_id, kind, at, weight, recorded_at) of every feedback event."""
-        rows = self.sql.all("SELECT bullet_id, kind, at, weight, recorded_at, id FROM feedback")
-        return [r[:5] for r in rows if event_point(r[5], r[2], r[3], r[4]) is not None]
+    def events_between(
+        self, start: datetime, when: datetime, ids: list[str] | None = None
+    ) -> list[tuple[str, str, float, float]]:
+        """(bullet_id, kind, at in epoch days, weight) of the events recorded in
+        [start, when], in id order."""
+        return self.evidence.days.events_between(start, when, ids)
 
     def maturities_as_of(self, when: datetime) -> dict[str, str]:
-        """Each bullet's maturity as it stood at `when`, from the maturity log."""
+        """The maturity of each bullet whose rung changed after `when`, as it stood at
+        `when` (its maturity log's latest entry by then; none: it had no entry by then).
+        Every other bullet's rung then is its rung now: each change of rung is logged with
+        it (`set_maturity`), so a bullet without an entry after `when` kept since then the
+        rung of its last entry. Only the entries after `when`, and those of the bullets
+        they name, are read (the log by `at`: schema step 4's index)."""
+        at = iso(when)
+        changed = self.sql.column("SELECT DISTINCT bullet_id FROM maturity_log WHERE at > ?", (at,))
         out: dict[str, str] = {}
+        if not changed:
+            return out
+        d = self.sql.dialect
         for bid, maturity in self.sql.execute(
-            "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? ORDER BY at, id",
-            (iso(when),),
+            "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? AND "
+            f"{d.in_list('bullet_id')} ORDER BY at, id",
+            (at, d.list_param(changed)),
         ):
             out[bid] = maturity
         return out

@@ -12,13 +12,18 @@ tables whose key is text (receipts, watermarks, proposals, blocked patterns), wh
 ordered by SQLite's hidden `rowid` (VACUUM may renumber it; PostgreSQL has none); 3 — the
 database refuses a malformed row (a timestamp that is not one, a weight that is infinite,
 NaN or negative, detail that is not JSON: `store/checks.py`), since one such row in an
-append-only table would stay there for good.
+append-only table would stay there for good; 4 — the evidence cache's days
+(`evidence_days`, `store/evidence_days.py`: per bullet and recorded day, its decayed sums
+after that day) and an index of the log by `recorded_at`, so a read as of a moment sums days
+instead of reading the whole log, and indexes of the decision log's pins and of the maturity
+log by time (time travel reads them at every moment); the step builds the days from the
+log (`STEP_BUILDS`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -26,6 +31,7 @@ from ..core.errors import SchemaError as SchemaError  # re-exported
 from ..core.errors import SchemaTooNewError
 from ..core.record import FrozenRecord
 from .checks import sqlite_step
+from .evidence_days import SQLITE_DAYS, build_days
 from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
 
 if TYPE_CHECKING:
@@ -291,7 +297,12 @@ MEMORY_V2 = "".join(
     for t in ("receipts", "watermarks", "proposals", "blocked_patterns")
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (_split(MEMORY_V1), _split(MEMORY_V2), sqlite_step())
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (
+    _split(MEMORY_V1),
+    _split(MEMORY_V2),
+    sqlite_step(),
+    _split(SQLITE_DAYS),
+)
 MEMORY_LATEST = len(MEMORY_STEPS)
 # The oldest version a read-only open reads as it is: step 3 adds only checks on writes.
 MEMORY_READABLE = 2
@@ -339,6 +350,11 @@ def check_version(ex: Executor, migration: Migration, current: int | None = None
     return current
 
 
+# What a step computes after its statements, in its transaction: (namespace, version) ->
+# a function of the executor (the statements stay plain SQL, frozen by digest).
+STEP_BUILDS: dict[tuple[str, int], Callable[[Executor], None]] = {("memory", 4): build_days}
+
+
 def run_migrations(ex: Executor, migrations: Sequence[Migration]) -> list[tuple[str, int]]:
     """Apply what is missing of each migration; return the (namespace, version) applied.
 
@@ -359,6 +375,9 @@ def run_migrations(ex: Executor, migrations: Sequence[Migration]) -> list[tuple[
                     continue
                 for statement in steps[version - 1]:
                     ex.execute(statement)
+                build = STEP_BUILDS.get((m.namespace, version))
+                if build is not None:
+                    build(ex)
                 ex.execute(
                     f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
                     (m.namespace, version, datetime.now(UTC).isoformat()),

@@ -46,7 +46,7 @@ from .proposals import ProposalRepo
 from .ranking import Rank
 from .records import BlockedPattern, Conflict, Decision, Evidence, Lineage, iso, parse_iso
 from .rulings import BlockRepo, ConflictRepo, EdgeRepo
-from .schema import MEMORY_LATEST, memory_migration, run_migrations
+from .schema import MEMORY_LATEST, memory_migration, run_migrations, schema_version
 from .scores import Scores
 
 if TYPE_CHECKING:
@@ -126,7 +126,13 @@ class PlaybookStore:
         self.proposals = ProposalRepo(sql)
         self.rank = Rank(sql, policy, self.evidence, self.decisions)
         if migrate:
-            run_migrations(sql, [memory_migration(MEMORY_LATEST)])
+            if schema_version(sql) < MEMORY_LATEST and not sql.read_only:
+                # every step in one transaction: a new playbook's first write-ahead log
+                # holds each page once, not once per step (a nearly full disk)
+                with sql.transaction():
+                    run_migrations(sql, [memory_migration(MEMORY_LATEST)])
+            else:
+                run_migrations(sql, [memory_migration(MEMORY_LATEST)])
 
     # ---------------------------------------------------------------- lifetime
     def close(self) -> None:

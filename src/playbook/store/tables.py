@@ -27,6 +27,11 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "last_event_id"),
         ("bullet_id",),
     ),
+    "evidence_days": (
+        ("bullet_id", "day", "half_life", "ref", "helpful", "harmful", "count", "last_at",
+         "last_event_id"),
+        ("bullet_id", "day"),
+    ),
     "edges": (("id", "kind", "src", "dst", "at", "batch_id"), ("id",)),
     "maturity_log": (("id", "bullet_id", "at", "maturity", "batch_id"), ("id",)),
     "cache_blob": (

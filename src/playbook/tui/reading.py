@@ -24,7 +24,7 @@ from ..store import BlockedPattern, PlaybookStore
 from ..store.views import BulletRow
 
 if TYPE_CHECKING:
-    from ..review import BulletDetail, ConflictView, HistoryCache, ScoreSeries
+    from ..review import BulletDetail, ConflictView, ScoreSeries
     from ..review.proposal_view import DiffOps
     from ..review.proposals import Proposal, Similar
     from .data import Source
@@ -173,15 +173,14 @@ def load_snapshot(
     *,
     last_looked: datetime | None = None,
     as_of: datetime | None = None,
-    history: HistoryCache | None = None,
 ) -> Snapshot:
     """Rows, proposals, conflicts and blocked patterns as they are now, or `as_of` a moment
-    (time travel, from `history` when given). `last_looked`: when the reviewer last saw the
+    (time travel). `last_looked`: when the reviewer last saw the
     Proposals tab (for its "new" count)."""
     from ..review import queue  # lazy: pydantic: the workbench's first frame
 
     if as_of is not None:
-        return load_snapshot_as_of(source, as_of, history)
+        return load_snapshot_as_of(source, as_of)
     started = time.perf_counter()
     with source.open() as store:
         rows = store.views.bullet_rows()
@@ -253,18 +252,9 @@ def passages_of(proposals: list[Proposal]) -> dict[str, DiaryPassage | None]:
     }
 
 
-def load_history(source: Source) -> HistoryCache:
-    """The bullets and the feedback log read once, for stepping through moments."""
-    with source.open(migrate=False) as store:
-        return review.HistoryCache.read(store)
-
-
-def load_snapshot_as_of(
-    source: Source, when: datetime, history: HistoryCache | None = None
-) -> Snapshot:
+def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
     """The playbook as it stood at `when`, from the log (no copy of the data): rows,
-    conflicts and the queue as of then (`review.history`); blocked patterns made by then.
-    `history`: the log read before (`load_history`), if the playbook has not changed since."""
+    conflicts and the queue as of then (`review.history`); blocked patterns made by then."""
     from ..review import (  # lazy: numpy: the workbench's first frame
         conflicts_as_of,
         proposals_as_of,
@@ -273,7 +263,7 @@ def load_snapshot_as_of(
 
     started = time.perf_counter()
     with source.open(migrate=False) as store:
-        rows = rows_as_of(store, when, cache=history)
+        rows = rows_as_of(store, when)
         proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
         diffs = diffs_of(store, proposals)
         conflicts = conflicts_as_of(store, when)

@@ -84,10 +84,7 @@ class Snapshots:
     def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         """In the poll worker: the playbook as of the moment shown, each pane's part."""
         as_of = self.travel.as_of
-        history = None if as_of is None else self.travel.history_at(version, len(self.rows_by_id))
-        snapshot = reading.load_snapshot(
-            self.source, last_looked=self.seen_at(), as_of=as_of, history=history
-        )
+        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at(), as_of=as_of)
         snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
         rows = snapshot.rows_by_id
         prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
@@ -121,12 +118,7 @@ class Snapshots:
             self.labels(snap)
         self.live.version = message.version
         self.loads += 1
-        if not self.first_paint:
-            self.first_paint = True
-            if self.travel.reads_ahead(len(snap.rows_by_id)):
-                self.travel.read_ahead()
-        if snap.as_of is not None:
-            self.travel.read_ahead()  # the next moment from the log read once
+        self.first_paint = True
         if self.detail.detail_id and tabs.active == "detail":
             self.detail.load(self.detail.detail_id)
         if isinstance(app.screen, HiddenScreen):

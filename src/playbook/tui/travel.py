@@ -12,11 +12,8 @@ results (`review.explain_hidden`), with pin, restore and a fresh mark at hand.
 from __future__ import annotations
 
 import calendar
-import threading
 from collections.abc import Callable, Hashable
 from datetime import datetime, timedelta
-from functools import partial
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import App
@@ -25,23 +22,13 @@ from textual.widgets import Input, Static, TextArea
 
 from .. import review
 from . import format as fmt
-from . import reading
 from .actions.spec import Context
 from .data import Source
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
-from .threads import in_thread
-
-if TYPE_CHECKING:
-    from ..review import HistoryCache
 
 TRAVEL_ACTIONS = ("time_travel", "step", "step_months", "now", "compare", "hidden")
-# Up to this many rules, the log is read for time travel in the background once the first
-# table is on screen (a third of a second at 10k), so the first step back is as quick as
-# the next. A larger playbook's first step back reads that moment alone (the log read
-# whole takes longer: 5 s at 100k), and the log is read in the background after it.
-READ_AHEAD_UP_TO = 30_000
 
 
 def parse_moment(text: str, now: datetime) -> datetime:
@@ -90,8 +77,6 @@ class Travel:
         self.read_now = read_now
         self.version = version
         self.as_of: datetime | None = None
-        self._history: tuple[Hashable, HistoryCache] | None = None
-        self._history_lock = threading.Lock()
 
     def travel_to(self, when: datetime | None) -> None:
         """Show the playbook as of `when` (None, or a moment within a minute of now: now;
@@ -105,38 +90,6 @@ class Travel:
         self.show_moment()
         self.read_now()
         self.app.refresh_bindings()
-
-    def history_at(self, version: Hashable, rules: int = 0) -> HistoryCache | None:
-        """The bullets and the feedback log as of change token `version`, read once (in a
-        worker): every moment after the first is then numpy work, not a read of the log.
-        None for a playbook of more than `READ_AHEAD_UP_TO` `rules` whose log is not read
-        (nor being read) yet: that moment is read alone."""
-        kept = self._history
-        if kept is not None and kept[0] == version:
-            return kept[1]
-        if rules > READ_AHEAD_UP_TO and not self._history_lock.locked():
-            return None
-        with self._history_lock:
-            kept = self._history
-            if kept is None or kept[0] != version:
-                kept = self._history = (version, reading.load_history(self.source))
-            return kept[1]
-
-    def reads_ahead(self, rules: int) -> bool:
-        """Whether the log of a playbook of `rules` is read once the first table is on
-        screen (up to `READ_AHEAD_UP_TO`)."""
-        return rules <= READ_AHEAD_UP_TO
-
-    def read_ahead(self) -> None:
-        """Read the log for time travel in the background, unless it is read (or being
-        read) for the playbook as it is now: once the first table is on screen
-        (`READ_AHEAD_UP_TO`), and after each moment shown."""
-        kept, version = self._history, self.version()
-        if version is None or self._history_lock.locked():
-            return
-        if kept is None or kept[0] != version:
-            # A failure here is met again, and reported, on travel.
-            in_thread(self.app, partial(self.history_at, version), "history")
 
     def show_moment(self) -> None:
         """The top bar says, unmistakably, which moment the workbench shows."""

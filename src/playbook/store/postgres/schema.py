@@ -252,4 +252,33 @@ MEMORY_V2: tuple[str, ...] = tuple(
     for statement in _order_column(table, append_only=table == "receipts")
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step())
+# Step 4: the evidence cache's days (`store/evidence_days.py`), the log by recorded_at, the
+# decision log's pins and the maturity log by time (time travel reads them at every moment).
+MEMORY_V4: tuple[str, ...] = (
+    f"""CREATE TABLE evidence_days (
+    bullet_id {T} NOT NULL REFERENCES bullets(id),
+    day BIGINT NOT NULL,
+    half_life DOUBLE PRECISION NOT NULL,
+    ref DOUBLE PRECISION NOT NULL,
+    helpful DOUBLE PRECISION NOT NULL,
+    harmful DOUBLE PRECISION NOT NULL,
+    count BIGINT NOT NULL,
+    last_at DOUBLE PRECISION NOT NULL,
+    last_event_id BIGINT NOT NULL,
+    PRIMARY KEY (bullet_id, day)
+)""",
+    "CREATE INDEX feedback_recorded ON feedback(recorded_at)",
+    "CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin')",
+    "CREATE INDEX maturity_log_at ON maturity_log(at)",
+    # The roles made before this step (`roles.py`) may write the days as they write the
+    # evidence cache they sit beside.
+    """DO $$ DECLARE g record; BEGIN
+    FOR g IN SELECT grantee, privilege_type FROM information_schema.role_table_grants
+        WHERE table_schema = current_schema() AND table_name = 'evidence'
+        AND grantee <> current_user LOOP
+        EXECUTE format('GRANT %s ON evidence_days TO %I', g.privilege_type, g.grantee);
+    END LOOP;
+END $$""",
+)
+
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)

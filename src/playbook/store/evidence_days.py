@@ -1,0 +1,262 @@
+"""The evidence cache's days (`evidence_days`): per bullet and per UTC day on which feedback
+about it was *recorded*, the bullet's `DecayAccumulator` after every one of its events
+recorded by the end of that day (knowledge time, SPEC §8), with the latest `at` seen.
+
+An as-of read at `when` (day D) then takes each bullet's latest checkpoint before D and
+folds on top only the events recorded on D up to `when` (at most a day of the log), instead
+of reading the whole log (`review.history`). The log stays the source of truth: the days
+are a cache rebuilt from it (the migration that adds them, `rebuild`), kept in the write
+transaction that folds the evidence cache (`EvidenceRepo.sync`), and checked against the
+log by `doctor`. `meta.days_watermark` is the last event folded into them; a reader whose
+days lag the log (a read-only store, or the database's own fold of PostgreSQL's agent role,
+which leaves them to the next writer) reads the raw events instead.
+
+A checkpoint cannot answer exactly, and the reader goes to the raw events, when its
+half-life is not the one the bullet is read with, or its `ref` (the latest `at` folded) is
+after the moment read (a future-dated event, or a read at a retirement before it): the
+cases of `evidence_rule.py`. Lineage sums the members' checkpoints when each answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..core import scoring
+from .records import event_point, iso, parse_iso
+
+if TYPE_CHECKING:
+    from .base import Meta
+    from .executor import Executor
+
+WATERMARK = "days_watermark"  # meta key: the last event folded into the days
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_FLUSH = 20_000  # checkpoint rows written at a time by a long fold
+COLUMNS = (
+    "bullet_id", "day", "half_life", "ref", "helpful", "harmful", "count", "last_at",
+    "last_event_id",
+)  # fmt: skip
+_UPSERT = (
+    f"INSERT INTO evidence_days ({', '.join(COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT(bullet_id, day) DO UPDATE SET half_life = excluded.half_life, "
+    "ref = excluded.ref, helpful = excluded.helpful, harmful = excluded.harmful, "
+    "count = excluded.count, last_at = excluded.last_at, last_event_id = excluded.last_event_id"
+)
+
+
+# Step 4 of the SQLite schema (`store/schema.py`; PostgreSQL's in `postgres/schema.py`).
+SQLITE_DAYS = """
+CREATE TABLE evidence_days (
+    bullet_id TEXT NOT NULL REFERENCES bullets(id),
+    day INTEGER NOT NULL,
+    half_life REAL NOT NULL,
+    ref REAL NOT NULL,
+    helpful REAL NOT NULL,
+    harmful REAL NOT NULL,
+    count INTEGER NOT NULL,
+    last_at REAL NOT NULL,
+    last_event_id INTEGER NOT NULL,
+    PRIMARY KEY (bullet_id, day)
+) WITHOUT ROWID;
+CREATE INDEX feedback_recorded ON feedback(recorded_at);
+CREATE INDEX decisions_pins ON decisions(id) WHERE action IN ('pin', 'unpin');
+CREATE INDEX maturity_log_at ON maturity_log(at);
+"""
+
+
+def build_days(ex: Executor) -> None:
+    """Step 4's data: the days folded from the whole log, in the step's transaction."""
+    from ..core.policy import DEFAULT_POLICY  # lazy: only an upgrade to step 4 pays
+    from .base import Meta  # lazy: only an upgrade to step 4 pays
+
+    default = DEFAULT_POLICY.half_life_days
+    EvidenceDays(ex, Meta(ex), lambda hl: float(hl) if hl else default).rebuild()
+
+
+def day_of(recorded_at: object) -> int:
+    """The UTC day (days since the epoch) of a stored `recorded_at` (the store's ISO text)."""
+    text = str(recorded_at)
+    if len(text) == 27 and text.endswith("Z"):  # the store's own form: its date is the day
+        return date.fromisoformat(text[:10]).toordinal() - _EPOCH_ORDINAL
+    return int(scoring.days(parse_iso(text)) // 1)
+
+
+def day_start(day: int) -> datetime:
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day)
+
+
+class _State:
+    """One bullet's running checkpoint while folding."""
+
+    __slots__ = ("acc", "day", "last_at", "last_id")
+
+    def __init__(self, acc: scoring.DecayAccumulator, day: int, last_at: float, last_id: int):
+        self.acc = acc
+        self.day = day
+        self.last_at = last_at
+        self.last_id = last_id
+
+    def row(self, bid: str) -> tuple[Any, ...]:
+        a = self.acc
+        return (bid, self.day, a.half_life, a.ref, a.helpful, a.harmful, a.count,
+                self.last_at, self.last_id)  # fmt: skip
+
+
+class EvidenceDays:
+    """`store.evidence.days`: the per-day checkpoints of the evidence cache."""
+
+    def __init__(self, sql: Executor, meta: Meta, half_life: Callable[[float | None], float]):
+        self.sql = sql
+        self.meta = meta
+        self.half_life = half_life
+
+    # ------------------------------------------------------------------ state
+
+    def watermark(self) -> int | None:
+        """The last event folded into the days; None: never built (an older schema)."""
+        value = self.meta.get(WATERMARK)
+        return None if value is None else int(value)
+
+    def answers(self, log_watermark: int) -> bool:
+        """Whether the days hold every event of a log whose last event is `log_watermark`."""
+        mark = self.watermark()
+        return mark is not None and mark >= log_watermark
+
+    # ------------------------------------------------------------------ writing
+
+    def fold(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Fold `rows` (id, bullet_id, kind, at, weight, half_life_days, recorded_at), in id
+        order, every event past the days' watermark, into the checkpoints. Inside the
+        store's write transaction. A bullet whose event was recorded on a day before its
+        latest checkpoint (an import of older events), or whose half-life changed, has its
+        checkpoints rebuilt from the log."""
+        if not rows:
+            return
+        touched = {r[1] for r in rows}
+        states = self._latest(touched)
+        rebuild: set[str] = set()
+        out: list[tuple[Any, ...]] = []
+        for eid, bid, kind, at, weight, hl, recorded in rows:
+            if bid in rebuild:
+                continue
+            point = event_point(eid, at, weight, recorded)
+            if point is None:
+                continue
+            day = day_of(recorded)
+            h = self.half_life(hl)
+            st = states.get(bid)
+            if st is None:
+                st = states[bid] = _State(scoring.DecayAccumulator(h), day, float("-inf"), 0)
+            elif st.day > day or st.acc.half_life != h:
+                rebuild.add(bid)
+                continue
+            elif st.day < day:
+                out.append(st.row(bid))
+                st.day = day
+            t, w = point
+            st.acc.fold(kind, t, w)
+            st.last_at = max(st.last_at, t)
+            st.last_id = eid
+            if len(out) >= _FLUSH:
+                self._write(out)
+                out = []
+        out.extend(st.row(bid) for bid, st in states.items() if bid not in rebuild and st.acc.count)
+        self._write(out)
+        if rebuild:
+            self.rebuild(sorted(rebuild))
+        self.meta.set(WATERMARK, str(rows[-1][0]))
+
+    def _write(self, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            self.sql.later(_UPSERT, rows)
+
+    def _latest(self, ids: Iterable[str]) -> dict[str, _State]:
+        """Each bullet's latest checkpoint (of `ids`)."""
+        d = self.sql.dialect
+        out: dict[str, _State] = {}
+        for bid, day, hl, ref, h, x, n, last_at, last_id in self.sql.execute(
+            f"SELECT {', '.join(COLUMNS)} FROM evidence_days d WHERE {d.in_list('d.bullet_id')} "
+            "AND d.day = (SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = d.bullet_id)",
+            (d.list_param(ids),),
+        ):
+            out[bid] = _State(scoring.DecayAccumulator(hl, ref, h, x, n), day, last_at, last_id)
+        return out
+
+    def rebuild(self, ids: list[str] | None = None) -> int:
+        """Every checkpoint (of `ids`' bullets, or all) made again from the log: each
+        bullet's events in the order of their recorded day, then id. Returns how many
+        checkpoint rows were written."""
+        d = self.sql.dialect
+        where, args = "", []
+        if ids is not None:
+            if not ids:
+                return 0
+            where, args = f"WHERE {d.in_list('bullet_id')}", [d.list_param(ids)]
+        self.sql.execute(f"DELETE FROM evidence_days {where}", args)
+        mark = int(self.sql.scalar("SELECT MAX(id) FROM feedback", default=0) or 0)
+        hl_of = dict(self.sql.all("SELECT id, half_life_days FROM bullets"))
+        written = 0  # rows written before the last page
+        out: list[tuple[Any, ...]] = []
+        current: str | None = None
+        events: list[tuple[int, int, str, float, float]] = []
+
+        def finish() -> None:
+            if current is None or not events:
+                return
+            events.sort()
+            st = _State(scoring.DecayAccumulator(self.half_life(hl_of.get(current))),
+                        events[0][0], float("-inf"), 0)  # fmt: skip
+            for day, eid, kind, t, w in events:
+                if day != st.day:
+                    out.append(st.row(current))
+                    st.day = day
+                st.acc.fold(kind, t, w)
+                st.last_at = max(st.last_at, t)
+                st.last_id = max(st.last_id, eid)
+            out.append(st.row(current))
+
+        for eid, bid, kind, at, weight, recorded in self.sql.execute(
+            "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
+            f"{where} ORDER BY bullet_id, id",
+            args,
+        ):
+            if bid != current:
+                finish()
+                current, events = bid, []
+                if len(out) >= _FLUSH:
+                    written += len(out)
+                    self._write(out)
+                    out = []
+            point = event_point(eid, at, weight, recorded)
+            if point is not None:
+                events.append((day_of(recorded), eid, kind, *point))
+        finish()
+        written += len(out)
+        self._write(out)
+        if ids is None:
+            self.meta.set(WATERMARK, str(mark))
+        return written
+
+    # ------------------------------------------------------------------ reading
+
+    def events_between(
+        self, start: datetime, when: datetime, ids: list[str] | None = None
+    ) -> list[tuple[str, str, float, float]]:
+        """(bullet_id, kind, at in epoch days, weight) of the events (of `ids`' bullets, or
+        all) recorded in [start, when], in id order (malformed ones left out)."""
+        d = self.sql.dialect
+        sql = (
+            "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
+            "WHERE recorded_at >= ? AND recorded_at <= ?"
+        )
+        args: list[Any] = [iso(start), iso(when)]
+        if ids is not None:
+            sql += f" AND {d.in_list('bullet_id')}"
+            args.append(d.list_param(ids))
+        out = []
+        for eid, bid, kind, at, weight, recorded in self.sql.execute(sql + " ORDER BY id", args):
+            point = event_point(eid, at, weight, recorded)
+            if point is not None:
+                out.append((bid, kind, *point))
+        return out
