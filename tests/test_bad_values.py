@@ -26,7 +26,7 @@ from playbook.core.policy import Policy
 from playbook.core.text import content_hash
 from playbook.curation import curate
 from playbook.curation.outcomes import InvalidOutcome, apply_outcome
-from playbook.store import PlaybookStore, iso, open_store
+from playbook.store import PlaybookStore, iso, open_store, vouch
 from playbook.store import testing as raw
 from playbook.store.checks import RULES, sqlite_step
 
@@ -71,8 +71,13 @@ def _drop_checks(store: PlaybookStore, table: str) -> None:
 
 def _restore_checks(store: PlaybookStore, table: str) -> None:
     if store.sql.dialect == "sqlite":
-        for statement in sqlite_step():  # with where the triggers began, as an upgrade
-            if f" ON {table} " in statement or f"'rules_from:{table}'" in statement:
+        for statement in sqlite_step():
+            if f" ON {table} " in statement:
+                raw.run(store, statement)
+        # and what an upgrade through step 5 finds there (`store/vouch.py`)
+        raw.run(store, "DELETE FROM meta WHERE key = ?", (f"rules_from:{table}",))
+        for statement in vouch.sqlite_step():
+            if f"'rules_from:{table}'" in statement:
                 raw.run(store, statement)
     else:
         for rule in RULES[table][0]:

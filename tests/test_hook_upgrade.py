@@ -122,7 +122,7 @@ def test_a_prompt_hook_answers_from_an_older_schema_and_writes_nothing(
     context = first["hookSpecificOutput"]["additionalContext"]
     assert f"[{rule}] Pin npm to 11 in release jobs" in context  # it still answers
     told = first["systemMessage"]  # the user is told, once, what to run
-    assert "schema version 2, older than this Playbook's 4" in told
+    assert f"schema version 2, older than this Playbook's {MEMORY_LATEST}" in told
     assert "rules are still given, but nothing from your sessions is recorded" in told
     assert upgrade_line(db_target) in told
     assert "upgrade" not in context and "migrate" not in context  # not the model's business
@@ -228,14 +228,16 @@ def test_migrate_upgrades_with_progress_and_then_says_it_is_current(
     rule = old_playbook(db_target, 1)
     r = migrate(agent, db_target)
     assert r.rc == 0, r.err
-    assert r.out.startswith("upgraded the playbook at ") and "from schema 1 to 4 in" in r.out
+    assert r.out.startswith("upgraded the playbook at ") and "from schema 1 to 5 in" in r.out
     progress = r.err.splitlines()
     assert progress[0].startswith("playbook: upgrading the playbook at ")
-    assert [p for p in progress if " of 4" in p] == [
-        "playbook: step 2 of 4: an insertion order for the tables keyed by text ...",
-        "playbook: step 3 of 4: checks that refuse a malformed row (reads every row) ...",
-        "playbook: step 4 of 4: the evidence cache's days, for reads of the past (folds every "
+    assert [p for p in progress if " of 5" in p] == [
+        "playbook: step 2 of 5: an insertion order for the tables keyed by text ...",
+        "playbook: step 3 of 5: checks that refuse a malformed row (reads every row) ...",
+        "playbook: step 4 of 5: the evidence cache's days, for reads of the past (folds every "
         "event) ...",
+        "playbook: step 5 of 5: what the database vouches for, so doctor need not read it "
+        "again (reads every row) ...",
     ]
     assert version_of(db_target) == MEMORY_LATEST
     with open_store(db_target, mode="read") as store:
@@ -245,13 +247,13 @@ def test_migrate_upgrades_with_progress_and_then_says_it_is_current(
     assert (again.rc, again.err) == (0, "")
     assert again.data == {
         "playbook": again.data["playbook"],
-        "from": 4,
-        "to": 4,
+        "from": 5,
+        "to": 5,
         "applied": [],
         "seconds": 0.0,
     }
     text = migrate(agent, db_target)
-    assert text.rc == 0 and "is already at schema 4: nothing to do" in text.out
+    assert text.rc == 0 and "is already at schema 5: nothing to do" in text.out
 
 
 def test_migrate_json_says_what_it_applied(agent: Agent, db_target: str | Path) -> None:
@@ -260,8 +262,8 @@ def test_migrate_json_says_what_it_applied(agent: Agent, db_target: str | Path) 
     assert r.rc == 0, r.err
     assert {k: r.data[k] for k in ("from", "to", "applied")} == {
         "from": 2,
-        "to": 4,
-        "applied": [3, 4],
+        "to": 5,
+        "applied": [3, 4, 5],
     }
 
 

@@ -25,6 +25,7 @@ STEPS = {  # what each step of the `memory` schema does (store/schema.py), for t
     2: "an insertion order for the tables keyed by text",
     3: "checks that refuse a malformed row (reads every row)",
     4: "the evidence cache's days, for reads of the past (folds every event)",
+    5: "what the database vouches for, so doctor need not read it again (reads every row)",
 }
 
 

@@ -6,9 +6,8 @@ reads: the file is opened read-only, never migrated, never switched to another j
 mode (a damaged file must not be written to before it is copied). `playbook doctor` is the
 command for it. On PostgreSQL (which checks its own pages and keys) it connects read-only,
 reads the schema version, counts every table and looks for rows that break a rule (in
-the tables whose rules it has not validated as constraints: `checks.postgres_vouched`).
-On SQLite only the rows from before the rules' triggers are read again, while every
-trigger is there as schema step 3 made it (`checks.sqlite_guarded`); `--full` reads all.
+the tables whose rules it has not validated as constraints).
+Rows the database vouches for are not read again (`store/vouch.py`); `--full` reads all.
 
 The page check is `PRAGMA quick_check`: one pass over the file reading each page once
 (O(N)), finding what `integrity_check` finds (out-of-order records, missing or doubly used
@@ -29,11 +28,12 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core import errors
-from .checks import RULES, RULES_FROM, postgres_vouched, sqlite_guarded
+from .checks import RULES
 from .doctor_days import days_problems
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
 from .target import open_executor, resolve_target
+from .vouch import RULES_FROM, postgres_vouched, sqlite_guarded
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -180,7 +180,7 @@ def _malformed_rows(ex: Executor, version: int, *, full: bool = False) -> list[s
 
 
 def _sqlite_guarded(ex: Executor) -> dict[str, int]:
-    """`checks.sqlite_guarded` for this file."""
+    """`vouch.sqlite_guarded` for this file."""
     triggers = dict(ex.all("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
     marks = dict(ex.all("SELECT key, value FROM meta WHERE key LIKE ?", (RULES_FROM + "%",)))
     return sqlite_guarded(triggers, marks)

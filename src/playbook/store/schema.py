@@ -17,7 +17,8 @@ append-only table would stay there for good; 4 — the evidence cache's days
 after that day) and an index of the log by `recorded_at`, so a read as of a moment sums days
 instead of reading the whole log, and indexes of the decision log's pins and of the maturity
 log by time (time travel reads them at every moment); the step builds the days from the
-log (`STEP_BUILDS`).
+log (`STEP_BUILDS`); 5 — each table read once for the rows that break a rule of step 3,
+so that `doctor` reads again only what the database cannot vouch for (`store/vouch.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import SchemaError as SchemaError  # re-exported
 from ..core.errors import SchemaTooNewError
 from ..core.record import FrozenRecord
+from . import vouch
 from .checks import sqlite_step
 from .evidence_days import SQLITE_DAYS, build_days
 from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
@@ -302,6 +304,7 @@ MEMORY_STEPS: tuple[tuple[str, ...], ...] = (
     _split(MEMORY_V2),
     sqlite_step(),
     _split(SQLITE_DAYS),
+    vouch.sqlite_step(),
 )
 MEMORY_LATEST = len(MEMORY_STEPS)
 # The oldest version a read-only open reads as it is: step 3 adds only checks on writes.

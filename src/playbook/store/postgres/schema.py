@@ -19,6 +19,7 @@ The `_migrations` table is the one `store/schema.py` creates, for both backends.
 
 from __future__ import annotations
 
+from .. import vouch
 from ..checks import postgres_step
 
 T = 'TEXT COLLATE "C"'  # every text column
@@ -281,4 +282,10 @@ MEMORY_V4: tuple[str, ...] = (
 END $$""",
 )
 
-MEMORY_STEPS: tuple[tuple[str, ...], ...] = (MEMORY_V1, MEMORY_V2, postgres_step(), MEMORY_V4)
+MEMORY_STEPS: tuple[tuple[str, ...], ...] = (
+    MEMORY_V1,
+    MEMORY_V2,
+    postgres_step(),
+    MEMORY_V4,
+    vouch.postgres_step(),
+)
