@@ -12,6 +12,7 @@ import pytest
 from playbook import review
 from playbook.curation import curate
 from playbook.mcp.tools import PlaybookTools
+from playbook.review.history import rows_as_of_ids
 from playbook.store import PlaybookStore
 
 from .helpers import T0, Clock, add, mark
@@ -145,3 +146,24 @@ def test_score_series_returns_the_events_to_mark_on_the_plot(
     last = (decayed(15) - 4 * decayed(5)) * 0.5
     assert series[-1][1] == pytest.approx(last)
     assert store.score(new).effective == pytest.approx(last)
+
+
+def test_score_trends_are_what_time_travel_shows_at_each_moment(
+    store: PlaybookStore, clock: Clock
+) -> None:
+    """The trend column is about knowledge time: each point is the score the playbook gave
+    the rule then (`rows_as_of_ids`), 0 before the rule existed; a merge's successor starts
+    at its creation (the Detail plot, about observation time, shows what it inherited)."""
+    import random
+
+    from .helpers.histories import random_history
+
+    random_history(store, clock, random.Random(7))
+    ids = [b.id for b in store.bullets()][:15]
+    trends = review.score_trends(store, ids, days=30, points=4)
+    now = store.now()
+    for k in range(4):
+        when = now - timedelta(days=30 * (3 - k) / 3)
+        then = {r.id: r.effective for r in rows_as_of_ids(store, ids, when)}
+        for bid in ids:
+            assert trends[bid][k] == then.get(bid, 0.0), (bid, k)

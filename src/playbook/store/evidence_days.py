@@ -251,8 +251,10 @@ class EvidenceDays:
             "WHERE recorded_at >= ? AND recorded_at <= ?"
         )
         args: list[Any] = [iso(start), iso(when)]
-        if ids is not None:
-            sql += f" AND {d.in_list('bullet_id')}"
+        if ids is not None:  # (an expression: the day's events found by `recorded_at`, then
+            # kept by bullet; SQLite otherwise walked every event of the rules asked for,
+            # 1.3 s for the 40 most marked rules of a team's year, against a day's 27k)
+            sql += " AND " + d.in_list("(bullet_id || '')")
             args.append(d.list_param(ids))
         out = []
         for eid, bid, kind, at, weight, recorded in self.sql.execute(sql + " ORDER BY id", args):
