@@ -19,6 +19,7 @@ from playbook.curation import curate
 from playbook.store import PlaybookStore, open_store
 from playbook.store.replica import check_read_target, open_replica
 from playbook.tui.data import Source, Watcher
+from playbook.tui.reading import load_snapshot
 
 from .helpers.cli import Result, assert_user_error, clean_env, run_cli
 from .helpers.hooks import ENTRY, Agent, context_of, fixture
@@ -212,10 +213,12 @@ def test_the_workbench_reads_the_replica_until_it_writes(pair: tuple[str, str, s
     source = Source(primary, read_path=replica)
 
     def shown() -> list[str]:
-        with source.open(migrate=False) as store:
+        with source.open(migrate=False) as store, source.open(reads=True) as snapshot:
+            assert _rules(snapshot) == _rules(store)  # the snapshot's reads (`reading.py`)
             return _rules(store)
 
     assert shown() == [REPLICA_RULE]
+    assert [r.content for r in load_snapshot(source).rows] == [REPLICA_RULE]
     with source.open() as store:
         curate(store, [{"type": "helpful", "bullet_id": bid}])
         assert store.replication.write_position()

@@ -37,17 +37,19 @@ class Source:
     wrote_at: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @contextmanager
-    def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
-        """`migrate=False`: for reading only (never writes, works on a read-only file); from
+    def open(self, *, migrate: bool = True, reads: bool = False) -> Iterator[PlaybookStore]:
+        """`migrate=False`: for reading only (never writes, works on a read-only file). Either
+        that or `reads` (a snapshot: opened as for writing when there is no replica): from
         the replica when there is one that has every write of this workbench."""
-        replica = self._replica() if not migrate and self.read_path is not None else None
+        wanted = reads or not migrate
+        replica = self._replica() if wanted and self.read_path is not None else None
         if replica is not None:
             with replica:
                 yield replica
             return
         with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
             yield store
-            if migrate and self.read_path is not None:  # a write: its reads wait for it
+            if migrate and not reads and self.read_path is not None:  # its reads wait for it
                 position = store.replication.write_position()
                 self.wrote_at[:] = [position] if position else []
 
