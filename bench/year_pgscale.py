@@ -11,9 +11,10 @@ transaction, 10 server connections a database:
   (`lock_timeout`, `jit`, read-only for reads) in the startup packet's `options`, which
   PgBouncer refuses unless told to ignore it (`ignore_startup_parameters = options`, which
   drops the settings);
-- prepared statements: psycopg prepares a statement run 5 times on one connection; 4
+- prepared statements: psycopg prepares a statement run 5 times on one connection, and
+  PgBouncer 1.18 keeps a server connection's prepared statements when its client goes; 4
   long-lived writers (as MCP servers and workbenches are) each mark 100 times through the
-  pool, with psycopg's default and with `prepare_threshold = None`;
+  pool, twice, with `prepare_threshold = None` and then with psycopg's default;
 - the 32-agent load of `year_agents.py` through the pool and straight to the server:
   p50 / p99 of `hook prompt` and `mark`, and the most server backends seen at once.
 
@@ -112,7 +113,9 @@ def backends(server: Pg, stop: threading.Event, seen: list[int]) -> None:
             seen.append(int(n[0]) - 1 if n else 0)
 
 
-def agents(server: Pg, url: str, args: argparse.Namespace, state: Path) -> tuple[object, int]:
+def agents(
+    server: Pg, url: str, args: argparse.Namespace, state: Path
+) -> tuple[object, int, float]:
     env = environment(XDG_STATE_HOME=str(state))
     for name in ("PLAYBOOK_DB", "PLAYBOOK_POLICY", "PLAYBOOK_READ_DB"):
         env.pop(name, None)
@@ -120,13 +123,14 @@ def agents(server: Pg, url: str, args: argparse.Namespace, state: Path) -> tuple
     stop, seen = threading.Event(), []
     watch = threading.Thread(target=backends, args=(server, stop, seen))
     watch.start()
+    cpu = server.cpu()
     try:
         got = year_agents.run([*command(), "--db", url], env, ids, synth.TERMS, args.agents,
                               args.seconds)  # fmt: skip
     finally:
         stop.set()
         watch.join()
-    return got, max(seen, default=0)
+    return got, max(seen, default=0), server.cpu() - cpu
 
 
 def writers(url: str, ids: list[str], *, prepare: bool, n: int = 4, marks: int = 100) -> int:
@@ -146,7 +150,7 @@ def writers(url: str, ids: list[str], *, prepare: bool, n: int = 4, marks: int =
             store.sql._conn.prepare_threshold = None  # type: ignore[attr-defined]
         with store:
             for i in range(marks):
-                vote = {"type": "helpful", "bullet_id": ids[(k * 31 + i) % len(ids)]}
+                vote = {"type": "helpful", "bullet_id": ids[(k + i) % len(ids)]}
                 try:
                     outcome = curate(store, [vote]).outcomes[0]
                 except Exception as exc:
@@ -183,37 +187,24 @@ def bouncer(server: Pg, folder: Path, args: argparse.Namespace) -> None:
             shown = store.sql.scalar("SHOW lock_timeout")
         figure("through it with ignore_startup_parameters = options: lock_timeout", str(shown))
         ids = popular_ids(server.url("year"), 200)
-        for prepare in (True, False):
+        for prepare in (False, True):  # the pool's server connections outlive its clients
             how = "psycopg's default (prepare at 5)" if prepare else "prepare_threshold = None"
-            bad = writers(pool.url("year"), ids, prepare=prepare)
-            figure(f"4 long-lived writers × 100 marks through PgBouncer, {how}: errors", str(bad))
+            bad = [writers(pool.url("year"), ids, prepare=prepare) for _ in range(2)]
+            figure(f"4 long-lived writers × 100 marks through PgBouncer, {how}: errors, "
+                   "first / second round", f"{bad[0]} / {bad[1]}")  # fmt: skip
         for name, url in (("PgBouncer", pool.url("run_a")), ("straight", server.url("run_b"))):
             say(f"{args.agents} agents for {args.seconds:.0f} s, {name}, {load()}")
-            got, peak = agents(server, url, args, folder / f"state-{name}")
+            got, peak, cpu = agents(server, url, args, folder / f"state-{name}")
             what = f"{args.agents} agents × {args.seconds:.0f} s, {name}"
             for label, walls in (("hook prompt", got.prompt), ("mark", got.mark)):  # type: ignore[attr-defined]
                 figure(f"{what}: {label} p50 / p99",
                        f"{pct(walls, 50):.3f} / {pct(walls, 99):.3f} s")  # fmt: skip
             figure(f"{what}: errors", str(len(got.errors)))  # type: ignore[attr-defined]
             figure(f"{what}: most server backends at once", str(peak))
+            loops = max(got.loops, 1)  # type: ignore[attr-defined]
+            figure(f"{what}: server CPU per agent loop", f"{cpu / loops * 1000:.0f} ms")
     finally:
         pool.close()
-
-
-def cpu_ticks(server: Pg) -> int:
-    """User + system clock ticks of the server's postmaster and all its children."""
-    head = int((server.data / "postmaster.pid").read_text().split()[0])
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(entry) == head or int(fields[1]) == head:
-            total += int(fields[11]) + int(fields[12])
-    return total
 
 
 def notify(server: Pg, args: argparse.Namespace) -> None:
@@ -260,7 +251,7 @@ def one_round(
         t.start()
     time.sleep(1.0)
     walls, commits = [], []
-    ticks = cpu_ticks(server)
+    cpu, started = server.cpu(), time.perf_counter()
     with open_store(server.url("year"), mode="write") as store:
         for i in range(100):
             t = time.perf_counter()
@@ -268,7 +259,7 @@ def one_round(
             commits.append(time.perf_counter())
             walls.append(commits[-1] - t)
             time.sleep(0.02)
-    cpu = (cpu_ticks(server) - ticks) / os.sysconf("SC_CLK_TCK")
+    cpu = server.cpu() - cpu
     time.sleep(0.5)
     stop.set()
     for t in threads:
@@ -279,7 +270,8 @@ def one_round(
             "poll": f"{args.agents} pollers at 1/s"}[mode]  # fmt: skip
     figure(f"100 marks in-process, {what}: mark p50 / p99",
            f"{pct(walls, 50) * 1000:.2f} / {pct(walls, 99) * 1000:.2f} ms")  # fmt: skip
-    figure(f"100 marks in-process, {what}: server CPU", f"{cpu * 10:.1f} ms a mark")
+    figure(f"100 marks in-process, {what}: server CPU", f"{cpu * 10:.1f} ms a mark "
+           f"({cpu / (commits[-1] - started) * 1000:.0f} ms a second)")  # fmt: skip
     if mode == "listen":
         delays = [got - at for mine in arrived for got, at in zip(mine, commits, strict=False)]
         received = sum(len(mine) for mine in arrived)

@@ -113,6 +113,21 @@ class Pg:
         if (self.data / "postmaster.pid").exists():
             self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
+    def cpu(self) -> float:
+        """Seconds of CPU (user + system) the server's processes have used, from /proc."""
+        head = int((self.data / "postmaster.pid").read_text().split()[0])
+        total = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(entry) == head or int(fields[1]) == head:
+                total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
+
     def sql(self, statement: str, database: str = "postgres") -> list[tuple[object, ...]]:
         import psycopg
 
@@ -273,10 +288,15 @@ def main() -> int:
         before = replica_transactions(replica, "run_replica")
         state = folder / "state"
         say(f"{args.agents} agents for {args.seconds:.0f} s, prompts on the replica, {load()}")
+        cpu = primary.cpu(), replica.cpu()
         with Lag(primary) as lag:
             got = run_load(primary, replica, "run_replica", args, state / "replica")
+        used = primary.cpu() - cpu[0], replica.cpu() - cpu[1]
         what = f"{args.agents} agents × {args.seconds:.0f} s, {spec.name}, replica reads"
         report(what, got)
+        per = max(got.loops, 1)
+        figure(f"{what}: server CPU per agent loop (prompt, 3 marks, outcome), primary / replica",
+               f"{used[0] / per * 1000:.0f} / {used[1] / per * 1000:.0f} ms")  # fmt: skip
         figure(f"{what}: replica lag (WAL bytes not replayed) p50 / p99 / max",
                f"{pct(lag.bytes, 50):.0f} / {pct(lag.bytes, 99):.0f} / "
                f"{max(lag.bytes, default=0):.0f} B ({len(lag.bytes)} samples)")  # fmt: skip
@@ -299,9 +319,14 @@ def main() -> int:
                str(differ), "0", "pass" if differ == 0 else "miss")  # fmt: skip
         if args.compare:
             say(f"the same load with every command on the primary, {load()}")
+            cpu = primary.cpu(), replica.cpu()
             alone = run_load(primary, None, "run_primary", args, state / "primary")
-            report(f"{args.agents} agents × {args.seconds:.0f} s, {spec.name}, primary only",
-                   alone)  # fmt: skip
+            used = primary.cpu() - cpu[0], replica.cpu() - cpu[1]
+            what = f"{args.agents} agents × {args.seconds:.0f} s, {spec.name}, primary only"
+            report(what, alone)
+            per = max(alone.loops, 1)
+            figure(f"{what}: server CPU per agent loop, primary (replica replaying)",
+                   f"{used[0] / per * 1000:.0f} ms ({used[1] / per * 1000:.0f} ms)")  # fmt: skip
     finally:
         for server in (replica, primary):
             try:
