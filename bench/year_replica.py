@@ -114,7 +114,8 @@ class Pg:
             self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def cpu(self) -> float:
-        """Seconds of CPU (user + system) the server's processes have used, from /proc."""
+        """Seconds of CPU (user + system) the server's processes have used, from /proc: the
+        postmaster's own and its ended children's, and each live child's."""
         head = int((self.data / "postmaster.pid").read_text().split()[0])
         total = 0
         for entry in os.listdir("/proc"):
@@ -124,7 +125,9 @@ class Pg:
                 fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(entry) == head or int(fields[1]) == head:
+            if int(entry) == head:  # and the backends that ended (each CLI's does)
+                total += sum(int(f) for f in fields[11:15])
+            elif int(fields[1]) == head:
                 total += int(fields[11]) + int(fields[12])
         return total / os.sysconf("SC_CLK_TCK")
 
