@@ -14,6 +14,9 @@ removed by hand.
   synchronous commit) but for `shared_buffers` (512 MB; the default is 128 MB) and room
   for the 32-agent load (`max_connections`). Benches that write work on a copy
   (`CREATE DATABASE ... TEMPLATE`), so the world stays as built.
+- A world kept from an older schema only (the same spec, generator and maturity rules) is
+  not generated again: a copy of it is upgraded by `playbook migrate`, as a team's own
+  playbook is when Playbook is upgraded (`$PLAYBOOK_BENCH_FRESH=1` generates it anew).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -72,9 +76,19 @@ def sqlite_world(spec: Spec, where: Path | None = None) -> Path:
     tmp = path.with_suffix(f".building-{os.getpid()}")
     for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         p.unlink(missing_ok=True)
-    say(f"building {path.name} (SQLite) ...")
+    older = _older(spec, [p.name.removesuffix(".sqlite3") for p in base.glob("*.sqlite3")])
     started = time.perf_counter()
-    counts = year_world.build(tmp, spec, progress=lambda s: say(f"  {s}"))
+    if older is not None:
+        say(f"upgrading a copy of {older}.sqlite3 to {path.name} (playbook migrate) ...")
+        source = sqlite3.connect(base / f"{older}.sqlite3")
+        with sqlite3.connect(tmp) as target:
+            source.backup(target)
+        source.close()
+        migrate(str(tmp))
+        counts = {"migrated from": older}
+    else:
+        say(f"building {path.name} (SQLite) ...")
+        counts = year_world.build(tmp, spec, progress=lambda s: say(f"  {s}"))
     tmp.rename(path)
     took = time.perf_counter() - started
     say(f"built {path.name} in {took:.0f} s: {counts}")
@@ -82,7 +96,35 @@ def sqlite_world(spec: Spec, where: Path | None = None) -> Path:
     return path
 
 
-def _log_build(base: Path, name: str, seconds: float, counts: dict[str, int]) -> None:
+def _older(spec: Spec, names: list[str], *, database: bool = False) -> str | None:
+    """The newest of `names` (files', or with `database` PostgreSQL databases') that is
+    this world at an older schema (the same spec, maturity rules and generator), unless
+    `$PLAYBOOK_BENCH_FRESH` asks for a world generated anew."""
+    if os.environ.get("PLAYBOOK_BENCH_FRESH"):
+        return None
+    schema, rules = synth._code_version().split("-", 1)
+    form = _db if database else str
+    found = []
+    for name in names:
+        m = re.fullmatch(rf"{re.escape(form(spec.name))}.s(\d+).(.+).g(\d+)", name)
+        if m and m[2] == form(rules) and int(m[3]) == GENERATOR and int(m[1]) < int(schema[1:]):
+            found.append((int(m[1]), name))
+    return max(found)[1] if found else None
+
+
+def migrate(target: str) -> None:
+    """`playbook migrate` on `target`, as a person upgrading a playbook runs it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "playbook", "--db", target, "migrate"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"playbook migrate failed: {(done.stderr or done.stdout)[-800:]}")
+
+
+def _log_build(base: Path, name: str, seconds: float, counts: dict[str, object]) -> None:
     with (base / "builds.log").open("a") as f:
         load = os.getloadavg()[0]
         f.write(
@@ -216,10 +258,20 @@ def pg_world(spec: Spec, server: Server) -> str:
     if done and done[0][0] == "complete":
         return server.url(name)
     server.sql(f'DROP DATABASE IF EXISTS "{name}"')
-    server.sql(f'CREATE DATABASE "{name}"')
-    say(f"building {name} (PostgreSQL) ...")
+    kept = server.sql(
+        "SELECT datname FROM pg_database WHERE shobj_description(oid, 'pg_database') = 'complete'"
+    )
+    older = _older(spec, [str(n) for (n,) in kept], database=True)
     started = time.perf_counter()
-    counts = year_world.build(server.url(name), spec, progress=lambda s: say(f"  {s}"))
+    if older is not None:
+        say(f"upgrading a copy of {older} to {name} (playbook migrate) ...")
+        server.sql(f'CREATE DATABASE "{name}" TEMPLATE "{older}"')
+        migrate(server.url(name))
+        counts: dict[str, object] = {"migrated from": older}
+    else:
+        server.sql(f'CREATE DATABASE "{name}"')
+        say(f"building {name} (PostgreSQL) ...")
+        counts = year_world.build(server.url(name), spec, progress=lambda s: say(f"  {s}"))
     vacuum(server.url(name))  # what autovacuum does to a table over its first hours
     server.sql(f"COMMENT ON DATABASE \"{name}\" IS 'complete'")
     took = time.perf_counter() - started

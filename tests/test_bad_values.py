@@ -28,7 +28,7 @@ from playbook.curation import curate
 from playbook.curation.outcomes import InvalidOutcome, apply_outcome
 from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
-from playbook.store.checks import RULES
+from playbook.store.checks import RULES, sqlite_step
 
 from .helpers import Clock
 from .helpers.cli import assert_user_error, run_cli
@@ -71,10 +71,8 @@ def _drop_checks(store: PlaybookStore, table: str) -> None:
 
 def _restore_checks(store: PlaybookStore, table: str) -> None:
     if store.sql.dialect == "sqlite":
-        from playbook.store.checks import sqlite_step
-
-        for statement in sqlite_step():
-            if f" ON {table} " in statement:
+        for statement in sqlite_step():  # with where the triggers began, as an upgrade
+            if f" ON {table} " in statement or f"'rules_from:{table}'" in statement:
                 raw.run(store, statement)
     else:
         for rule in RULES[table][0]:
@@ -356,3 +354,81 @@ def test_search_path_names_are_read_as_the_server_reads_them() -> None:
     assert search_path_names('"$user", public') == ["$user", "public"]
     assert search_path_names('TeamA, "TeamB"') == ["teama", "TeamB"]
     assert search_path_names('"a,b" ,"we""ird"') == ["a,b", 'we"ird']
+
+
+def _vouched(store: PlaybookStore) -> set[str]:
+    """The constraints of the playbook's schema that PostgreSQL has validated."""
+    return set(
+        store.sql.column(
+            "SELECT c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
+            "WHERE c.convalidated AND n.nspname = current_schema()"
+        )
+    )
+
+
+def test_a_new_postgresql_playbook_has_its_rules_validated(db_target: str | Path) -> None:
+    """Made at the latest schema, its tables empty when the rules came: PostgreSQL vouches
+    for every rule at once (`doctor` then reads no row again)."""
+    if isinstance(db_target, Path):
+        pytest.skip("PostgreSQL's constraints")
+    with open_store(db_target, clock=Clock()) as store:
+        assert {rule.name for rules, _ in RULES.values() for rule in rules} <= _vouched(store)
+
+
+def test_doctor_reads_again_only_what_postgresql_has_not_validated(
+    db_target: str | Path, clock: Clock
+) -> None:
+    """A bad event written while the checks were gone is named while its rules are NOT
+    VALID; once PostgreSQL has validated them (here: said so in its catalog, as only a
+    superuser could), doctor takes its word and reads the table no more."""
+    if isinstance(db_target, Path):
+        pytest.skip("PostgreSQL's constraints")
+    with open_store(db_target, clock=clock) as store:
+        bid = curate(store, [{"type": "add", "content": "Run pytest with -x in CI"}]).added[0]
+        _drop_checks(store, "feedback")
+        _feedback(store, bid, at="yesterday")
+        _restore_checks(store, "feedback")
+        names = [rule.name for rule in RULES["feedback"][0]]
+        assert not set(names) & _vouched(store)
+    doctor = run_cli("doctor", "--json", db=str(db_target))  # type: ignore[arg-type]
+    assert doctor.rc == 3 and any(
+        "feedback row" in p for p in json.loads(doctor.out)["data"]["problems"]
+    )
+    with open_store(db_target, clock=clock) as store:
+        raw.run(
+            store,
+            "UPDATE pg_constraint SET convalidated = true WHERE conname = ANY(?) "
+            "AND connamespace = to_regnamespace(current_schema())",
+            (names,),
+        )
+        assert set(names) <= _vouched(store)
+    doctor = run_cli("doctor", "--json", db=str(db_target))  # type: ignore[arg-type]
+    assert doctor.rc == 0 and json.loads(doctor.out)["data"]["healthy"] is True
+
+
+def test_doctor_trusts_sqlite_triggers_unless_full_or_one_is_gone(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """SQLite: the rows written since the rules' triggers keep them, so doctor reads again
+    only the rows from before (none in a new playbook). A bad event slipped in behind the
+    triggers' back (dropped, then made again) is found by `--full`; with a trigger still
+    gone, the table is read whole."""
+    db = tmp_path / "p.sqlite3"
+    with open_store(db, clock=clock) as store:
+        bid = curate(store, [{"type": "add", "content": "Run pytest with -x in CI"}]).added[0]
+        assert store.sql.scalar("SELECT value FROM meta WHERE key = 'rules_from:feedback'") == "0"
+        _drop_checks(store, "feedback")
+        _feedback(store, bid, at="yesterday")
+        for statement in sqlite_step():  # the triggers again, without saying when
+            if " ON feedback " in statement:
+                raw.run(store, statement)
+
+    def problems(*args: str) -> list[str]:
+        doctor = run_cli("doctor", "--json", *args, db=db)  # type: ignore[arg-type]
+        return list(json.loads(doctor.out)["data"]["problems"])
+
+    assert problems() == []
+    assert any("feedback row" in p and "yesterday" in p for p in problems("--full"))
+    with open_store(db, clock=clock) as store:
+        raw.run(store, f"DROP TRIGGER {RULES['feedback'][0][0].name}")
+    assert any("feedback row" in p and "yesterday" in p for p in problems())

@@ -4,6 +4,8 @@ again after a loss carries them too."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
 import pytest
 
 from playbook.store import open_store
@@ -52,3 +54,18 @@ def test_a_commit_does_not_ask_whether_the_counter_exists(pg_url: str) -> None:
         raw.run(store, "INSERT INTO meta (key, value) VALUES ('probe', '1')")
         assert store.sql.change_token()[0] == before[0] + 1
     assert not [q for q in sent if "to_regclass" in q]
+
+
+def test_index_reads_are_costed_as_from_the_cache_unless_the_url_says(pg_url: str) -> None:
+    """A playbook's tables live in the server's cache: the planner costs a page read out of
+    order at 1.1, not the default 4 (recall's candidate reads then go by index); a URL's
+    own `options` still decide."""
+    with open_store(pg_url) as store:
+        assert raw.value(store, "SELECT current_setting('random_page_cost')") == "1.1"
+        schema = raw.value(store, "SELECT current_schema()")
+    parts = urlsplit(pg_url)
+    query = dict(parse_qsl(parts.query))
+    query["options"] = (query.get("options", "") + " -crandom_page_cost=3").strip()
+    with open_store(urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))) as store:
+        assert raw.value(store, "SELECT current_setting('random_page_cost')") == "3"
+        assert raw.value(store, "SELECT current_schema()") == schema  # the URL's own kept

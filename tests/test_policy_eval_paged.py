@@ -11,7 +11,6 @@ backends, with the clock pinned.
 from __future__ import annotations
 
 import importlib
-import json
 import math
 import random
 from datetime import UTC, datetime, timedelta
@@ -20,29 +19,18 @@ import numpy as np
 import pytest
 
 from playbook.core import scoring
-from playbook.policy_eval import candidate, evaluate, hits
-from playbook.policy_eval import replay as replay_module
+from playbook.policy_eval import candidate, hit_parts, hits
 from playbook.policy_eval.log_columns import parse_times
 from playbook.store import PlaybookStore, log_pages, parse_iso
 from playbook.store.checks import is_time
 
 from .helpers import Clock
 from .helpers.policy_eval_histories import malformed_marks, varied_history
-from .helpers.policy_eval_reference_stats import evaluate as reference_evaluate
+from .helpers.policy_eval_same import same_report, scoring_iso
 from .helpers.policy_eval_worlds import flipping_world
 
 # (the package's `evaluate` is the function; its module is reached by name)
 evaluate_module = importlib.import_module("playbook.policy_eval.evaluate")
-
-
-def same_report(store: PlaybookStore, monkeypatch: pytest.MonkeyPatch, page: int, **kw) -> dict:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(replay_module, "PAGE", page)
-    monkeypatch.setattr(replay_module, "BATCH", page * 3)  # batches end within pages too
-    monkeypatch.setattr(replay_module, "HELD_BATCH", page)
-    got = evaluate(store, **kw).to_dict()
-    expected = reference_evaluate(store, **kw).to_dict()
-    assert json.dumps(got) == json.dumps(expected)
-    return got
 
 
 @pytest.mark.parametrize(("seed", "top"), [(3, hits.TOP), (11, 2)])
@@ -54,10 +42,10 @@ def test_a_history_with_lineage_maturity_and_future_marks_gives_the_same_report(
         store.add_feedback(store.bullets()[i].id, "helpful", context=f"zork{i} quux")
         store.add_feedback(store.bullets()[i].id, "harmful", context=f"npm zork{i}")
     clock.advance(days=1)
-    # top 2: most contexts decided from a few of their bullets, the rest with 4, then whole
+    # top 2: contexts decided from a few of their bullets, then with those of several
+    # parts, then whole; parts looked up by mask and by key
     monkeypatch.setattr(hits, "TOP", top)
-    monkeypatch.setattr(hits, "MORE", 2 * top)
-    monkeypatch.setattr(hits, "SMALL_PART", 3)  # parts looked up by mask and by key
+    monkeypatch.setattr(hit_parts, "SMALL_PART", 3)
     got = same_report(store, monkeypatch, page=7, split=0.4, k=3)
     assert got["log"]["heldout_with_context"] > 100  # recall@k was compared, mark by mark
     assert (
@@ -111,10 +99,6 @@ def test_malformed_marks_are_skipped_as_before(
     malformed_marks(store, rows)
     got = same_report(store, monkeypatch, page=4, split=0.5, k=3)
     assert got["log"]["events"] == len(store.past.read_history().events)
-
-
-def scoring_iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def test_the_page_timestamps_are_read_as_the_store_reads_them() -> None:

@@ -92,6 +92,9 @@ def test_mark_loads_nothing_heavy(playbook_file: tuple[Path, str]) -> None:
     path, bid = playbook_file
     assert _loaded(["--db", str(path), "mark", bid, "helpful", "--context", "ok"]) == []
     assert _loaded(["--db", str(path), "mark", bid, "harmful", "--reason", "outdated"]) == []
+    # in a session (the provenance read without the model: `core.origin`)
+    session = ["--session", "s-17", "--context", "agent-1 loop-3"]
+    assert _loaded(["--db", str(path), "mark", bid, "helpful", *session]) == []
 
 
 def test_recall_and_help_load_nothing_heavy(playbook_file: tuple[Path, str]) -> None:

@@ -15,7 +15,10 @@ from .registry import app
 def doctor(
     json_out: bool = json_option(),
     full: bool = typer.Option(
-        False, "--full", help="SQLite: look every row up in its indexes too (slow on big files)"
+        False,
+        "--full",
+        help="Read every row again, even those the database's rules vouch for; SQLite: "
+        "look every row up in its indexes too (slow on big files)",
     ),
 ) -> int:
     """Check the playbook (SQLite's quick page check; what each table still reads; rows that

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
         PlaybookDelta,
         ReplaceDelta,
     )
-    from ..core.model import Bullet, Provenance
+    from ..core.model import Bullet
+    from ..core.origin import Origin
 
 # A parsed delta: a member of the union, or a vote read without it (`votes.py`).
 Delta: TypeAlias = "PlaybookDelta | Vote"
@@ -35,7 +36,7 @@ class Batch:
     """The state of one curate call."""
 
     def __init__(
-        self, store: PlaybookStore, provenance: Provenance | None, actor: str, result: CurateResult
+        self, store: PlaybookStore, provenance: Origin | None, actor: str, result: CurateResult
     ) -> None:
         self.store = store
         self.policy = store.policy

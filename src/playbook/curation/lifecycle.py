@@ -13,7 +13,7 @@ from ..store import PlaybookStore
 from .results import CurateResult
 
 if TYPE_CHECKING:
-    from ..core.model import Provenance
+    from ..core.origin import Origin
 
 
 def invert_harmed(
@@ -22,7 +22,7 @@ def invert_harmed(
     *,
     batch_id: str | None,
     actor: str,
-    provenance: Provenance | None = None,
+    provenance: Origin | None = None,
     result: CurateResult | None = None,
     touched: dict[str, None] | None = None,
 ) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InvalidInput
 from ..core.limits import PREVIEW, preview, problem
+from ..core.origin import Origin, PlainOrigin, plain_origin
 from ..core.terms import EVIDENCE, STRUCTURAL, Actor, DeltaType
 from ..core.text import normalize
 from ..store import PlaybookStore, new_batch_id
@@ -17,14 +18,17 @@ from .results import CurateResult, DeltaOutcome
 from .votes import Vote, vote_of
 
 if TYPE_CHECKING:
-    from ..core.model import Provenance
     from ..core.policy import Policy
 
 
-def _provenance(value: Provenance | dict[str, Any] | None) -> Provenance | None:
-    """The batch's provenance, validated; None for none (nothing to validate)."""
-    if value is None:
-        return None
+def _provenance(value: Origin | dict[str, Any] | None) -> Origin | None:
+    """The batch's provenance, validated; None for none (nothing to validate). A plain
+    one (`core.origin`) is read without the model."""
+    if value is None or isinstance(value, PlainOrigin):
+        return value
+    plain = plain_origin(value)
+    if plain is not None:
+        return plain
     from ..core.model import Provenance  # lazy: the models load pydantic: mark, every typer command
 
     if isinstance(value, Provenance):
@@ -51,7 +55,7 @@ def _key(delta: Delta) -> str:
 def curate(
     store: PlaybookStore,
     deltas: object,
-    provenance: Provenance | dict[str, Any] | None = None,
+    provenance: Origin | dict[str, Any] | None = None,
     actor: str = "agent",
     *,
     carry_pins: bool = True,
@@ -138,7 +142,7 @@ def curate(
     return result
 
 
-def batch_problem(policy: Policy, deltas: object, provenance: Provenance | None) -> str | None:
+def batch_problem(policy: Policy, deltas: object, provenance: Origin | None) -> str | None:
     """Why a whole batch is refused before any delta is read, or None."""
     if not isinstance(deltas, list | tuple):
         return f"a batch must be a list of deltas, not {type(deltas).__name__}"

@@ -46,14 +46,25 @@ def split_time(first: str, last: str, split: float) -> str:
     return iso(a + (b - a) * split)
 
 
-def _end(log: LogPages, last: bool) -> str | None:
-    """The recording time of the log's first (or last) well-formed mark."""
+def _ends(log: LogPages) -> tuple[str | None, str | None]:
+    """The recording times of the log's first and last well-formed marks: the least and
+    greatest recording time when a well-formed mark has it (one pass over the log), else
+    read in order from that end until one is."""
+    ends = log.event_range()
+    return _end(log, False, ends[0]), _end(log, True, ends[1])
+
+
+def _end(log: LogPages, last: bool, recorded_at: str | None) -> str | None:
+    if recorded_at is None:
+        return None
+    if any(event_point(*row) is not None for row in log.events_at(recorded_at, last)):
+        return str(recorded_at)
     after = None
     while True:
         rows = log.event_end(last, after)
-        for key, at, weight, recorded_at in rows:
-            if event_point(key, at, weight, recorded_at) is not None:
-                return str(recorded_at)
+        for key, at, weight, recorded in rows:
+            if event_point(key, at, weight, recorded) is not None:
+                return str(recorded)
         if len(rows) < LAST:
             return None
         after = (rows[-1][3], rows[-1][0])
@@ -82,7 +93,7 @@ def evaluate(
     log = store.log
     now = store.now()
     with log.snapshot():  # the bounds and every page: one state of the playbook
-        first, last = _end(log, last=False), _end(log, last=True)
+        first, last = _ends(log)
         if first is None or last is None:
             summary = LogSummary(None, None, None, 0, 0, 0, 0, 0, 0, split, k, replicates, seed)
             verdict = _too_few(summary)

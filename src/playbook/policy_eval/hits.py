@@ -1,19 +1,23 @@
 """Top-k recall for every held-out mark of a batch at once (`TopK.hit`, decided without
 ranking whole contexts).
 
-A context's bullets are the union of its words' parts: for each word, the bullets where it
-is a token, a substring of one, or a tag (`TopK.part`). At a team's year a context holds
+A context's bullets are the union of its words' parts (`hit_parts`): for each word, the
+bullets where it is a token, a substring of one, or a tag. At a team's year a context holds
 thousands of bullets, and the marked bullet is in a candidate's top k when fewer than k of
 them rank before it. The decision needs far fewer:
 
 - from each part, its `TOP` bullets by an upper bound of their score over the batch
   (`View.bounds`, any candidate) are scored exactly, at the mark's moment;
-- every other bullet of the part scores no more than the part's largest bound among the
-  rest (per candidate, the marked bullet's own left out), so its final score is at most the
+- every other bullet of a part scores no more than the part's largest bound among the rest
+  (per candidate, the marked bullet's own left out), so its final score is at most the
   context's largest relevance x max(min_confidence, that bound);
 - a candidate is decided when k of the scored bullets rank before the marked one, or when
-  that bound stays below its final score; the marks left undecided are looked at again with
-  more bullets per part (`MORE`), then (few) ranked whole (`TopK.hit_at`).
+  that bound stays below its final score.
+
+A mark left undecided is looked at again with the bullets of several of its context's
+parts (scored where their bound can reach), since past those a bullet's relevance is its
+one part's points: the bound of the rest uses that instead of the largest. The few left
+then are ranked whole (`TopK.hit_at`).
 
 All of it with arrays over every (mark, bullet) pair of the batch. A relevance is counts of
 each kind of match x whole points, exact however summed; with other points (a candidates
@@ -27,82 +31,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine import DEPRECATED
+from .hit_parts import Parts
 
 if TYPE_CHECKING:
     from .batch import View
+    from .engine import Engine
     from .topk import TopK
 
-TOP, MORE = 16, 256  # bullets of a part scored, then for the marks left undecided
+TOP = 16  # bullets of a part scored first
+# (x TOP bullets of each part, with those of several parts): each tier for the marks the
+# one before left undecided
+TIERS = ((1, False), (1, True), (4, True), (16, True))
 MARGIN = 1.0 + 1e-9  # on a bound, for the last bits of a decay factor
-SMALL_PART = 64  # parts this small are looked up by key, larger ones by a mask
+PAIRS = 1 << 17  # (mark, bullet) pairs scored at a time, at most
 NONE = np.zeros(0, dtype=np.intp)
-
-
-class _Parts:
-    """The parts a batch's contexts use: who holds whom, and their bullets by bound."""
-
-    def __init__(self, top: TopK, view: View, used: np.ndarray) -> None:
-        eng = top.eng
-        self.top, self.bounds = top, view.bounds()
-        self.most = self.bounds.max(axis=1)
-        n = len(self.most)
-        self.n = n
-        # each bullet's list (rule, anti-pattern, deprecated) at the batch's start, 3 if not
-        # valid then, 4 if that changes in the batch (it is then listed for every list)
-        self.state = np.where(eng.valid, np.where(eng.mat == DEPRECATED, 2, eng.anti), 3)
-        self.state[view.flagged] = 4
-        members = top.parts
-        sizes = np.array([len(members[p]) for p in used.tolist()], dtype=np.int64)
-        self.row = np.full(len(members), -1, dtype=np.intp)  # a large part's mask row
-        big = used[sizes > SMALL_PART]
-        self.row[big] = np.arange(len(big))
-        self.masks = np.zeros((len(big), n), dtype=bool)
-        for row, p in enumerate(big.tolist()):
-            self.masks[row, members[p]] = True
-        small = used[sizes <= SMALL_PART].tolist()
-        keys = [p * n + members[p].astype(np.int64) for p in small]
-        self.keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
-        self.lists: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
-
-    def holds(self, pid: np.ndarray, col: np.ndarray) -> np.ndarray:
-        """Whether part `pid` (-1: none) holds bullet `col`, pair by pair."""
-        out = np.zeros(len(col), dtype=bool)
-        if not len(self.row):  # no part in the batch's contexts: every pid is -1
-            return out
-        row = np.where(pid >= 0, self.row[np.maximum(pid, 0)], -1)
-        big = row >= 0
-        if big.any():
-            out[big] = self.masks[row[big], col[big]]
-        small = (pid >= 0) & ~big
-        if small.any() and len(self.keys):
-            key = pid[small].astype(np.int64) * self.n + col[small]
-            at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-            out[small] = self.keys[at] == key
-        return out
-
-    def listed(self, pid: int, size: int, kind: int) -> tuple[np.ndarray, ...]:
-        """Of the part's bullets in list `kind` (or changing in the batch): the `size` of
-        largest bound; per candidate, the largest bound among the rest, its bullet, and the
-        second largest (-inf where none)."""
-        got = self.lists.get((pid, size, kind))
-        if got is None:
-            members = self.top.parts[pid]
-            state = self.state[members]
-            members = members[(state == kind) | (state == 4)]
-            c = self.bounds.shape[1]
-            if len(members) <= size:
-                none = np.full(c, -np.inf)
-                got = (members, none, np.full(c, -1, dtype=np.intp), none)
-            else:
-                split = np.argpartition(-self.most[members], size - 1)
-                first, rest = members[split[:size]], members[split[size:]]
-                values = self.bounds[rest]
-                arg = values.argmax(axis=0)
-                top1 = values[arg, np.arange(c)]
-                values[arg, np.arange(c)] = -np.inf
-                got = (first, top1, rest[arg], values.max(axis=0))
-            self.lists[(pid, size, kind)] = got
-        return got
 
 
 def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.ndarray:
@@ -127,7 +69,7 @@ def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.n
             ids, w, base[h] = got
             pid[h, : len(ids)], weight[h, : len(ids)] = ids, w
     used = np.unique(pid[pid >= 0])
-    parts = _Parts(top, view, used)
+    parts = Parts(top, view, used)
     b = np.array([it[0] for it in items], dtype=np.intp)
     moment = np.array([it[2] for it in items], dtype=np.intp)
     order = view.order(moment)
@@ -141,15 +83,19 @@ def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.n
     most = _most_relevance(top, pid)
     open_ = ok_b.any(axis=1)
     mark = _Marks(b, order, moment, list_b, fb, rb, pid, weight, base)
-    for size in (TOP, MORE):
-        rows = np.flatnonzero(open_)
-        if not len(rows):
-            return out
-        beat = _beaten(top, view, parts, size, rows, mark)
-        rest = _rest(parts, size, rows, mark, most, eng.min_conf)
-        decided = ((beat >= k) | (rest < fb[rows]) | ~ok_b[rows]).all(axis=1)
-        out[rows[decided]] = (ok_b[rows] & (beat < k))[decided]
-        open_[rows[decided]] = False
+    texts = [it[1] for it in items]
+    for times, several in TIERS:
+        size = times * TOP
+        step = max(1, PAIRS // (4 * size * pid.shape[1]))  # marks at a time: pairs stay few
+        for rows in np.array_split(np.flatnonzero(open_), max(1, -(-open_.sum() // step))):
+            if not len(rows):
+                continue
+            extra = _several(parts, size, rows, mark, texts) if several else None
+            beat = _beaten(top, view, parts, size, rows, mark, extra)
+            rest = _rest(parts, size, rows, mark, most, eng, several)
+            decided = ((beat >= k) | (rest < fb[rows]) | ~ok_b[rows]).all(axis=1)
+            out[rows[decided]] = (ok_b[rows] & (beat < k))[decided]
+            open_[rows[decided]] = False
     for h in np.flatnonzero(open_).tolist():  # ranked whole
         out[h] = top.hit_at(int(b[h]), items[h][1], view, int(moment[h]))
     return out
@@ -165,13 +111,15 @@ class _Marks:
         self.fb, self.rb, self.pid, self.weight, self.base = fb, rb, pid, weight, base
 
 
-def _code(parts: _Parts, pid: np.ndarray, weight: np.ndarray, h: np.ndarray,
+def _code(parts: Parts, pid: np.ndarray, weight: np.ndarray, h: np.ndarray,
           col: np.ndarray) -> np.ndarray:  # fmt: skip
     """Each pair's bullet's code in its mark's context: its counts of each kind of match,
     as digits (0: not in the context)."""
-    code = np.zeros(len(col), dtype=np.int64)
-    for s in range(pid.shape[1]):
-        code += parts.holds(pid[h, s], col) * weight[h, s]
+    slots = pid[h]
+    used = slots >= 0
+    held = np.zeros(slots.shape, dtype=np.int64)
+    held[used] = parts.holds(slots[used], np.broadcast_to(col[:, None], slots.shape)[used])
+    code: np.ndarray = (held * weight[h]).sum(axis=1)
     return code
 
 
@@ -193,48 +141,75 @@ def _most_relevance(top: TopK, pid: np.ndarray) -> np.ndarray:
     return out
 
 
-def _beaten(top: TopK, view: View, parts: _Parts, size: int, rows: np.ndarray,
-            m: _Marks) -> np.ndarray:  # fmt: skip
+def _several(parts: Parts, size: int, rows: np.ndarray, m: _Marks,
+             texts: list[str]) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """(mark, bullet) pairs: the bullets of several parts of each mark's context (among
+    its parts of more than `size` bullets)."""
+    found = [parts.several(texts[h], m.pid[h], size) for h in rows.tolist()]
+    h = np.repeat(rows, [len(f) for f in found])
+    return h, np.concatenate(found) if found else NONE
+
+
+def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m: _Marks,
+            extra: tuple[np.ndarray, ...] | None) -> np.ndarray:  # fmt: skip
     """For the marks `rows`, per candidate: how many of their parts' `size` bullets of
-    largest bound rank before the marked bullet (in its list, valid at the moment)."""
+    largest bound (and the `extra` pairs that can reach) rank before the marked bullet (in
+    its list, valid at the moment)."""
     eng, c = top.eng, len(top.eng.harm)
     width = m.pid.shape[1]
-    kinds = np.repeat(m.list_b[rows], width).tolist()
-    got = [parts.listed(p, size, x)[0] if p >= 0 else NONE
-           for p, x in zip(m.pid[rows].reshape(-1).tolist(), kinds, strict=True)]  # fmt: skip
-    lengths = np.array([len(g) for g in got], dtype=np.intp)
+    pid = m.pid[rows]
+    key = np.where(pid >= 0, pid * 3 + m.list_b[rows][:, None], -1).reshape(-1)
+    keys, which = np.unique(key, return_inverse=True)
+    got = [parts.listed(q // 3, size, q % 3)[0] if q >= 0 else NONE for q in keys.tolist()]
+    sizes = np.array([len(g) for g in got], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    flat = np.concatenate(got).astype(np.intp) if got else NONE
+    lengths = sizes[which]
     h = np.repeat(np.repeat(rows, width), lengths)
-    j = np.concatenate(got).astype(np.intp) if got else np.zeros(0, dtype=np.intp)
+    at = np.repeat(starts[which] - np.cumsum(lengths) + lengths, lengths) + np.arange(len(h))
+    j = flat[at]
+    code = _code(parts, m.pid, m.weight, h, j)
+    if extra is not None:  # (the bullets of several parts: only those that can reach)
+        eh, ej = extra
+        ecode = _code(parts, m.pid, m.weight, eh, ej)
+        r = _relevance(top, ecode, m.base[eh])
+        reach = r * np.maximum(eng.min_conf, parts.bounds[ej] * MARGIN) >= m.fb[eh]
+        keep = reach.any(axis=1)
+        h, j = np.concatenate([h, eh[keep]]), np.concatenate([j, ej[keep]])
+        code = np.concatenate([code, ecode[keep]])
     _, first = np.unique(h.astype(np.int64) * parts.n + j, return_index=True)  # each pair once
-    h, j = h[first], j[first]
-    keep = j != m.b[h]
+    keep = first[j[first] != m.b[h[first]]]
     h, j = h[keep], j[keep]
-    r = _relevance(top, _code(parts, m.pid, m.weight, h, j), m.base[h])
+    r = _relevance(top, code[keep], m.base[h])
     valid, mat = view.flags(j, m.order[h])
     sel = valid & (np.where(mat == DEPRECATED, 2, eng.anti[j]) == m.list_b[h])
     h, j, r = h[sel], j[sel], r[sel]
     final = r * np.maximum(
         eng.min_conf, view.scaled_at(j, m.order[h]) * view.factors(j, m.moment[h])
     )
-    final[r < eng.min_rel] = -np.inf
+    low = r < eng.min_rel
+    if low.any():
+        final[low] = -np.inf
     f_b, r_b = m.fb[h], m.rb[h]
     before = final > f_b
     tied = final == f_b
     if tied.any():
         earlier = (eng.id_rank[j] < eng.id_rank[m.b[h]])[:, None]
         before |= tied & ((r > r_b) | ((r == r_b) & earlier))
-    at = np.searchsorted(rows, h)
     out = np.zeros((len(rows), c))
-    for x in range(c):
-        out[:, x] = np.bincount(at, before[:, x], minlength=len(rows))
+    if len(h):  # (pairs are in the order of their marks: a sum per run)
+        at = np.searchsorted(rows, h)
+        starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
+        out[at[starts]] = np.add.reduceat(before.view(np.int8), starts, axis=0, dtype=np.int64)
     return out
 
 
-def _rest(parts: _Parts, size: int, rows: np.ndarray, m: _Marks, most: np.ndarray,
-          min_conf: np.ndarray) -> np.ndarray:  # fmt: skip
+def _rest(parts: Parts, size: int, rows: np.ndarray, m: _Marks, most: np.ndarray,
+          eng: Engine, several: bool) -> np.ndarray:  # fmt: skip
     """For the marks `rows`, per candidate: a bound of the final score of every bullet of
-    their contexts not among the `size` looked at (-inf: there is none)."""
-    c = len(min_conf)
+    their contexts not scored (-inf: there is none). With the bullets of several parts
+    scored, a bullet of the rest has its one part's points."""
+    c = len(eng.min_conf)
     pid = m.pid[rows]
     key = np.where(pid >= 0, pid * 3 + m.list_b[rows][:, None], -1)  # (part, list)
     keys, slot = np.unique(key, return_inverse=True)
@@ -244,11 +219,19 @@ def _rest(parts: _Parts, size: int, rows: np.ndarray, m: _Marks, most: np.ndarra
     arg = np.full((len(keys), c), -1, dtype=np.intp)
     for i, q in enumerate(keys.tolist()):
         if q >= 0:
-            _, top1[i], arg[i], second[i] = parts.listed(q // 3, size, q % 3)
+            if several:
+                top1[i], arg[i], second[i] = parts.rest(q // 3, size, q % 3)
+            else:
+                _, top1[i], arg[i], second[i] = parts.listed(q // 3, size, q % 3)
     own = arg[slot] == m.b[rows][:, None, None]
     bound = np.where(own, second[slot], top1[slot])  # (marks, slots, c)
+    if several:  # a slot's kind: 3 x word + kind
+        kind = np.arange(pid.shape[1]) % 3
+        relevance = eng.points[:, kind].T[None, :, :]  # (1, slots, c)
+    else:
+        relevance = most[rows][:, None, :]
     with np.errstate(invalid="ignore"):
-        final = most[rows][:, None, :] * np.maximum(min_conf, bound * MARGIN)
+        final = relevance * np.maximum(eng.min_conf, bound * MARGIN)
     final[np.isneginf(bound)] = -np.inf
     out: np.ndarray = final.max(axis=1)
     return out

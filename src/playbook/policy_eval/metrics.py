@@ -69,20 +69,24 @@ def placements(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     """
     import numpy as np  # lazy: numpy, only while evaluating
 
-    pos = np.sort(scores[y == 1])
-    neg = np.sort(scores[y == 0])
+    helpful, harmful = y == 1, y == 0
+    s_pos, s_neg = scores[helpful], scores[harmful]
     out = np.full(len(scores), np.nan)
-    if not len(pos) or not len(neg):
+    if not len(s_pos) or not len(s_neg):
         return out, float("nan")
-    s_pos = scores[y == 1]
-    below = np.searchsorted(neg, s_pos, "left")
-    equal = np.searchsorted(neg, s_pos, "right") - below
-    out[y == 1] = (below + 0.5 * equal) / len(neg)
-    s_neg = scores[y == 0]
-    above = len(pos) - np.searchsorted(pos, s_neg, "right")
-    equal = np.searchsorted(pos, s_neg, "right") - np.searchsorted(pos, s_neg, "left")
-    out[y == 0] = (above + 0.5 * equal) / len(pos)
-    return out, float(out[y == 1].mean())
+    # each kind sorted, and looked up in the other in that order (a merge, not a search
+    # over all of it per mark), then put back in the marks' order: the same counts
+    by_pos, by_neg = np.argsort(s_pos, kind="stable"), np.argsort(s_neg, kind="stable")
+    pos, neg = s_pos[by_pos], s_neg[by_neg]
+    count = np.empty((2, len(pos)), dtype=np.intp)
+    lo, hi = np.searchsorted(neg, pos, "left"), np.searchsorted(neg, pos, "right")
+    count[0, by_pos], count[1, by_pos] = lo, hi - lo  # below, equal
+    out[helpful] = (count[0] + 0.5 * count[1]) / len(neg)
+    count = np.empty((2, len(neg)), dtype=np.intp)
+    lo, hi = np.searchsorted(pos, neg, "left"), np.searchsorted(pos, neg, "right")
+    count[0, by_neg], count[1, by_neg] = len(pos) - hi, hi - lo  # above, equal
+    out[harmful] = (count[0] + 0.5 * count[1]) / len(pos)
+    return out, float(out[helpful].mean())
 
 
 def auc(scores: np.ndarray, y: np.ndarray) -> float:

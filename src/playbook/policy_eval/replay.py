@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 PAGE = 20_000  # marks read and replayed at a time
 BATCH = 20_000  # marks of a batch (`batch.py`); held out (top-k asked): fewer, so few change
-HELD_BATCH = 4_000
+HELD_BATCH = 16_000
 # What changes the view, in the order applied when several share a timestamp.
 VALID_FROM, MATURITY, EDGE, EVENT, VALID_TO = range(5)
 

@@ -63,6 +63,10 @@ class TopK:
         self.part_ids: dict[tuple[str, int], int] = {}
         self.parts: list[np.ndarray] = []
         self.slot_cache: dict[str, tuple[np.ndarray, np.ndarray, int] | None] = {}
+        self.several_cache: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
+        self.several_bytes = 0
+        self.mask_cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self.mask_bytes = 0
 
     def _token(self, token: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         got = self.token_cache.get(token)

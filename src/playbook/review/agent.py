@@ -149,7 +149,7 @@ def curate_as_agent(
                 o.index = applies[o.index]
                 result.outcomes.append(o)
         if staged:
-            queued = stage(store, [deltas[i] for i in staged], provenance=prov, origin=origin)
+            queued = stage(store, [deltas[i] for i in staged], provenance=provenance, origin=origin)
             for at, pid in zip(queued.staged_at, queued.staged, strict=True):
                 result.proposals[staged[at]] = pid
             refused = dict(queued.rejected)

@@ -16,7 +16,8 @@ from .base import DecidingPart
 from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 
 if TYPE_CHECKING:
-    from ..core.model import Bullet, Provenance
+    from ..core.model import Bullet
+    from ..core.origin import Origin
 
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
@@ -42,7 +43,7 @@ class BulletRepo(DecidingPart):
         pinned: bool = False,
         pinned_reason: str | None = None,
         half_life_days: float | None = None,
-        provenance: Provenance | None = None,
+        provenance: Origin | None = None,
         created_at: datetime | None = None,
         valid_to: datetime | None = None,
         batch_id: str | None = None,
@@ -357,7 +358,7 @@ class BulletRepo(DecidingPart):
         )
 
 
-def _where(provenance: Provenance | None) -> tuple[str | None, int | None]:
+def _where(provenance: Origin | None) -> tuple[str | None, int | None]:
     """(session_ref, byte_offset) of a provenance, or none (no model is built for it)."""
     if provenance is None:
         return None, None

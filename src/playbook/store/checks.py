@@ -226,9 +226,26 @@ def _bad_event(condition: dict[str, str]) -> str:
 
 
 def sqlite_step() -> tuple[str, ...]:
-    """Schema step 3 for SQLite: a trigger per rule, refusing a malformed row."""
+    """Schema step 3 for SQLite: a trigger per rule, refusing a malformed row; and, per
+    table, the last row there before the triggers (`RULES_FROM`): every later row was
+    written under them (a new playbook: all of them)."""
     rules = {r.column: r.sqlite(row="") for r in RULES["feedback"][0]}
     out: list[str] = list(_refold(_bad_event(rules)))
+    out += sqlite_triggers()
+    out += [
+        f"INSERT OR REPLACE INTO meta (key, value) "
+        f"SELECT '{RULES_FROM}{table}', CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM {table}"
+        for table in RULES
+    ]
+    return tuple(out)
+
+
+RULES_FROM = "rules_from:"  # meta key prefix: the last rowid of a table before its triggers
+
+
+def sqlite_triggers() -> list[str]:
+    """The statements that make the rules' triggers (as SQLite keeps them in its schema)."""
+    out: list[str] = []
     for rule in all_rules():
         message = f"malformed row: {rule.says()}".replace("'", "''")
         events = ["INSERT"] + ([] if rule.table in APPEND_ONLY else [f"UPDATE OF {rule.column}"])
@@ -239,7 +256,27 @@ def sqlite_step() -> tuple[str, ...]:
                 f"WHEN NOT {rule.sqlite()} "
                 f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
             )
-    return tuple(out)
+    return out
+
+
+def sqlite_guarded(triggers: dict[str, str], marks: dict[str, str]) -> dict[str, int]:
+    """Per table, the last rowid that may break a rule: the rows after it were written under
+    the rules' triggers. From the triggers the file has now (name -> SQL, as
+    `sqlite_master` holds them) and the meta keys `RULES_FROM*` (key -> value). A table
+    missing from the answer must be read whole: the step did not record where its triggers
+    began (a file upgraded before it did), or one of its triggers is gone or is not ours."""
+    ours: dict[str, list[tuple[str, str]]] = {}
+    for statement in sqlite_triggers():
+        name, table = statement.split()[2], statement.split(" ON ", 1)[1].split()[0]
+        ours.setdefault(table, []).append((name, statement))
+    out: dict[str, int] = {}
+    for table, made in ours.items():
+        mark = marks.get(RULES_FROM + table)
+        if mark is None or not mark.isdigit():
+            continue
+        if all(triggers.get(name) == statement for name, statement in made):
+            out[table] = int(mark)
+    return out
 
 
 # The functions the PostgreSQL rules call (immutable: the same answer for the same text).
@@ -270,7 +307,9 @@ $$""",
 
 def postgres_step() -> tuple[str, ...]:
     """Schema step 3 for PostgreSQL: the functions, and a CHECK per rule (NOT VALID: rows
-    already stored are not re-read; `doctor` names any that break a rule)."""
+    already stored are not re-read; `doctor` names any that break a rule). On a table that
+    is empty (a new playbook) the constraint is validated at once, which costs nothing: the
+    database then vouches for every row, and `doctor` need not read them."""
     rules = {r.column: r.postgres() for r in RULES["feedback"][0]}
     return (
         POSTGRES_FUNCTIONS
@@ -279,6 +318,22 @@ def postgres_step() -> tuple[str, ...]:
             f"ALTER TABLE {rule.table} ADD CONSTRAINT {rule.name} CHECK {rule.postgres()} NOT VALID"
             for rule in all_rules()
         )
+        + tuple(_validate_if_empty(table, rules) for table, (rules, _) in RULES.items())
+    )
+
+
+def _validate_if_empty(table: str, rules: tuple[Rule, ...]) -> str:
+    validate = " ".join(f"ALTER TABLE {table} VALIDATE CONSTRAINT {r.name};" for r in rules)
+    return f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM {table}) THEN {validate} END IF; END $$"
+
+
+def postgres_vouched() -> str:
+    """SQL: the names of the rule constraints of the connection's schema that PostgreSQL
+    has validated (every row keeps them: it checked the rows there when it validated, and
+    checks every row written since)."""
+    return (
+        "SELECT conname FROM pg_constraint WHERE contype = 'c' AND convalidated "
+        "AND connamespace = to_regnamespace(current_schema())"
     )
 
 

@@ -17,7 +17,8 @@ from .records import EVENT_COLUMNS, event_of, event_point, iso
 from .schema import next_seq
 
 if TYPE_CHECKING:
-    from ..core.model import FeedbackEvent, Provenance
+    from ..core.model import FeedbackEvent
+    from ..core.origin import Origin
     from .executor import Executor
 
 
@@ -33,7 +34,7 @@ class FeedbackFields(TypedDict, total=False):
     weight: float  # 1.0
     reason: str | None
     context: str | None
-    provenance: Provenance | None
+    provenance: Origin | None
     actor: str  # "agent"
     receipt: str | None
     at: datetime | None  # when it was observed (default: the clock), never later

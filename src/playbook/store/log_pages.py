@@ -12,8 +12,9 @@ database while writers go on):
   column tuples (`EVENT_COLUMNS`). SQLite runs one query and fetches its rows a page at a
   time (its sorter spills to disk, not to memory); PostgreSQL declares a cursor in the
   snapshot's transaction and fetches from it a page at a time;
-- `event_count()`, `event_end(last)`: how many rows the log holds, and its first or last
-  rows (the caller skips the malformed ones, as `read_history` does);
+- `event_count()`, `event_range()`, `events_at(t)`, `event_end(last)`: how many rows the
+  log holds, the first and last recording times, the rows of one, and the first or last
+  rows in order (the caller skips the malformed ones, as `read_history` does);
 - `vocab()`, `postings(table)`: the recall index whole (the vocabulary, the token and tag
   postings), so the replay answers `ranking.token_matches` for every token from memory
   instead of by three queries each.
@@ -82,6 +83,20 @@ class LogPages:
     def event_count(self) -> int:
         """Rows in the feedback log (malformed ones included)."""
         return int(self.sql.scalar("SELECT COUNT(*) FROM feedback", default=0))
+
+    def event_range(self) -> tuple[Any, Any]:
+        """(least, greatest) recorded_at of the log's rows (malformed ones included)."""
+        got = self.sql.one("SELECT MIN(recorded_at), MAX(recorded_at) FROM feedback")
+        return (got[0], got[1]) if got is not None else (None, None)
+
+    def events_at(self, recorded_at: str, last: bool) -> list[Any]:
+        """Up to `LAST` rows (id, at, weight, recorded_at) recorded at `recorded_at`."""
+        way = "DESC" if last else "ASC"
+        return self.sql.all(
+            "SELECT id, at, weight, recorded_at FROM feedback WHERE recorded_at = ? "
+            f"ORDER BY id {way} LIMIT {LAST}",
+            (recorded_at,),
+        )
 
     def event_end(self, last: bool, after: tuple[str, int] | None = None) -> list[Any]:
         """Up to `LAST` rows (id, at, weight, recorded_at) from the start of the log in

@@ -11,6 +11,7 @@ from ...core import errors
 from ..dialect import SQLITE
 from ..executor import ExecutorBase
 from .dialect import translate
+from .foreign_keys import foreign_key_problems
 
 
 class Rows:
@@ -232,7 +233,12 @@ class SqliteExecutor(ExecutorBase):
         return out
 
     def foreign_key_problems(self) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in self.all("PRAGMA foreign_key_check")]
+        """`PRAGMA foreign_key_check`'s rows (`foreign_keys.py`: found from the keys'
+        distinct values, not a look-up per row)."""
+        try:
+            return foreign_key_problems(self._conn)
+        except sqlite3.Error as exc:
+            raise _translated(exc, self.label) from exc
 
     def close(self) -> None:
         self._conn.close()
