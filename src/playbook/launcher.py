@@ -45,6 +45,7 @@ def run() -> None:
     # --policy (else $PLAYBOOK_POLICY, read by `policy_path`).
     state.db = call.options.get("--db")
     state.policy = call.options.get("--policy")  # else $PLAYBOOK_POLICY (`policy_path`)
+    state.read_db = call.options.get("--read-db")  # else $PLAYBOOK_READ_DB (`read_target`)
     command = getattr(hot, COMMANDS[call.command].function)
     # The process ends with the command, the playbook closed by then: nothing it built
     # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
@@ -64,6 +65,7 @@ def _hook(options: dict[str, str], values: dict[str, str | None]) -> int:
     # finds the playbook from the session's folder (`playbook.project.config`).
     db = options.get("--db") or os.environ.get("PLAYBOOK_DB") or None
     policy = options.get("--policy") or os.environ.get("PLAYBOOK_POLICY")
+    read_db = options.get("--read-db") or os.environ.get("PLAYBOOK_READ_DB") or None
     return run_hook(
         str(values["event"]),
         sys.stdin.buffer,
@@ -72,4 +74,5 @@ def _hook(options: dict[str, str], values: dict[str, str | None]) -> int:
         policy=Path(policy).expanduser() if policy else None,
         argument=values["argument"],
         reflector=values.get("reflector"),
+        read_db=read_db,  # a streaming replica's URL: prompt and session-start read it
     )

@@ -169,7 +169,7 @@ def stats(json_out: bool = json_option()) -> None:
     set_json(json_out)
     from ..review.stats import playbook_stats  # lazy: every typer command
 
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         data = {"path": str(target()), **playbook_stats(store)}
     buckets = {b["label"]: b["count"] for b in data["score_buckets"]}
     feedback, pending = data["feedback"], data["pending_proposals"]
@@ -205,7 +205,7 @@ def stale(
     set_json(json_out)
     from .. import review  # lazy: every typer command
 
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         found = review.stale(store, limit)
     data = found.to_dict()
     lines = [

@@ -84,7 +84,7 @@ def export_agents_md(
     path = Path(output).expanduser() if output not in (None, "-") else None
     key = _workspace(workspace, path)
     budget = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         try:
             block = build_store(
                 store,

@@ -78,13 +78,19 @@ class _State(Record):
     db: str | None
     json: bool
     policy: str | None
+    read_db: str | None  # --read-db (else $PLAYBOOK_READ_DB, read by `read_target`)
 
     def __init__(
-        self, db: str | None = None, json: bool = False, policy: str | None = None
+        self,
+        db: str | None = None,
+        json: bool = False,
+        policy: str | None = None,
+        read_db: str | None = None,
     ) -> None:
         self.db = db
         self.json = json
         self.policy = policy
+        self.read_db = read_db
 
 
 state = _State()
@@ -274,19 +280,51 @@ def load_policy_option() -> Policy | None:
         ) from None
 
 
+def read_target() -> Target | None:
+    """The read replica named by --read-db, else $PLAYBOOK_READ_DB, else None; refused (a
+    usage error) when it is empty, a file, or beside a playbook that is not on PostgreSQL
+    (`store.replica.check_read_target`). Checked by every command that opens the playbook,
+    so a wrong pair is said at once, not only by the commands that read the replica."""
+    given = state.read_db
+    if given is None:
+        given = os.environ.get("PLAYBOOK_READ_DB")
+    if given is None:
+        return None
+    from ..store.replica import check_read_target  # lazy: --help, every typer command
+
+    return check_read_target(db_target(), given)
+
+
 @contextmanager
-def open_store(*, create: bool = True, read_only: bool = False) -> Iterator[PlaybookStore]:
+def open_store(
+    *, create: bool = True, read_only: bool = False, replica: bool = False
+) -> Iterator[PlaybookStore]:
     """The store at --db / $PLAYBOOK_DB / the default path, with --policy.
 
     `create` (writes such as add, mark, curate): make the folder and the file if needed.
     `create=False`: an existing playbook (else `no_database` / `not_a_playbook`).
     `read_only` (recall, show, stats...): an existing playbook, opened for reading only; it
     never writes, and works on a read-only file or folder.
+    `replica` (with `read_only`: recall, stats, stale, diff, exports): read from the
+    --read-db replica when one is given; one it cannot reach is said in one line on stderr
+    and the primary read instead.
     """
     from ..store import open_store as open_target  # lazy: --help, every typer command
 
     policy = load_policy_option()
     mode: Mode = "read" if read_only else "create" if create else "write"
+    read = read_target()
+    if read is not None and replica and read_only:
+        from ..store.replica import Unreachable, open_replica  # lazy: --help, every typer command
+
+        try:
+            opened = open_replica(read, policy)
+        except Unreachable as exc:
+            note(f"playbook: the read replica is unreachable ({exc}); reading the primary")
+        else:
+            with opened as store:
+                yield store
+            return
     with open_target(db_target(), policy, mode=mode) as store:
         yield store
 

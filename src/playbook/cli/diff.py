@@ -33,7 +33,7 @@ def diff(
     set_json(json_out)
     from ..review import diff_since  # lazy: --help, every typer command
 
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         now = store.now()
         start = _moment("--since", since, now)
         end = _moment("--until", until, now) if until is not None else None

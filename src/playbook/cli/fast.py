@@ -4,10 +4,13 @@ Agents run `playbook mark` and `playbook recall` on every task, and `playbook ho
 prompt` before every prompt; loading typer and every command module costs them tens of
 milliseconds. `read(args)` recognises exactly the plain forms of those command lines:
 
-    [--db X] [--policy Y] mark ID helpful|harmful [--reason R] [--context C] [--session S] [--json]
-    [--db X] [--policy Y] recall QUERY [--limit N | -n N] [--as-of T] [--semantic]
-                                       [--scope S]... [--explain-hidden] [--json]
-    [--db X] [--policy Y] hook EVENT [JSON] [--reflector NAME]
+    [G] mark ID helpful|harmful [--reason R] [--context C] [--session S] [--json]
+    [G] recall QUERY [--limit N | -n N] [--as-of T] [--semantic] [--scope S]...
+                     [--explain-hidden] [--json]
+    [G] hook EVENT [JSON] [--reflector NAME]
+
+where G is any of the global options `--db X`, `--policy Y`, `--read-db Z` (each at most
+once, before the command)
 
 (options in any order after the command, `--name=value` or `--name value`) and returns
 what the command function is called with. Anything else (help, a version, an unknown or
@@ -25,7 +28,7 @@ from typing import Any
 
 from ..core.record import FrozenRecord
 
-GLOBAL_OPTIONS = ("--db", "--policy")
+GLOBAL_OPTIONS = ("--db", "--policy", "--read-db")
 
 
 class Option(FrozenRecord):

@@ -7,6 +7,7 @@ person runs once, to wire those hooks into the agent's settings.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -57,6 +58,7 @@ def hook(
             policy=policy,
             argument=payload,
             reflector=reflector,
+            read_db=state.read_db or os.environ.get("PLAYBOOK_READ_DB") or None,
         )
     )
 

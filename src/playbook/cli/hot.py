@@ -146,7 +146,7 @@ def recall_command(
         except ValueError:
             raise CliError("invalid_input", f"--as-of: not a date: {as_of!r}") from None
     scope = _here(scope)
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         vectors = None
         if semantic:
             from ..retrieval.vectors import (  # lazy: --help, mark, recall, every typer command

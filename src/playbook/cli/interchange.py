@@ -73,7 +73,7 @@ def export(
     from ..interop.snapshot import counts as count_sections  # lazy: every typer command
     from ..interop.snapshot import export_snapshot, to_json, to_yaml  # lazy: every typer command
 
-    with open_store(read_only=True) as store:
+    with open_store(read_only=True, replica=True) as store:
         doc = export_snapshot(store)
     counts = count_sections(doc)
     text = to_json(doc) if fmt == "json" else to_yaml(doc)

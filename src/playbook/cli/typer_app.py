@@ -39,12 +39,22 @@ def _root(
         envvar="PLAYBOOK_POLICY",
         show_envvar=False,
     ),
+    read_db: str | None = typer.Option(
+        None,
+        "--read-db",
+        help="The postgresql:// URL of a streaming replica of the --db playbook: recall, "
+        "stats, stale, diff, exports and the prompt hooks read from it, writes (and show, "
+        "and the workbench's reads after its own writes) go to --db; an unreachable "
+        "replica is said once on stderr and --db read instead. Default: $PLAYBOOK_READ_DB.",
+        show_envvar=False,
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
 ) -> None:
     state.db = db
     state.policy = policy
+    state.read_db = read_db  # else $PLAYBOOK_READ_DB (`read_target`)
 
 
 # Each import registers its commands; the order is the order of `playbook --help`.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from .common import CliError, load_policy_option, open_store, state, target
+from .common import CliError, load_policy_option, open_store, read_target, state, target
 from .registry import app
 
 
@@ -42,7 +42,9 @@ def tui(
     from ..tui.app import Workbench  # lazy: every typer command
 
     location = where.path if where.is_file else where.location
-    Workbench(location, policy=policy, label=str(where)).run()
+    read = read_target()  # its snapshots read the replica; writes go to --db
+    read_path = read.location if read is not None else None
+    Workbench(location, policy=policy, label=str(where), read_path=read_path).run()
 
 
 @app.command()

@@ -43,6 +43,7 @@ from .state import SessionMemory, log_line, prune_sessions
 from .upgrade import notice, open_for_hook, upgrade_command
 
 if TYPE_CHECKING:
+    from playbook.core.policy import Policy
     from playbook.project.workspace import Workspace
     from playbook.store import PlaybookStore
 
@@ -68,13 +69,15 @@ def run_hook(
     policy: Path | None = None,
     argument: str | None = None,
     reflector: str | None = None,
+    read_db: str | None = None,
 ) -> int:
     """Run one hook; always returns 0 (see the module doc). `argument` is the hook input
     when the agent passes it as an argument instead of on stdin (Codex's notify). Without
     `db` (``--db``) the playbook is found from the session's folder, the payload's
     ``cwd`` (`project.config.locate_playbook`: ``$PLAYBOOK_DB``, the project's config, the
     default file). `reflector` (else ``$PLAYBOOK_REFLECTOR``) names the model reflector a
-    session's end runs (`session_end.REFLECTORS`)."""
+    session's end runs (`session_end.REFLECTORS`). `read_db`: a streaming replica's URL, which
+    the prompt and session-start hooks read (`_store`)."""
     if os.environ.get("PLAYBOOK_HOOKS", "").lower() == "off":
         return 0
     answered = threading.Lock()  # held by whoever ends the hook: the answer or the deadline
@@ -89,7 +92,8 @@ def run_hook(
         payload = parse_codex_notify(data, _codex_home()) if event == "codex-notify" else None
         payload = payload or parse_payload(data)
         where = db if db is not None else _locate(payload)
-        out = handler(payload, _Config(where, policy, reflector, explicit=db is not None))
+        config = _Config(where, policy, reflector, explicit=db is not None, read_db=read_db)
+        out = handler(payload, config)
     except BaseException as exc:  # a hook never breaks the agent
         out = ""
         if answered.acquire(blocking=False):
@@ -133,6 +137,7 @@ class _Config:
     policy: Path | None
     reflector: str | None = None
     explicit: bool = False  # the playbook was named (--db), not found from the session
+    read_db: str | None = None  # --read-db: the prompt and session-start hooks read it
 
     def recall_hint(self) -> str:
         """How the agent recalls from this playbook, in its shell."""
@@ -165,7 +170,9 @@ def _describe(exc: BaseException) -> str:
 @contextmanager
 def _store(config: _Config) -> Iterator[tuple[PlaybookStore, SchemaTooOld | None]]:
     """The playbook, which a hook never creates (a file, or a database URL) and never
-    upgrades: at an older schema it reads it as it is, and says why (`upgrade`)."""
+    upgrades: at an older schema it reads it as it is, and says why (`upgrade`). With a
+    read replica (``--read-db``) it reads the replica; one that is wrong or unreachable is
+    one line in the hook log, and the primary is read instead."""
     where = resolve_target(config.db)
     if not where.exists():
         raise HookError(f"no playbook at {where}")
@@ -175,8 +182,33 @@ def _store(config: _Config) -> Iterator[tuple[PlaybookStore, SchemaTooOld | None
         from playbook.core.policy_file import load_policy  # lazy: hook prompt
 
         loaded = load_policy(config.policy)
+    replica = _replica(config, loaded) if config.read_db is not None else None
+    if replica is not None:
+        with replica:
+            yield replica, None
+        return
     with open_for_hook(config.db, loaded, read_ok=True) as opened:
         yield opened
+
+
+def _replica(config: _Config, policy: Policy | None) -> PlaybookStore | None:
+    from playbook.core.errors import UsageError  # lazy: hook prompt with --read-db
+    from playbook.store.replica import (  # lazy: hook prompt with --read-db
+        Unreachable,
+        check_read_target,
+        open_replica,
+    )
+
+    try:
+        read = check_read_target(config.db, str(config.read_db))
+    except UsageError as exc:
+        log_line(f"hook: {exc}: read the primary")
+        return None
+    try:
+        return open_replica(read, policy)
+    except Unreachable as exc:
+        log_line(f"hook: the read replica is unreachable ({exc}): read the primary")
+        return None
 
 
 def _give(

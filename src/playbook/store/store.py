@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from .log_pages import LogPages
     from .postgres.roles import Roles
     from .ranking import RankCache
+    from .replication import Replication
     from .reports import Reports
     from .views import Views
 
@@ -199,6 +200,13 @@ class PlaybookStore:
         from .reports import Reports  # lazy: mark, recall, every hook (bench/cli.py)
 
         return Reports(self.sql)
+
+    @cached_property
+    def replication(self) -> Replication:
+        """Where the database stands in streaming replication (`replication.py`)."""
+        from .replication import Replication  # lazy: every command but the workbench's reads
+
+        return Replication(self.sql)
 
     @cached_property
     def bulk(self) -> Interchange:

@@ -92,10 +92,11 @@ class Workbench(App[None]):
         label: str | None = None,
         note: str | None = None,
         seen: LastLooked | None = None,
+        read_path: str | None = None,  # a streaming replica (--read-db): see `data.Source`
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         super().__init__()
-        self.source = data.Source(data.target(path), self.policy)
+        self.source = data.Source(data.target(path), self.policy, read_path)
         self.panes: tuple[type[Pane], ...] = registry.PANES  # the tabs, in order
         # 1…9 show the tabs; by id, as a user's keymap names them ("tab-bullets": App.bind
         # takes no id, so the bindings go straight into the app's map).

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.policy import DEFAULT_POLICY, Policy
-from ..store import PlaybookStore, open_store
+from ..store import PlaybookStore, open_store, resolve_target
+from ..store.replica import Unreachable, open_replica
 
 
 def target(path: str | Path) -> str | Path:
@@ -29,15 +30,45 @@ class Source:
 
     path: Path | str
     policy: Policy = DEFAULT_POLICY
+    # A streaming replica of the playbook (`--read-db`): what is opened for reading only
+    # reads it, unless this workbench wrote something the replica has not replayed yet.
+    read_path: str | None = None
+    # The primary's WAL position after this workbench's last write, until the replica has it.
+    wrote_at: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @contextmanager
-    def open(self, *, migrate: bool = True) -> Iterator[PlaybookStore]:
-        """`migrate=False`: for reading only (never writes, works on a read-only file)."""
+    def open(self, *, migrate: bool = True, reads: bool = False) -> Iterator[PlaybookStore]:
+        """`migrate=False`: for reading only (never writes, works on a read-only file). Either
+        that or `reads` (a snapshot: opened as for writing when there is no replica): from
+        the replica when there is one that has every write of this workbench."""
+        wanted = reads or not migrate
+        replica = self._replica() if wanted and self.read_path is not None else None
+        if replica is not None:
+            with replica:
+                yield replica
+            return
         with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
             yield store
+            if migrate and not reads and self.read_path is not None:  # its reads wait for it
+                position = store.replication.write_position()
+                self.wrote_at[:] = [position] if position else []
+
+    def _replica(self) -> PlaybookStore | None:
+        """The replica, when it can be reached and has replayed this workbench's writes."""
+        try:
+            store = open_replica(resolve_target(str(self.read_path)), self.policy)
+        except Unreachable:
+            return None  # the primary is read instead (the top bar says when it is lost)
+        after = list(self.wrote_at)
+        if after and not store.replication.replayed(after[0]):
+            store.close()
+            return None
+        if after and self.wrote_at == after:
+            self.wrote_at.clear()
+        return store
 
     def watcher(self) -> Watcher:
-        return Watcher(self.path)
+        return Watcher(self.path, self.read_path)
 
 
 class Watcher:
@@ -46,11 +77,19 @@ class Watcher:
     The token changes when anyone commits. SQLite: `PRAGMA data_version` (in WAL mode the
     main file's mtime does not move), microseconds per poll. PostgreSQL: the watcher
     LISTENs to the playbook's channel and the token counts the NOTIFYs every writer sends
-    on commit; reading it asks the server nothing. Used by one poll at a time (the app
-    never lets polls overlap).
+    on commit; reading it asks the server nothing. On a replica (which can neither LISTEN
+    nor hear the primary's NOTIFYs) it reads the commit counter each poll, one short query:
+    the token moves once the replica has replayed a commit, when a read would see it. Used
+    by one poll at a time (the app never lets polls overlap).
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, read_path: str | None = None) -> None:
+        if read_path is not None:
+            try:
+                self.store = open_replica(resolve_target(read_path))
+                return
+            except Unreachable:
+                pass  # the primary is read instead: listen to it
         self.store = open_store(path, mode="read")
         self.store.listen()
 

@@ -182,7 +182,7 @@ def load_snapshot(
     if as_of is not None:
         return load_snapshot_as_of(source, as_of)
     started = time.perf_counter()
-    with source.open() as store:
+    with source.open(reads=True) as store:
         rows = store.views.bullet_rows()
         proposals = pending_proposals(store, limit=0)
         diffs = diffs_of(store, proposals)
@@ -295,7 +295,7 @@ class DetailRead:
 
 
 def load_detail(source: Source, bullet_id: str) -> DetailRead | None:
-    with source.open() as store:
+    with source.open(reads=True) as store:
         try:
             detail = review.bullet_detail(store, bullet_id)
         except review.NotFound:
