@@ -54,6 +54,7 @@ class Parts:
         self.keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
         self.lists: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
         self.listed_at: dict[tuple[int, int, int], np.ndarray] = {}  # their places in the part
+        self.near: dict[tuple[int, int, int], np.ndarray] = {}  # the next 3 x size by bound
         self.rests: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
         self.of_list: dict[tuple[int, int], np.ndarray] = {}
 
@@ -100,6 +101,7 @@ class Parts:
                 split = np.argpartition(-self.most[members], cut)
                 self.listed_at[(pid, size, kind)] = split[:size]
                 first, near = members[split[:size]], members[split[size : 4 * size]]
+                self.near[(pid, size, kind)] = near
                 tail = float(self.most[near[-1]]) if len(cut) > 1 else -np.inf
                 values = self.bounds[near]
                 arg = values.argmax(axis=0)
@@ -123,8 +125,17 @@ class Parts:
                 got = (none, np.full(c, -1, dtype=np.intp), none)
             else:
                 self.listed(pid, size, kind)
+                drop = np.zeros(len(members), dtype=bool)
+                drop[self.listed_at[(pid, size, kind)]] = True
+                near = self.near[(pid, size, kind)]
+                if len(near) >= 2:  # a bullet whose bound is below every candidate's
+                    # second largest among the next listed is neither of its top two (the
+                    # rest keep their order: ties fall on the same bullet)
+                    floor = np.partition(self.bounds[near], -2, axis=0)[-2].min()
+                    kept = self.most[members] >= floor
+                    members, drop = members[kept], drop[kept]
                 values = self.by_candidate[:, members]  # (c, bullets of the part)
-                values[:, self.listed_at[(pid, size, kind)]] = -np.inf
+                values[:, drop] = -np.inf
                 cols = np.arange(c)
                 arg = values.argmax(axis=1)  # (there is one: the part has more than `size`)
                 top1 = values[cols, arg]
