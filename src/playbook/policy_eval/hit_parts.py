@@ -57,6 +57,8 @@ class Parts:
         self.near: dict[tuple[int, int, int], np.ndarray] = {}  # the next 3 x size by bound
         self.rests: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
         self.of_list: dict[tuple[int, int], np.ndarray] = {}
+        c = self.bounds.shape[1]  # no rest, shared by every part that has none (read only)
+        self.none, self.no_arg = np.full(c, -np.inf), np.full(c, -1, dtype=np.intp)
 
     def holds(self, pid: np.ndarray, col: np.ndarray) -> np.ndarray:
         """Whether part `pid` (-1: none) holds bullet `col`, pair by pair."""
@@ -94,8 +96,7 @@ class Parts:
             members = self.in_list(pid, kind)
             c = self.bounds.shape[1]
             if len(members) <= size:
-                none = np.full(c, -np.inf)
-                got = (members, none, np.full(c, -1, dtype=np.intp), none)
+                got = (members, self.none, self.no_arg, self.none)
             else:
                 cut = [size - 1, *([4 * size - 1] if len(members) > 4 * size else [])]
                 split = np.argpartition(-self.most[members], cut)
@@ -121,8 +122,7 @@ class Parts:
             members = self.in_list(pid, kind)
             c = self.bounds.shape[1]
             if len(members) <= size:
-                none = np.full(c, -np.inf)
-                got = (none, np.full(c, -1, dtype=np.intp), none)
+                got = (self.none, self.no_arg, self.none)
             else:
                 self.listed(pid, size, kind)
                 drop = np.zeros(len(members), dtype=bool)
