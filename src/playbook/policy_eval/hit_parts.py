@@ -54,8 +54,11 @@ class Parts:
         self.keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
         self.lists: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
         self.listed_at: dict[tuple[int, int, int], np.ndarray] = {}  # their places in the part
+        self.near: dict[tuple[int, int, int], np.ndarray] = {}  # the next 3 x size by bound
         self.rests: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
         self.of_list: dict[tuple[int, int], np.ndarray] = {}
+        c = self.bounds.shape[1]  # no rest, shared by every part that has none (read only)
+        self.none, self.no_arg = np.full(c, -np.inf), np.full(c, -1, dtype=np.intp)
 
     def holds(self, pid: np.ndarray, col: np.ndarray) -> np.ndarray:
         """Whether part `pid` (-1: none) holds bullet `col`, pair by pair."""
@@ -93,13 +96,13 @@ class Parts:
             members = self.in_list(pid, kind)
             c = self.bounds.shape[1]
             if len(members) <= size:
-                none = np.full(c, -np.inf)
-                got = (members, none, np.full(c, -1, dtype=np.intp), none)
+                got = (members, self.none, self.no_arg, self.none)
             else:
                 cut = [size - 1, *([4 * size - 1] if len(members) > 4 * size else [])]
                 split = np.argpartition(-self.most[members], cut)
                 self.listed_at[(pid, size, kind)] = split[:size]
                 first, near = members[split[:size]], members[split[size : 4 * size]]
+                self.near[(pid, size, kind)] = near
                 tail = float(self.most[near[-1]]) if len(cut) > 1 else -np.inf
                 values = self.bounds[near]
                 arg = values.argmax(axis=0)
@@ -119,12 +122,20 @@ class Parts:
             members = self.in_list(pid, kind)
             c = self.bounds.shape[1]
             if len(members) <= size:
-                none = np.full(c, -np.inf)
-                got = (none, np.full(c, -1, dtype=np.intp), none)
+                got = (self.none, self.no_arg, self.none)
             else:
                 self.listed(pid, size, kind)
+                drop = np.zeros(len(members), dtype=bool)
+                drop[self.listed_at[(pid, size, kind)]] = True
+                near = self.near[(pid, size, kind)]
+                if len(near) >= 2:  # a bullet whose bound is below every candidate's
+                    # second largest among the next listed is neither of its top two (the
+                    # rest keep their order: ties fall on the same bullet)
+                    floor = np.partition(self.bounds[near], -2, axis=0)[-2].min()
+                    kept = self.most[members] >= floor
+                    members, drop = members[kept], drop[kept]
                 values = self.by_candidate[:, members]  # (c, bullets of the part)
-                values[:, self.listed_at[(pid, size, kind)]] = -np.inf
+                values[:, drop] = -np.inf
                 cols = np.arange(c)
                 arg = values.argmax(axis=1)  # (there is one: the part has more than `size`)
                 top1 = values[cols, arg]
