@@ -36,7 +36,7 @@ SLACK = 1e-9
 # of the rows read so far) and, when a list is read whole, a lighter look-up per candidate
 # left (`store.rank.first_worth` sends the candidates only then).
 SCAN_LEAST = 2000
-COST_LOOKUP = 2.5
+COST_LOOKUP = 2.5  # SQLite's; a backend's own is `store.rank.lookup_cost` (PostgreSQL: 7)
 COST_PASS = 0.1
 COST_FOUND = 4.0
 COST_LEFT = 0.75
@@ -177,7 +177,7 @@ def _rows(
             size = store.rank.playbook_size() if size is None else size
             whole = tuple(f < 0 for f in floors)
             share = sum(h >= least for h in helps) / (len(helps) or 1)
-            if _scan_pays(left, size, share, any(whole)):
+            if _scan_pays(left, size, share, any(whole), store.rank.lookup_cost):
                 rest = sorted(s for _, group in batches[i:] for s in group)
                 yield from store.rank.first_rows(
                     store.rank.first_worth(rest, now, least, whole), now
@@ -189,12 +189,14 @@ def _rows(
         left -= len(seqs)
 
 
-def _scan_pays(left: int, size: int, share: float, whole: bool) -> bool:
+def _scan_pays(
+    left: int, size: int, share: float, whole: bool, lookup: float = COST_LOOKUP
+) -> bool:
     """Whether one pass over a playbook of `size` bullets, a `share` of which it finds,
-    costs less than looking up the `left` candidates one by one (`whole`: a list is read
-    whole, whose candidates the pass looks up too)."""
+    costs less than looking up the `left` candidates one by one at `lookup` microseconds
+    each (`whole`: a list is read whole, whose candidates the pass looks up too)."""
     scan = COST_PASS * size + COST_FOUND * share * size + (COST_LEFT * left if whole else 0.0)
-    return scan < COST_LOOKUP * left
+    return scan < lookup * left
 
 
 def _floors(
