@@ -12,7 +12,7 @@ fields (`Origin`).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 from .record import FrozenRecord
 
@@ -41,8 +41,9 @@ class PlainOrigin(FrozenRecord):
 _FIELDS = frozenset(("session_ref", "byte_offset"))
 
 
-def _storable(value: object) -> bool:
-    """Text `Provenance` takes as it is: a plain str, UTF-8 without a NUL."""
+def plain_text(value: object) -> TypeGuard[str]:
+    """A plain str that both backends store (UTF-8 can encode it, no NUL): what the
+    models' `StorableText` takes as it is (here, and for a plain vote's texts)."""
     if type(value) is not str or "\x00" in value:
         return False
     try:
@@ -58,7 +59,7 @@ def plain_origin(value: object) -> PlainOrigin | None:
     if type(value) is not dict or not value.keys() <= _FIELDS:
         return None
     ref, offset = value.get("session_ref"), value.get("byte_offset")
-    if ref is not None and not _storable(ref):
+    if ref is not None and not plain_text(ref):
         return None
     if offset is not None and (type(offset) is not int or offset < 0):
         return None

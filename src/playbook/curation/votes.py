@@ -13,8 +13,9 @@ give for the same delta, so a vote read either way is deduplicated and logged al
 from __future__ import annotations
 
 import json
-from typing import Any, TypeGuard
+from typing import Any
 
+from ..core.origin import plain_text
 from ..core.record import FrozenRecord
 from ..core.terms import HARM_REASONS, DeltaType
 
@@ -54,17 +55,6 @@ class Vote(FrozenRecord):
         return {k: v for k, v in self._fields().items() if v is not None}
 
 
-def _text(value: object) -> TypeGuard[str]:
-    """A plain str that both backends store (UTF-8 can encode it, no NUL)."""
-    if type(value) is not str or "\x00" in value:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def vote_of(item: object) -> Vote | None:
     """The vote `item` is, when the union would accept it unchanged; else None (validate
     it with `playbook.core.deltas.parse_delta`)."""
@@ -79,7 +69,7 @@ def vote_of(item: object) -> Vote | None:
     bullet_id = item.get("bullet_id")
     context = item.get("context")
     reason = item.get("reason")
-    if not _text(bullet_id) or (context is not None and not _text(context)):
+    if not plain_text(bullet_id) or (context is not None and not plain_text(context)):
         return None
     if reason is not None and (type(reason) is not str or reason not in HARM_REASONS):
         return None
