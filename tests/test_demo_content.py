@@ -24,7 +24,6 @@ from playbook.demo.content import (
     BLOCKED_PATTERNS,
     CATEGORIES,
     CONFLICT_PAIRS,
-    DEMO_DIARY,
     HARM_REASONS,
     KINDS,
     LANGUAGES,
@@ -34,11 +33,10 @@ from playbook.demo.content import (
     RULES,
     SCOPES,
     DemoEvent,
-    creation_time,
-    generate_history,
     index_of,
-    render_diary,
 )
+from playbook.demo.diary import DEMO_DIARY, render_diary
+from playbook.demo.history import creation_time, generate_history
 from playbook.store import PlaybookStore
 
 NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from playbook.demo.build import build_demo
-from playbook.demo.content import HOOK_SESSION_NAME
+from playbook.demo.diary import HOOK_SESSION_NAME
 from playbook.demo.template import FOLDER, instantiate, load_template, stamp_fields
 from playbook.interop.snapshot import export_snapshot
 from playbook.review import queue

@@ -1,6 +1,7 @@
 """No module of `src/playbook` passes 400 lines (issue 28: a file that grows past it is split
-by responsibility), but pure data: the demo's text (`demo/content.py`, its rules, history
-and sessions written out)."""
+by responsibility), but pure data: the demo's rule table (`demo/content.py`, its rules,
+conflicts, near-duplicates and blocked patterns written out; its history and its sessions'
+diaries are modules of their own)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from playbook.demo.cache import (
     copy_demo,
     demo_folder,
 )
-from playbook.demo.content import HOOK_SESSION_NAME
+from playbook.demo.diary import HOOK_SESSION_NAME
 from playbook.review import queue
 from playbook.tui.demo_app import DemoWorkbench
 

@@ -32,6 +32,7 @@ from ..curation import curate
 from ..review import queue
 from ..store import PlaybookStore, open_store
 from . import content as dc
+from . import diary, history
 from .writer import run_writer
 
 HISTORY_DAYS = 280
@@ -131,11 +132,11 @@ def build_demo(
         ids = builder.replay(seed, report)
         report(0.95, "reflecting a session into the review queue")
         diary_path = path.with_name(DIARY_NAME)
-        diary_path.write_text(dc.render_diary(ids), encoding="utf-8")
+        diary_path.write_text(diary.render_diary(ids), encoding="utf-8")
         clock.t = now - REFLECT_AGO
         proposals = _reflect(store, diary_path)
         clock.t = now - HOOK_AGO
-        proposals = _hook_session(store, path.with_name(dc.HOOK_SESSION_NAME), builder, ids)
+        proposals = _hook_session(store, path.with_name(diary.HOOK_SESSION_NAME), builder, ids)
         clock.t = now
         info = DemoPlaybook(
             path=path,
@@ -167,13 +168,13 @@ def _hook_session(
 ) -> int:
     """Stage what a SessionEnd hook would have staged from a second session (origin
     "hook"): a rewrite, a merge and a new rule, each pointing at its line of the session."""
-    session_path.write_text(dc.HOOK_SESSION, encoding="utf-8")
+    session_path.write_text(diary.HOOK_SESSION, encoding="utf-8")
 
     def live_id_of(prefix: str) -> str | None:
         found = builder.live(ids[_find(prefix)])
         return found[0] if found else None
 
-    staged = dc.hook_session_deltas(live_id_of)
+    staged = diary.hook_session_deltas(live_id_of)
     queue.stage(
         store,
         [delta for delta, _ in staged],
@@ -234,17 +235,17 @@ class _Builder:
             t = now - timedelta(days=HISTORY_DAYS - 10 - 37 * i, hours=3)
             timeline.append((t, 0, partial(self.block, pattern, reason)))
         for i in range(len(dc.RULES)):
-            timeline.append((dc.creation_time(i, now), 1, partial(self.add_rule, i)))
-        for event in dc.generate_history(now, seed=seed):
+            timeline.append((history.creation_time(i, now), 1, partial(self.add_rule, i)))
+        for event in history.generate_history(now, seed=seed):
             timeline.append((event.at, 2, partial(self.feedback, event)))
         for prefix, reason, after in PINS:
-            t = dc.creation_time(_find(prefix), now) + timedelta(days=after, hours=5)
+            t = history.creation_time(_find(prefix), now) + timedelta(days=after, hours=5)
             timeline.append((t, 3, partial(self.pin, prefix, reason)))
         for prefix, reason, ago in HUMAN_DEPRECATIONS:
             t = now - timedelta(days=ago, hours=2)
             timeline.append((t, 3, partial(self.deprecate, prefix, reason)))
         for g, group in enumerate(dc.NEAR_DUPLICATES):
-            base = dc.creation_time(dc.index_of(group[0]), now)
+            base = history.creation_time(dc.index_of(group[0]), now)
             for k, content in enumerate(group[1:]):
                 t = base + (now - timedelta(days=30) - base) * self.rng.uniform(0.3, 0.9)
                 timeline.append((t, 4, partial(self.add_echo, group_of=g, k=k, content=content)))
@@ -252,7 +253,7 @@ class _Builder:
         timeline.append((merged_at, 5, partial(self.merge, MERGED_GROUP)))
         for k, (existing, proposal) in enumerate(dc.CONFLICT_PAIRS):
             # Flagged while the original was young; nobody has resolved them since.
-            t = dc.creation_time(dc.index_of(existing), now)
+            t = history.creation_time(dc.index_of(existing), now)
             t += timedelta(days=self.rng.uniform(4, 12))
             timeline.append((t, 6, partial(self.add_conflicting, proposal, k)))
         # The opposing rules get some votes of their own afterwards: teams disagree. (At

@@ -1,4 +1,6 @@
-"""Content of the demo playbook, as pure data, plus a deterministic generator of its history.
+"""Content of the demo playbook, as pure data: its rules, conflicts, near-duplicates and
+blocked patterns (the history is drawn by `demo/history.py`, the sessions' diaries are in
+`demo/diary.py`).
 
 Everything here is plain Python: no database, no Textual, no numpy. The demo loader feeds it
 through the public API (``curate``, ``store.block``, ``reflect_session``) so that the demo
@@ -6,12 +8,12 @@ exercises the same code paths as real use. What the loader is expected to do:
 
 1. ``store.block(pattern, reason)`` for every entry of :data:`BLOCKED_PATTERNS`.
 2. Add every rule of :data:`RULES` with :meth:`DemoRule.add_delta`, stamped with
-   :func:`creation_time`, and keep the resulting bullet ids in ``RULES`` order.
-3. Replay :func:`generate_history` (sorted oldest first) as helpful/harmful feedback on
+   :func:`history.creation_time`, and keep the resulting bullet ids in ``RULES`` order.
+3. Replay :func:`history.generate_history` (sorted oldest first) as helpful/harmful feedback on
    ``ids[event.rule_index]``.
 4. Add the second member of each :data:`CONFLICT_PAIRS` pair and the extra members of each
    :data:`NEAR_DUPLICATES` group (same category and tags as the rule they echo).
-5. Reflect :func:`render_diary` ``(ids)`` so the review queue has proposals to approve.
+5. Reflect :func:`diary.render_diary` ``(ids)`` so the review queue has proposals to approve.
 
 Rule profiles name the history a rule gets, so the workbench shows every state:
 
@@ -30,21 +32,16 @@ stale       a little feedback, none in the last 200 days: flagged for re-validat
 # The rule table keeps one rule per line so it reads (and diffs) as a table.
 # ruff: noqa: E501
 
-import random
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Final, Literal, TypeVar, get_args
 
 __all__ = [
     "BLOCKED_PATTERNS",
     "CATEGORIES",
     "CONFLICT_PAIRS",
-    "DEMO_DIARY",
     "HARM_REASONS",
-    "HOOK_SESSION",
-    "HOOK_SESSION_NAME",
     "KINDS",
     "LANGUAGES",
     "NEAR_DUPLICATES",
@@ -54,11 +51,8 @@ __all__ = [
     "SCOPES",
     "DemoEvent",
     "DemoRule",
-    "creation_time",
-    "generate_history",
-    "hook_session_deltas",
+    "index_by_prefix",
     "index_of",
-    "render_diary",
 ]
 
 Category = Literal[
@@ -591,7 +585,8 @@ def index_of(content: str) -> int:
     return _INDEX_BY_CONTENT[content]
 
 
-def _index_by_prefix(prefix: str) -> int:
+def index_by_prefix(prefix: str) -> int:
+    """Index in :data:`RULES` of the one rule whose content starts with `prefix`."""
     hits = [i for i, rule in enumerate(RULES) if rule.content.startswith(prefix)]
     if len(hits) != 1:
         raise ValueError(f"{len(hits)} rules start with {prefix!r}; expected exactly one")
@@ -682,516 +677,3 @@ BLOCKED_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         "Production schema changes go through the deploy pipeline, after a verified backup",
     ),
 )
-
-
-# --- history -----------------------------------------------------------------------------
-
-_DAY: Final = timedelta(days=1)
-
-#: Age range, in days before ``now``, at which each profile's rules were created.
-_CREATED_AGE_DAYS: Final[dict[Profile, tuple[float, float]]] = {
-    "proven": (160, 270),
-    "established": (90, 240),
-    "candidate": (2, 28),
-    "fading": (215, 270),
-    "contested": (60, 200),
-    "harmful": (50, 150),
-    "stale": (230, 275),
-}
-
-_PY_REPOS: Final = ("payments-service", "billing-api", "data-monorepo", "analytics-etl")
-_TS_REPOS: Final = ("web-dashboard", "design-system", "api-gateway")
-_ANY_REPOS: Final = (*_PY_REPOS, *_TS_REPOS, "infra-terraform")
-#: Repositories a task of each category plausibly happened in (for event contexts).
-_REPOS: Final[dict[Category, tuple[str, ...]]] = dict.fromkeys(CATEGORIES, _ANY_REPOS) | {
-    "python": _PY_REPOS,
-    "typescript": _TS_REPOS,
-    "frontend": ("web-dashboard", "design-system"),
-    "rust": ("ledger-cli", "log-shipper"),
-    "go": ("webhook-worker", "infra-terraform"),
-    "databases": ("payments-service", "billing-api", "api-gateway"),
-    "docker": ("payments-service", "api-gateway", "infra-terraform"),
-}
-
-_TASKS: Final[dict[Category, tuple[str, ...]]] = {
-    "git": (
-        "rebasing a feature branch onto main",
-        "splitting a large change into reviewable commits",
-        "tracking down when a regression landed",
-        "untangling a messy merge before review",
-    ),
-    "ci": (
-        "fixing a red release pipeline",
-        "speeding up the pull-request workflow",
-        "debugging a job that only fails on CI",
-        "adding a Python 3.12 leg to the test matrix",
-    ),
-    "testing": (
-        "stabilising a flaky integration test",
-        "adding regression tests for a bug report",
-        "making the suite pass under pytest -n auto",
-        "writing tests for the CSV export",
-    ),
-    "python": (
-        "packaging the CLI for PyPI",
-        "upgrading the service to Python 3.12",
-        "adding type hints to the settlement module",
-        "fixing an import error in the worker",
-    ),
-    "typescript": (
-        "migrating a JavaScript module to TypeScript",
-        "fixing a type error after a dependency bump",
-        "setting up the pnpm workspace",
-        "adding a field to the API client",
-    ),
-    "rust": (
-        "adding a subcommand to the Rust CLI",
-        "fixing a borrow checker error in the parser",
-        "making the crate build without default features",
-    ),
-    "go": (
-        "adding retries to the Go webhook worker",
-        "fixing a goroutine leak in the poller",
-        "bumping Go modules after a CVE notice",
-    ),
-    "frontend": (
-        "building the new settings page",
-        "fixing a hydration warning on the dashboard",
-        "making the checkout form accessible",
-    ),
-    "databases": (
-        "writing the migration for the invoices table",
-        "speeding up the monthly report query",
-        "fixing database is locked errors",
-        "adding an index to a large table",
-    ),
-    "docker": (
-        "shrinking the API image",
-        "fixing the dev compose stack",
-        "moving the build to a multi-stage Dockerfile",
-    ),
-    "security": (
-        "responding to a leaked token alert",
-        "hardening the file upload endpoint",
-        "triaging dependency audit findings",
-    ),
-    "review": (
-        "preparing a pull request for review",
-        "refactoring the billing module",
-        "addressing review comments",
-    ),
-    "performance": (
-        "profiling a slow API endpoint",
-        "cutting CLI startup time",
-        "reducing memory use of the nightly import",
-    ),
-    "debugging": (
-        "chasing an intermittent 500 in staging",
-        "debugging a crash that only happens on one laptop",
-        "finding why a config change was ignored",
-    ),
-    "docs": (
-        "documenting the new CLI flags",
-        "writing the release notes",
-        "updating AGENTS.md for the repository",
-    ),
-    "workflow": (
-        "picking up an unfamiliar repository",
-        "implementing a small feature end to end",
-        "finishing a task before handoff",
-        "fixing a bug reported by support",
-    ),
-}
-
-_HARM_NOTES: Final[dict[HarmReason, tuple[str, ...]]] = {
-    "caused_bug": (
-        "following it shipped a regression",
-        "it broke the build on main",
-        "the change it suggested had to be reverted",
-    ),
-    "wasted_time": (
-        "cost about 40 minutes chasing the wrong cause",
-        "sent the session down a dead end",
-        "made the job slower without fixing anything",
-    ),
-    "contradicted_requirements": (
-        "the task said the opposite",
-        "conflicted with the repository's AGENTS.md",
-    ),
-    "wrong_context": (
-        "does not apply to this repository's layout",
-        "right for libraries, wrong for this service",
-    ),
-    "outdated": (
-        "the tool changed and the advice no longer holds",
-        "the flag was removed upstream",
-    ),
-    "other": ("reviewer disagreed with it", "made the diff harder to review"),
-}
-
-_HARMFUL_REASONS: Final[tuple[tuple[HarmReason, float], ...]] = (
-    ("caused_bug", 0.35),
-    ("wasted_time", 0.35),
-    ("outdated", 0.1),
-    ("wrong_context", 0.1),
-    ("contradicted_requirements", 0.05),
-    ("other", 0.05),
-)
-_CONTESTED_REASONS: Final[tuple[tuple[HarmReason, float], ...]] = (
-    ("wrong_context", 0.4),
-    ("contradicted_requirements", 0.25),
-    ("wasted_time", 0.2),
-    ("other", 0.15),
-)
-_MINOR_REASONS: Final[tuple[tuple[HarmReason, float], ...]] = (
-    ("wrong_context", 0.5),
-    ("wasted_time", 0.3),
-    ("other", 0.2),
-)
-_STALE_REASONS: Final[tuple[tuple[HarmReason, float], ...]] = (("outdated", 1.0),)
-
-
-def _utc(now: datetime) -> datetime:
-    if now.tzinfo is None or now.utcoffset() is None:
-        raise ValueError("now must be an aware datetime")
-    return now.astimezone(UTC)
-
-
-def creation_time(rule_index: int, now: datetime) -> datetime:
-    """When ``RULES[rule_index]`` was written down: long ago for stale and fading rules, in the
-    last month for candidates. Deterministic for an index and ``now``; does not depend on the
-    history seed. ``now`` must be aware; the result is UTC, to the second."""
-    now = _utc(now)
-    low, high = _CREATED_AGE_DAYS[RULES[rule_index].profile]
-    rng = random.Random(f"playbook-demo-created:{rule_index}")
-    return (now - timedelta(days=rng.uniform(low, high))).replace(microsecond=0)
-
-
-class _RuleHistory:
-    """Draws the events of one rule from its own seeded generator."""
-
-    def __init__(self, rng: random.Random, index: int, created: datetime, now: datetime) -> None:
-        self.rng = rng
-        self.index = index
-        self.rule = RULES[index]
-        self.first = created + timedelta(hours=1)  # feedback comes after the rule exists
-        self.now = now - timedelta(minutes=5)
-        self.events: list[DemoEvent] = []
-
-    def when(self, start: datetime, end: datetime) -> datetime:
-        start = max(start, self.first)
-        end = min(end, self.now)
-        span = max(0.0, (end - start).total_seconds())
-        return (start + timedelta(seconds=self.rng.uniform(0, span))).replace(microsecond=0)
-
-    def since(self, days: float) -> datetime:
-        return self.now - days * _DAY
-
-    def repo(self) -> str:
-        if self.rule.scope == "workspace" and self.rule.scope_key:
-            return self.rule.scope_key
-        return self.rng.choice(_REPOS[self.rule.category])
-
-    def helpful(self, start: datetime, end: datetime) -> None:
-        human = self.rng.random() < 0.1
-        task = self.rng.choice(_TASKS[self.rule.category])
-        context = f"review: applied while {task}" if human else f"{task} in {self.repo()}"
-        self.events.append(
-            DemoEvent(
-                rule_index=self.index,
-                kind="helpful",
-                at=self.when(start, end),
-                reason=None,
-                context=context,
-                actor="human" if human else "agent",
-            )
-        )
-
-    def harmful(
-        self, start: datetime, end: datetime, reasons: tuple[tuple[HarmReason, float], ...]
-    ) -> None:
-        human = self.rng.random() < 0.25
-        reason = self.rng.choices([r for r, _ in reasons], weights=[w for _, w in reasons])[0]
-        task = self.rng.choice(_TASKS[self.rule.category])
-        note = self.rng.choice(_HARM_NOTES[reason])
-        prefix = "review: " if human else ""
-        self.events.append(
-            DemoEvent(
-                rule_index=self.index,
-                kind="harmful",
-                at=self.when(start, end),
-                reason=reason,
-                context=f"{prefix}{task} in {self.repo()}: {note}",
-                actor="human" if human else "agent",
-            )
-        )
-
-    def draw(self) -> list[DemoEvent]:
-        rng, first, now = self.rng, self.first, self.now
-        match self.rule.profile:
-            case "proven":
-                for _ in range(rng.randint(18, 26)):
-                    recent = rng.random() < 0.7
-                    self.helpful(self.since(45) if recent else first, now)
-                if rng.random() < 0.35:
-                    self.harmful(first, now, _MINOR_REASONS)
-            case "established":
-                for _ in range(rng.randint(6, 11)):
-                    recent = rng.random() < 0.6
-                    self.helpful(self.since(90) if recent else first, now)
-                if rng.random() < 0.35:
-                    self.harmful(first, now, _MINOR_REASONS)
-            case "candidate":
-                for _ in range(rng.randint(0, 2)):
-                    self.helpful(first, now)
-            case "fading":
-                for _ in range(rng.randint(5, 10)):
-                    self.helpful(first, self.since(110))
-                self.helpful(self.since(165), self.since(110))
-            case "contested":
-                for _ in range(rng.randint(7, 12)):
-                    self.helpful(first, now)
-                for _ in range(rng.randint(2, 4)):
-                    self.harmful(first, now, _CONTESTED_REASONS)
-            case "harmful":
-                first_third = first + (now - first) / 3
-                for _ in range(rng.randint(1, 2)):
-                    self.helpful(first, first_third)
-                for _ in range(rng.randint(7, 10)):
-                    self.harmful(self.since(45), now, _HARMFUL_REASONS)
-            case "stale":
-                for _ in range(rng.randint(1, 3)):
-                    self.helpful(first, self.since(205))
-                if rng.random() < 0.25:
-                    self.harmful(first, self.since(205), _STALE_REASONS)
-        return self.events
-
-
-def generate_history(now: datetime, seed: int = 7) -> list[DemoEvent]:
-    """Feedback events for every rule of :data:`RULES`, over the ~9 months before ``now``,
-    shaped by each rule's profile, oldest first.
-
-    Deterministic: the same ``now`` and ``seed`` always give the same list (each rule draws
-    from its own ``random.Random`` keyed by seed and index; no global random state). Every event
-    is after its rule's :func:`creation_time` and before ``now`` (aware UTC)."""
-    now = _utc(now)
-    events: list[DemoEvent] = []
-    for index in range(len(RULES)):
-        rng = random.Random(f"playbook-demo-history:{seed}:{index}")
-        events.extend(_RuleHistory(rng, index, creation_time(index, now), now).draw())
-    events.sort(key=lambda event: (event.at, event.rule_index, event.kind))
-    return events
-
-
-# --- the session diary -------------------------------------------------------------------
-
-# Markers refer to rules by a symbolic name here; at import they become ``{rule:N}`` with N the
-# rule's index in RULES, so reordering the table cannot point a marker at the wrong rule.
-_DIARY_REFS: Final[dict[str, str]] = {
-    "agents-md": "Look for `AGENTS.md`",
-    "first-error": "Read the first error in the CI log",
-    "same-image": "Reproduce a CI-only failure in the same container image",
-    "pytest-lf": "Run `pytest -x --lf` locally",
-    "busy-timeout": "Raise the SQLite busy timeout to 60 seconds",
-    "sleep-10": "Use `sleep 10` in CI scripts",
-    "flaky-reruns": "Wrap flaky tests with `@pytest.mark.flaky",
-    "xdist-isolation": "Make tests safe for `pytest -n auto`",
-    "full-suite": "Run the full test suite before saying a change is done",
-    "no-reruns": "AVOID: Re-running a failed CI job repeatedly",
-}
-
-_DIARY_TEMPLATE: Final = """\
-# Session diary: flaky `release` workflow in payments-service
-
-- agent: claude-code
-- repository: acme/payments-service, branch `fix/release-flake`
-- task: "The release workflow failed on 3 of the last 5 tags. Make it reliable. Do not skip tests."
-
-## 09:02 Orientation
-
-Read `AGENTS.md`, the `Makefile` and `.github/workflows/release.yml` before touching anything.
-AGENTS.md says the release job must stay green without retries and that `make check` is the
-canonical local gate.
-[playbook: helpful {ref:agents-md}]
-
-The release job: checkout, setup-python 3.11, setup-node 20, `make check`,
-`pytest -n auto tests/`, `npm ci && npm run build` for the receipt templates, then
-`twine upload` and `npm publish`. A retry wrapper reruns the whole job once on failure.
-
-## 09:10 Reading the failures
-
-Three failed runs. The last line of each log is `npm ERR! code EPUBLISHCONFLICT`: the retry
-wrapper reran the job and tried to publish a version that had already gone out. That is a
-cascade. The first error is much earlier, in the test step:
-
-```
-FAILED tests/integration/test_settlement_export.py::test_export_is_idempotent
-sqlite3.OperationalError: database is locked
-```
-
-[playbook: helpful {ref:first-error}]
-[playbook: helpful {ref:no-reruns}]
-
-## 09:24 Reproducing
-
-Pulled the runner image and ran the suite inside it:
-
-```
-docker run --rm -it -v "$PWD:/src" -w /src ghcr.io/acme/ci-python:3.11-2025.03 bash
-make deps && pytest -n 4 tests/integration
-```
-
-Two failures in ten runs, the same `database is locked`. On the laptop it never failed
-(fewer workers, faster disk), which explains why nobody could reproduce it.
-[playbook: helpful {ref:same-image}]
-
-`pytest -x --lf` then reran only the failing test: 4 seconds instead of the 6 minute suite.
-[playbook: helpful {ref:pytest-lf}]
-
-## 09:41 Root cause
-
-`tests/integration/conftest.py` creates the settlement database at `build/test.sqlite3`, a
-path inside the repository, so every xdist worker opens the same file. When two workers
-export at once, one waits for the busy timeout and then fails.
-
-Commit 3f9a1c2 (two weeks ago) had raised the busy timeout to 60 seconds, following a
-playbook rule. It made the job four minutes slower and still failed whenever one worker
-held the write lock for a whole export.
-[playbook: harmful {ref:busy-timeout} wasted_time the longer timeout hid the shared file and slowed the job by four minutes]
-
-The same commit had put `@pytest.mark.flaky(reruns=5)` on the export test, which is why the
-failure only surfaced in the release job, where reruns are disabled.
-[playbook: harmful {ref:flaky-reruns} caused_bug the reruns masked a real locking bug for two weeks]
-
-Fix: the fixture now takes `tmp_path_factory` and builds one database per worker; the busy
-timeout is back to 5 seconds and the `flaky` marker is gone.
-[playbook: helpful {ref:xdist-isolation}]
-
-RULE: Give each pytest-xdist worker its own SQLite file from `tmp_path_factory` instead of a path inside the repository #testing #sqlite #xdist
-
-## 10:05 The Postgres wait
-
-The job also ran `sleep 10` before the migration step "to let Postgres come up". Postgres
-took 14 seconds on the shared runners twice last week, and the migration step then failed
-with `connection refused`.
-[playbook: harmful {ref:sleep-10} caused_bug the fixed sleep was shorter than Postgres startup on the shared runner]
-
-Replaced it with a healthcheck on the service container plus `pg_isready` in a loop with a
-60 second deadline; the step now reports how long it waited.
-
-RULE: Wait for service containers with `pg_isready` in a loop with a deadline rather than a fixed sleep #ci #postgres
-
-## 10:20 The npm publish step
-
-The runner image moved to npm 10.9 last week. `npm ci` warned that the lockfile was written by
-npm 11, and `npm publish` then packed a different file list. Pinned npm in the job with
-`npm install -g npm@11.2.0` and added a version print at the top of the job.
-
-RULE: Pin npm to 11 in the release jobs so lockfile format changes do not break publishing #ci #npm
-RULE: Print `node --version` and `npm --version` at the start of every release job so toolchain drift shows up in the log #ci #release
-AVOID: Letting a retry wrapper rerun a job that publishes packages; a second publish fails and buries the first error #ci #release
-
-## 10:40 Pre-commit
-
-The pre-commit hooks (gitleaks, ruff, mypy) took 90 seconds per commit on this machine, so
-the hotfix commit went in with `git commit --no-verify`. The reviewer flagged it: the hooks
-run the secret scanner and the skipped mypy run would have caught a wrong return type.
-
-RULE: Use `--no-verify` to skip the pre-commit hooks #git
-
-## 11:00 Verification
-
-- `pytest -n auto tests/` twenty times inside the CI image: 20 of 20 green.
-- `make check` green; `ruff check` and `mypy` clean.
-- Release dry run on the branch (`workflow_dispatch`, publish disabled): green in 7m12s,
-  down from 11m40s.
-[playbook: helpful {ref:full-suite}]
-
-AVOID: Trusting a flaky-test fix after one green run; repeat the job in the CI image until the old failure rate would have shown #testing #flaky
-
-## Handoff
-
-- Done: per-worker SQLite files, healthcheck wait for Postgres, npm pinned to 11.2.0,
-  retry wrapper removed from the publish steps, `flaky` marker removed.
-- Left: the receipt template build still downloads fonts at build time; tracked in #482.
-- Verify: run the release workflow with `workflow_dispatch` and `publish=false`.
-"""
-
-_REF_RE: Final = re.compile(r"\{ref:([a-z0-9-]+)\}")
-_PLACEHOLDER_RE: Final = re.compile(r"\{rule:(\d+)\}")
-
-#: A session diary for the heuristic reflector: ``RULE:``/``AVOID:`` lines (trailing ``#tags``)
-#: and ``[playbook: helpful|harmful {rule:N} ...]`` markers, where ``{rule:N}`` stands for the
-#: bullet id of ``RULES[N]``; :func:`render_diary` fills them in. One proposal nearly repeats an
-#: existing rule (the review queue shows it as a near-duplicate) and one matches a blocked
-#: pattern.
-DEMO_DIARY: Final[str] = _REF_RE.sub(
-    lambda m: f"{{rule:{_index_by_prefix(_DIARY_REFS[m.group(1)])}}}", _DIARY_TEMPLATE
-)
-
-
-def render_diary(ids: Sequence[str], diary: str = DEMO_DIARY) -> str:
-    """The diary with every ``{rule:N}`` placeholder replaced by ``ids[N]``.
-
-    ``ids`` are the bullet ids the loader got for :data:`RULES`, in the same order. Raises
-    ``ValueError`` if a placeholder points past the end of ``ids``."""
-
-    def bullet_id(match: re.Match[str]) -> str:
-        index = int(match.group(1))
-        if index >= len(ids):
-            raise ValueError(f"diary refers to rule {index}, but only {len(ids)} ids were given")
-        return ids[index]
-
-    return _PLACEHOLDER_RE.sub(bullet_id, diary)
-
-
-# --------------------------------------------------------------------------- a hook session
-# A second session, ended a few minutes before "now" and staged by the SessionEnd hook
-# (origin "hook"): the proposals a reviewer sees at the top of the queue, among them a
-# rewrite and a merge, so the workbench shows word-level diffs.
-
-HOOK_SESSION_NAME: Final = "claude-session-7f3a9c2e.md"
-HOOK_SESSION: Final = """\
-# Session 7f3a9c2e (Claude Code, SessionEnd hook)
-
-The release job failed again; the first error was an npm auth failure, later ones were
-cascades. Quoting the first error in the PR saved the reviewer a re-run.
-REPLACE first-error: Read the first error in the CI log and quote it in the pull request; later failures are usually cascades
-
-Go changes: vet and the race detector caught two different bugs in the same package.
-MERGE go-vet + go-race: Run `go vet ./...` and `go test -race ./...` before committing Go changes
-
-Publishing twice from a retried job broke the release notes.
-RULE: Make package publishing idempotent: check whether the version exists before `npm publish`
-"""
-HOOK_PROPOSALS: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
-    # (delta type, the rules it rewrites by prefix, the marker line's start in HOOK_SESSION)
-    ("replace", ("Read the first error in the CI log",), "REPLACE first-error:"),
-    ("merge", ("Run `go vet ./...`", "Run `go test -race`"), "MERGE go-vet"),
-    ("add", (), "RULE: Make package publishing"),
-)
-
-
-def hook_session_deltas(
-    live_id_of: Callable[[str], str | None],
-) -> list[tuple[dict[str, object], int]]:
-    """(delta, byte offset of its line in HOOK_SESSION) for each hook proposal, with the
-    ids of the rules it rewrites as they are live now (`live_id_of(prefix)`)."""
-    raw = HOOK_SESSION.encode("utf-8")
-    out: list[tuple[dict[str, object], int]] = []
-    for kind, prefixes, marker in HOOK_PROPOSALS:
-        start = raw.index(marker.encode("utf-8"))
-        line = raw[start : raw.index(b"\n", start)].decode("utf-8")
-        content = line.split(": ", 1)[1]
-        ids = [live_id_of(p) for p in prefixes]
-        if any(i is None for i in ids):
-            continue
-        delta: dict[str, object]
-        if kind == "replace":
-            delta = {"type": "replace", "bullet_id": ids[0], "content": content}
-        elif kind == "merge":
-            delta = {"type": "merge", "bullet_ids": ids, "content": content}
-        else:
-            delta = {"type": "add", "content": content, "tags": ["release", "npm"]}
-        out.append((delta, start))
-    return out

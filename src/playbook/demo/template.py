@@ -34,7 +34,7 @@ from ..interop.snapshot import SECTIONS, export_snapshot
 from ..interop.snapshot_rows import Snapshot, Stamp
 from ..review import queue
 from ..store import iso, open_store, parse_iso
-from . import content as dc
+from . import diary
 from .build import DIARY_NAME, DemoPlaybook, build_demo
 
 TEMPLATE_FILE = Path(__file__).with_name("template.json.gz")
@@ -47,7 +47,7 @@ def demo_key() -> str:
     version and with the demo's code or content."""
     digest = hashlib.sha256(__version__.encode())
     here = Path(__file__).parent
-    for name in ("build.py", "content.py"):
+    for name in ("build.py", "content.py", "diary.py", "history.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -143,8 +143,8 @@ def instantiate(
     _session_refs(doc, FOLDER, str(path.parent))
     ids: list[str] = template["rule_ids"]
     diary_path = path.with_name(DIARY_NAME)
-    diary_path.write_text(dc.render_diary(ids), encoding="utf-8")
-    path.with_name(dc.HOOK_SESSION_NAME).write_text(dc.HOOK_SESSION, encoding="utf-8")
+    diary_path.write_text(diary.render_diary(ids), encoding="utf-8")
+    path.with_name(diary.HOOK_SESSION_NAME).write_text(diary.HOOK_SESSION, encoding="utf-8")
     snapshot = Snapshot.model_validate(doc)
     with open_store(path) as store:
         import_snapshot(store, snapshot)
