@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..core.collector import paused
 from ..core.errors import InvalidInput
 from ..store import PlaybookStore, iso
 from ..store.views import BulletRow
 from .history import rows_as_of
+from .moments import Moments
 
 MOVERS = 20  # rules listed under "moved most in score"
 MOVED = 0.01  # a score change smaller than this is not a move
@@ -86,6 +88,7 @@ def diff_since(
     *,
     until: datetime | None = None,
     movers: int = MOVERS,
+    moments: Moments | None = None,
 ) -> PlaybookDiff:
     """The playbook at `until` (default now) against the playbook at `since`.
 
@@ -93,13 +96,18 @@ def diff_since(
     `until` (with their successors); `rung_changes`: maturity then != maturity at `until`;
     `movers`: rules live at both moments, the `movers` largest score changes (then, now,
     delta). `counts` has every list's full size, `moved` (|delta| >= 0.01) and the live
-    rules at each end (`rules_then`, `rules_now`).
+    rules at each end (`rules_then`, `rules_now`). `moments`: what a long-lived reader
+    keeps between moments (`review.moments`).
     """
     end = until or store.now()
     if since > end:
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
-    before = {r.id: r for r in rows_as_of(store, since)}
-    after = {r.id: r for r in (rows_as_of(store, end) if until else store.views.bullet_rows())}
+    with paused():  # two whole tables (`core.collector`)
+        before = {r.id: r for r in rows_as_of(store, since, moments)}
+        after = {
+            r.id: r
+            for r in (rows_as_of(store, end, moments) if until else store.views.bullet_rows())
+        }
 
     def change(now: BulletRow, then: BulletRow | None, next_ids: Sequence[str] = ()) -> RuleChange:
         return RuleChange(

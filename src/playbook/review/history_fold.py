@@ -54,20 +54,19 @@ def moment_day(when: datetime) -> int:
 def fold_evidence(
     store: PlaybookStore,
     when: datetime,
-    rows: list[tuple[Any, ...]],
+    kept: np.ndarray,
     pos: dict[str, int],
     end: np.ndarray,
     half_life: np.ndarray,
     created: np.ndarray,
     wanted: list[str] | None,
 ) -> Folded:
-    """(H, X, last activity) of each row as of `when`, from the days: `rows` are
-    `store.past.bullets_created_by(when, day=moment_day(when))`'s (each with its checkpoint
-    after `CHECKPOINT`), `pos` their positions by id; `wanted`: the bullets read (None:
-    every bullet)."""
-    n = len(rows)
+    """(H, X, last activity) of each row as of `when`, from the days: `kept` holds each
+    row's checkpoint before the moment's day (n x 6, `store.history.CHECKPOINT_COLUMNS`;
+    NaN: none), `pos` the rows' positions by id; `wanted`: the bullets read (None: every
+    bullet)."""
+    n = len(kept)
     start = _EPOCH + moment_day(when) * _DAY
-    kept = np.array([r[CHECKPOINT:] for r in rows], dtype=np.float64).reshape(n, 6)
     has_row = ~np.isnan(kept[:, 4])  # NULLs (no checkpoint): NaN
     kept_hl = kept[:, 0].copy()
     ref = np.where(has_row, kept[:, 1], -np.inf)

@@ -23,6 +23,7 @@ from textual.app import App
 from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, get_current_worker
 
+from ..core.collector import paused
 from ..core.policy import Policy
 from ..store.views import BulletRow
 from . import format as fmt
@@ -84,10 +85,11 @@ class Snapshots:
     def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         """In the poll worker: the playbook as of the moment shown, each pane's part."""
         as_of = self.travel.as_of
-        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at(), as_of=as_of)
-        snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
-        rows = snapshot.rows_by_id
-        prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
+        with paused():  # a whole playbook's rows, read and ordered (`core.collector`)
+            snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at(), as_of=as_of)
+            snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
+            rows = snapshot.rows_by_id
+            prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
         if worker.is_cancelled:
             return False
         self.app.post_message(SnapshotLoaded(snapshot, version, prepared))
@@ -125,6 +127,7 @@ class Snapshots:
             app.screen.set_context(ctx)  # an action taken there: read its list again
         app.refresh_bindings()
         self.live.poll_done()
+        self.travel.read_ahead()
         app.workers.cancel_group(app, "similar")  # read for a snapshot no longer shown
         due = snap.similar_due()
         if due:  # after this frame: the first paint does not wait for them
