@@ -96,6 +96,28 @@ def test_an_import_of_feedback_recorded_in_the_past_drops_the_days_it_changes(
     assert len(asked) == 1  # the kept day was read again
 
 
+def test_an_event_recorded_late_on_the_moments_day_drops_that_day(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer whose clock runs behind records today's event on the moment's day."""
+    bid = add(store, "Retry flaky network tests once")
+    _year(store, clock, seed=8)
+    moment = (clock() - timedelta(days=12)).replace(hour=20)
+    kept = Moments()
+    stale = review.rows_as_of(store, moment, kept)
+    behind = moment - timedelta(hours=3)
+    with store.transaction():
+        store.tables.append_rows(
+            "feedback",
+            ("bullet_id", "kind", "at", "recorded_at", "weight", "actor"),
+            [(bid, "helpful", iso(behind), iso(behind), 3.0, "agent")],
+        )
+        store.sync_evidence()
+    fresh = review.rows_as_of(store, moment)
+    assert fresh != stale
+    assert review.rows_as_of(store, moment, kept) == fresh
+
+
 def test_nothing_is_kept_while_the_days_cannot_answer(
     store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

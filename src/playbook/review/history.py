@@ -107,9 +107,9 @@ def _rows_as_of(
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     day = moment_day(when) if store.past.days_answer() else None
-    kept = None
+    kept = day_events = None
     if day is not None and moments is not None and ids is None:
-        cols, kept = moments.columns(store, when, day)
+        cols, kept, day_events = moments.columns(store, when, day)
     else:
         rows = store.past.bullets_created_by(when, wanted, day=day)
         cols = list(zip(*rows, strict=True))
@@ -129,7 +129,7 @@ def _rows_as_of(
     default_hl = policy.half_life_days
     half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     helpful, harmful, last = _evidence_then(
-        store, when, bids, pos, (end, half_life, created), wanted, kept
+        store, when, bids, pos, (end, half_life, created), wanted, (kept, day_events)
     )
     stale = (end - last) >= policy.stale_after_days
     maturity_then = store.past.maturities_as_of(when)
@@ -167,17 +167,19 @@ def _evidence_then(
     pos: dict[str, int],
     columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     wanted: list[str] | None,
-    kept: np.ndarray | None,
+    days_read: tuple[np.ndarray | None, list[tuple[str, str, float, float, str]] | None],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(H, X, last activity) per row as of `when` (`columns`: each row's end, half-life
-    and creation day): from the evidence cache's days (`kept`: each row's checkpoint before
-    the moment's day), and from the raw events for the rows they cannot answer (or for all,
-    when the days lag the log or the schema has none: `kept` is None)."""
+    and creation day): from the evidence cache's days (`days_read`: each row's checkpoint
+    before the moment's day, and that day's events when they were read with them), and
+    from the raw events for the rows they cannot answer (or for all, when the days lag the
+    log or the schema has none: no checkpoints)."""
     end, half_life, created = columns
+    kept, day_events = days_read
     if kept is None:
         events = _events_recorded_by(store, when, pos, wanted)
         return _evidence(store, when, pos, end, half_life, created, events)
-    days = fold_evidence(store, when, kept, pos, end, half_life, created, wanted)
+    days = fold_evidence(store, when, kept, pos, (end, half_life, created), wanted, day_events)
     helpful, harmful, last = days.helpful, days.harmful, days.last
     slow = np.flatnonzero(days.inexact)
     if len(slow):

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import scoring
-from ..store import PlaybookStore, parse_iso
+from ..store import PlaybookStore, iso, parse_iso
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 CHECKPOINT = 15  # where a row's checkpoint columns start (store.history.CHECKPOINT_COLUMNS)
@@ -56,17 +56,23 @@ def fold_evidence(
     when: datetime,
     kept: np.ndarray,
     pos: dict[str, int],
-    end: np.ndarray,
-    half_life: np.ndarray,
-    created: np.ndarray,
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     wanted: list[str] | None,
+    day_events: list[tuple[str, str, float, float, str]] | None = None,
 ) -> Folded:
     """(H, X, last activity) of each row as of `when`, from the days: `kept` holds each
     row's checkpoint before the moment's day (n x 6, `store.history.CHECKPOINT_COLUMNS`;
-    NaN: none), `pos` the rows' positions by id; `wanted`: the bullets read (None: every
-    bullet)."""
+    NaN: none), `pos` the rows' positions by id, `columns` each row's end, half-life and
+    creation day; `wanted`: the bullets read (None: every bullet); `day_events`: every
+    event recorded on the moment's day (`store.past.events_of_day`), when already read."""
+    end, half_life, created = columns
     n = len(kept)
-    start = _EPOCH + moment_day(when) * _DAY
+    if day_events is None:
+        start = _EPOCH + moment_day(when) * _DAY
+        events = store.past.events_between(start, when, wanted)
+    else:  # the store's own ISO text: compared as text, as the database does
+        by = iso(when)
+        events = [e[:4] for e in day_events if e[4] <= by]
     has_row = ~np.isnan(kept[:, 4])  # NULLs (no checkpoint): NaN
     kept_hl = kept[:, 0].copy()
     ref = np.where(has_row, kept[:, 1], -np.inf)
@@ -75,7 +81,7 @@ def fold_evidence(
     count = np.where(has_row, kept[:, 4], 0.0).astype(np.int64)
     last_at = np.where(has_row, kept[:, 5], -np.inf)
     accs: dict[int, scoring.DecayAccumulator] = {}
-    for bid, kind, t, w in store.past.events_between(start, when, wanted):
+    for bid, kind, t, w in events:
         i = pos.get(bid)
         if i is None:  # a bullet created after the moment (an import)
             continue

@@ -152,6 +152,11 @@ class Past:
         [start, when], in id order."""
         return self.evidence.days.events_between(start, when, ids)
 
+    def events_of_day(self, day: int) -> list[tuple[str, str, float, float, str]]:
+        """(bullet_id, kind, at in epoch days, weight, recorded_at) of the events recorded
+        on `day`, in id order."""
+        return self.evidence.days.events_of_day(day)
+
     def maturities_as_of(self, when: datetime) -> dict[str, str]:
         """The maturity of each bullet whose rung changed after `when`, as it stood at
         `when` (its maturity log's latest entry by then; none: it had no entry by then).
