@@ -191,3 +191,51 @@ def test_a_collector_off_before_stays_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_days_events_fold_over_arrays_as_one_by_one() -> None:
+    """`history_fold._fold_day` against `DecayAccumulator.fold` event by event: rows with a
+    checkpoint and without, events out of observation order, before the checkpoint's
+    reference time, and of a bullet not among the rows."""
+    import random
+
+    import numpy as np
+
+    from playbook.core.scoring import DecayAccumulator
+    from playbook.review.history_fold import _fold_day
+
+    rng = random.Random(11)
+    n = 40
+    kept = [
+        (30.0 if i % 5 else 90.0, 20_000 + rng.random() * 5, rng.random() * 9, rng.random() * 3,
+         rng.randint(1, 50), 20_000 + rng.random() * 5)
+        if i % 3 else None
+        for i in range(n)
+    ]  # fmt: skip
+    half_life = np.array([60.0 if i % 7 else 15.0 for i in range(n)])
+    pos = {f"b{i}": i for i in range(n)}
+    events = [
+        (f"b{rng.randrange(n + 3)}", rng.choice(["helpful", "harmful"]),
+         20_003 + rng.random() * 4, rng.choice([1.0, 2.0, 0.5]))
+        for _ in range(600)
+    ]  # fmt: skip
+    state = tuple(
+        np.array([k[j] if k else d for k in kept], dtype=np.float64)
+        for j, d in enumerate((np.nan, -np.inf, 0.0, 0.0, 0, -np.inf))
+    )
+    state = (*state[:4], state[4].astype(np.int64), state[5])
+    _fold_day(state, half_life, events, pos)
+    for i in range(n):
+        k = kept[i]
+        acc = DecayAccumulator(*k[:5]) if k else DecayAccumulator(float(half_life[i]))
+        last = k[5] if k else -np.inf
+        for bid, kind, t, w in events:
+            if bid == f"b{i}":
+                acc.fold(kind, t, w)
+                last = max(last, t)
+        got = [float(a[i]) for a in state]
+        want = [acc.half_life, acc.ref, acc.helpful, acc.harmful, acc.count, last]
+        if not acc.count:
+            assert got[4] == 0 and got[2] == got[3] == 0.0, i
+            continue
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12), i

@@ -133,20 +133,25 @@ def diff_since(
         for r in after.values()
         if r.id in before and before[r.id].maturity != r.maturity
     ]
+    # every live rule moves a little as its evidence decays: the changes are made only for
+    # the movers listed (a RuleChange for each of 100k rules was a second of then-vs-now)
     moved = [
-        change(r, before[r.id])
+        (-abs(delta), r.id)
         for r in after.values()
-        if r.id in before and r.state != "retired" and before[r.id].state != "retired"
+        if r.state != "retired"
+        for b in (before.get(r.id),)
+        if b is not None and b.state != "retired"
+        for delta in (r.effective - b.effective,)
+        if abs(delta) >= MOVED
     ]
-    moved = [c for c in moved if abs(c.delta or 0.0) >= MOVED]
-    moved.sort(key=lambda c: (-abs(c.delta or 0.0), c.id))
+    moved.sort()
     return PlaybookDiff(
         since=since,
         until=end,
         appeared=appeared,
         retired=retired,
         rung_changes=rungs,
-        movers=moved[: max(0, movers)],
+        movers=[change(after[bid], before[bid]) for _, bid in moved[: max(0, movers)]],
         counts={
             "appeared": len(appeared),
             "retired": len(retired),
