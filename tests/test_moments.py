@@ -20,8 +20,8 @@ from playbook.review.moments import Moments
 from playbook.store import PlaybookStore, iso
 
 from .helpers import Clock, add, mark
-from .test_bad_values import _drop_checks, _feedback, _restore_checks
-from .test_history_days import _moments, _year
+from .helpers.bad_rows import bad_feedback, drop_checks, restore_checks
+from .helpers.years import moments_of, small_year
 
 
 def _reads_of_checkpoints(store: PlaybookStore, mp: pytest.MonkeyPatch) -> list[int]:
@@ -40,8 +40,8 @@ def _reads_of_checkpoints(store: PlaybookStore, mp: pytest.MonkeyPatch) -> list[
 def test_a_table_read_with_what_is_kept_is_the_table_read_without(
     store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _year(store, clock)
-    moments = _moments(store, clock)
+    small_year(store, clock)
+    moments = moments_of(store, clock)
     kept = Moments(keep_days=3)  # small: days are dropped and read again
     asked = _reads_of_checkpoints(store, monkeypatch)
     for moment in [*moments, *reversed(moments)]:  # the second pass finds days kept
@@ -52,7 +52,7 @@ def test_a_table_read_with_what_is_kept_is_the_table_read_without(
 def test_what_is_kept_serves_the_next_read_and_writes_since_show(
     store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _year(store, clock, seed=4)
+    small_year(store, clock, seed=4)
     week_back = clock() - timedelta(days=7)
     kept = Moments()
     kept.warm(store, [week_back])
@@ -76,7 +76,7 @@ def test_what_is_kept_serves_the_next_read_and_writes_since_show(
 def test_an_import_of_feedback_recorded_in_the_past_drops_the_days_it_changes(
     store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _year(store, clock, seed=3)
+    small_year(store, clock, seed=3)
     moment = clock() - timedelta(days=20)
     kept = Moments()
     stale = review.rows_as_of(store, moment, kept)
@@ -101,7 +101,7 @@ def test_an_event_recorded_late_on_the_moments_day_drops_that_day(
 ) -> None:
     """A writer whose clock runs behind records today's event on the moment's day."""
     bid = add(store, "Retry flaky network tests once")
-    _year(store, clock, seed=8)
+    small_year(store, clock, seed=8)
     moment = (clock() - timedelta(days=12)).replace(hour=20)
     kept = Moments()
     stale = review.rows_as_of(store, moment, kept)
@@ -121,7 +121,7 @@ def test_an_event_recorded_late_on_the_moments_day_drops_that_day(
 def test_nothing_is_kept_while_the_days_cannot_answer(
     store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _year(store, clock, seed=6)
+    small_year(store, clock, seed=6)
     moment = clock() - timedelta(days=10)
     monkeypatch.setattr(store.past, "days_answer", lambda: False)
     kept = Moments()
@@ -153,10 +153,10 @@ def test_latest_events_leave_out_malformed_rows_as_the_timeline_does(
     for _ in range(5):
         clock.advance(hours=1)
         mark(store, bid, "helpful")
-    _drop_checks(store, "feedback")  # rows written before the checks existed
+    drop_checks(store, "feedback")  # rows written before the checks existed
     for _ in range(40):  # more than the read leaves room for, and first from the end
-        _feedback(store, bid, at="yesterday")
-    _restore_checks(store, "feedback")
+        bad_feedback(store, bid, at="yesterday")
+    restore_checks(store, "feedback")
     timeline = store.timeline(bid)
     assert len(timeline) == 5
     assert [e.id for e in store.latest_events(bid, 3)] == [e.id for e in timeline[-3:]]
