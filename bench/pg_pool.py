@@ -44,7 +44,7 @@ KEPT = "pool=transaction, prepared statements kept"
 
 
 def load() -> str:
-    return "load %.1f" % os.getloadavg()[0]
+    return f"load {os.getloadavg()[0]:.1f}"
 
 
 def read_ms(url: str, reads: int = 400) -> float:

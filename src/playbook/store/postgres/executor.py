@@ -85,9 +85,9 @@ class PostgresExecutor(ExecutorBase):
         # Through a transaction-mode pool (`pooling.py`): the statement that sets the
         # session's settings, sent first in every transaction ("" straight to a server).
         self.settings = settings
-        first = f"BEGIN; {settings}" if settings else "BEGIN"
-        self._begin = f"{first}; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)})"
-        self._snapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" + first[5:]
+        then = f"; {settings}" if settings else ""
+        self._begin = f"BEGIN{then}; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)})"
+        self._snapshot = f"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY{then}"
         self._bump = (
             "UPDATE _playbook_changes SET n = n + 1",
             f"SELECT pg_notify('{channel}', '')",
