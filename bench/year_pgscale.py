@@ -202,6 +202,9 @@ def bouncer(server: Pg, folder: Path, args: argparse.Namespace) -> None:
                 figure(f"{what}: {label} p50 / p99",
                        f"{pct(walls, 50):.3f} / {pct(walls, 99):.3f} s")  # fmt: skip
             figure(f"{what}: errors", str(len(got.errors)))  # type: ignore[attr-defined]
+            for kind in sorted({e.split(" (", 1)[0] for e in got.errors}):  # type: ignore[attr-defined]
+                first = next(e for e in got.errors if e.startswith(kind))  # type: ignore[attr-defined]
+                say(f"  first {kind} error: {' '.join(first.split())[:300]}")
             figure(f"{what}: most server backends at once", str(peak))
             loops = max(got.loops, 1)  # type: ignore[attr-defined]
             figure(f"{what}: server CPU per agent loop ({load()})",

@@ -140,6 +140,18 @@ def test_two_rounds_of_long_lived_writers(pooled: str) -> None:
         assert sum(1 for e in store.timeline(bid) if e.kind == "helpful") == 72
 
 
+def test_a_watcher_through_the_pool_sees_commits_without_listening(pooled: str) -> None:
+    """A pool in transaction mode cannot keep a LISTEN: the watcher's token reads the
+    commit counter instead, and still moves with every commit."""
+    bid = _rule(pooled)
+    with open_store(pooled, mode="read") as watcher, open_store(pooled) as writer:
+        watcher.listen()
+        before = watcher.change_token()
+        assert watcher.change_token() == before
+        curate(writer, [{"type": "helpful", "bullet_id": bid}])
+        assert watcher.change_token() != before
+
+
 # ------------------------------------------------------------ the URL and its options
 def test_the_pool_parameter_is_taken_out_of_the_url() -> None:
     url = "postgresql://u@h:6432/team?pool=transaction&connect_timeout=3"
