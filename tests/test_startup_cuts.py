@@ -3,11 +3,12 @@ gives exactly what it replaced.
 
 - the classes a one-shot command loads are records (`core/record.py`), not dataclasses:
   the same `repr`, `==`, hash and immutability, no code compiled at import, and a `recall`
-  loads neither `dataclasses` nor `inspect` (checked in a fresh interpreter);
+  or a prompt hook (the playbook named, or found from the project's config) loads neither
+  `dataclasses` nor `inspect` (checked in a fresh interpreter);
 - `--db` is read without `project.config` (nothing to look for);
 - the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads;
-- the fast path freezes the collector at exit, not before: a process that goes on after
-  `launcher.run` keeps its collector as it was;
+- the fast path, hooks included, freezes the collector at exit, not before: a process
+  that goes on after `launcher.run` keeps its collector as it was;
 - `core.inert` tells plain text without compiling its pattern, and says what the pattern
   says;
 - `core.text`'s prohibition pattern is compiled on first use.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import json
 import pickle
 import re
 import subprocess
@@ -175,15 +177,18 @@ print(repr((sorted(sys.modules), made, len(out.getvalue()))))
 """
 
 
-def _fresh(argv: list[str]) -> tuple[set[str], list[str]]:
+def _fresh(
+    argv: list[str], stdin: str = "", env: dict[str, str] | None = None
+) -> tuple[set[str], list[str]]:
     """(the modules a fresh `playbook ARGV` process holds when done, the vocabularies it
     made)."""
     proc = subprocess.run(
         [sys.executable, "-c", _LOADED, *argv],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        env={"PYTHONPATH": str(SRC), "PATH": "", **(env or {})},
     )
     assert proc.returncode == 0, proc.stderr
     modules, made, printed = eval(proc.stdout.strip().splitlines()[-1])
@@ -202,6 +207,26 @@ def test_recall_loads_no_dataclass_machinery(playbook_file: tuple[Path, str]) ->
     for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize", "playbook.project.config"):
         assert gone not in loaded, gone
     assert made == ["Actor", "Maturity"]
+
+
+def test_the_prompt_hook_loads_no_dataclass_machinery(
+    playbook_file: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The hook input, its config, the workspace, the project's config and the items given
+    are records: on SQLite a prompt hook compiles no dataclass (on PostgreSQL psycopg loads
+    `dataclasses` for its own, and the hook's records still compile nothing)."""
+    path, _ = playbook_file
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pb.sqlite3").write_bytes(path.read_bytes())
+    (project / ".playbook.toml").write_text('db = "pb.sqlite3"\n', encoding="utf-8")
+    named = ["--db", str(path), "hook", "prompt"]
+    for n, argv in enumerate((named, ["hook", "prompt"])):  # named, then found from the project
+        hook = {"session_id": f"s{n}", "cwd": str(project), "prompt": "npm release job"}
+        loaded, _ = _fresh(argv, json.dumps(hook), {"XDG_STATE_HOME": str(tmp_path / "state")})
+        for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize"):
+            assert gone not in loaded, (argv, gone)
+    assert "playbook.project.config" in loaded  # the second hook found it from the project
 
 
 def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -> None:
@@ -225,18 +250,22 @@ except SystemExit as done:
 """
 
 
+@pytest.mark.parametrize("command", ["mark", "hook prompt"])
 def test_a_one_shot_command_freezes_its_objects_at_exit_only(
-    playbook_file: tuple[Path, str], tmp_path: Path
+    playbook_file: tuple[Path, str], tmp_path: Path, command: str
 ) -> None:
     path, bid = playbook_file
     copy = tmp_path / "pb.sqlite3"
     copy.write_bytes(path.read_bytes())
+    argv = [bid, "helpful"] if command == "mark" else []
+    hook = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "prompt": "npm release"})
     proc = subprocess.run(
-        [sys.executable, "-c", _EXIT, "--db", str(copy), "mark", bid, "helpful"],
+        [sys.executable, "-c", _EXIT, "--db", str(copy), *command.split(), *argv],
+        input=hook if command != "mark" else "",
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        env={"PYTHONPATH": str(SRC), "PATH": "", "XDG_STATE_HOME": str(tmp_path / "state")},
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-2:] == [
@@ -244,6 +273,8 @@ def test_a_one_shot_command_freezes_its_objects_at_exit_only(
         "frozen at exit: True",
     ]
     assert not Path(f"{copy}-wal").exists()  # the playbook was closed before
+    if command != "mark":  # the hook answered (its JSON, before the lines above)
+        assert "Pin npm to 11" in proc.stdout
 
 
 # ------------------------------------------------------------------ vocabularies on first use

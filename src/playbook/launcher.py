@@ -35,6 +35,13 @@ def run() -> None:
 
         cli_run()
         return
+    # The process ends with the command, the playbook closed by then: nothing it built
+    # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
+    # last collections, which traverse every object of every module loaded (6% of a
+    # one-shot command's instructions; 7% of a prompt hook's on PostgreSQL, whose psycopg
+    # holds many). (At exit, not here: a caller of `run` in a process that goes on, as the
+    # tests are, keeps its collector as it was.)
+    atexit.register(gc.freeze)
     if call.command == "hook":
         sys.exit(_hook(call.options, call.values))
     from playbook.cli import hot  # lazy: mark, recall (the hook path loads hooks.run instead)
@@ -47,12 +54,6 @@ def run() -> None:
     state.policy = call.options.get("--policy")  # else $PLAYBOOK_POLICY (`policy_path`)
     state.read_db = call.options.get("--read-db")  # else $PLAYBOOK_READ_DB (`read_target`)
     command = getattr(hot, COMMANDS[call.command].function)
-    # The process ends with the command, the playbook closed by then: nothing it built
-    # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
-    # last collections, which traverse every object of every module loaded (6% of a
-    # one-shot command's instructions). (At exit, not here: a caller of `run` in a process
-    # that goes on, as the tests are, keeps its collector as it was.)
-    atexit.register(gc.freeze)
     sys.exit(run_guarded(args, lambda: command(**call.values)))
 
 

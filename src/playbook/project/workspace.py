@@ -16,8 +16,9 @@ size, and a worktree's or submodule's ``.git`` file is followed to the folder th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..core.record import FrozenRecord
 
 __all__ = ["Workspace", "normalise_remote", "same_workspace", "workspace_of"]
 
@@ -31,14 +32,18 @@ _SCP = re.compile(r"^(?:[^@/\s]+@)?([A-Za-z0-9.-]+):(?!//)(.+)$")  # git@host:pa
 _URLISH = re.compile(r"^([a-z][a-z0-9+.-]*)://([^/]*)(/.*)?$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(FrozenRecord):
     """`key`: the identity (``github.com/org/repo``, or a folder name); `name`: the folder's
     name; `source`: ``remote`` or ``folder``, how the key was found."""
 
     key: str
     name: str
     source: str
+
+    def __init__(self, key: str, name: str, source: str) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "source", source)
 
 
 def normalise_remote(url: str) -> str | None:
