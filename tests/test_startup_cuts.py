@@ -229,6 +229,34 @@ def test_the_prompt_hook_loads_no_dataclass_machinery(
     assert "playbook.project.config" in loaded  # the second hook found it from the project
 
 
+def test_mark_loads_no_dataclass_machinery(playbook_file: tuple[Path, str], tmp_path: Path) -> None:
+    """The outcome of a mark and the review module's classes it loads (conflicts, detail,
+    actions) are records: a mark compiles no dataclass (on PostgreSQL psycopg loads
+    `dataclasses` for its own)."""
+    path, bid = playbook_file
+    copy = tmp_path / "pb.sqlite3"
+    copy.write_bytes(path.read_bytes())
+    loaded, _ = _fresh(["--db", str(copy), "mark", bid, "helpful"])
+    for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize"):
+        assert gone not in loaded, gone
+
+
+def test_an_outcome_as_a_dict_is_what_asdict_gave() -> None:
+    """`DeltaOutcome.to_dict` (a record now) has the fields `dataclasses.asdict` gave, in
+    order, its code filled from the status unless given."""
+    from playbook.curation.results import DeltaOutcome
+
+    assert DeltaOutcome(3, "refused-pinned", "b-1", "pinned", "harmful").to_dict() == {
+        "index": 3, "status": "refused-pinned", "bullet_id": "b-1", "reason": "pinned",
+        "type": "harmful", "code": "pinned",
+    }  # fmt: skip
+    assert list(DeltaOutcome(0, "applied").to_dict()) == [
+        "index", "status", "bullet_id", "reason", "type", "code"
+    ]  # fmt: skip
+    assert DeltaOutcome(0, "rejected-invalid", code="not_found").code == "not_found"
+    assert DeltaOutcome(0, "applied").code is None
+
+
 def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -> None:
     path, bid = playbook_file
     loaded, made = _fresh(["--db", str(path), "mark", bid, "helpful"])
