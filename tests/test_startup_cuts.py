@@ -7,8 +7,9 @@ gives exactly what it replaced.
   `dataclasses` nor `inspect` (checked in a fresh interpreter);
 - `--db` is read without `project.config` (nothing to look for);
 - the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads;
-- the fast path, hooks included, freezes the collector at exit, not before: a process
-  that goes on after `launcher.run` keeps its collector as it was;
+- the fast path, hooks included, pauses the collector for the command and freezes it at
+  exit, not before: a process that goes on after `launcher.run` has its collector on, and
+  nothing frozen;
 - `core.inert` tells plain text without compiling its pattern, and says what the pattern
   says;
 - `core.text`'s prohibition pattern is compiled on first use.
@@ -269,17 +270,21 @@ def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -
 _EXIT = """
 import atexit, gc, sys
 from playbook.launcher import run
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
 sys.argv = ["playbook", *sys.argv[1:]]
 try:
     run()
 except SystemExit as done:
     print("frozen before exit:", gc.get_freeze_count() > 0, "code:", done.code)
+    print("collector after:", gc.isenabled(), "young:", gc.get_count()[0] < 100)
+    print("collections:", len(collections))
 """
 
 
 @pytest.mark.parametrize("command", ["mark", "hook prompt"])
-def test_a_one_shot_command_freezes_its_objects_at_exit_only(
+def test_a_one_shot_command_pauses_the_collector_and_freezes_at_exit_only(
     playbook_file: tuple[Path, str], tmp_path: Path, command: str
 ) -> None:
     path, bid = playbook_file
@@ -296,8 +301,10 @@ def test_a_one_shot_command_freezes_its_objects_at_exit_only(
         env={"PYTHONPATH": str(SRC), "PATH": "", "XDG_STATE_HOME": str(tmp_path / "state")},
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-2:] == [
+    assert proc.stdout.splitlines()[-4:] == [
         "frozen before exit: False code: 0",
+        "collector after: True young: True",  # on, what the command made no longer young
+        "collections: 0",  # paused for the command: none set off by its imports or rows
         "frozen at exit: True",
     ]
     assert not Path(f"{copy}-wal").exists()  # the playbook was closed before
