@@ -3,11 +3,13 @@ gives exactly what it replaced.
 
 - the classes a one-shot command loads are records (`core/record.py`), not dataclasses:
   the same `repr`, `==`, hash and immutability, no code compiled at import, and a `recall`
-  loads neither `dataclasses` nor `inspect` (checked in a fresh interpreter);
+  or a prompt hook (the playbook named, or found from the project's config) loads neither
+  `dataclasses` nor `inspect` (checked in a fresh interpreter);
 - `--db` is read without `project.config` (nothing to look for);
 - the vocabularies' enums (`core.terms`) are made on first use, once, whatever the threads;
-- the fast path freezes the collector at exit, not before: a process that goes on after
-  `launcher.run` keeps its collector as it was;
+- the fast path, hooks included, pauses the collector for the command and freezes it at
+  exit, not before: a process that goes on after `launcher.run` has its collector on, and
+  nothing frozen;
 - `core.inert` tells plain text without compiling its pattern, and says what the pattern
   says;
 - `core.text`'s prohibition pattern is compiled on first use.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import json
 import pickle
 import re
 import subprocess
@@ -175,15 +178,18 @@ print(repr((sorted(sys.modules), made, len(out.getvalue()))))
 """
 
 
-def _fresh(argv: list[str]) -> tuple[set[str], list[str]]:
+def _fresh(
+    argv: list[str], stdin: str = "", env: dict[str, str] | None = None
+) -> tuple[set[str], list[str]]:
     """(the modules a fresh `playbook ARGV` process holds when done, the vocabularies it
     made)."""
     proc = subprocess.run(
         [sys.executable, "-c", _LOADED, *argv],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        env={"PYTHONPATH": str(SRC), "PATH": "", **(env or {})},
     )
     assert proc.returncode == 0, proc.stderr
     modules, made, printed = eval(proc.stdout.strip().splitlines()[-1])
@@ -204,6 +210,54 @@ def test_recall_loads_no_dataclass_machinery(playbook_file: tuple[Path, str]) ->
     assert made == ["Actor", "Maturity"]
 
 
+def test_the_prompt_hook_loads_no_dataclass_machinery(
+    playbook_file: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The hook input, its config, the workspace, the project's config and the items given
+    are records: on SQLite a prompt hook compiles no dataclass (on PostgreSQL psycopg loads
+    `dataclasses` for its own, and the hook's records still compile nothing)."""
+    path, _ = playbook_file
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pb.sqlite3").write_bytes(path.read_bytes())
+    (project / ".playbook.toml").write_text('db = "pb.sqlite3"\n', encoding="utf-8")
+    named = ["--db", str(path), "hook", "prompt"]
+    for n, argv in enumerate((named, ["hook", "prompt"])):  # named, then found from the project
+        hook = {"session_id": f"s{n}", "cwd": str(project), "prompt": "npm release job"}
+        loaded, _ = _fresh(argv, json.dumps(hook), {"XDG_STATE_HOME": str(tmp_path / "state")})
+        for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize"):
+            assert gone not in loaded, (argv, gone)
+    assert "playbook.project.config" in loaded  # the second hook found it from the project
+
+
+def test_mark_loads_no_dataclass_machinery(playbook_file: tuple[Path, str], tmp_path: Path) -> None:
+    """The outcome of a mark and the review module's classes it loads (conflicts, detail,
+    actions) are records: a mark compiles no dataclass (on PostgreSQL psycopg loads
+    `dataclasses` for its own)."""
+    path, bid = playbook_file
+    copy = tmp_path / "pb.sqlite3"
+    copy.write_bytes(path.read_bytes())
+    loaded, _ = _fresh(["--db", str(copy), "mark", bid, "helpful"])
+    for gone in ("dataclasses", "inspect", "ast", "dis", "tokenize"):
+        assert gone not in loaded, gone
+
+
+def test_an_outcome_as_a_dict_is_what_asdict_gave() -> None:
+    """`DeltaOutcome.to_dict` (a record now) has the fields `dataclasses.asdict` gave, in
+    order, its code filled from the status unless given."""
+    from playbook.curation.results import DeltaOutcome
+
+    assert DeltaOutcome(3, "refused-pinned", "b-1", "pinned", "harmful").to_dict() == {
+        "index": 3, "status": "refused-pinned", "bullet_id": "b-1", "reason": "pinned",
+        "type": "harmful", "code": "pinned",
+    }  # fmt: skip
+    assert list(DeltaOutcome(0, "applied").to_dict()) == [
+        "index", "status", "bullet_id", "reason", "type", "code"
+    ]  # fmt: skip
+    assert DeltaOutcome(0, "rejected-invalid", code="not_found").code == "not_found"
+    assert DeltaOutcome(0, "applied").code is None
+
+
 def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -> None:
     path, bid = playbook_file
     loaded, made = _fresh(["--db", str(path), "mark", bid, "helpful"])
@@ -216,34 +270,46 @@ def test_mark_with_db_reads_no_project_config(playbook_file: tuple[Path, str]) -
 _EXIT = """
 import atexit, gc, sys
 from playbook.launcher import run
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
 sys.argv = ["playbook", *sys.argv[1:]]
 try:
     run()
 except SystemExit as done:
     print("frozen before exit:", gc.get_freeze_count() > 0, "code:", done.code)
+    print("collector after:", gc.isenabled(), "young:", gc.get_count()[0] < 100)
+    print("collections:", len(collections))
 """
 
 
-def test_a_one_shot_command_freezes_its_objects_at_exit_only(
-    playbook_file: tuple[Path, str], tmp_path: Path
+@pytest.mark.parametrize("command", ["mark", "hook prompt"])
+def test_a_one_shot_command_pauses_the_collector_and_freezes_at_exit_only(
+    playbook_file: tuple[Path, str], tmp_path: Path, command: str
 ) -> None:
     path, bid = playbook_file
     copy = tmp_path / "pb.sqlite3"
     copy.write_bytes(path.read_bytes())
+    argv = [bid, "helpful"] if command == "mark" else []
+    hook = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "prompt": "npm release"})
     proc = subprocess.run(
-        [sys.executable, "-c", _EXIT, "--db", str(copy), "mark", bid, "helpful"],
+        [sys.executable, "-c", _EXIT, "--db", str(copy), *command.split(), *argv],
+        input=hook if command != "mark" else "",
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        env={"PYTHONPATH": str(SRC), "PATH": "", "XDG_STATE_HOME": str(tmp_path / "state")},
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-2:] == [
+    assert proc.stdout.splitlines()[-4:] == [
         "frozen before exit: False code: 0",
+        "collector after: True young: True",  # on, what the command made no longer young
+        "collections: 0",  # paused for the command: none set off by its imports or rows
         "frozen at exit: True",
     ]
     assert not Path(f"{copy}-wal").exists()  # the playbook was closed before
+    if command != "mark":  # the hook answered (its JSON, before the lines above)
+        assert "Pin npm to 11" in proc.stdout
 
 
 # ------------------------------------------------------------------ vocabularies on first use

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from playbook.project import workspace
 from playbook.project.workspace import normalise_remote, same_workspace, workspace_of
 
 
@@ -111,3 +115,38 @@ def test_a_huge_or_binary_config_is_read_within_its_bound(tmp_path: Path) -> Non
     )
     w = workspace_of(repo)
     assert w is not None and w.source == "folder"  # the remote lies past the bound: not read
+
+
+# ------------------------------------------------------------------ the config's lines
+# The patterns `workspace` read a config's lines with before issue 31 (a hook compiled them
+# on every prompt); its string methods must say what they said.
+SECTION = re.compile(r'^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]')
+OTHER_SECTION = re.compile(r"^\s*\[")
+URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
+
+_pieces = st.sampled_from(
+    ["[", "]", '"', "\\", "remote", "url", "URL", "uRl", "=", " ", "\t", "\n", "\x0b",
+     "\u00a0", "\u2028", "\x1c", "origin", "a", "\u212a", "\u0131", "#", '[remote "',
+     '[ remote\t"', '[remote"', "[remote", '"]', '" ]', '\\"', "url =", " url= "]
+)  # fmt: skip
+_lines = st.lists(st.one_of(_pieces, st.text(max_size=3)), max_size=12).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(line=_lines)
+def test_a_config_line_is_read_as_its_pattern_read_it(line: str) -> None:
+    section = SECTION.match(line)
+    assert workspace._remote_section(line) == (section.group(1) if section else None)
+    assert workspace._is_section(line) == bool(OTHER_SECTION.match(line))
+    url = URL.match(line)
+    assert workspace._url_value(line) == (url.group(1) if url else None)
+
+
+def test_url_is_the_name_in_any_case_and_nothing_else() -> None:
+    """What the pattern's IGNORECASE lets through, over every code point: each letter of
+    `url` in either case, no other character."""
+    for i, letter in enumerate("url"):
+        for c in map(chr, range(0x110000)):
+            name = "url"[:i] + c + "url"[i + 1 :]
+            ok = workspace._url_value(f"{name}=x") == "x"
+            assert ok == bool(URL.match(f"{name}=x")), (letter, hex(ord(c)))

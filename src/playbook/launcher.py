@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from playbook.cli.fast import COMMANDS, read
+from playbook.cli.fast import COMMANDS, Call, read
 
 
 def run() -> None:
@@ -35,6 +35,35 @@ def run() -> None:
 
         cli_run()
         return
+    # The process ends with the command, the playbook closed by then: nothing it built
+    # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
+    # last collections, which traverse every object of every module loaded (6% of a
+    # one-shot command's instructions; 7% of a prompt hook's on PostgreSQL, whose psycopg
+    # holds many). (At exit, not here: a caller of `run` in a process that goes on, as the
+    # tests are, keeps its collector as it was.)
+    atexit.register(gc.freeze)
+    # Nor does the command leave cycles worth collecting while it runs: the collections its
+    # imports set off traverse every module's objects again and again for nothing (4.6% of
+    # a PostgreSQL `mark`'s instructions, psycopg's import most of them). Paused for the
+    # command, the collector is as it was after it (a first recall's read pauses it too,
+    # `retrieval.rank`). What the command made is then in the oldest generation, as if it
+    # had survived the collections it skipped: freezing and unfreezing moves it there
+    # without a look at any object, where re-enabling alone would set off one collection
+    # of all of it on the way out. (Not in a process that froze objects of its own, which
+    # unfreezing would release.)
+    was, frozen = gc.isenabled(), gc.get_freeze_count()
+    gc.disable()
+    try:
+        _command(call, args)
+    finally:
+        if not frozen:
+            gc.freeze()
+            gc.unfreeze()
+        if was:
+            gc.enable()
+
+
+def _command(call: Call, args: list[str]) -> None:
     if call.command == "hook":
         sys.exit(_hook(call.options, call.values))
     from playbook.cli import hot  # lazy: mark, recall (the hook path loads hooks.run instead)
@@ -47,12 +76,6 @@ def run() -> None:
     state.policy = call.options.get("--policy")  # else $PLAYBOOK_POLICY (`policy_path`)
     state.read_db = call.options.get("--read-db")  # else $PLAYBOOK_READ_DB (`read_target`)
     command = getattr(hot, COMMANDS[call.command].function)
-    # The process ends with the command, the playbook closed by then: nothing it built
-    # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
-    # last collections, which traverse every object of every module loaded (6% of a
-    # one-shot command's instructions). (At exit, not here: a caller of `run` in a process
-    # that goes on, as the tests are, keeps its collector as it was.)
-    atexit.register(gc.freeze)
     sys.exit(run_guarded(args, lambda: command(**call.values)))
 
 

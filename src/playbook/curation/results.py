@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..core.record import NEW, Record
@@ -34,20 +33,35 @@ CODES = {
 }
 
 
-@dataclass
-class DeltaOutcome:
+class DeltaOutcome(Record):
     index: int
     status: str
-    bullet_id: str | None = None
-    reason: str | None = None  # for a person; its text is not a contract
-    type: str | None = None
+    bullet_id: str | None
+    reason: str | None  # for a person; its text is not a contract
+    type: str | None
     # why nothing applied (CODES, or finer); when applied, None or a note: `not_carried`
     # (a successor that does not inherit an original's evidence: opposite polarity)
-    code: str | None = None
+    code: str | None
 
-    def __post_init__(self) -> None:
-        if self.code is None:
-            self.code = CODES.get(self.status)
+    def __init__(
+        self,
+        index: int,
+        status: str,
+        bullet_id: str | None = None,
+        reason: str | None = None,
+        type: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        self.index = index
+        self.status = status
+        self.bullet_id = bullet_id
+        self.reason = reason
+        self.type = type
+        self.code = CODES.get(status) if code is None else code
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its fields by name, in order (what `dataclasses.asdict` gave)."""
+        return dict(zip(self._field_names, type(self)._field_values(self), strict=True))
 
 
 class CurateResult(Record):
@@ -122,8 +136,8 @@ class CurateResult(Record):
     def to_dict(self) -> dict[str, Any]:
         return {
             "batch_id": self.batch_id,
-            "outcomes": [asdict(o) for o in self.outcomes],
-            "rejected": [asdict(o) for o in self.rejected],
+            "outcomes": [o.to_dict() for o in self.outcomes],
+            "rejected": [o.to_dict() for o in self.rejected],
             "added": list(self.added),
             "conflicts": [list(p) for p in self.conflicts],
             "inversions": [list(p) for p in self.inversions],

@@ -24,9 +24,9 @@ cite a rule and how to write a lesson down, what the session's end reads back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from playbook.core.record import FrozenRecord
 from playbook.core.text import strip_avoid
 from playbook.project.workspace import same_workspace
 
@@ -54,14 +54,19 @@ SECTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(FrozenRecord):
     """One bullet to show: its id, its section, its text and its rung."""
 
     bullet_id: str
     section: str  # "rule", "anti-pattern" or "deprecated"
     text: str
     maturity: str
+
+    def __init__(self, bullet_id: str, section: str, text: str, maturity: str) -> None:
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "section", section)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "maturity", maturity)
 
     @classmethod
     def of(cls, bullet: Bullet | BulletRecord, section: str | None = None) -> Item:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from playbook.core.record import FrozenRecord
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",
@@ -33,15 +34,35 @@ class PayloadError(ValueError):
     """The hook input is not the JSON object the hook needs."""
 
 
-@dataclass(frozen=True)
-class HookInput:
+class HookInput(FrozenRecord):
+    """The fields of a hook input that a hook reads (a record: no dataclass compiled at the
+    import of every hook, `core.record`)."""
+
     session_id: str
-    cwd: str | None = None
-    transcript_path: str | None = None
-    prompt: str | None = None
-    source: str | None = None  # SessionStart: startup, resume, clear, compact
-    event: str | None = None  # hook_event_name, as sent
-    turn_id: str | None = None  # Codex's hooks send it (Claude Code's do not)
+    cwd: str | None
+    transcript_path: str | None
+    prompt: str | None
+    source: str | None  # SessionStart: startup, resume, clear, compact
+    event: str | None  # hook_event_name, as sent
+    turn_id: str | None  # Codex's hooks send it (Claude Code's do not)
+
+    def __init__(
+        self,
+        session_id: str,
+        cwd: str | None = None,
+        transcript_path: str | None = None,
+        prompt: str | None = None,
+        source: str | None = None,
+        event: str | None = None,
+        turn_id: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "session_id", session_id)
+        object.__setattr__(self, "cwd", cwd)
+        object.__setattr__(self, "transcript_path", transcript_path)
+        object.__setattr__(self, "prompt", prompt)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "event", event)
+        object.__setattr__(self, "turn_id", turn_id)
 
     def need(self, name: str) -> str:
         value = getattr(self, name)

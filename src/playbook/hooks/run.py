@@ -31,11 +31,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from playbook.core.errors import SchemaTooOld
+from playbook.core.record import FrozenRecord
 from playbook.store import resolve_target
 
 from .payload import MAX_PAYLOAD_BYTES, HookInput, parse_codex_notify, parse_payload
@@ -129,15 +129,28 @@ def _deadline(event: str, answered: threading.Lock) -> threading.Timer | None:
     return timer
 
 
-@dataclass(frozen=True)
-class _Config:
+class _Config(FrozenRecord):
     """What every hook is given: the playbook, the policy file, the session-end reflector."""
 
     db: str | Path
     policy: Path | None
-    reflector: str | None = None
-    explicit: bool = False  # the playbook was named (--db), not found from the session
-    read_db: str | None = None  # --read-db: the prompt and session-start hooks read it
+    reflector: str | None
+    explicit: bool  # the playbook was named (--db), not found from the session
+    read_db: str | None  # --read-db: the prompt and session-start hooks read it
+
+    def __init__(
+        self,
+        db: str | Path,
+        policy: Path | None,
+        reflector: str | None = None,
+        explicit: bool = False,
+        read_db: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "db", db)
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "reflector", reflector)
+        object.__setattr__(self, "explicit", explicit)
+        object.__setattr__(self, "read_db", read_db)
 
     def recall_hint(self) -> str:
         """How the agent recalls from this playbook, in its shell."""

@@ -27,9 +27,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..core.record import FrozenRecord
 
 __all__ = [
     "CONFIG_NAME",
@@ -55,8 +56,7 @@ class ProjectConfigError(ValueError):
     """A project config that cannot be used; the message names the file and says why."""
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
+class ProjectConfig(FrozenRecord):
     """`path`: the file read; `target`: the playbook it names (a file path, or the URL
     taken from the environment); `how`: ``db = …`` or ``db_env = NAME``, for messages."""
 
@@ -64,18 +64,27 @@ class ProjectConfig:
     target: str
     how: str
 
+    def __init__(self, path: Path, target: str, how: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "how", how)
+
     @property
     def root(self) -> Path:
         return self.path.parent
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(FrozenRecord):
     """Where the playbook is (`target`: a path or a URL) and why (`source`)."""
 
     target: str
     source: str  # "--db", "$PLAYBOOK_DB", "project", "default"
-    config: ProjectConfig | None = None
+    config: ProjectConfig | None
+
+    def __init__(self, target: str, source: str, config: ProjectConfig | None = None) -> None:
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "config", config)
 
     def describe(self) -> str:
         if self.config is not None:

@@ -16,29 +16,33 @@ size, and a worktree's or submodule's ``.git`` file is followed to the folder th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+from ..core.record import FrozenRecord
 
 __all__ = ["Workspace", "normalise_remote", "same_workspace", "workspace_of"]
 
 MAX_CONFIG_BYTES = 256 << 10  # a git config larger than this is not read
 _MAX_WALK = 64  # folders climbed looking for the repository's top
 
-_SECTION = re.compile(r'^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]')
-_OTHER_SECTION = re.compile(r"^\s*\[")
-_URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
-_SCP = re.compile(r"^(?:[^@/\s]+@)?([A-Za-z0-9.-]+):(?!//)(.+)$")  # git@host:path
-_URLISH = re.compile(r"^([a-z][a-z0-9+.-]*)://([^/]*)(/.*)?$", re.IGNORECASE)
+# A remote's URL, read when the config names one (compiled then: `_patterns`).
+_SCP = r"^(?:[^@/\s]+@)?([A-Za-z0-9.-]+):(?!//)(.+)$"  # git@host:path
+_URLISH = r"^([a-z][a-z0-9+.-]*)://([^/]*)(/.*)?$"
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(FrozenRecord):
     """`key`: the identity (``github.com/org/repo``, or a folder name); `name`: the folder's
     name; `source`: ``remote`` or ``folder``, how the key was found."""
 
     key: str
     name: str
     source: str
+
+    def __init__(self, key: str, name: str, source: str) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "source", source)
 
 
 def normalise_remote(url: str) -> str | None:
@@ -47,7 +51,8 @@ def normalise_remote(url: str) -> str | None:
     url = url.strip().strip('"')
     if not url or any(c.isspace() or ord(c) < 32 for c in url):
         return None
-    m = _URLISH.match(url)
+    urlish, scp = _patterns()
+    m = urlish.match(url)
     if m:
         scheme, authority, path = m.group(1).lower(), m.group(2), m.group(3) or ""
         if scheme == "file" or not authority:
@@ -55,7 +60,7 @@ def normalise_remote(url: str) -> str | None:
         host = authority.rpartition("@")[2]
         host = re.sub(r":\d*$", "", host)  # ssh://host:22/x
     else:
-        m = _SCP.match(url)
+        m = scp.match(url)
         if not m or url.startswith(("/", ".", "~")):
             return None
         host, path = m.group(1), m.group(2)
@@ -66,6 +71,62 @@ def normalise_remote(url: str) -> str | None:
     if not host or not path:
         return None
     return f"{host}/{path.lower()}"
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(_URLISH, re.IGNORECASE), re.compile(_SCP)
+
+
+# A config's lines are read with string methods, not patterns: a hook reads the config on
+# every prompt, and compiling the three patterns they replace cost more than the rest of
+# `workspace_of` (about 4M instructions). Each says what its pattern said, which
+# tests/test_workspace.py checks against the pattern:
+#   _remote_section  ^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]
+#   _is_section      ^\s*\[
+#   _url_value       ^\s*url\s*=\s*(.*?)\s*$  (ignoring case)
+# (`\s` and `str.strip` agree on what is white space.)
+
+
+def _remote_section(line: str) -> str | None:
+    """The name in a ``[remote "NAME"]`` line (escapes as written), else None."""
+    rest = line.lstrip()
+    if not rest.startswith("["):
+        return None
+    rest = rest[1:].lstrip()
+    if not rest.startswith("remote"):
+        return None
+    after = rest[6:]
+    quoted = after.lstrip()
+    if len(quoted) == len(after) or not quoted.startswith('"'):
+        return None  # no white space after `remote`, or no quote
+    i = 1
+    while i < len(quoted):
+        c = quoted[i]
+        if c == '"':
+            break
+        if c == "\\":
+            if i + 1 >= len(quoted) or quoted[i + 1] == "\n":
+                return None
+            i += 2
+        else:
+            i += 1
+    else:
+        return None  # no closing quote
+    return quoted[1:i] if quoted[i + 1 :].lstrip().startswith("]") else None
+
+
+def _is_section(line: str) -> bool:
+    return line.lstrip().startswith("[")
+
+
+def _url_value(line: str) -> str | None:
+    """The value of a ``url = VALUE`` line (the name in any case), else None."""
+    name, eq, value = line.partition("=")
+    name, value = name.strip(), value.strip()
+    if not eq or "\n" in value:  # (never in a line of `str.splitlines`)
+        return None
+    return value if len(name) == 3 and name.lower() == "url" else None
 
 
 def _top(start: Path) -> Path | None:
@@ -116,16 +177,16 @@ def _remotes(config: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     current: str | None = None
     for line in text.splitlines():
-        section = _SECTION.match(line)
-        if section:
-            current = section.group(1)
+        section = _remote_section(line)
+        if section is not None:
+            current = section
             continue
-        if _OTHER_SECTION.match(line):
+        if _is_section(line):
             current = None
             continue
-        url = _URL.match(line)
-        if current is not None and url and current not in out:
-            out[current] = url.group(1)
+        url = _url_value(line) if current is not None and current not in out else None
+        if url is not None and current is not None:
+            out[current] = url
     return out
 
 

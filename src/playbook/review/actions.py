@@ -8,7 +8,6 @@ workbench and a terminal at once) gets a clear refusal, never a double write.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..core import scoring
@@ -16,6 +15,7 @@ from ..core.authority import require_human
 from ..core.errors import NotFound
 from ..core.limits import check
 from ..core.policy import Policy
+from ..core.record import FrozenRecord
 from ..core.terms import EVIDENCE, HUMAN, DeltaType, Maturity
 from ..curation import CurateResult, curate
 from ..store import PlaybookStore, StoreError, new_batch_id
@@ -159,10 +159,17 @@ def unpin(store: PlaybookStore, bullet_id: str, *, actor: str = HUMAN) -> bool:
     return bullet.pinned
 
 
-@dataclass(frozen=True)
-class Activated:
+class Activated(FrozenRecord):
     activated: list[str]  # drafts made live, in the order given
     already: list[str]  # live already: left as they were
+
+    def __init__(
+        self,
+        activated: list[str],
+        already: list[str],
+    ) -> None:
+        object.__setattr__(self, "activated", activated)
+        object.__setattr__(self, "already", already)
 
     def to_dict(self) -> dict[str, Any]:
         return {"activated": self.activated, "already_active": self.already}
@@ -188,11 +195,20 @@ def restore_target(helpful: float, harmful: float, policy: Policy) -> str:
     return str(Maturity.CANDIDATE if earned is Maturity.DEPRECATED else earned)
 
 
-@dataclass(frozen=True)
-class Restored:
+class Restored(FrozenRecord):
     bullet_id: str
     maturity: str  # the rung it returned to
     batch_id: str
+
+    def __init__(
+        self,
+        bullet_id: str,
+        maturity: str,
+        batch_id: str,
+    ) -> None:
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "maturity", maturity)
+        object.__setattr__(self, "batch_id", batch_id)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -13,7 +13,7 @@ says); this module is what a surface calls when its caller is an agent.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.authority import may_apply
@@ -89,7 +89,7 @@ class AgentCurateResult:
     def to_dict(self) -> dict[str, Any]:
         curated = self.curated.to_dict() if self.curated is not None else {}
         outcomes = [
-            {**asdict(o), "proposal_id": self.proposals.get(o.index)} for o in self.outcomes
+            {**o.to_dict(), "proposal_id": self.proposals.get(o.index)} for o in self.outcomes
         ]
         return {
             "batch_id": curated.get("batch_id"),

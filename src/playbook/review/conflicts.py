@@ -3,10 +3,10 @@ keep both, deprecate one, or merge them into one rule."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import NotFound
+from ..core.record import NEW, FrozenRecord
 from ..core.terms import HUMAN
 from ..store import Conflict, PlaybookStore, StoreError, iso
 from .scores import bullet_scores
@@ -18,12 +18,23 @@ if TYPE_CHECKING:
 CONFLICT_EVENTS = 6  # latest feedback events shown under each side
 
 
-@dataclass(frozen=True)
-class ConflictSide:
+class ConflictSide(FrozenRecord):
     bullet_id: str
     bullet: Bullet | None
     score: Score | None
-    events: list[FeedbackEvent] = field(default_factory=list)  # the latest few, oldest first
+    events: list[FeedbackEvent]  # the latest few, oldest first
+
+    def __init__(
+        self,
+        bullet_id: str,
+        bullet: Bullet | None,
+        score: Score | None,
+        events: list[FeedbackEvent] = NEW,
+    ) -> None:
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "bullet", bullet)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "events", [] if events is NEW else events)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -34,11 +45,20 @@ class ConflictSide:
         }
 
 
-@dataclass(frozen=True)
-class ConflictView:
+class ConflictView(FrozenRecord):
     conflict: Conflict
     a: ConflictSide  # the bullet added with opposite polarity
     b: ConflictSide  # the bullet it opposes
+
+    def __init__(
+        self,
+        conflict: Conflict,
+        a: ConflictSide,
+        b: ConflictSide,
+    ) -> None:
+        object.__setattr__(self, "conflict", conflict)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
 
     def to_dict(self) -> dict[str, Any]:
         c = self.conflict
@@ -70,13 +90,26 @@ def conflicts(
     return [ConflictView(c, side(c.a), side(c.b)) for c in flags]
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(FrozenRecord):
     conflict_id: int
     action: str  # "keep", "deprecate" or "merge"
     resolution: str  # as recorded: "kept both", "deprecated b-…", "merged into b-…"
-    bullet_id: str | None = None  # the bullet deprecated, or the merged successor
-    result: CurateResult | None = None
+    bullet_id: str | None  # the bullet deprecated, or the merged successor
+    result: CurateResult | None
+
+    def __init__(
+        self,
+        conflict_id: int,
+        action: str,
+        resolution: str,
+        bullet_id: str | None = None,
+        result: CurateResult | None = None,
+    ) -> None:
+        object.__setattr__(self, "conflict_id", conflict_id)
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "resolution", resolution)
+        object.__setattr__(self, "bullet_id", bullet_id)
+        object.__setattr__(self, "result", result)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import NotFound
 from ..core.limits import preview
+from ..core.record import NEW, FrozenRecord
 from ..store import Conflict, Decision, PlaybookStore, iso
 from .scores import bullet_score, score_moment
 
@@ -26,8 +26,7 @@ def require(store: PlaybookStore, bullet_id: str) -> Bullet:
     return bullet
 
 
-@dataclass(frozen=True)
-class BulletDetail:
+class BulletDetail(FrozenRecord):
     """A bullet and everything behind it: the one shape every surface shows."""
 
     bullet: Bullet
@@ -37,8 +36,30 @@ class BulletDetail:
     successors: list[tuple[str, Bullet]]  # (edge kind, bullet) that came from it
     decisions: list[Decision]  # the latest, oldest first
     maturity_log: list[tuple[datetime, str]]  # every rung it held, since when
-    conflicts: list[Conflict] = field(default_factory=list)  # open and resolved
-    score_at: datetime | None = None  # None: now; a retired bullet's: its retirement (frozen)
+    conflicts: list[Conflict]  # open and resolved
+    score_at: datetime | None  # None: now; a retired bullet's: its retirement (frozen)
+
+    def __init__(
+        self,
+        bullet: Bullet,
+        score: Score,
+        timeline: list[FeedbackEvent],
+        predecessors: list[tuple[str, Bullet]],
+        successors: list[tuple[str, Bullet]],
+        decisions: list[Decision],
+        maturity_log: list[tuple[datetime, str]],
+        conflicts: list[Conflict] = NEW,
+        score_at: datetime | None = None,
+    ) -> None:
+        object.__setattr__(self, "bullet", bullet)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "timeline", timeline)
+        object.__setattr__(self, "predecessors", predecessors)
+        object.__setattr__(self, "successors", successors)
+        object.__setattr__(self, "decisions", decisions)
+        object.__setattr__(self, "maturity_log", maturity_log)
+        object.__setattr__(self, "conflicts", [] if conflicts is NEW else conflicts)
+        object.__setattr__(self, "score_at", score_at)
 
     def deprecation(self) -> dict[str, Any] | None:
         """Why a deprecated or retired bullet was deprecated: its latest applied `deprecate`
@@ -130,11 +151,20 @@ def bullet_detail(
 # ------------------------------------------------------------------------------ stale
 
 
-@dataclass(frozen=True)
-class StaleItem:
+class StaleItem(FrozenRecord):
     bullet: Bullet
     days_silent: float
     last_activity: datetime
+
+    def __init__(
+        self,
+        bullet: Bullet,
+        days_silent: float,
+        last_activity: datetime,
+    ) -> None:
+        object.__setattr__(self, "bullet", bullet)
+        object.__setattr__(self, "days_silent", days_silent)
+        object.__setattr__(self, "last_activity", last_activity)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -144,11 +174,20 @@ class StaleItem:
         }
 
 
-@dataclass(frozen=True)
-class StaleList:
+class StaleList(FrozenRecord):
     stale_after_days: float
     total: int
     items: list[StaleItem]  # the longest silent first, at most `limit`
+
+    def __init__(
+        self,
+        stale_after_days: float,
+        total: int,
+        items: list[StaleItem],
+    ) -> None:
+        object.__setattr__(self, "stale_after_days", stale_after_days)
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "items", items)
 
     def to_dict(self) -> dict[str, Any]:
         return {
