@@ -14,12 +14,14 @@ import importlib
 import math
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
 
 from playbook.core import scoring
 from playbook.policy_eval import candidate, hit_parts, hits
+from playbook.policy_eval import replay as replay_module
 from playbook.policy_eval.log_columns import parse_times
 from playbook.store import PlaybookStore, log_pages, parse_iso
 from playbook.store.checks import is_time
@@ -145,3 +147,24 @@ def test_contexts_that_name_no_part_of_any_rule_give_the_same_report(
     clock.advance(days=1)
     got = same_report(store, monkeypatch, page=3, split=0.4, k=3)
     assert got["log"]["heldout_with_context"] > 0
+
+
+def test_ordinary_moments_are_taken_a_run_at_a_time_with_the_same_report(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # runs end at applies (rules added, retired, matured, superseded), marks dated after
+    # their recording, the split and the batches' ends: all of them in this history
+    varied_history(store, clock, 5)
+    clock.advance(days=1)
+    real, taken = replay_module._Walk.run, []
+
+    def run(walk: Any, p: Any, base: int, starts: Any, ends: Any, i: int) -> int:
+        got: int = real(walk, p, base, starts, ends, i)
+        taken.append(got - i - 1)
+        return got
+
+    monkeypatch.setattr(replay_module._Walk, "run", run)
+    got = same_report(store, monkeypatch, page=40, split=0.5, k=3)
+    assert sum(taken) > 100  # moments taken in runs, not one at a time
+    monkeypatch.setattr(replay_module._Walk, "run", lambda walk, p, base, s, e, i: i + 1)
+    assert same_report(store, monkeypatch, page=40, split=0.5, k=3) == got

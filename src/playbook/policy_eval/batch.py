@@ -66,15 +66,23 @@ def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return run, np.arange(len(keys)) - starts[run] + 1
 
 
+def each_row(moment: Any, rows: int) -> np.ndarray:
+    """The moment of each of `rows` rows: one for all, or one each (an array)."""
+    got: np.ndarray = np.broadcast_to(np.asarray(moment, dtype=np.int64), (rows,))
+    return got
+
+
 @dataclass
 class Batch:
     """A range of moments: their transitions' folds and applies, and the marks read."""
 
     now: list[float] = field(default_factory=list)  # per moment: the view's moment
-    folds: list[tuple[int, Any, int, int]] = field(default_factory=list)  # (moment, page, s, e)
+    # (moment, page, s, e): the marks s:e of a page folded at a moment (or one each, an array)
+    folds: list[tuple[Any, Any, int, int]] = field(default_factory=list)
     applies: list[tuple[int, int, int, int, int]] = field(default_factory=list)
-    # (moment, page, s, e, the page's first row, held out): the marks read at each moment
-    reads: list[tuple[int, Any, int, int, int, bool]] = field(default_factory=list)
+    # (moment, page, s, e, the page's first row, held out): the marks read at a moment (or
+    # one each, an array)
+    reads: list[tuple[Any, Any, int, int, int, bool]] = field(default_factory=list)
     marks: int = 0  # marks read
 
     def __len__(self) -> int:
@@ -102,7 +110,7 @@ class View:
         parts = [(m, p, s, e) for m, p, s, e in batch.folds if e > s]
         cols = np.concatenate([p.cols[s:e] for _, p, s, e in parts]) if parts else np.zeros(0, int)
         self.fold_cols = cols
-        moment = np.concatenate([np.full(e - s, m, dtype=np.int64) for m, _, s, e in parts]) \
+        moment = np.concatenate([each_row(m, e - s) for m, _, s, e in parts]) \
             if parts else np.zeros(0, np.int64)  # fmt: skip
         helpful = (
             np.concatenate([p.helpful[s:e] for _, p, s, e in parts]) if parts else np.zeros(0, bool)

@@ -124,9 +124,13 @@ def _code(parts: Parts, pid: np.ndarray, weight: np.ndarray, h: np.ndarray,
 
 
 def _relevance(top: TopK, code: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """(len(code), c): counts of exact, substring and tag matches x the points."""
+    """(len(code), c): counts of exact, substring and tag matches x the points (a row per
+    distinct (code, base), looked up: pairs share few; whole points make a row exact)."""
+    span = int(base.max(initial=1)) + 1
+    keys, which = np.unique(code * span + base, return_inverse=True)
+    code, base = keys // span, keys % span
     counts = np.stack([code // base**j % base for j in range(3)], axis=1).astype(np.float64)
-    out: np.ndarray = counts @ top.eng.points.T
+    out: np.ndarray = (counts @ top.eng.points.T)[which.reshape(-1)]
     return out
 
 
@@ -168,7 +172,6 @@ def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m:
     h = np.repeat(np.repeat(rows, width), lengths)
     at = np.repeat(starts[which] - np.cumsum(lengths) + lengths, lengths) + np.arange(len(h))
     j = flat[at]
-    code = _code(parts, m.pid, m.weight, h, j)
     if extra is not None:  # (the bullets of several parts: only those that can reach)
         eh, ej = extra
         ecode = _code(parts, m.pid, m.weight, eh, ej)
@@ -176,11 +179,14 @@ def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m:
         reach = r * np.maximum(eng.min_conf, parts.bounds[ej] * MARGIN) >= m.fb[eh]
         keep = reach.any(axis=1)
         h, j = np.concatenate([h, eh[keep]]), np.concatenate([j, ej[keep]])
-        code = np.concatenate([code, ecode[keep]])
-    _, first = np.unique(h.astype(np.int64) * parts.n + j, return_index=True)  # each pair once
-    keep = first[j[first] != m.b[h[first]]]
+    pair = np.sort(h.astype(np.int64) * parts.n + j)  # each pair once, by mark then bullet
+    first = np.ones(len(pair), dtype=bool)
+    first[1:] = pair[1:] != pair[:-1]
+    pair = pair[first]
+    h, j = pair // parts.n, pair % parts.n
+    keep = j != m.b[h]
     h, j = h[keep], j[keep]
-    r = _relevance(top, code[keep], m.base[h])
+    r = _relevance(top, _code(parts, m.pid, m.weight, h, j), m.base[h])
     valid, mat = view.flags(j, m.order[h])
     sel = valid & (np.where(mat == DEPRECATED, 2, eng.anti[j]) == m.list_b[h])
     h, j, r = h[sel], j[sel], r[sel]

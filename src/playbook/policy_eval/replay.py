@@ -14,14 +14,14 @@ order (time, what, id), the marks of one moment after that moment's views are re
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .batch import AFTER, BEFORE, Batch, View
+from .batch import AFTER, BEFORE, Batch, View, each_row
 from .batch import MATURITY as BATCH_MATURITY
 from .batch import VALID as BATCH_VALID
 from .engine import REBASE_HALF_LIVES, Engine
@@ -174,6 +174,7 @@ class _Walk:
         self.moment = -1  # microseconds of the moment being read
         self.one_by_one = False  # the moment being read is read with the engine
         self.batch: Batch | None = None
+        self.future: tuple[EventPage | None, np.ndarray] = (None, np.zeros(0, dtype=np.intp))
 
     def moment_of(self, p: EventPage, base: int, s: int, e: int) -> None:
         """The marks s:e of page `p` (rows from `base`), of one moment."""
@@ -240,6 +241,56 @@ class _Walk:
                     batch.applies.append((m, phase, BATCH_VALID, eng.col[item],
                                           int(what == VALID_FROM)))  # fmt: skip
 
+    def run(self, p: EventPage, base: int, starts: np.ndarray, ends: np.ndarray, i: int) -> int:
+        """After the moment `i` of page `p` (its moments' rows `starts`, `ends`), the ordinary
+        moments that follow it taken into the batch at once, as `moment_of` would one at a
+        time: up to the first that an apply, a mark dated after its recording, a new
+        reference time, the split or the batch's end concerns. The next moment not taken."""
+        batch, eng, nxt = self.batch, self.eng, i + 1
+        if self.one_by_one or batch is None or nxt >= len(starts) or len(self.waiting) != 1:
+            return nxt
+        j = len(starts)  # moments nxt:j taken
+        if self.ai < len(self.applies):  # (applied before the first moment after its time)
+            row = bisect_right(p.recorded_at, self.applies[self.ai][0])  # rows not after it
+            j = min(j, int(np.searchsorted(starts, row)))
+        if self.future[0] is not p:  # the page's marks dated after their recording
+            self.future = (p, np.flatnonzero(p.at > p.recorded))
+        future = self.future[1]
+        at = int(np.searchsorted(future, starts[i]))
+        if at < len(future):  # (folded at the moment after its own)
+            j = min(j, int(np.searchsorted(ends, future[at], side="right")) + 1)
+        now = p.now[starts[nxt:j]]
+        late = np.flatnonzero((now - eng.t0) / eng.min_hl >= REBASE_HALF_LIVES)
+        if len(late):
+            j = nxt + int(late[0])
+        held = bisect_left(p.recorded_at, self.split_at)  # rows from here are held out
+        first_held = starts[nxt] >= held
+        if not first_held:
+            j = min(j, int(np.searchsorted(starts, held)))
+        if j <= nxt:
+            return nxt
+        sizes = ends[nxt:j] - starts[nxt:j]
+        full = np.flatnonzero(
+            batch.marks + np.cumsum(sizes) >= (HELD_BATCH if first_held else BATCH)
+        )
+        flush = len(full) > 0
+        if flush:
+            j = nxt + int(full[0]) + 1
+        m0 = len(batch)
+        s, e = int(starts[nxt]), int(ends[j - 1])
+        moment = np.repeat(np.arange(m0, m0 + j - nxt), sizes[: j - nxt])  # per row s:e
+        batch.now.extend(p.now[starts[nxt:j]].tolist())
+        batch.folds.extend((m0, w, ws, we) for w, ws, we in self.waiting)  # moment i's marks
+        if j - nxt > 1:  # the others': each folded at the moment after its own
+            batch.folds.append((moment[: int(starts[j - 1]) - s] + 1, p, s, int(starts[j - 1])))
+        batch.reads.append((moment, p, s, e, base, first_held))
+        batch.marks += e - s
+        self.waiting = [(p, int(starts[j - 1]), e)]
+        self.moment = int(p.recorded_us[starts[j - 1]])
+        if flush:
+            self.flush()
+        return j
+
     def _read(self, p: EventPage, base: int, s: int, e: int, held: bool) -> None:
         """The marks s:e read with the engine, as it stands at their moment."""
         eng, out, top = self.eng, self.out, self.top
@@ -263,7 +314,7 @@ class _Walk:
         reads = [(m, p, s, e, base) for m, p, s, e, base, _ in batch.reads]
         if reads:
             cols = np.concatenate([p.cols[s:e] for _, p, s, e, _ in reads])
-            moment = np.concatenate([np.full(e - s, m, dtype=np.intp) for m, _, s, e, _ in reads])
+            moment = np.concatenate([each_row(m, e - s) for m, _, s, e, _ in reads])
             rows = np.concatenate([np.arange(base + s, base + e) for _, _, s, e, base in reads])
             got = view.scaled_at(cols, view.order(moment)) * view.factors(cols, moment) + 0.0
             out.scores[rows] = got
@@ -271,11 +322,12 @@ class _Walk:
         for m, p, s, e, base, held in batch.reads:
             if not held:
                 continue
+            at = each_row(m, e - s).tolist()
             for i in range(s, e):
                 context = p.context[i]
                 if context and top.slots(context) is not None:
                     out.ranked[base + i] = True
-                    items.append((int(p.cols[i]), context, m))
+                    items.append((int(p.cols[i]), context, at[i - s]))
         for row in batch_hits(top, view, items):
             out.hit(row)
         view.commit()
@@ -314,11 +366,14 @@ def replay(
         base = out.n
         out.y[base : base + len(p)] = p.helpful
         bounds = np.flatnonzero(np.diff(p.recorded_us)) + 1
-        starts = [0, *bounds.tolist()]
-        ends = [*bounds.tolist(), len(p)]
-        for s, e in zip(starts, ends, strict=True):
-            walk.moment_of(p, base, s, e)
-            if progress is not None and (base + e) // step != (base + s) // step:
+        starts = np.r_[0, bounds]
+        ends = np.r_[bounds, len(p)]
+        i = 0
+        while i < len(starts):
+            walk.moment_of(p, base, int(starts[i]), int(ends[i]))
+            i = walk.run(p, base, starts, ends, i)
+        if progress is not None:
+            for e in ends[(base + ends) // step != (base + starts) // step].tolist():
                 progress(base + e, size)
         walk.flush()  # (a page's columns are let go once no batch holds them)
         held_from = bisect_left(p.recorded_at, split_at)
