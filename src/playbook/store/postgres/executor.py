@@ -37,6 +37,7 @@ from ..executor import ExecutorBase
 from .dialect import translate
 from .statements import (
     LOCK_CLASS,
+    Numbered,
     PgRows,
     channel_of,
     lock_key,
@@ -204,10 +205,13 @@ class PostgresExecutor(ExecutorBase):
         """Send the waiting writes, then `queries` (statements as `one_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later, self._appended = self._later, [], {}
-        with self._conn.pipeline():
+        with self._conn.pipeline(), psycopg.RawCursor(self._conn) as raw:
             for sql, rows in waiting:
                 for text, params in many_statements(sql, rows):
-                    self._conn.execute(text, params)
+                    if isinstance(text, Numbered):
+                        raw.execute(text, params)
+                    else:
+                        self._conn.execute(text, params)
             return [self._conn.execute(text, params) for text, params in queries]
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
