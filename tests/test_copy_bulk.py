@@ -23,24 +23,9 @@ from playbook.store.vouch import vouched_tables
 
 from .helpers import Clock
 from .helpers import pg as pg_support
+from .helpers.pg_catalog import catalog, fresh
 from .helpers.varied import build_with_outcomes as history
 
-# Every index, constraint (with its validity) and trigger of the playbook's schema.
-CATALOG = """
-SELECT 'index', c.relname, i.relname, pg_get_indexdef(x.indexrelid)
-FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
-WHERE c.relnamespace = to_regnamespace(current_schema())
-UNION ALL
-SELECT 'constraint', c.relname, k.conname,
-       pg_get_constraintdef(k.oid) || CASE WHEN k.convalidated THEN '' ELSE ' (not valid)' END
-FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-WHERE c.relnamespace = to_regnamespace(current_schema())
-UNION ALL
-SELECT 'trigger', c.relname, t.tgname, pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text
-FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-WHERE c.relnamespace = to_regnamespace(current_schema()) AND NOT t.tgisinternal
-ORDER BY 1, 2, 3
-"""
 BAD_TIME = "yesterday"
 
 
@@ -52,15 +37,6 @@ def tables(store: PlaybookStore) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
-def catalog(target: str) -> list[tuple[str, ...]]:
-    """`CATALOG` of the playbook at `target`, its schema's name taken out of the text."""
-    with open_store(target, mode="read") as store:
-        schema = raw.value(store, "SELECT current_schema()")
-        return [
-            tuple(str(v).replace(f"{schema}.", "") for v in row) for row in raw.rows(store, CATALOG)
-        ]
-
-
 @pytest.fixture
 def source(tmp_path: Path) -> Path:
     path = tmp_path / "source.sqlite3"
@@ -68,14 +44,6 @@ def source(tmp_path: Path) -> Path:
     with open_store(path, clock=clock) as store:
         history(store, clock)
     return path
-
-
-def fresh(pg_server: str, worker_id: str) -> str:
-    """A playbook made anew on the test server (what a copy's destination must equal)."""
-    url = pg_support.fresh_target(pg_server, worker_id)
-    with open_store(url):
-        pass
-    return url
 
 
 @pytest.mark.postgres

@@ -68,14 +68,15 @@ def may_set_aside(ex: Any, tables: Sequence[str]) -> bool:
     return bool(ex.scalar(_OWNED, (ex.schema, list(tables)), default=False))
 
 
-def set_aside(ex: Any, tables: Sequence[str]) -> list[str]:
+def set_aside(ex: Any, tables: Sequence[str], *, indexes: bool = True) -> list[str]:
     """Drop the indexes, foreign keys and checks of `tables` that a row written costs the
     server (see the module's docstring); the statements that make them again, in the
-    order to run them. Inside the caller's write transaction."""
+    order to run them. Inside the caller's write transaction. `indexes=False` keeps the
+    indexes (for a writer that reads the tables while it loads them)."""
     names = list(tables)
-    indexes = ex.all(_INDEXES, (ex.schema, names))
+    dropped = ex.all(_INDEXES, (ex.schema, names)) if indexes else []
     constraints = ex.all(_CONSTRAINTS, (ex.schema, names))
-    remake = [definition for _, _, definition in indexes]
+    remake = [definition for _, _, definition in dropped]
     added: dict[str, list[str]] = {}
     for table, name, definition, _ in constraints:
         added.setdefault(table, []).append(f"ADD CONSTRAINT {_quoted(name)} {definition}")
@@ -85,7 +86,7 @@ def set_aside(ex: Any, tables: Sequence[str]) -> list[str]:
     # Foreign keys first (one may rest on an index that is not a constraint), then indexes.
     for table, name, _, _ in sorted(constraints, key=lambda c: c[3] != "f"):
         ex.execute(f"ALTER TABLE {schema}.{_quoted(table)} DROP CONSTRAINT {_quoted(name)}")
-    for _, name, _ in indexes:
+    for _, name, _ in dropped:
         ex.execute(f"DROP INDEX {schema}.{_quoted(name)}")
     return remake
 
