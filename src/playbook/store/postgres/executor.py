@@ -37,15 +37,14 @@ from ..executor import ExecutorBase
 from .dialect import translate
 from .statements import (
     LOCK_CLASS,
-    Numbered,
     PgRows,
     channel_of,
     lock_key,
-    many_statements,
     one_statement,
     only_appends,
     prepare,
     quoted,
+    send_many,
 )
 
 __all__ = ["LOCK_CLASS", "PostgresExecutor", "channel_of", "lock_key", "prepare"]
@@ -205,13 +204,9 @@ class PostgresExecutor(ExecutorBase):
         """Send the waiting writes, then `queries` (statements as `one_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later, self._appended = self._later, [], {}
-        with self._conn.pipeline(), psycopg.RawCursor(self._conn) as raw:
+        with self._conn.pipeline():
             for sql, rows in waiting:
-                for text, params in many_statements(sql, rows):
-                    if isinstance(text, Numbered):
-                        raw.execute(text, params)
-                    else:
-                        self._conn.execute(text, params)
+                send_many(self._conn, sql, rows)
             return [self._conn.execute(text, params) for text, params in queries]
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:

@@ -79,6 +79,14 @@ def many_statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequ
     return out
 
 
+def send_many(conn: psycopg.Connection[Any], sql: str, rows: list[Sequence[Any]]) -> None:
+    """Send the statements that write `rows` with `sql` (`many_statements`) on `conn`, in
+    its pipeline; the numbered ones by a `RawCursor` (its results are the pipeline's)."""
+    raw = psycopg.RawCursor(conn)
+    for text, params in many_statements(sql, rows):
+        (raw if isinstance(text, Numbered) else conn).execute(text, params)
+
+
 class Numbered(str):
     """A statement whose parameters are PostgreSQL's own `$1, $2, ...`: sent as it is (a
     `psycopg.RawCursor`), where psycopg would parse a `%s` text again at every execution
