@@ -7,16 +7,19 @@
 with apt-get: a bench's tool, never CI's), PgBouncer in front of the server, pool_mode =
 transaction, 10 server connections a database:
 
-- whether Playbook connects through it at all: Playbook sends its session settings
+- whether Playbook connects through it, PgBouncer's configuration left as it is (no
+  `ignore_startup_parameters`): with a plain URL, Playbook sends its session settings
   (`lock_timeout`, `jit`, read-only for reads) in the startup packet's `options`, which
-  PgBouncer refuses unless told to ignore it (`ignore_startup_parameters = options`, which
-  drops the settings);
+  PgBouncer refuses; with `?pool=transaction` (`store/postgres/pooling.py`) it sends them
+  in every transaction instead, and what a transaction through the pool then has
+  (`lock_timeout`, `transaction_read_only` for a read-only opening);
 - prepared statements: psycopg prepares a statement run 5 times on one connection, and
   PgBouncer 1.18 keeps a server connection's prepared statements when its client goes; 4
   long-lived writers (as MCP servers and workbenches are) each mark 100 times through the
-  pool, twice, with `prepare_threshold = None` and then with psycopg's default;
-- the 32-agent load of `year_agents.py` through the pool and straight to the server:
-  p50 / p99 of `hook prompt` and `mark`, and the most server backends seen at once.
+  pool, twice (`pool=transaction` prepares nothing);
+- the 32-agent load of `year_agents.py` through the pool (`?pool=transaction`) and
+  straight to the server: p50 / p99 of `hook prompt` and `mark`, the most server backends
+  seen at once, and the server's CPU per agent loop.
 
 `notify`: every commit of a playbook sends a NOTIFY on its channel (the workbench's
 watcher LISTENs). One writer marks in-process (100 marks a round) while nothing else is
@@ -119,7 +122,7 @@ def agents(
     env = environment(XDG_STATE_HOME=str(state))
     for name in ("PLAYBOOK_DB", "PLAYBOOK_POLICY", "PLAYBOOK_READ_DB"):
         env.pop(name, None)
-    ids = popular_ids(server.url(url.rsplit("/", 1)[1]), 500)
+    ids = popular_ids(server.url(url.rsplit("/", 1)[1].split("?")[0]), 500)
     stop, seen = threading.Event(), []
     watch = threading.Thread(target=backends, args=(server, stop, seen))
     watch.start()
@@ -133,7 +136,7 @@ def agents(
     return got, max(seen, default=0), server.cpu() - cpu
 
 
-def writers(url: str, ids: list[str], *, prepare: bool, n: int = 4, marks: int = 100) -> int:
+def writers(url: str, ids: list[str], *, n: int = 4, marks: int = 100) -> int:
     """Errors of `n` long-lived writers marking `marks` times each through `url`."""
     from playbook.curation import curate
     from playbook.store import open_store
@@ -146,8 +149,6 @@ def writers(url: str, ids: list[str], *, prepare: bool, n: int = 4, marks: int =
         except Exception as exc:
             errors.append(f"open: {exc}")
             return
-        if not prepare:
-            store.sql._conn.prepare_threshold = None  # type: ignore[attr-defined]
         with store:
             for i in range(marks):
                 vote = {"type": "helpful", "bullet_id": ids[(k + i) % len(ids)]}
@@ -172,27 +173,28 @@ def writers(url: str, ids: list[str], *, prepare: bool, n: int = 4, marks: int =
 def bouncer(server: Pg, folder: Path, args: argparse.Namespace) -> None:
     from playbook.store import open_store
 
-    strict = Bouncer(server, folder, ignore_options=False)
+    pool = Bouncer(server, folder, ignore_options=False)
+    pooled = f"{pool.url('year')}?pool=transaction"
     try:
-        open_store(strict.url("year"), mode="read").close()
-        verdict = "connects"
-    except Exception as exc:
-        verdict = f"refused: {' '.join(str(exc).split())[:120]}"
-    finally:
-        strict.close()
-    figure("PgBouncer 1.18 transaction mode, as configured by default: Playbook", verdict)
-    pool = Bouncer(server, folder, ignore_options=True)
-    try:
-        with open_store(pool.url("year"), mode="read") as store:
-            shown = store.sql.scalar("SHOW lock_timeout")
-        figure("through it with ignore_startup_parameters = options: lock_timeout", str(shown))
+        try:
+            open_store(pool.url("year"), mode="read").close()
+            verdict = "connects"
+        except Exception as exc:
+            verdict = f"refused: {' '.join(str(exc).split())[:120]}"
+        figure("PgBouncer 1.18 transaction mode, as configured by default: Playbook, plain URL",
+               verdict)  # fmt: skip
+        with open_store(pooled, mode="read") as store:
+            shown = [store.sql.scalar(f"SHOW {name}") for name in
+                     ("lock_timeout", "transaction_read_only", "jit")]  # fmt: skip
+        figure("through it with ?pool=transaction, read-only opening: lock_timeout / "
+               "transaction_read_only / jit", " / ".join(map(str, shown)))  # fmt: skip
         ids = popular_ids(server.url("year"), 200)
-        for prepare in (False, True):  # the pool's server connections outlive its clients
-            how = "psycopg's default (prepare at 5)" if prepare else "prepare_threshold = None"
-            bad = [writers(pool.url("year"), ids, prepare=prepare) for _ in range(2)]
-            figure(f"4 long-lived writers × 100 marks through PgBouncer, {how}: errors, "
-                   "first / second round", f"{bad[0]} / {bad[1]}")  # fmt: skip
-        for name, url in (("PgBouncer", pool.url("run_a")), ("straight", server.url("run_b"))):
+        bad = [writers(pooled, ids) for _ in range(2)]
+        figure("4 long-lived writers × 100 marks through PgBouncer, ?pool=transaction: errors, "
+               "first / second round", f"{bad[0]} / {bad[1]}")  # fmt: skip
+        runs = (("PgBouncer", f"{pool.url('run_a')}?pool=transaction"),
+                ("straight", server.url("run_b")))  # fmt: skip
+        for name, url in runs:
             say(f"{args.agents} agents for {args.seconds:.0f} s, {name}, {load()}")
             got, peak, cpu = agents(server, url, args, folder / f"state-{name}")
             what = f"{args.agents} agents × {args.seconds:.0f} s, {name}"
@@ -200,9 +202,13 @@ def bouncer(server: Pg, folder: Path, args: argparse.Namespace) -> None:
                 figure(f"{what}: {label} p50 / p99",
                        f"{pct(walls, 50):.3f} / {pct(walls, 99):.3f} s")  # fmt: skip
             figure(f"{what}: errors", str(len(got.errors)))  # type: ignore[attr-defined]
+            for kind in sorted({e.split(" (", 1)[0] for e in got.errors}):  # type: ignore[attr-defined]
+                first = next(e for e in got.errors if e.startswith(kind))  # type: ignore[attr-defined]
+                say(f"  first {kind} error: {' '.join(first.split())[:300]}")
             figure(f"{what}: most server backends at once", str(peak))
             loops = max(got.loops, 1)  # type: ignore[attr-defined]
-            figure(f"{what}: server CPU per agent loop", f"{cpu / loops * 1000:.0f} ms")
+            figure(f"{what}: server CPU per agent loop ({load()})",
+                   f"{cpu / loops * 1000:.0f} ms")  # fmt: skip
     finally:
         pool.close()
 

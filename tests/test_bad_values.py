@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,15 +25,15 @@ from playbook.core.policy import Policy
 from playbook.core.text import content_hash
 from playbook.curation import curate
 from playbook.curation.outcomes import InvalidOutcome, apply_outcome
-from playbook.store import PlaybookStore, iso, open_store, vouch
+from playbook.store import PlaybookStore, iso, open_store
 from playbook.store import testing as raw
 from playbook.store.checks import RULES, sqlite_step
 
 from .helpers import Clock
+from .helpers.bad_rows import GOOD_TIME, bad_feedback, drop_checks, restore_checks
 from .helpers.cli import assert_user_error, run_cli
 from .helpers.hooks import Agent, fixture
 
-GOOD_TIME = "2026-03-01T12:00:00.000000Z"
 # (column, a value the database refuses) for a feedback row; the rest of the row is good.
 POISON = {
     "weight Infinity": ("weight", math.inf),
@@ -48,52 +47,13 @@ POISON = {
 }
 
 
-def _feedback(store: PlaybookStore, bid: str, **over: Any) -> None:
-    row = {"bullet_id": bid, "kind": "helpful", "at": GOOD_TIME, "recorded_at": GOOD_TIME,
-           "weight": 1.0} | over  # fmt: skip
-    raw.run(
-        store,
-        f"INSERT INTO feedback ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-        tuple(row.values()),
-    )
-
-
-def _drop_checks(store: PlaybookStore, table: str) -> None:
-    """What another tool could do to a file: the checks gone (PostgreSQL: as a superuser
-    could); they come back NOT VALID, as an upgraded database has them."""
-    rules, _ = RULES[table]
-    for rule in rules:
-        if store.sql.dialect == "sqlite":
-            raw.run(store, f"DROP TRIGGER IF EXISTS {rule.name}")
-        else:
-            raw.run(store, f"ALTER TABLE {table} DROP CONSTRAINT IF EXISTS {rule.name}")
-
-
-def _restore_checks(store: PlaybookStore, table: str) -> None:
-    if store.sql.dialect == "sqlite":
-        for statement in sqlite_step():
-            if f" ON {table} " in statement:
-                raw.run(store, statement)
-        # and what an upgrade through step 5 finds there (`store/vouch.py`)
-        raw.run(store, "DELETE FROM meta WHERE key = ?", (f"rules_from:{table}",))
-        for statement in vouch.sqlite_step():
-            if f"'rules_from:{table}'" in statement:
-                raw.run(store, statement)
-    else:
-        for rule in RULES[table][0]:
-            raw.run(
-                store,
-                f"ALTER TABLE {table} ADD CONSTRAINT {rule.name} CHECK {rule.postgres()} NOT VALID",
-            )
-
-
 @pytest.mark.parametrize("poison", [*sorted(POISON), "weight -1"])
 def test_the_database_refuses_a_malformed_event(store: PlaybookStore, poison: str) -> None:
     bid = store.insert_bullet("Pin npm to 11").id
     column, value = POISON.get(poison, ("weight", -1.0))  # -1: refused since version 1
     before = raw.dump(store)
     with pytest.raises(ConstraintError):
-        _feedback(store, bid, **{column: value})
+        bad_feedback(store, bid, **{column: value})
     assert raw.dump(store) == before
 
 
@@ -138,10 +98,10 @@ def test_a_malformed_row_already_there_is_skipped_and_named(
         store.add_feedback(bid, "helpful")
         clean = store.score(bid)
         table = "decisions" if poison.startswith("decision") else "feedback"
-        _drop_checks(store, table)
+        drop_checks(store, table)
         if table == "feedback":
             column, value = POISON[poison]
-            _feedback(store, bid, **{column: value})
+            bad_feedback(store, bid, **{column: value})
         else:
             raw.run(
                 store,
@@ -149,7 +109,7 @@ def test_a_malformed_row_already_there_is_skipped_and_named(
                 "VALUES (?, 'agent', 'add', ?, 'added', NULL)",
                 (GOOD_TIME, bid),
             )
-        _restore_checks(store, table)
+        restore_checks(store, table)
     with open_store(db_target, clock=clock, mode="read") as store:
         assert store.score(bid) == clean
     env_db = str(db_target)
@@ -390,9 +350,9 @@ def test_doctor_reads_again_only_what_postgresql_has_not_validated(
         pytest.skip("PostgreSQL's constraints")
     with open_store(db_target, clock=clock) as store:
         bid = curate(store, [{"type": "add", "content": "Run pytest with -x in CI"}]).added[0]
-        _drop_checks(store, "feedback")
-        _feedback(store, bid, at="yesterday")
-        _restore_checks(store, "feedback")
+        drop_checks(store, "feedback")
+        bad_feedback(store, bid, at="yesterday")
+        restore_checks(store, "feedback")
         names = [rule.name for rule in RULES["feedback"][0]]
         assert not set(names) & _vouched(store)
     doctor = run_cli("doctor", "--json", db=str(db_target))  # type: ignore[arg-type]
@@ -422,8 +382,8 @@ def test_doctor_trusts_sqlite_triggers_unless_full_or_one_is_gone(
     with open_store(db, clock=clock) as store:
         bid = curate(store, [{"type": "add", "content": "Run pytest with -x in CI"}]).added[0]
         assert store.sql.scalar("SELECT value FROM meta WHERE key = 'rules_from:feedback'") == "0"
-        _drop_checks(store, "feedback")
-        _feedback(store, bid, at="yesterday")
+        drop_checks(store, "feedback")
+        bad_feedback(store, bid, at="yesterday")
         for statement in sqlite_step():  # the triggers again, without saying when
             if " ON feedback " in statement:
                 raw.run(store, statement)

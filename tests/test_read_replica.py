@@ -10,48 +10,30 @@ streaming replica, and its lag under 32 agents, is `bench/year_replica.py`.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
 from playbook.curation import curate
-from playbook.store import PlaybookStore, open_store
+from playbook.store import PlaybookStore
 from playbook.store.replica import check_read_target, open_replica
 from playbook.tui.data import Source, Watcher
 from playbook.tui.reading import load_snapshot
 
 from .helpers.cli import Result, assert_user_error, clean_env, run_cli
 from .helpers.hooks import ENTRY, Agent, context_of, fixture
+from .helpers.replica import PRIMARY_RULE, REPLICA_RULE, make_pair
+from .helpers.replica import closed_url as _closed_url
+from .helpers.replica import helpful_marks as _helpful
+from .helpers.replica import playbook_with as _playbook
 
 pytestmark = pytest.mark.postgres
-
-PRIMARY_RULE = "Pin npm to 11 in release jobs"
-REPLICA_RULE = "Cache the npm folder in release jobs"
-
-
-def _playbook(url: str, content: str) -> str:
-    with open_store(url) as store:
-        return curate(store, [{"type": "add", "content": content, "tags": ["npm"]}]).added[0]
 
 
 @pytest.fixture
 def pair(pg_server: str, worker_id: str) -> tuple[str, str, str]:
     """(primary URL, "replica" URL, the primary's rule id): two playbooks, one rule each."""
-    from .helpers.pg import fresh_target
-
-    primary, replica = fresh_target(pg_server, worker_id), fresh_target(pg_server, worker_id)
-    bid = _playbook(primary, PRIMARY_RULE)
-    _playbook(replica, REPLICA_RULE)
-    return primary, replica, bid
-
-
-def _closed_url() -> str:
-    """A PostgreSQL URL on this machine where nothing listens (refused at once)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"postgresql://nobody@127.0.0.1:{port}/playbook"
+    return make_pair(pg_server, worker_id)
 
 
 def _cli(*args: str, entry: str = ENTRY, **env: str) -> Result:
@@ -65,11 +47,6 @@ def _contents(r: Result) -> list[str]:
 
 def _rules(store: PlaybookStore) -> list[str]:
     return sorted(r.content for r in store.bullet_records(store.active_ids()).values())
-
-
-def _helpful(url: str, bid: str) -> int:
-    with open_store(url, mode="read") as store:
-        return sum(1 for e in store.timeline(bid) if e.kind == "helpful")
 
 
 @pytest.mark.parametrize("entry", [ENTRY, "from playbook.cli import run; run()"])

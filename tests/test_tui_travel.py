@@ -12,11 +12,14 @@ from textual.widgets import Input, Static, TabbedContent
 from playbook import curate, review
 from playbook.core.model import Provenance
 from playbook.review import queue
+from playbook.review.history_fold import moment_day
+from playbook.store.history import Past
 from playbook.tui.panes.detail import DetailPane
 from playbook.tui.screens.compare import CompareScreen
 from playbook.tui.screens.hidden import HiddenPane, HiddenScreen
 from playbook.tui.screens.modals import FormModal
 from playbook.tui.screens.moment import MomentModal
+from playbook.tui.travel import months_on
 
 from .helpers import store_at
 from .helpers.tui import SIZES, after_write, async_test, loaded, make_app, screen_lines, wait_for
@@ -98,6 +101,36 @@ async def test_each_moment_is_read_alone_as_the_api_gives_it(story) -> None:
             app.travel_to(when)
             await wait_for(pilot, lambda w=when: app.snapshot.as_of == w)
             assert app.bullets_pane.rows == then
+
+
+@async_test
+async def test_a_step_back_finds_its_day_read_ahead(story, monkeypatch) -> None:
+    """Once a moment is on screen, the days a week and a month either side are read in the
+    background (`review.Moments`): the step back reads no checkpoint itself, and shows the
+    API's table."""
+    path, _ = story
+    asked: list[int] = []
+    original = Past.checkpoints_before
+
+    def counted(self: Past, day: int) -> list:
+        asked.append(day)
+        return original(self, day)
+
+    monkeypatch.setattr(Past, "checkpoints_before", counted)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot, app)
+        now = app.now()
+        when = now - 7 * DAY
+        ahead = {moment_day(when), moment_day(months_on(now, -1)), moment_day(now - 30 * DAY)}
+        await wait_for(pilot, lambda: ahead <= set(app.source.moments.kept_days()))
+        assert ahead <= set(asked)  # read by the read-ahead, not by a step
+        asked.clear()
+        app.travel_to(when)
+        await wait_for(pilot, lambda: app.snapshot.as_of == when)
+        assert moment_day(when) not in asked
+        with store_at(path) as store:
+            assert app.bullets_pane.rows == {r.id: r for r in review.rows_as_of(store, when)}
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -191,8 +191,9 @@ def test_numpy_index_orders_exactly_like_the_python_sort() -> None:
 
     rng = random.Random(5)
     rows = {}
+    odd = ["B-Z", "b-é", "b-", "b-0", "Ω", "b-\u00e9x", "a b"]  # case, accents, prefixes
     for i in range(400):
-        bid = f"b-{rng.getrandbits(32):08x}"
+        bid = f"b-{rng.getrandbits(32):08x}" if i % 40 else f"{odd[i // 40 % len(odd)]}{i}"
         rows[bid] = BulletRow(
             bid, f"content {i % 7}", rng.choice(["rule", "anti-pattern"]),
             rng.choice(["candidate", "established", "proven", "deprecated"]),

@@ -92,6 +92,8 @@ def test_where_says_which_playbook_and_why(tmp_path: Path) -> None:
         "source": "project",
         "config": str(here.parent / ".playbook.toml"),
         "exists": False,
+        "read_db": None,  # no replica named (tests/test_read_replica_mcp.py names one)
+        "read_source": None,
     }
     given = run_cli("where", "--json", env={**env, "PLAYBOOK_DB": "/x.db"}, cwd=here).data
     assert (given["playbook"], given["source"]) == ("/x.db", "$PLAYBOOK_DB")

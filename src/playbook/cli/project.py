@@ -1,7 +1,9 @@
 """where, workspace: which playbook and which workspace a command run here uses.
 
 `playbook where` says which playbook a command run in this folder opens, and why (--db,
-$PLAYBOOK_DB, the project's .playbook.toml, the default file). `playbook workspace` says
+$PLAYBOOK_DB, the project's .playbook.toml, the default file), and the streaming replica
+its reads go to when one is named (--read-db, $PLAYBOOK_READ_DB; a URL's password masked,
+as the playbook's is). `playbook workspace` says
 which workspace this folder is (`project.workspace`: the normalised remote URL, else the
 folder's name): the key a rule scoped to it carries, and how many rules carry this
 folder's bare name instead (keyed before that identity, they show only where the folder
@@ -13,7 +15,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .common import CliError, emit, json_option, open_store, set_json, state, target
+from .common import (
+    CliError,
+    emit,
+    json_option,
+    open_store,
+    read_target,
+    set_json,
+    state,
+    target,
+)
 from .registry import app
 
 
@@ -39,8 +50,16 @@ def where(json_out: bool = json_option()) -> None:
         "config": str(located.config.path) if located.config else None,
         "exists": bool(where_to and where_to.exists()),
     }
+    read = read_target() if where_to is not None else None  # a wrong pair: a usage error
+    data["read_db"] = str(read) if read is not None else None
+    data["read_source"] = (
+        None if read is None else "--read-db" if state.read_db else "$PLAYBOOK_READ_DB"
+    )
     why = located.describe() if located.config else source
-    emit(data, f"{shown}  ({'from ' + why if located.config else why})")
+    lines = [f"{shown}  ({'from ' + why if located.config else why})"]
+    if read is not None:
+        lines.append(f"reads from the replica {read}  (from {data['read_source']})")
+    emit(data, "\n".join(lines))
 
 
 @app.command()

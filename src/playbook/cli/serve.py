@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .common import CliError, db_target, load_policy_option
+from .common import CliError, db_target, load_policy_option, read_target
 from .registry import app
 
 
@@ -12,6 +12,7 @@ from .registry import app
 def mcp() -> None:
     """Serve the playbook to agents over MCP (stdio): recall, rules, stats, feedback,
     outcomes, proposals, reflection. No tool approves, pins, blocks or deletes anything.
+    With --read-db / $PLAYBOOK_READ_DB, recall, rules, stats and AGENTS.md read the replica.
     Needs the 'mcp' extra (exit 1, error code not_installed, without it)."""
     from ..mcp.server import INSTALL, McpUnavailable, serve  # lazy: every typer command
     from ..project.workspace import workspace_of  # lazy: every typer command
@@ -21,6 +22,11 @@ def mcp() -> None:
     except OSError:  # a folder removed since
         here = None
     try:
-        serve(db_target(), policy=load_policy_option(), workspace=here.key if here else None)
+        serve(
+            db_target(),
+            policy=load_policy_option(),
+            workspace=here.key if here else None,
+            read_db=read_target(),
+        )
     except McpUnavailable as exc:
         raise CliError("not_installed", str(exc), INSTALL) from None

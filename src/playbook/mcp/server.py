@@ -23,7 +23,7 @@ signatures, whose annotations carry the bounds of the policy the server was star
 """
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
@@ -39,6 +39,9 @@ from . import schemas as out
 from .sdk import McpUnavailable, answer, guarded, sdk
 from .stdio import serve_stdio
 from .tools import PlaybookTools, ToolFailure
+
+if TYPE_CHECKING:
+    from ..store import Target
 
 __all__ = ["TOOLS", "McpUnavailable", "PlaybookTools", "ToolFailure", "build_server", "serve"]
 
@@ -75,15 +78,19 @@ def instructions() -> str:
 
 
 def build_server(
-    db: str | Path, policy: "Policy | None" = None, workspace: str | None = None
+    db: str | Path,
+    policy: "Policy | None" = None,
+    workspace: str | None = None,
+    read_db: "Target | None" = None,
 ) -> Any:
     """The MCP server object (not yet running) for the playbook at `db`; `workspace` (a
-    workspace key) scopes the AGENTS.md resource."""
+    workspace key) scopes the AGENTS.md resource; `read_db`, a streaming replica of `db`
+    (checked by the caller), serves the reads (`sources`)."""
     server_cls, tool_error, resource_error = sdk()
     from mcp.types import CallToolResult, ToolAnnotations  # lazy: the mcp extra (SDK 2.x or 1.x)
 
     p = policy or DEFAULT_POLICY
-    tools = PlaybookTools(db, policy, workspace)
+    tools = PlaybookTools(db, policy, workspace, read_db)
     # Only warnings on stderr: an MCP client shows a server's stderr as its log.
     server = server_cls(SERVER_NAME, instructions=instructions(), log_level="WARNING")
     # The protocol server says this version in serverInfo (the 1.x SDK says its own).
@@ -322,11 +329,17 @@ def resource_description(workspace: str | None) -> str:
     )
 
 
-def serve(db: str | Path, *, policy: "Policy | None" = None, workspace: str | None = None) -> None:
+def serve(
+    db: str | Path,
+    *,
+    policy: "Policy | None" = None,
+    workspace: str | None = None,
+    read_db: "Target | None" = None,
+) -> None:
     """Run the server on stdin/stdout until the client disconnects (`stdio` answers
     what the SDK's reader would drop). McpUnavailable, before the server is built, when
     the optional SDK is not installed."""
-    server = build_server(db, policy, workspace)
+    server = build_server(db, policy, workspace, read_db)
     import anyio  # lazy: the mcp extra (SDK 2.x or 1.x)
 
     anyio.run(serve_stdio, server)

@@ -32,6 +32,7 @@ from ..review.queue import pending, stage
 from ..review.stats import playbook_stats
 from ..store import open_store, resolve_target
 from . import views as views
+from .sources import Sources
 
 if TYPE_CHECKING:
     from ..core.policy import Policy
@@ -105,9 +106,15 @@ class PlaybookTools:
     """The tool implementations, callable without MCP (the server wraps each one)."""
 
     def __init__(
-        self, db: str | Path, policy: Policy | None = None, workspace: str | None = None
+        self,
+        db: str | Path,
+        policy: Policy | None = None,
+        workspace: str | None = None,
+        read_db: Target | None = None,
     ) -> None:
         self.db = resolve_target(db)  # a file or a postgresql:// URL
+        # `read_db`: a streaming replica (checked: `store.replica.check_read_target`).
+        self.sources = Sources(self.db, read_db, policy)
         self.policy = policy
         self.limits = policy or DEFAULT_POLICY
         self.workspace = workspace  # the project's identity: the AGENTS.md resource's scope
@@ -137,7 +144,7 @@ class PlaybookTools:
     ) -> dict[str, Any]:
         self._range("limit", limit, 1 if explain_hidden else 0, 100)
         self._bounded(("query", query, "query"), ("scope", scope or [], "label"))
-        with _store(self.db, self.policy, create=False, reads=True) as store:
+        with self.sources.replica_or(_store, create=False, reads=True) as store:
             r = recall(store, query, limit=limit, scope=scope or None)
             hidden = None
             if explain_hidden:
@@ -166,7 +173,7 @@ class PlaybookTools:
         self._bounded(
             ("category", category, "label"), ("tag", tag, "label"), ("maturity", maturity, "label")
         )
-        with _store(self.db, self.policy, create=False, reads=True) as store:
+        with self.sources.replica_or(_store, create=False, reads=True) as store:
             found = store.bullets(maturity=maturity or None, tag=tag, type=type)
             if category is not None:
                 wanted = category.strip().lower()
@@ -178,7 +185,7 @@ class PlaybookTools:
         return {"rules": [views.rule(b, effective[b.id]) for b in shown], **page}
 
     def stats(self) -> dict[str, Any]:
-        with _store(self.db, self.policy, create=False, reads=True) as store:
+        with self.sources.replica_or(_store, create=False, reads=True) as store:
             return playbook_stats(store)
 
     def pending_proposals(
@@ -231,7 +238,10 @@ class PlaybookTools:
         except InvalidInput as exc:
             raise ToolFailure(str(exc)) from None
         delta = mark_delta(bullet_id, kind, reason=reason, context=context)
-        with _store(self.db, self.policy, create=False) as store:
+        with (
+            _store(self.db, self.policy, create=False) as opened,
+            self.sources.writing(opened) as store,
+        ):
             done = curate_as_agent(
                 store, [delta], _provenance(session_ref), origin=ORIGIN, receipt=receipt
             )
@@ -271,7 +281,10 @@ class PlaybookTools:
             "receipt": receipt,
             "context": context,
         }
-        with _store(self.db, self.policy, create=False) as store:
+        with (
+            _store(self.db, self.policy, create=False) as opened,
+            self.sources.writing(opened) as store,
+        ):
             try:
                 r = apply_outcome(store, report, provenance=_provenance(session_ref), actor="agent")
             except InvalidOutcome as exc:
@@ -295,7 +308,10 @@ class PlaybookTools:
         self._bounded(("session_ref", session_ref, "ref"))
         if not deltas:
             raise ToolFailure("nothing staged: the batch is empty")
-        with _store(self.db, self.policy, create=True) as store:
+        with (
+            _store(self.db, self.policy, create=True) as opened,
+            self.sources.writing(opened) as store,
+        ):
             r = stage(
                 store, deltas, provenance=_provenance(session_ref, byte_offset), origin=ORIGIN
             )
@@ -334,7 +350,10 @@ class PlaybookTools:
         except TranscriptRefused as exc:
             raise ToolFailure(f"transcript refused: {exc}") from None
         ref = str(path)
-        with _store(self.db, self.policy, create=True) as store:
+        with (
+            _store(self.db, self.policy, create=True) as opened,
+            self.sources.writing(opened) as store,
+        ):
             before = store.watermark(ref)
             try:
                 with path.open("rb") as raw:
@@ -374,5 +393,5 @@ class PlaybookTools:
 
         if not self.db.exists():
             return render([], {})
-        with _store(self.db, self.policy, create=False, reads=True) as store:
+        with self.sources.replica_or(_store, create=False, reads=True) as store:
             return render_store(store, workspace=self.workspace)

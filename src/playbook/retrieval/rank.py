@@ -13,13 +13,11 @@ The caller's scope (`ranked.scope_matches`) is applied here too.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..core import scoring
+from ..core.collector import paused
 from ..core.terms import MATURITIES
 from ..store import PlaybookStore, iso
 from ..store.evidence_rule import rows_answer
@@ -56,7 +54,7 @@ def rank_now(
     from ..store.rank_table import keyword_array  # lazy: recall, hook prompt (not a first query)
 
     hits = [(np.array(seqs, dtype=np.intp), value) for seqs, value in lists]
-    with _collector_paused():
+    with paused():
         table = store.rank.table()
         if not len(table):
             return [[], [], []]
@@ -134,21 +132,6 @@ def rank_now(
         ]
         out.append(top(rows, limit))
     return out
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a first query reads the whole playbook: its
-    hundred thousand rows (tuples that live until they are turned into numpy columns) would
-    set the collector off again and again to traverse them for nothing (about 5% of a first
-    semantic recall at 100k rules)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def rank_as_of(

@@ -64,7 +64,7 @@ def conflicts(
     scores = bullet_scores(store, bullets.values()) if bullets else {}
 
     def side(bid: str) -> ConflictSide:
-        latest = store.timeline(bid)[-events:] if events > 0 and bid in bullets else []
+        latest = store.latest_events(bid, events) if bid in bullets else []
         return ConflictSide(bid, bullets.get(bid), scores.get(bid), latest)
 
     return [ConflictView(c, side(c.a), side(c.b)) for c in flags]

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..core.collector import paused
 from ..core.errors import InvalidInput
 from ..store import PlaybookStore, iso
 from ..store.views import BulletRow
 from .history import rows_as_of
+from .moments import Moments
 
 MOVERS = 20  # rules listed under "moved most in score"
 MOVED = 0.01  # a score change smaller than this is not a move
@@ -86,6 +88,7 @@ def diff_since(
     *,
     until: datetime | None = None,
     movers: int = MOVERS,
+    moments: Moments | None = None,
 ) -> PlaybookDiff:
     """The playbook at `until` (default now) against the playbook at `since`.
 
@@ -93,13 +96,18 @@ def diff_since(
     `until` (with their successors); `rung_changes`: maturity then != maturity at `until`;
     `movers`: rules live at both moments, the `movers` largest score changes (then, now,
     delta). `counts` has every list's full size, `moved` (|delta| >= 0.01) and the live
-    rules at each end (`rules_then`, `rules_now`).
+    rules at each end (`rules_then`, `rules_now`). `moments`: what a long-lived reader
+    keeps between moments (`review.moments`).
     """
     end = until or store.now()
     if since > end:
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
-    before = {r.id: r for r in rows_as_of(store, since)}
-    after = {r.id: r for r in (rows_as_of(store, end) if until else store.views.bullet_rows())}
+    with paused():  # two whole tables (`core.collector`)
+        before = {r.id: r for r in rows_as_of(store, since, moments)}
+        after = {
+            r.id: r
+            for r in (rows_as_of(store, end, moments) if until else store.views.bullet_rows())
+        }
 
     def change(now: BulletRow, then: BulletRow | None, next_ids: Sequence[str] = ()) -> RuleChange:
         return RuleChange(
@@ -125,20 +133,25 @@ def diff_since(
         for r in after.values()
         if r.id in before and before[r.id].maturity != r.maturity
     ]
+    # every live rule moves a little as its evidence decays: the changes are made only for
+    # the movers listed (a RuleChange for each of 100k rules was a second of then-vs-now)
     moved = [
-        change(r, before[r.id])
+        (-abs(delta), r.id)
         for r in after.values()
-        if r.id in before and r.state != "retired" and before[r.id].state != "retired"
+        if r.state != "retired"
+        for b in (before.get(r.id),)
+        if b is not None and b.state != "retired"
+        for delta in (r.effective - b.effective,)
+        if abs(delta) >= MOVED
     ]
-    moved = [c for c in moved if abs(c.delta or 0.0) >= MOVED]
-    moved.sort(key=lambda c: (-abs(c.delta or 0.0), c.id))
+    moved.sort()
     return PlaybookDiff(
         since=since,
         until=end,
         appeared=appeared,
         retired=retired,
         rung_changes=rungs,
-        movers=moved[: max(0, movers)],
+        movers=[change(after[bid], before[bid]) for _, bid in moved[: max(0, movers)]],
         counts={
             "appeared": len(appeared),
             "retired": len(retired),

@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 
 import numpy as np
 
 from ..core import scoring
+from ..core.collector import paused
 from ..core.model import Bullet, Score
 from ..retrieval.query import parse_when
 from ..store import Conflict, PlaybookStore, iso, parse_iso
 from ..store.views import BulletRow
 from .conflicts import CONFLICT_EVENTS, ConflictSide, ConflictView
-from .history_fold import Events, epoch_days, events_of, fold_evidence, moment_day
+from .history_fold import CHECKPOINT, Events, epoch_days, events_of, fold_evidence, moment_day
+from .moments import Moments
 from .proposals import Proposal, Target, _proposal
 
 MOVERS = 20  # rules listed under "moved most in score"
@@ -80,7 +81,9 @@ _ID, _CONTENT, _TYPE, _MATURITY, _STATE, _PINNED, _CATEGORY, _TAGS = range(8)
 _SCOPE, _SOURCE, _CREATED, _HALF_LIFE, _VALID_TO, _SEQ = range(8, 14)
 
 
-def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
+def rows_as_of(
+    store: PlaybookStore, when: datetime, moments: Moments | None = None
+) -> list[BulletRow]:
     """The bullets table (`store.views.bullet_rows`' shape) as the playbook stood at `when`.
 
     Every bullet created by then, retired ones included: `state` "retired" if it was
@@ -89,77 +92,98 @@ def rows_as_of(store: PlaybookStore, when: datetime) -> list[BulletRow]:
     (lineage as of then), decayed to `when`; `stale` at `when`; `pinned` from the decision
     log's pin/unpin entries (a bullet without any keeps its pin now: a pin carried at its
     creation). A bullet retired by then shows the score it had when it was retired.
+    `moments`: what a long-lived reader keeps between moments (the same table, read faster).
     """
-    return _rows_as_of(store, when, None)
+    with paused():
+        return _rows_as_of(store, when, None, moments)
 
 
-def _rows_as_of(store: PlaybookStore, when: datetime, ids: list[str] | None) -> list[BulletRow]:
+def _rows_as_of(
+    store: PlaybookStore, when: datetime, ids: list[str] | None, moments: Moments | None = None
+) -> list[BulletRow]:
     policy = store.policy
     wanted = None
     if ids is not None:  # a few bullets, and the ones whose evidence they inherit
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     day = moment_day(when) if store.past.days_answer() else None
-    rows = store.past.bullets_created_by(when, wanted, day=day)
-    created = epoch_days([r[_CREATED] for r in rows])
-    n = len(rows)
-    if not n:
+    kept = day_events = None
+    if day is not None and moments is not None and ids is None:
+        cols, kept, day_events = moments.columns(store, when, day)
+    else:
+        rows = store.past.bullets_created_by(when, wanted, day=day)
+        cols = list(zip(*rows, strict=True))
+        if rows and day is not None:
+            kept = np.array([r[CHECKPOINT:] for r in rows], dtype=np.float64).reshape(-1, 6)
+    if not cols or not cols[_ID]:
         return []
+    bids = cols[_ID]
+    n = len(bids)
+    created = epoch_days(cols[_CREATED])
     when_iso = iso(when)
-    pos = {r[_ID]: i for i, r in enumerate(rows)}
-    retired = np.array([r[_VALID_TO] is not None and r[_VALID_TO] <= when_iso for r in rows])
+    pos = {bid: i for i, bid in enumerate(bids)}
+    retired = np.array([v is not None and v <= when_iso for v in cols[_VALID_TO]], dtype=bool)
     end = np.full(n, scoring.days(when))
-    for i in np.flatnonzero(retired):
-        end[i] = scoring.days(parse_iso(rows[i][_VALID_TO]))
+    for i in np.flatnonzero(retired).tolist():
+        end[i] = scoring.days(parse_iso(cols[_VALID_TO][i]))
     default_hl = policy.half_life_days
-    half_life = np.array([r[_HALF_LIFE] or default_hl for r in rows], dtype=np.float64)
+    half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     helpful, harmful, last = _evidence_then(
-        store, when, rows, pos, (end, half_life, created), wanted, folded=day is not None
+        store, when, bids, pos, (end, half_life, created), wanted, (kept, day_events)
     )
     stale = (end - last) >= policy.stale_after_days
     maturity_then = store.past.maturities_as_of(when)
-    maturities = [maturity_then.get(r[_ID], r[_MATURITY]) for r in rows]
+    maturities = list(cols[_MATURITY])
+    for bid, rung in maturity_then.items():
+        if bid in pos:
+            maturities[pos[bid]] = rung
     effective = scoring.effective_scores(helpful, harmful, maturities, policy)
-    pinned = _pins_as_of(store, when, {r[_ID]: bool(r[_PINNED]) for r in rows})
-    shown = set(ids) if ids is not None else None
-    return [
-        BulletRow(
-            r[_ID], r[_CONTENT], r[_TYPE], m,
-            "retired" if gone else ("active" if r[_STATE] == "retired" else r[_STATE]),
-            pinned[r[_ID]], h, x, e, s,
-            r[_CATEGORY], r[_TAGS], r[_SCOPE], r[_SOURCE], r[_CREATED], r[_SEQ],
+    pins_then = _pins_as_of(store, when, dict(zip(bids, map(bool, cols[_PINNED]), strict=True)))
+    states = [
+        "retired" if gone else ("active" if state == "retired" else state)
+        for gone, state in zip(retired.tolist(), cols[_STATE], strict=True)
+    ]
+    out = list(
+        map(
+            BulletRow._make,
+            zip(
+                bids, cols[_CONTENT], cols[_TYPE], maturities, states,
+                map(pins_then.__getitem__, bids), helpful.tolist(), harmful.tolist(),
+                effective.tolist(), stale.tolist(), cols[_CATEGORY], cols[_TAGS],
+                cols[_SCOPE], cols[_SOURCE], cols[_CREATED], cols[_SEQ], strict=True,
+            ),
         )
-        for r, m, gone, h, x, e, s in zip(
-            rows, maturities, retired.tolist(), helpful.tolist(), harmful.tolist(),
-            effective.tolist(), stale.tolist(), strict=True,
-        )
-        if shown is None or r[_ID] in shown
-    ]  # fmt: skip
+    )  # fmt: skip
+    if ids is None:
+        return out
+    shown = set(ids)
+    return [r for r in out if r.id in shown]
 
 
 def _evidence_then(
     store: PlaybookStore,
     when: datetime,
-    rows: list[tuple[Any, ...]],
+    bids: Sequence[str],
     pos: dict[str, int],
     columns: tuple[np.ndarray, np.ndarray, np.ndarray],
     wanted: list[str] | None,
-    *,
-    folded: bool,
+    days_read: tuple[np.ndarray | None, list[tuple[str, str, float, float, str]] | None],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(H, X, last activity) per row as of `when` (`columns`: each row's end, half-life
-    and creation day): from the evidence cache's days (`folded`: the rows hold their
-    checkpoints), and from the raw events for the rows they cannot answer (or for all,
-    when the days lag the log or the schema has none)."""
+    and creation day): from the evidence cache's days (`days_read`: each row's checkpoint
+    before the moment's day, and that day's events when they were read with them), and
+    from the raw events for the rows they cannot answer (or for all, when the days lag the
+    log or the schema has none: no checkpoints)."""
     end, half_life, created = columns
-    if not folded:
+    kept, day_events = days_read
+    if kept is None:
         events = _events_recorded_by(store, when, pos, wanted)
         return _evidence(store, when, pos, end, half_life, created, events)
-    days = fold_evidence(store, when, rows, pos, end, half_life, created, wanted)
+    days = fold_evidence(store, when, kept, pos, (end, half_life, created), wanted, day_events)
     helpful, harmful, last = days.helpful, days.harmful, days.last
     slow = np.flatnonzero(days.inexact)
     if len(slow):
-        ids = [rows[i][_ID] for i in slow]
+        ids = [bids[i] for i in slow.tolist()]
         lineage = store.edges.ancestors_many(ids)
         read = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
         events = _events_recorded_by(store, when, pos, read)
@@ -284,8 +308,7 @@ def conflicts_as_of(
             helpful=row.helpful, harmful=row.harmful, effective=row.effective,
             earned=earned, stale=row.stale,
         )  # fmt: skip
-        seen = [e for e in store.timeline(bid) if e.recorded_at <= when]
-        return ConflictSide(bid, bullet, score, seen[-events:] if events > 0 else [])
+        return ConflictSide(bid, bullet, score, store.latest_events(bid, events, when))
 
     return [ConflictView(c, side(c.a), side(c.b)) for c in flags]
 

@@ -104,6 +104,30 @@ class FeedbackLog(Part):
         )
         return [event_of(r) for r in rows if event_point(r[0], r[3], r[5], r[4]) is not None]
 
+    def latest_events(
+        self, bullet_id: str, n: int, recorded_by: datetime | None = None
+    ) -> list[FeedbackEvent]:
+        """`timeline(bullet_id)[-n:]` (of the events recorded by `recorded_by`, if given),
+        read from the end: a rule marked 270k times in a year is not read whole to show its
+        last six (the conflicts views)."""
+        if n <= 0:
+            return []
+        where, args = "bullet_id = ?", [bullet_id]
+        if recorded_by is not None:
+            where, args = where + " AND recorded_at <= ?", [*args, iso(recorded_by)]
+        limit = n + 16  # room for malformed rows, which are left out
+        rows = self.sql.all(
+            f"SELECT {EVENT_COLUMNS} FROM feedback WHERE {where} ORDER BY at DESC, id DESC LIMIT ?",
+            (*args, limit),
+        )
+        found = [event_of(r) for r in rows if event_point(r[0], r[3], r[5], r[4]) is not None]
+        if len(found) < n and len(rows) == limit:  # more malformed rows than room: read all
+            every = self.timeline(bullet_id)
+            if recorded_by is not None:
+                every = [e for e in every if e.recorded_at <= recorded_by]
+            return every[-n:]
+        return found[:n][::-1]
+
     def batch_events(self, bullet_id: str, batch_id: str) -> list[FeedbackEvent]:
         """The events one curate batch wrote on a bullet (what a mark stored), oldest first."""
         rows = self.sql.execute(

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
+from .evidence_days import day_start
 from .evidence_rule import INEXACT, lags, row_answers
 from .log_replay import Edge, History, LogBullet, LogEvent, MaturityEntry
 from .proposals import COLUMNS
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 ROW_COLUMNS = (
     "id, content, type, maturity, state, pinned, category, tags, scope, source, created_at, "
     "half_life_days, valid_to, seq, valid_from"
+)
+# What no write changes once a bullet is stored (`bullet_facts`).
+FACT_COLUMNS = (
+    "id, content, type, category, tags, scope, source, created_at, half_life_days, seq, valid_from"
 )
 # A bullet's checkpoint of the evidence cache's days, after ROW_COLUMNS (`store/evidence_days.py`).
 CHECKPOINT_COLUMNS = "d.half_life, d.ref, d.helpful, d.harmful, d.count, d.last_at"
@@ -63,6 +68,59 @@ class Past:
             return self.sql.all(sql + " ORDER BY seq", args)
         return self.sql.all(f"{sql} AND {d.in_list('id')} ORDER BY seq", [*args, d.list_param(ids)])
 
+    def bullet_states(self, when: datetime) -> list[tuple[Any, ...]]:
+        """(id, maturity, state, pinned, valid_to) of every bullet that existed at `when`
+        (created by then), in seq order: the columns of a bullet that writes change."""
+        return self.sql.all(
+            "SELECT id, maturity, state, pinned, valid_to FROM bullets WHERE valid_from <= ? "
+            "ORDER BY seq",
+            (iso(when),),
+        )
+
+    def bullet_facts(self, ids: list[str] | None = None) -> list[tuple[Any, ...]]:
+        """FACT_COLUMNS of every bullet (or of `ids`'): what no write changes once the
+        bullet is stored (`review.moments` keeps them between reads)."""
+        d = self.sql.dialect
+        if ids is None:
+            return self.sql.all(f"SELECT {FACT_COLUMNS} FROM bullets")
+        return self.sql.all(
+            f"SELECT {FACT_COLUMNS} FROM bullets WHERE {d.in_list('id')}", (d.list_param(ids),)
+        )
+
+    def checkpoints_before(self, day: int) -> list[tuple[Any, ...]]:
+        """(bullet_id, CHECKPOINT_COLUMNS) of each bullet's latest checkpoint of a day
+        before `day` (bullets without one left out). PostgreSQL seeks each bullet's by its
+        key (LATERAL); its planner otherwise hashed every checkpoint of the year (5 s)."""
+        if self.sql.dialect == "postgresql":
+            return self.sql.all(
+                f"SELECT b.id, {CHECKPOINT_COLUMNS} FROM bullets b CROSS JOIN LATERAL "
+                "(SELECT * FROM evidence_days x WHERE x.bullet_id = b.id AND x.day < ? "
+                "ORDER BY x.day DESC LIMIT 1) d",
+                (day,),
+            )
+        return self.sql.all(
+            f"SELECT b.id, {CHECKPOINT_COLUMNS} FROM bullets b JOIN evidence_days d "
+            "ON d.bullet_id = b.id AND d.day = "
+            "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = b.id AND x.day < ?)",
+            (day,),
+        )
+
+    def days_mark(self) -> int | None:
+        """The last event folded into the evidence cache's days (None: never built)."""
+        return self.evidence.days.watermark()
+
+    def recorded_before_after(self, day: int, event_id: int) -> bool:
+        """Whether an event later than `event_id` in the log was recorded on a day before
+        `day` (an import of older feedback): then the checkpoints before `day` may have
+        changed since the days held `event_id`."""
+        return (
+            self.sql.scalar(
+                "SELECT 1 FROM feedback WHERE id > ? AND recorded_at < ? LIMIT 1",
+                (event_id, iso(day_start(day))),
+            )
+            is not None
+        )
+
     def events_recorded_by(
         self, when: datetime, ids: list[str] | None = None
     ) -> list[tuple[str, str, Any, float]]:
@@ -93,6 +151,11 @@ class Past:
         """(bullet_id, kind, at in epoch days, weight) of the events recorded in
         [start, when], in id order."""
         return self.evidence.days.events_between(start, when, ids)
+
+    def events_of_day(self, day: int) -> list[tuple[str, str, float, float, str]]:
+        """(bullet_id, kind, at in epoch days, weight, recorded_at) of the events recorded
+        on `day`, in id order."""
+        return self.evidence.days.events_of_day(day)
 
     def maturities_as_of(self, when: datetime) -> dict[str, str]:
         """The maturity of each bullet whose rung changed after `when`, as it stood at

@@ -279,6 +279,7 @@ class PlaybookStore:
         return self.bullets.get(bullet_id)
 
     timeline = delegate("feedback", FeedbackLog.timeline)
+    latest_events = delegate("feedback", FeedbackLog.latest_events)
     score = delegate("scoring", Scores.score)
     pin = delegate("bullets", BulletRepo.pin)
     unpin = delegate("bullets", BulletRepo.unpin)

@@ -11,10 +11,14 @@ from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.policy import DEFAULT_POLICY, Policy
 from ..store import PlaybookStore, open_store, resolve_target
 from ..store.replica import Unreachable, open_replica
+
+if TYPE_CHECKING:
+    from ..review.moments import Moments
 
 
 def target(path: str | Path) -> str | Path:
@@ -35,6 +39,16 @@ class Source:
     read_path: str | None = None
     # The primary's WAL position after this workbench's last write, until the replica has it.
     wrote_at: list[str] = field(default_factory=list, compare=False, repr=False)
+    _moments: list[Moments] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def moments(self) -> Moments:
+        """What time travel keeps between moments for this playbook (`review.moments`)."""
+        if not self._moments:
+            from ..review.moments import Moments  # lazy: numpy: the workbench's first frame
+
+            self._moments.append(Moments())
+        return self._moments[0]
 
     @contextmanager
     def open(self, *, migrate: bool = True, reads: bool = False) -> Iterator[PlaybookStore]:

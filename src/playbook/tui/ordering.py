@@ -126,9 +126,14 @@ class RowIndex:
         self._masks: dict[frozenset[str], Any] = {}
 
     def _rank_of(self, keys: list[Any]) -> Any:
-        """Each row's dense rank by `keys`: equal keys share a rank, as in a sort."""
+        """Each row's dense rank by `keys`: equal keys share a rank, as in a sort. Text is
+        ranked by numpy (code point order, as Python's; 0.16 s in a dict at 100k ids, most
+        of building the index), anything else by a sort."""
+        np = self.np
+        if all(type(k) is str and not k.endswith("\0") for k in keys):
+            return np.unique(np.array(keys, dtype=str), return_inverse=True)[1].astype(np.int64)
         ranks = {k: i for i, k in enumerate(sorted(set(keys)))}
-        return self.np.fromiter((ranks[k] for k in keys), self.np.int64, len(keys))
+        return np.fromiter((ranks[k] for k in keys), np.int64, len(keys))
 
     def _ids_at(self, positions: Any) -> list[str]:
         """The ids of the rows at these positions, in their order (an object array of str,

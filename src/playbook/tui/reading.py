@@ -263,7 +263,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
 
     started = time.perf_counter()
     with source.open(migrate=False) as store:
-        rows = rows_as_of(store, when)
+        rows = rows_as_of(store, when, source.moments)
         proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
         diffs = diffs_of(store, proposals)
         conflicts = conflicts_as_of(store, when)

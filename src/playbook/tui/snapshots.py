@@ -23,6 +23,7 @@ from textual.app import App
 from textual.widgets import Static, TabbedContent
 from textual.worker import Worker, get_current_worker
 
+from ..core.collector import paused
 from ..core.policy import Policy
 from ..store.views import BulletRow
 from . import format as fmt
@@ -84,15 +85,13 @@ class Snapshots:
     def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         """In the poll worker: the playbook as of the moment shown, each pane's part."""
         as_of = self.travel.as_of
-        snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at(), as_of=as_of)
-        snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
-        rows = snapshot.rows_by_id
-        prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
+        with paused():  # a whole playbook's rows, read and ordered (`core.collector`)
+            snapshot = reading.load_snapshot(self.source, last_looked=self.seen_at(), as_of=as_of)
+            snapshot.same_texts(self.snapshot)  # here, not on the UI thread (`carry_similar`)
+            prepared = {pane.TAB: pane.prepare(snapshot) for pane in self.panes()}
         if worker.is_cancelled:
             return False
         self.app.post_message(SnapshotLoaded(snapshot, version, prepared))
-        if len(rows) >= INDEX_FROM:  # next: make filtering and sorting fast
-            self.app.post_message(IndexReady(RowIndex(rows)))
         return True
 
     def apply(self, message: SnapshotLoaded) -> bool:
@@ -125,11 +124,26 @@ class Snapshots:
             app.screen.set_context(ctx)  # an action taken there: read its list again
         app.refresh_bindings()
         self.live.poll_done()
+        self.travel.read_ahead()
         app.workers.cancel_group(app, "similar")  # read for a snapshot no longer shown
+        if len(snap.rows_by_id) >= INDEX_FROM:  # after this frame, as below
+            app.call_after_refresh(self._build_index, snap)
         due = snap.similar_due()
         if due:  # after this frame: the first paint does not wait for them
             app.call_after_refresh(self._read_similar, snap, due)
         return True
+
+    def _build_index(self, snap: reading.Snapshot) -> None:
+        """The bullets' index (fast filtering and sorting), in a worker once the snapshot
+        is on screen: built beside the read, it held the interpreter while the first frame
+        of a step back waited (1.5 s at 100k rules on a busy machine)."""
+        if snap is self.snapshot and not self.live.closing:
+            in_thread(self.app, partial(self._index_worker, snap.rows_by_id), "index")
+
+    def _index_worker(self, rows: dict[str, BulletRow]) -> None:
+        with paused():
+            index = RowIndex(rows)
+        self.app.post_message(IndexReady(index))
 
     def _read_similar(self, snap: reading.Snapshot, due: list[Proposal]) -> None:
         if snap is self.snapshot and not self.live.closing:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import calendar
 from collections.abc import Callable, Hashable
+from contextlib import suppress
 from datetime import datetime, timedelta
+from functools import partial
 
 from rich.text import Text
 from textual.app import App
@@ -27,6 +29,7 @@ from .data import Source
 from .screens.compare import CompareScreen
 from .screens.hidden import HiddenScreen
 from .screens.moment import MomentModal
+from .threads import in_thread
 
 TRAVEL_ACTIONS = ("time_travel", "step", "step_months", "now", "compare", "hidden")
 
@@ -77,6 +80,7 @@ class Travel:
         self.read_now = read_now
         self.version = version
         self.as_of: datetime | None = None
+        self._warmed: list[datetime | None] = []  # the moment last read ahead around
 
     def travel_to(self, when: datetime | None) -> None:
         """Show the playbook as of `when` (None, or a moment within a minute of now: now;
@@ -90,6 +94,26 @@ class Travel:
         self.show_moment()
         self.read_now()
         self.app.refresh_bindings()
+
+    def read_ahead(self) -> None:
+        """Once the moment shown is on screen: read, in the background, what the travel
+        keys would read next (a week and a month either side; `review.Moments` keeps it),
+        so that a step reads only what can have changed since. Once per moment shown."""
+        if self._warmed == [self.as_of]:
+            return
+        self._warmed = [self.as_of]
+        now = self.now()
+        base = self.as_of or now
+        ahead = [base - timedelta(days=7), months_on(base, -1), base - timedelta(days=30),
+                 base + timedelta(days=7), months_on(base, 1)]  # fmt: skip
+        wanted = [m for m in ahead if m < now - timedelta(minutes=1)]
+        in_thread(self.app, partial(self._read_ahead, wanted), "read-ahead", exclusive=True)
+
+    def _read_ahead(self, moments: list[datetime]) -> None:
+        # a read ahead only: a failure is left unsaid, the step itself reads what it needs
+        # and says what went wrong
+        with suppress(Exception), self.source.open(migrate=False) as store:
+            self.source.moments.warm(store, moments)
 
     def show_moment(self) -> None:
         """The top bar says, unmistakably, which moment the workbench shows."""

@@ -20,6 +20,8 @@ statements; reads that do not depend on each other go together too (`all_of`).
 `change_token()` reads the commit counter (`_playbook_changes`), so it moves with every
 commit of anyone, strictly (the recall cache is keyed by it); a listening executor
 (`listen()`, the workbench's watcher) counts the notifications instead, without a query.
+Through a transaction-mode pool (`pooling.py`) each transaction sets the session's settings
+in its first round trip (`settings`), and nothing listens.
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ from psycopg.sql import SQL, Identifier
 from ...core import errors
 from ..dialect import POSTGRESQL
 from ..executor import ExecutorBase
-from .dialect import translate
 from .statements import (
     LOCK_CLASS,
     PgRows,
     channel_of,
+    failure,
     lock_key,
     one_statement,
     only_appends,
@@ -65,6 +67,7 @@ class PostgresExecutor(ExecutorBase):
         schema: str,
         label: str = "",
         read_only: bool = False,
+        settings: str = "",
     ) -> None:
         self._conn = conn
         self.schema = schema
@@ -79,7 +82,12 @@ class PostgresExecutor(ExecutorBase):
         self._listening = False
         self._notified = 0
         channel = channel_of(schema).replace("'", "''")
-        self._begin = f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)})"
+        # Through a transaction-mode pool (`pooling.py`): the statement that sets the
+        # session's settings, sent first in every transaction ("" straight to a server).
+        self.settings = settings
+        then = f"; {settings}" if settings else ""
+        self._begin = f"BEGIN{then}; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {lock_key(schema)})"
+        self._snapshot = f"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY{then}"
         self._bump = (
             "UPDATE _playbook_changes SET n = n + 1",
             f"SELECT pg_notify('{channel}', '')",
@@ -109,7 +117,7 @@ class PostgresExecutor(ExecutorBase):
         self, text: str, params: Sequence[Any] | None, writes: bool
     ) -> psycopg.Cursor[Any]:
         try:
-            if self._later:
+            if self._later or self._pooled_alone():
                 cur = self._send_later([(text, params)])[0]
             else:
                 cur = self._conn.execute(text, params)
@@ -121,19 +129,7 @@ class PostgresExecutor(ExecutorBase):
         return cur
 
     def _error(self, exc: psycopg.Error, *, committing: bool = False) -> BaseException:
-        if self._conn.broken or self._conn.closed:
-            where = self.label or "the database server"
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else "closed"
-            if committing:
-                return errors.ConnectionLost(
-                    f"lost the connection to {where} while committing ({detail}): the batch "
-                    "was applied whole or not at all; look before repeating it"
-                )
-            return errors.ConnectionLost(
-                f"lost the connection to {where} ({detail}); what was under way was not "
-                "applied, and the next request connects again"
-            )
-        return translate(exc, self.label) or exc
+        return failure(exc, self._conn, self.label, committing=committing)
 
     def _connected(self) -> bool:
         """Outside a transaction, a connection that broke is opened again (the server came
@@ -159,8 +155,8 @@ class PostgresExecutor(ExecutorBase):
         if not rows:
             return 0
         text, writes = prepare(sql)
-        if writes and not self._depth:
-            with self.transaction():
+        if not self._depth and (writes or self._pooled_alone()):
+            with self.transaction() if writes else self.snapshot():
                 return self.executemany(sql, rows)
         self._connected()
         try:
@@ -204,10 +200,18 @@ class PostgresExecutor(ExecutorBase):
         """Send the waiting writes, then `queries` (statements as `one_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later, self._appended = self._later, [], {}
+        alone = self._pooled_alone()
         with self._conn.pipeline():
+            if alone:  # the settings, then the rest: one implicit transaction
+                self._conn.execute(self.settings)
             for sql, rows in waiting:
                 send_many(self._conn, sql, rows)
             return [self._conn.execute(text, params) for text, params in queries]
+
+    def _pooled_alone(self) -> bool:
+        """Through a pool, outside any transaction: a statement needs the settings first."""
+        idle = psycopg.pq.TransactionStatus.IDLE
+        return bool(self.settings) and self._conn.info.transaction_status == idle
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one pipeline, after any writes still waiting."""
@@ -293,7 +297,7 @@ class PostgresExecutor(ExecutorBase):
             return
         self._connected()
         try:
-            self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._conn.execute(self._snapshot)
         except psycopg.Error as exc:
             raise self._error(exc) from exc
         try:
@@ -352,8 +356,9 @@ class PostgresExecutor(ExecutorBase):
 
     def listen(self) -> None:
         """Follow other connections' commits by notification: from now on `change_token()`
-        counts the NOTIFYs of this playbook's writers and asks the server nothing."""
-        if self._listening:
+        counts the NOTIFYs of this playbook's writers and asks the server nothing. Through
+        a pool (no server connection of one's own to listen on) it keeps asking."""
+        if self._listening or self.settings:
             return
         self._conn.add_notify_handler(self._notice)
         try:

@@ -20,6 +20,7 @@ from ...core import errors
 from ..sqlite import Mode
 from ..urls import scrub
 from .dialect import translate
+from .pooling import option_settings, pool_mode, settings_statement
 
 if TYPE_CHECKING:
     from .executor import PostgresExecutor
@@ -93,10 +94,23 @@ def _stand_in(module: str, dist: str) -> bool:
 
 
 def connect(url: str, label: str, *, read_only: bool = False) -> Any:
-    """A psycopg connection as the executor expects it (autocommit, timeouts set)."""
+    """A psycopg connection as the executor expects it (autocommit, timeouts set; through a
+    transaction-mode pooler, no settings and no prepared statements: `pooling.py`)."""
+    psycopg = _psycopg()
+    url, options, _ = session(url, label, read_only=read_only)
+    try:
+        return psycopg.connect(url, **options)
+    except psycopg.Error as exc:
+        raise _connect_error(exc, label, url) from None
+
+
+def session(url: str, label: str, *, read_only: bool = False) -> tuple[str, dict[str, Any], str]:
+    """(the URL for libpq, `psycopg.connect`'s other arguments, the statement that sets the
+    session's settings in each transaction: "" when they go with the connection)."""
     psycopg = _psycopg()
     from psycopg.conninfo import conninfo_to_dict  # lazy: PostgreSQL only, after _psycopg()
 
+    url, pool = pool_mode(url)
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
@@ -122,11 +136,23 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
     # for a batch of a few hundred rules (EXPLAIN ANALYZE on the team-year: 48 ms, against
     # 13 ms by index; recall in-process 470-490 -> 300-410 ms at a load of 13).
     tuned = [f"-c random_page_cost={RANDOM_PAGE_COST}"]
-    options["options"] = " ".join([*tuned, str(given.get("options") or ""), *settings]).strip()
+    own = str(given.get("options") or "")
+    if pool is None:
+        options["options"] = " ".join([*tuned, own, *settings]).strip()
+        return url, options, ""
     try:
-        return psycopg.connect(url, **options)
-    except psycopg.Error as exc:
-        raise _connect_error(exc, label, url) from None
+        pairs = option_settings(" ".join([*tuned, own, *settings]))
+    except ValueError as exc:
+        raise errors.UsageError(
+            f"{label}: through a pool (pool=transaction) the URL's options can only set "
+            f"settings (-c name=value), not {exc}"
+        ) from None
+    if read_only:  # each transaction itself: a default is read as the transaction begins
+        pairs = [(k, v) for k, v in pairs if k != "default_transaction_read_only"]
+        pairs.append(("transaction_read_only", "on"))
+    options["options"] = ""  # nothing in the startup packet (not even $PGOPTIONS)
+    options["prepare_threshold"] = None  # a pool's next server connection has none of them
+    return url, options, settings_statement(pairs)
 
 
 def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
@@ -140,16 +166,20 @@ def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError
     return errors.CannotOpen(f"cannot connect to {label}: {reason}")
 
 
-def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool, bool]:
+def playbook_schema(
+    conn: Any, label: str, mode: Mode, settings: str = ""
+) -> tuple[str, bool, bool]:
     """The schema the playbook lives in (made in `create` mode when it does not exist);
     whether the connection's role leaves what is derived from the log to the database: it
     may not write the evidence cache (the agent role of `playbook pg roles`); and whether
     the schema holds the commit counter (asked here, in the same round trip, rather than by
-    the first commit: a one-shot `mark` saves one)."""
-    current, path, restricted, counter = conn.execute(
+    the first commit: a one-shot `mark` saves one). `settings`: `session`'s statement."""
+    current, path, restricted, counter = _with(
+        conn,
+        settings,
         "SELECT current_schema(), current_setting('search_path'), "
         "to_regclass('evidence') IS NOT NULL AND NOT has_table_privilege('evidence', 'INSERT'), "
-        "to_regclass(quote_ident(current_schema()) || '._playbook_changes') IS NOT NULL"
+        "to_regclass(quote_ident(current_schema()) || '._playbook_changes') IS NOT NULL",
     ).fetchone()
     if current is not None:
         return str(current), bool(restricted), bool(counter)
@@ -166,7 +196,7 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool, bool]
     made = sql.Identifier(wanted[0])
     try:
         conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(made))
-        now = conn.execute("SELECT current_schema()").fetchone()[0]
+        now = _with(conn, settings, "SELECT current_schema()").fetchone()[0]
     except psycopg.errors.UniqueViolation:
         now = wanted[0]  # another process made it a moment ago
     except psycopg.Error as exc:
@@ -179,6 +209,15 @@ def playbook_schema(conn: Any, label: str, mode: Mode) -> tuple[str, bool, bool]
             f"({path}) does not select it"
         )
     return wanted[0], False, False
+
+
+def _with(conn: Any, settings: str, query: str) -> Any:
+    """`query`'s cursor; with `settings` first, in the same implicit transaction."""
+    if not settings:
+        return conn.execute(query)
+    with conn.pipeline():
+        conn.execute(settings)
+        return conn.execute(query)
 
 
 def search_path_names(path: str) -> list[str]:
@@ -216,13 +255,16 @@ def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
     _psycopg()  # BackendUnavailable without it
     from .executor import PostgresExecutor  # lazy: it imports psycopg: after _psycopg()
 
+    settings = session(url, label, read_only=mode == "read")[2]
     conn = connect(url, label, read_only=mode == "read")
     try:
-        schema, restricted, counter = playbook_schema(conn, label, mode)
+        schema, restricted, counter = playbook_schema(conn, label, mode, settings)
     except BaseException:
         conn.close()
         raise
-    ex = PostgresExecutor(conn, schema=schema, label=label, read_only=mode == "read")
+    ex = PostgresExecutor(
+        conn, schema=schema, label=label, read_only=mode == "read", settings=settings
+    )
     ex.derived_by_database = restricted
     ex.counter_found(counter)
     ex.reopen = lambda: connect(url, label, read_only=mode == "read")

@@ -12,6 +12,9 @@ from typing import Any
 
 import psycopg
 
+from ...core import errors
+from .dialect import translate
+
 LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
 _WRITES = frozenset(("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "TRUNCATE"))
 
@@ -158,3 +161,23 @@ def quoted(name: str) -> str:
 def channel_of(schema: str) -> str:
     """The NOTIFY channel of the playbook in `schema`."""
     return f"playbook:{schema}"[:63]
+
+
+def failure(
+    exc: psycopg.Error, conn: psycopg.Connection[Any], label: str, *, committing: bool = False
+) -> BaseException:
+    """What the store raises for a driver's error: `ConnectionLost` when the connection
+    broke (what became of the work said), else the dialect's translation, else `exc`."""
+    if conn.broken or conn.closed:
+        where = label or "the database server"
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else "closed"
+        if committing:
+            return errors.ConnectionLost(
+                f"lost the connection to {where} while committing ({detail}): the batch "
+                "was applied whole or not at all; look before repeating it"
+            )
+        return errors.ConnectionLost(
+            f"lost the connection to {where} ({detail}); what was under way was not "
+            "applied, and the next request connects again"
+        )
+    return translate(exc, label) or exc

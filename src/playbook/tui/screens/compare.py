@@ -109,7 +109,7 @@ class CompareScreen(Screen[None]):
     def _read(self) -> None:
         try:
             with self.source.open(migrate=False) as store:
-                diff = review.diff_since(store, self.since)
+                diff = review.diff_since(store, self.since, moments=self.source.moments)
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return
