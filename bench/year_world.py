@@ -25,6 +25,10 @@ a rule with a negative score drops a rung per pass, so per day here). Ids come f
 seeded generator (the store's `ids.random_hex` is replaced while building), so the same
 spec gives the same playbook, id for id, on SQLite and on PostgreSQL.
 
+On PostgreSQL the tables' foreign keys and checks are set aside while the year is written
+and made again at its end, each checked over every row then (`store/postgres/loading.py`):
+per row, they cost the server a key lookup and a regular expression per timestamp.
+
 The engine's curation steps are `year_ops.py`'s; `year_verify.verify(store)` checks what
 `playbook doctor` does not: the evidence cache against the log, folded there
 independently, and that no live rule's rung would move.
@@ -52,6 +56,8 @@ from playbook.core.text import content_hash, tokens
 from playbook.curation import invert_harmed, run_maturity_pass
 from playbook.store import PlaybookStore, new_batch_id, open_store
 from playbook.store import ids as store_ids
+from playbook.store.postgres import loading
+from playbook.store.tables import TABLES
 
 BULLET_COLUMNS = (
     "seq", "id", "content", "category", "tags", "scope", "scope_key", "type", "kind",
@@ -358,6 +364,10 @@ def build(
         if not postgres:  # a file of our own, checked afterwards: no fsync, no key checks
             store.sql.execute("PRAGMA synchronous = OFF")
             store.sql.execute("PRAGMA foreign_keys = OFF")
+        remake: list[str] = []
+        if postgres:  # foreign keys and checks made once, at the end (their rows then checked)
+            with store.transaction():
+                remake = loading.set_aside(store.sql, list(TABLES), indexes=False)
         with store.sql.bulk():
             for d in range(spec.days):
                 with store.transaction():
@@ -370,6 +380,8 @@ def build(
                         f"{world.counts.get('feedback events', 0):,} events"
                     )
             world.finish()
+            with store.transaction():
+                loading.make_again(store.sql, remake)
         if not postgres:
             store.sql.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             store.sql.execute("ANALYZE")

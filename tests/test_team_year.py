@@ -25,6 +25,7 @@ from playbook.store import diagnose, open_store
 from playbook.store.copying import TABLES
 
 from .helpers import pg as pg_support
+from .helpers.pg_catalog import catalog, fresh
 
 SMALL = Spec(rules=300, events=6_000, sessions=40, days=40, seed=7)
 END = SMALL.start + timedelta(days=SMALL.days)
@@ -116,6 +117,15 @@ def test_the_same_year_on_both_backends(sqlite_year: Year, pg_year: Year) -> Non
             rows = [tuple(r) for r in lite.sql.all(select)]
             assert rows == [tuple(r) for r in pg.sql.all(select)], table
             assert rows or table in ("cache_blob",), table
+
+
+@pytest.mark.postgres
+def test_the_postgresql_year_has_the_catalog_of_a_new_playbook(
+    pg_year: Year, pg_server: str, worker_id: str
+) -> None:
+    """Its foreign keys and checks, set aside while it was written (`store/postgres/
+    loading.py`), were made again at its end, each validated over every row."""
+    assert catalog(str(pg_year[0])) == catalog(fresh(pg_server, worker_id))
 
 
 def test_a_vote_decision_is_written_as_log_decision_writes_it() -> None:

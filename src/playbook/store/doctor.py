@@ -33,7 +33,7 @@ from .doctor_days import days_problems
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
 from .target import open_executor, resolve_target
-from .vouch import RULES_FROM, postgres_vouched, sqlite_guarded
+from .vouch import postgres_vouched, sqlite_guarded_in
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -151,7 +151,7 @@ def _malformed_rows(ex: Executor, version: int, *, full: bool = False) -> list[s
     # written since they were made keep them). A team's year: 10M events not read again.
     # (`full`: every row read again, whatever the database vouches for)
     vouched = set() if sqlite or not in_sql or full else set(ex.column(postgres_vouched()))
-    before = _sqlite_guarded(ex) if sqlite and not full else {}
+    before = sqlite_guarded_in(ex) if sqlite and not full else {}
     out: list[str] = []
     for table, (rules, key) in RULES.items():
         if all(r.name in vouched for r in rules):
@@ -177,13 +177,6 @@ def _malformed_rows(ex: Executor, version: int, *, full: bool = False) -> list[s
         except errors.DatabaseError:  # a damaged table: reported by the checks above
             continue
     return out
-
-
-def _sqlite_guarded(ex: Executor) -> dict[str, int]:
-    """`vouch.sqlite_guarded` for this file."""
-    triggers = dict(ex.all("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
-    marks = dict(ex.all("SELECT key, value FROM meta WHERE key LIKE ?", (RULES_FROM + "%",)))
-    return sqlite_guarded(triggers, marks)
 
 
 def _counted(ex: Executor, table: str) -> int | str:

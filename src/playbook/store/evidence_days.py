@@ -174,11 +174,21 @@ class EvidenceDays:
     def _latest(self, ids: Iterable[str]) -> dict[str, _State]:
         """Each bullet's latest checkpoint (of `ids`)."""
         d = self.sql.dialect
+        if d.name == "postgresql":  # one index probe a bullet, not a look at each of its days
+            query = (
+                f"SELECT {', '.join(f'x.{c}' for c in COLUMNS)} FROM unnest(?::text[]) AS b(id) "
+                "CROSS JOIN LATERAL (SELECT * FROM evidence_days WHERE bullet_id = b.id "
+                "ORDER BY day DESC LIMIT 1) x"
+            )
+        else:
+            query = (
+                f"SELECT {', '.join(COLUMNS)} FROM evidence_days d "
+                f"WHERE {d.in_list('d.bullet_id')} AND d.day = "
+                "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = d.bullet_id)"
+            )
         out: dict[str, _State] = {}
         for bid, day, hl, ref, h, x, n, last_at, last_id in self.sql.execute(
-            f"SELECT {', '.join(COLUMNS)} FROM evidence_days d WHERE {d.in_list('d.bullet_id')} "
-            "AND d.day = (SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = d.bullet_id)",
-            (d.list_param(ids),),
+            query, (d.list_param(ids),)
         ):
             out[bid] = _State(scoring.DecayAccumulator(hl, ref, h, x, n), day, last_at, last_id)
         return out

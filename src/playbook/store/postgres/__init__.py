@@ -3,8 +3,9 @@
 `opening.py` (connecting, modes, the playbook's schema), `executor.py` (the executor: `?`
 parameters, the write lock, the commit counter, LISTEN/NOTIFY), `dialect.py` (psycopg
 errors as `playbook.core.errors`), `schema.py` (the DDL of each migration step), `roles.py`
-(the agent and human roles, and the guard that keeps agents from approving), `cluster.py`
-(a throwaway local server, for the tests and the benches).
+(the agent and human roles, and the guard that keeps agents from approving), `loading.py`
+(indexes and constraints set aside while millions of rows go in, made again after),
+`cluster.py` (a throwaway local server, for the tests and the benches).
 
 psycopg is imported only when a `postgresql://` target is opened: `playbook --help` and
 every SQLite command run without it.

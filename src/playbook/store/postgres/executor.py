@@ -42,11 +42,11 @@ from .statements import (
     channel_of,
     failure,
     lock_key,
-    many_statements,
     one_statement,
     only_appends,
     prepare,
     quoted,
+    send_many,
 )
 
 __all__ = ["LOCK_CLASS", "PostgresExecutor", "channel_of", "lock_key", "prepare"]
@@ -205,8 +205,7 @@ class PostgresExecutor(ExecutorBase):
             if alone:  # the settings, then the rest: one implicit transaction
                 self._conn.execute(self.settings)
             for sql, rows in waiting:
-                for text, params in many_statements(sql, rows):
-                    self._conn.execute(text, params)
+                send_many(self._conn, sql, rows)
             return [self._conn.execute(text, params) for text, params in queries]
 
     def _pooled_alone(self) -> bool:

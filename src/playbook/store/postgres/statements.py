@@ -69,12 +69,44 @@ def many_statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequ
     if one is None:
         return [one_statement(sql, row) for row in rows]
     head, values, tail = one.groups()
+    raw = "?" not in head + tail and "$" not in head + tail
     out: list[tuple[str, Sequence[Any] | None]] = []
     for start in range(0, len(rows), MANY_ROWS):
         chunk = rows[start : start + MANY_ROWS]
-        text = head + ", ".join([values] * len(chunk)) + tail
-        out.append(one_statement(text, [v for row in chunk for v in row]))
+        params = [v for row in chunk for v in row]
+        if raw:
+            out.append((numbered(head, values, tail, len(chunk)), params))
+        else:
+            text = head + ", ".join([values] * len(chunk)) + tail
+            out.append(one_statement(text, params))
     return out
+
+
+def send_many(conn: psycopg.Connection[Any], sql: str, rows: list[Sequence[Any]]) -> None:
+    """Send the statements that write `rows` with `sql` (`many_statements`) on `conn`, in
+    its pipeline; the numbered ones by a `RawCursor` (its results are the pipeline's)."""
+    raw = psycopg.RawCursor(conn)
+    for text, params in many_statements(sql, rows):
+        (raw if isinstance(text, Numbered) else conn).execute(text, params)
+
+
+class Numbered(str):
+    """A statement whose parameters are PostgreSQL's own `$1, $2, ...`: sent as it is (a
+    `psycopg.RawCursor`), where psycopg would parse a `%s` text again at every execution
+    (it keeps the parse only of statements up to 50 parameters): a 500-row INSERT costs
+    the client 20-30 ms to parse, more than its rows."""
+
+
+@lru_cache(maxsize=256)
+def numbered(head: str, values: str, tail: str, n: int) -> Numbered:
+    """`head` + `n` copies of the one-row `values` tuple (its `?` numbered on) + `tail`."""
+    parts = values.split("?")
+    width = len(parts) - 1
+    rows = (
+        "".join(p + (f"${r * width + i + 1}" if i < width else "") for i, p in enumerate(parts))
+        for r in range(n)
+    )
+    return Numbered(head + ", ".join(rows) + tail)
 
 
 def only_appends(sql: str, rows: list[Sequence[Any]]) -> bool:
