@@ -132,7 +132,7 @@ def _rows_as_of(
         store, when, bids, pos, (end, half_life, created), wanted, (kept, day_events)
     )
     stale = (end - last) >= policy.stale_after_days
-    maturity_then = store.past.maturities_as_of(when)
+    maturity_then = store.past.maturities_as_of(when, wanted)
     maturities = list(cols[_MATURITY])
     for bid, rung in maturity_then.items():
         if bid in pos:

@@ -157,26 +157,27 @@ class Past:
         on `day`, in id order."""
         return self.evidence.days.events_of_day(day)
 
-    def maturities_as_of(self, when: datetime) -> dict[str, str]:
-        """The maturity of each bullet whose rung changed after `when`, as it stood at
-        `when` (its maturity log's latest entry by then; none: it had no entry by then).
-        Every other bullet's rung then is its rung now: each change of rung is logged with
-        it (`set_maturity`), so a bullet without an entry after `when` kept since then the
-        rung of its last entry. Only the entries after `when`, and those of the bullets
-        they name, are read (the log by `at`: schema step 4's index)."""
+    def maturities_as_of(self, when: datetime, ids: list[str] | None = None) -> dict[str, str]:
+        """The maturity of each bullet (of `ids`, or any) whose rung changed after `when`,
+        as it stood at `when` (its maturity log's latest entry by then; none: it had no
+        entry by then). Every other bullet's rung then is its rung now: each change of rung
+        is logged with it (`set_maturity`), so a bullet without an entry after `when` kept
+        since then the rung of its last entry. Only the bullets with entries after `when`
+        are read (the log by `at`: schema step 4's index), each one's entry by then found
+        by its own (bullet_id, at) index in one statement (a month back at a team-year:
+        16k bullets, 25k entries read and ordered before)."""
         at = iso(when)
-        changed = self.sql.column("SELECT DISTINCT bullet_id FROM maturity_log WHERE at > ?", (at,))
-        out: dict[str, str] = {}
-        if not changed:
-            return out
         d = self.sql.dialect
-        for bid, maturity in self.sql.execute(
-            "SELECT bullet_id, maturity FROM maturity_log WHERE at <= ? AND "
-            f"{d.in_list('bullet_id')} ORDER BY at, id",
-            (at, d.list_param(changed)),
-        ):
-            out[bid] = maturity
-        return out
+        only, args = "", [at, at]
+        if ids is not None:
+            only, args = f" AND {d.in_list('bullet_id')}", [*args, d.list_param(ids)]
+        rows = self.sql.execute(
+            "SELECT c.bullet_id, (SELECT x.maturity FROM maturity_log x "
+            "WHERE x.bullet_id = c.bullet_id AND x.at <= ? ORDER BY x.at DESC, x.id DESC LIMIT 1) "
+            f"FROM (SELECT DISTINCT bullet_id FROM maturity_log WHERE at > ?{only}) c",
+            args,
+        )
+        return {bid: maturity for bid, maturity in rows if maturity is not None}
 
     def maturity_histories(self, ids: Iterable[str]) -> dict[str, list[tuple[datetime, str]]]:
         """Every rung each bullet has held, with when it took it, oldest first."""
