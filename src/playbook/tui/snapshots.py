@@ -124,7 +124,7 @@ class Snapshots:
             app.screen.set_context(ctx)  # an action taken there: read its list again
         app.refresh_bindings()
         self.live.poll_done()
-        self.travel.read_ahead()
+        app.call_after_refresh(self.travel.read_ahead)  # after this frame, as below
         app.workers.cancel_group(app, "similar")  # read for a snapshot no longer shown
         if len(snap.rows_by_id) >= INDEX_FROM:  # after this frame, as below
             app.call_after_refresh(self._build_index, snap)
