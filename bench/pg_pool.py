@@ -30,13 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
-from backends import drop_schemas, in_schema, opened, server
+from backends import drop_schemas, in_schema, opened, recall_ms, server
 from cli import command
-from recall import QUERIES
 from report import environment, figure, note
 
 from playbook.curation import curate
-from playbook.retrieval.query import recall
 from playbook.store import copy_playbook
 
 ROUNDS = 4
@@ -68,18 +66,6 @@ def mark_ms(url: str, marks: int = 100) -> float:
             t = time.perf_counter()
             curate(store, [{"type": "helpful", "bullet_id": rng.choice(ids)}])
             times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
-
-
-def recall_ms(url: str, repeats: int = 3) -> float:
-    with opened(url) as store:
-        recall(store, QUERIES[0])
-        times = []
-        for _ in range(repeats):
-            for q in QUERIES:
-                t = time.perf_counter()
-                recall(store, q)
-                times.append(time.perf_counter() - t)
     return statistics.median(times) * 1000
 
 
