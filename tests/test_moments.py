@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -35,6 +35,19 @@ def _reads_of_checkpoints(store: PlaybookStore, mp: pytest.MonkeyPatch) -> list[
 
     mp.setattr(store.past, "checkpoints_before", counted)
     return asked
+
+
+def _import_event(
+    store: PlaybookStore, bid: str, kind: str, at: datetime, recorded: datetime, weight: float
+) -> None:
+    """One event appended through the bulk path with its own recorded time (an import)."""
+    with store.transaction():
+        store.tables.append_rows(
+            "feedback",
+            ("bullet_id", "kind", "at", "recorded_at", "weight", "actor"),
+            [(bid, kind, iso(at), iso(recorded), weight, "agent")],
+        )
+        store.sync_evidence()
 
 
 def test_a_table_read_with_what_is_kept_is_the_table_read_without(
@@ -82,13 +95,7 @@ def test_an_import_of_feedback_recorded_in_the_past_drops_the_days_it_changes(
     stale = review.rows_as_of(store, moment, kept)
     bid = stale[0].id
     old = clock() - timedelta(days=60)  # recorded before the moment's day
-    with store.transaction():
-        store.tables.append_rows(
-            "feedback",
-            ("bullet_id", "kind", "at", "recorded_at", "weight", "actor"),
-            [(bid, "harmful", iso(old - timedelta(days=1)), iso(old), 5.0, "agent")],
-        )
-        store.sync_evidence()
+    _import_event(store, bid, "harmful", old - timedelta(days=1), old, 5.0)
     fresh = review.rows_as_of(store, moment)
     assert fresh != stale  # the import changed that moment
     asked = _reads_of_checkpoints(store, monkeypatch)
@@ -106,13 +113,7 @@ def test_an_event_recorded_late_on_the_moments_day_drops_that_day(
     kept = Moments()
     stale = review.rows_as_of(store, moment, kept)
     behind = moment - timedelta(hours=3)
-    with store.transaction():
-        store.tables.append_rows(
-            "feedback",
-            ("bullet_id", "kind", "at", "recorded_at", "weight", "actor"),
-            [(bid, "helpful", iso(behind), iso(behind), 3.0, "agent")],
-        )
-        store.sync_evidence()
+    _import_event(store, bid, "helpful", behind, behind, 3.0)
     fresh = review.rows_as_of(store, moment)
     assert fresh != stale
     assert review.rows_as_of(store, moment, kept) == fresh

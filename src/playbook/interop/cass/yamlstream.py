@@ -17,7 +17,6 @@ bounds what a walk over shared objects can cost.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -26,6 +25,7 @@ import yaml
 from yaml import events as ev
 from yaml.nodes import ScalarNode
 
+from ...core.collector import paused
 from .records import CassImportError
 
 OnItem = Callable[[int, Any, dict[Any, Any]], None]  # (index, value, the top mapping so far)
@@ -67,10 +67,9 @@ def stream_document(
     total = len(data)
     # The reader makes millions of small objects and no cycles: the cyclic collector would
     # only walk them again and again (a third of the time at 10k rules).
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        return _run(loader, stream_key, on_item, progress, every, total)
+        with paused():
+            return _run(loader, stream_key, on_item, progress, every, total)
     except yaml.YAMLError as exc:
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
@@ -85,8 +84,6 @@ def stream_document(
         raise CassImportError(f"the YAML has a value that cannot be read: {exc}") from None
     finally:
         loader.dispose()
-        if was_enabled:
-            gc.enable()
 
 
 def _run(
