@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from playbook.cli.fast import COMMANDS, Call, read
+from playbook.store.postgres.preference import prefer_light
 
 
 def run() -> None:
@@ -35,6 +36,9 @@ def run() -> None:
 
         cli_run()
         return
+    # A one-shot command: on PostgreSQL, libpq itself rather than psycopg (`light.py`);
+    # as it was after it (a caller of `run` in a process that goes on, as the tests are).
+    light_before = prefer_light()
     # The process ends with the command, the playbook closed by then: nothing it built
     # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
     # last collections, which traverse every object of every module loaded (6% of a
@@ -56,6 +60,7 @@ def run() -> None:
     try:
         _command(call, args)
     finally:
+        prefer_light(light_before)
         if not frozen:
             gc.freeze()
             gc.unfreeze()

@@ -24,9 +24,8 @@ _CANNOT_CONNECT_CLASSES = {"08", "28"}  # connection exceptions, invalid authori
 def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
     """The Playbook error for a psycopg error met on `label` (a URL without its password),
     or None when it is not a database error (a bug in the caller)."""
-    import psycopg  # lazy: the postgres extra: mark, recall, every hook (via driver_error)
-
-    if not isinstance(exc, psycopg.Error) or isinstance(exc, psycopg.InterfaceError):
+    kind = _kind(exc)
+    if kind is None or kind == "interface":
         return None
     state = getattr(exc, "sqlstate", None) or ""
     detail = _first_line(exc)
@@ -47,23 +46,35 @@ def translate(exc: BaseException, label: str) -> errors.PlaybookError | None:
         return errors.InvalidInput(f"a number too large to use ({detail})")
     if state in _NO_DATABASE:
         return errors.NoDatabase(f"no database at {where} ({detail})")
-    if not state and isinstance(exc, psycopg.DataError):  # refused before it was sent
+    if not state and kind == "data":  # refused before it was sent
         if "NUL" in detail:  # the words SQLite's executor uses for the same refusal
             return errors.InvalidInput("text with a NUL character (\\x00) cannot be stored")
         return errors.InvalidInput(f"PostgreSQL cannot store this value: {detail}")
-    if state[:2] in _CANNOT_CONNECT_CLASSES or (
-        not state and isinstance(exc, psycopg.OperationalError)
-    ):
+    if state[:2] in _CANNOT_CONNECT_CLASSES or (not state and kind == "operational"):
         return errors.CannotOpen(f"cannot connect to {where}: {detail}")
     return errors.DatabaseError(f"database error: {detail}")
 
 
 def driver_error(exc: BaseException) -> errors.PlaybookError | None:
-    """The Playbook error for a psycopg exception that escaped the store, or None (psycopg
-    is never imported for this: if it is not loaded, the exception is not one of its)."""
-    if sys.modules.get("psycopg") is None:
-        return None
+    """The Playbook error for a psycopg (or light connection's) exception that escaped the
+    store, or None (neither is imported for this: if it is not loaded, the exception is
+    not one of its)."""
     return translate(exc, "")
+
+
+def _kind(exc: BaseException) -> str | None:
+    """ "data", "operational", "interface" or "database" for a driver's error (psycopg's
+    classes, or a light connection's `kind`: `light.py`); None for anything else."""
+    light = sys.modules.get(f"{__package__}.light")  # not imported: not one of its errors
+    if light is not None and isinstance(exc, light.LightError):
+        return str(exc.kind)
+    psycopg = sys.modules.get("psycopg")  # not imported: not one of its errors
+    if psycopg is None or not isinstance(exc, psycopg.Error):
+        return None
+    for name in ("DataError", "OperationalError", "InterfaceError"):
+        if isinstance(exc, getattr(psycopg, name)):
+            return name[: -len("Error")].lower()
+    return "database"
 
 
 def _first_line(exc: Any) -> str:

@@ -28,18 +28,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
-
-import psycopg
-from psycopg.sql import SQL, Identifier
+from typing import TYPE_CHECKING, Any
 
 from ...core import errors
 from ..dialect import POSTGRESQL
 from ..executor import ExecutorBase
+from .light import IDLE
 from .statements import (
     LOCK_CLASS,
+    Connection,
     PgRows,
     channel_of,
+    driver_errors,
     failure,
     lock_key,
     one_statement,
@@ -48,6 +48,9 @@ from .statements import (
     quoted,
     send_many,
 )
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = ["LOCK_CLASS", "PostgresExecutor", "channel_of", "lock_key", "prepare"]
 
@@ -62,7 +65,7 @@ class PostgresExecutor(ExecutorBase):
 
     def __init__(
         self,
-        conn: psycopg.Connection[Any],
+        conn: Connection,
         *,
         schema: str,
         label: str = "",
@@ -70,6 +73,7 @@ class PostgresExecutor(ExecutorBase):
         settings: str = "",
     ) -> None:
         self._conn = conn
+        self._errors = driver_errors(conn)  # what the connection raises (psycopg's or light's)
         self.schema = schema
         self.label = label
         self.read_only = read_only
@@ -95,10 +99,10 @@ class PostgresExecutor(ExecutorBase):
         )
         self._listen = f"LISTEN {quoted(channel_of(schema))}"
         # How to connect again after the connection broke (`opening.open_postgres` sets it).
-        self.reopen: Callable[[], psycopg.Connection[Any]] | None = None
+        self.reopen: Callable[[], Connection] | None = None
 
     # -------------------------------------------------------------- running SQL
-    def _run(self, sql: str, params: Sequence[Any] | None) -> psycopg.Cursor[Any]:
+    def _run(self, sql: str, params: Sequence[Any] | None) -> Any:
         text, params = one_statement(sql, params)
         writes = prepare(sql)[1]
         if writes and not self._depth:  # a lone write takes the write lock like any other
@@ -113,22 +117,20 @@ class PostgresExecutor(ExecutorBase):
             self._connected()
             return self._attempt(text, params, writes)
 
-    def _attempt(
-        self, text: str, params: Sequence[Any] | None, writes: bool
-    ) -> psycopg.Cursor[Any]:
+    def _attempt(self, text: str, params: Sequence[Any] | None, writes: bool) -> Any:
         try:
             if self._later or self._pooled_alone():
                 cur = self._send_later([(text, params)])[0]
             else:
                 cur = self._conn.execute(text, params)
-        except psycopg.Error as exc:
+        except self._errors as exc:
             raise self._error(exc) from exc
         if writes:
             self._wrote = True
             self._writes += 1
         return cur
 
-    def _error(self, exc: psycopg.Error, *, committing: bool = False) -> BaseException:
+    def _error(self, exc: Exception, *, committing: bool = False) -> BaseException:
         return failure(exc, self._conn, self.label, committing=committing)
 
     def _connected(self) -> bool:
@@ -137,7 +139,7 @@ class PostgresExecutor(ExecutorBase):
         if self._depth or not (self._conn.broken or self._conn.closed) or self.reopen is None:
             return False
         fresh = self.reopen()
-        with suppress(psycopg.Error):
+        with suppress(*self._errors):
             self._conn.close()
         self._conn = fresh
         self._later, self._appended = [], {}
@@ -164,8 +166,8 @@ class PostgresExecutor(ExecutorBase):
                 self._send_later()
             with self._conn.cursor() as cur:
                 cur.executemany(text, rows)
-                count = cur.rowcount
-        except psycopg.Error as exc:
+                count = int(cur.rowcount)
+        except self._errors as exc:
             raise self._error(exc) from exc
         if writes:
             self._wrote = True
@@ -194,9 +196,7 @@ class PostgresExecutor(ExecutorBase):
         self._wrote = True
         self._writes += 1
 
-    def _send_later(
-        self, queries: Sequence[tuple[str, Sequence[Any] | None]] = ()
-    ) -> list[psycopg.Cursor[Any]]:
+    def _send_later(self, queries: Sequence[tuple[str, Sequence[Any] | None]] = ()) -> list[Any]:
         """Send the waiting writes, then `queries` (statements as `one_statement` gives them),
         in one pipeline; the queries' cursors, whose rows are there once it is through."""
         waiting, self._later, self._appended = self._later, [], {}
@@ -210,15 +210,14 @@ class PostgresExecutor(ExecutorBase):
 
     def _pooled_alone(self) -> bool:
         """Through a pool, outside any transaction: a statement needs the settings first."""
-        idle = psycopg.pq.TransactionStatus.IDLE
-        return bool(self.settings) and self._conn.info.transaction_status == idle
+        return bool(self.settings) and self._conn.info.transaction_status == IDLE
 
     def all_of(self, queries: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         """`Executor.all_of`: one pipeline, after any writes still waiting."""
         self._connected()
         try:
             cursors = self._send_later([one_statement(sql, params) for sql, params in queries])
-        except psycopg.Error as exc:
+        except self._errors as exc:
             raise self._error(exc) from exc
         return [cur.fetchall() for cur in cursors]
 
@@ -270,10 +269,10 @@ class PostgresExecutor(ExecutorBase):
         ).fetchall()
         if not names:
             return
-        tables = SQL(", ").join(Identifier(self.schema, n) for (n,) in names)
+        tables = ", ".join(f"{quoted(self.schema)}.{quoted(n)}" for (n,) in names)
         try:
-            self._conn.execute(SQL("ANALYZE {}").format(tables))
-        except psycopg.Error as exc:
+            self._conn.execute(f"ANALYZE {tables}")
+        except self._errors as exc:
             raise self._error(exc) from exc
 
     # -------------------------------------------------------------- transactions
@@ -283,7 +282,7 @@ class PostgresExecutor(ExecutorBase):
         self._later, self._appended = [], {}
         try:
             self._conn.execute(self._begin)
-        except psycopg.Error as exc:
+        except self._errors as exc:
             self._rollback()
             raise self._error(exc) from exc
         self._wrote = False
@@ -298,7 +297,7 @@ class PostgresExecutor(ExecutorBase):
         self._connected()
         try:
             self._conn.execute(self._snapshot)
-        except psycopg.Error as exc:
+        except self._errors as exc:
             raise self._error(exc) from exc
         try:
             yield
@@ -313,7 +312,7 @@ class PostgresExecutor(ExecutorBase):
                 self._send_later()
             else:
                 self._conn.execute("; ".join(ending))
-        except psycopg.Error as exc:
+        except self._errors as exc:
             self._rollback()
             raise self._error(exc, committing=True) from exc
 
@@ -335,8 +334,8 @@ class PostgresExecutor(ExecutorBase):
 
     def _rollback(self) -> None:
         self._later, self._appended = [], {}
-        with suppress(psycopg.Error):
-            if self._conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        with suppress(*self._errors):
+            if self._conn.info.transaction_status != IDLE:
                 self._conn.execute("ROLLBACK")
 
     @property
@@ -358,12 +357,12 @@ class PostgresExecutor(ExecutorBase):
         """Follow other connections' commits by notification: from now on `change_token()`
         counts the NOTIFYs of this playbook's writers and asks the server nothing. Through
         a pool (no server connection of one's own to listen on) it keeps asking."""
-        if self._listening or self.settings:
-            return
+        if self._listening or self.settings or not hasattr(self._conn, "add_notify_handler"):
+            return  # a light connection (`light.py`) does not listen either
         self._conn.add_notify_handler(self._notice)
         try:
             self._conn.execute(self._listen)
-        except psycopg.Error as exc:
+        except self._errors as exc:
             raise self._error(exc) from exc
         self._listening = True
 
@@ -378,7 +377,7 @@ class PostgresExecutor(ExecutorBase):
             # first read takes the message, the second meets the end (and raises).
             pgconn.consume_input()
             pgconn.consume_input()
-        except psycopg.Error as exc:
+        except self._errors as exc:
             raise self._error(exc) from exc
         while pgconn.notifies() is not None:
             self._notified += 1

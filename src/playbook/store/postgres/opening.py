@@ -14,16 +14,17 @@ import os
 import re
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ...core import errors
 from ..sqlite import Mode
 from ..urls import scrub
+from . import libpq, light
 from .dialect import translate
+from .executor import PostgresExecutor
 from .pooling import option_settings, pool_mode, settings_statement
-
-if TYPE_CHECKING:
-    from .executor import PostgresExecutor
+from .preference import light_preferred
 
 BUSY_TIMEOUT = "30s"  # how long a writer waits for the write lock (SQLite: its busy timeout)
 CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise
@@ -104,16 +105,20 @@ def connect(url: str, label: str, *, read_only: bool = False) -> Any:
         raise _connect_error(exc, label, url) from None
 
 
-def session(url: str, label: str, *, read_only: bool = False) -> tuple[str, dict[str, Any], str]:
+def session(
+    url: str,
+    label: str,
+    *,
+    read_only: bool = False,
+    parse: Callable[[str], dict[str, str]] | None = None,
+) -> tuple[str, dict[str, Any], str]:
     """(the URL for libpq, `psycopg.connect`'s other arguments, the statement that sets the
-    session's settings in each transaction: "" when they go with the connection)."""
-    psycopg = _psycopg()
-    from psycopg.conninfo import conninfo_to_dict  # lazy: PostgreSQL only, after _psycopg()
-
+    session's settings in each transaction: "" when they go with the connection). `parse`
+    reads the URL's keywords (psycopg's `conninfo_to_dict` unless given)."""
     url, pool = pool_mode(url)
     try:
-        given = conninfo_to_dict(url)
-    except psycopg.ProgrammingError as exc:
+        given = (parse or _conninfo_to_dict)(url)
+    except ValueError as exc:
         detail = scrub(" ".join(str(exc).split()), url)
         raise errors.UsageError(f"not a valid PostgreSQL URL: {label} ({detail})") from None
     options: dict[str, Any] = {"autocommit": True}
@@ -153,6 +158,16 @@ def session(url: str, label: str, *, read_only: bool = False) -> tuple[str, dict
     options["options"] = ""  # nothing in the startup packet (not even $PGOPTIONS)
     options["prepare_threshold"] = None  # a pool's next server connection has none of them
     return url, options, settings_statement(pairs)
+
+
+def _conninfo_to_dict(url: str) -> dict[str, Any]:
+    psycopg = _psycopg()
+    from psycopg.conninfo import conninfo_to_dict  # lazy: PostgreSQL only, after _psycopg()
+
+    try:
+        return conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _connect_error(exc: Exception, label: str, url: str) -> errors.PlaybookError:
@@ -250,13 +265,42 @@ def search_path_names(path: str) -> list[str]:
     return [n for n in names if n]
 
 
-def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
-    """A `PostgresExecutor` on the playbook at `url` (see the module's docstring)."""
-    _psycopg()  # BackendUnavailable without it
-    from .executor import PostgresExecutor  # lazy: it imports psycopg: after _psycopg()
+def connect_light(url: str, label: str, *, read_only: bool = False) -> Any:
+    """A light connection (`light.py`) as `connect` makes a psycopg one: the same URL, the
+    same settings; text in UTF-8, which is what a psycopg connection decodes to `str`."""
+    url, options, _ = session(url, label, read_only=read_only, parse=libpq.parse_conninfo)
+    keywords = {"dbname": url, "client_encoding": "UTF8"}
+    keywords.update((k, str(v)) for k, v in options.items() if k != "autocommit")
+    try:
+        return light.connect(keywords)
+    except light.LightError as exc:
+        raise _connect_error(exc, label, url) from None
 
-    settings = session(url, label, read_only=mode == "read")[2]
-    conn = connect(url, label, read_only=mode == "read")
+
+def _light_serves(url: str, mode: Mode) -> bool:
+    """Whether a light connection can open this playbook: asked for (`prefer_light`), to
+    read or write (not to create), straight to a server (not through a pool), with libpq
+    found, and a URL that leaves the client's encoding alone."""
+    if not light_preferred() or mode == "create" or pool_mode(url)[1] is not None:
+        return False
+    if not libpq.available():
+        return False
+    try:
+        return "client_encoding" not in libpq.parse_conninfo(url)
+    except ValueError:
+        return False  # psycopg's reading says what is wrong with it
+
+
+def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
+    """A `PostgresExecutor` on the playbook at `url` (see the module's docstring), on a
+    light connection when one serves (`_light_serves`), else on psycopg's."""
+    read_only = mode == "read"
+    if _light_serves(url, mode):
+        settings, opener = "", connect_light
+    else:
+        _psycopg()  # BackendUnavailable without it
+        settings, opener = session(url, label, read_only=read_only)[2], connect
+    conn = opener(url, label, read_only=read_only)
     try:
         schema, restricted, counter = playbook_schema(conn, label, mode, settings)
     except BaseException:
@@ -267,5 +311,5 @@ def open_postgres(url: str, mode: Mode, label: str) -> PostgresExecutor:
     )
     ex.derived_by_database = restricted
     ex.counter_found(counter)
-    ex.reopen = lambda: connect(url, label, read_only=mode == "read")
+    ex.reopen = lambda: opener(url, label, read_only=read_only)
     return ex

@@ -10,10 +10,12 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-import psycopg
-
 from ...core import errors
 from .dialect import translate
+from .light import LightConnection, LightError
+
+# A psycopg connection or a `LightConnection`: the executor uses the same members of each.
+Connection = Any
 
 LOCK_CLASS = 0x706C6179  # "play": the first key of the playbook's advisory lock
 _WRITES = frozenset(("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "TRUNCATE"))
@@ -82,10 +84,26 @@ def many_statements(sql: str, rows: list[Sequence[Any]]) -> list[tuple[str, Sequ
     return out
 
 
-def send_many(conn: psycopg.Connection[Any], sql: str, rows: list[Sequence[Any]]) -> None:
+def driver_errors(conn: Connection) -> tuple[type[Exception], ...]:
+    """What `conn`'s driver raises for a database's error."""
+    if isinstance(conn, LightConnection):
+        return (LightError,)
+    import psycopg  # lazy: a psycopg connection is open: imported already
+
+    return (psycopg.Error,)
+
+
+def send_many(conn: Connection, sql: str, rows: list[Sequence[Any]]) -> None:
     """Send the statements that write `rows` with `sql` (`many_statements`) on `conn`, in
-    its pipeline; the numbered ones by a `RawCursor` (its results are the pipeline's)."""
-    raw = psycopg.RawCursor(conn)
+    its pipeline; the numbered ones by a `RawCursor` (its results are the pipeline's; a
+    light connection sends a `Numbered` statement as it is)."""
+    raw: Any
+    if isinstance(conn, LightConnection):
+        raw = conn
+    else:
+        import psycopg  # lazy: a psycopg connection is open: imported already
+
+        raw = psycopg.RawCursor(conn)
     for text, params in many_statements(sql, rows):
         (raw if isinstance(text, Numbered) else conn).execute(text, params)
 
@@ -125,12 +143,12 @@ class PgRows:
 
     __slots__ = ("_cur",)
 
-    def __init__(self, cur: psycopg.Cursor[Any]) -> None:
+    def __init__(self, cur: Any) -> None:  # a psycopg cursor or a `LightCursor`
         self._cur = cur
 
     @property
     def rowcount(self) -> int:
-        return self._cur.rowcount
+        return int(self._cur.rowcount)
 
     @property
     def lastrowid(self) -> int:
@@ -164,7 +182,7 @@ def channel_of(schema: str) -> str:
 
 
 def failure(
-    exc: psycopg.Error, conn: psycopg.Connection[Any], label: str, *, committing: bool = False
+    exc: Exception, conn: Connection, label: str, *, committing: bool = False
 ) -> BaseException:
     """What the store raises for a driver's error: `ConnectionLost` when the connection
     broke (what became of the work said), else the dialect's translation, else `exc`."""
