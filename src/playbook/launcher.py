@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 from playbook.cli.fast import COMMANDS, Call, read
-from playbook.store.postgres.preference import prefer_light
 
 
 def run() -> None:
@@ -38,6 +37,8 @@ def run() -> None:
         return
     # A one-shot command: on PostgreSQL, libpq itself rather than psycopg (`light.py`);
     # as it was after it (a caller of `run` in a process that goes on, as the tests are).
+    from playbook.store.postgres.preference import prefer_light  # lazy: not --help (the store)
+
     light_before = prefer_light()
     # The process ends with the command, the playbook closed by then: nothing it built
     # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
