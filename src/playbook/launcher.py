@@ -35,11 +35,6 @@ def run() -> None:
 
         cli_run()
         return
-    # A one-shot command: on PostgreSQL, libpq itself rather than psycopg (`light.py`);
-    # as it was after it (a caller of `run` in a process that goes on, as the tests are).
-    from playbook.store.postgres.preference import prefer_light  # lazy: not --help (the store)
-
-    light_before = prefer_light()
     # The process ends with the command, the playbook closed by then: nothing it built
     # needs collecting on the way out. Frozen at exit, it is skipped by the interpreter's
     # last collections, which traverse every object of every module loaded (6% of a
@@ -58,6 +53,11 @@ def run() -> None:
     # unfreezing would release.)
     was, frozen = gc.isenabled(), gc.get_freeze_count()
     gc.disable()
+    # A one-shot command: on PostgreSQL, libpq itself rather than psycopg (`light.py`);
+    # as it was after it (a caller of `run` in a process that goes on, as the tests are).
+    from playbook.store.postgres.preference import prefer_light  # lazy: not --help (the store)
+
+    light_before = prefer_light()
     try:
         _command(call, args)
     finally:
