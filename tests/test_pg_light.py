@@ -180,6 +180,20 @@ def test_refused_connections_read_as_under_psycopg(pg_url: str) -> None:
         assert told[0][1].split("(")[0] == told[1][1].split("(")[0]
 
 
+@pytest.mark.postgres
+def test_the_servers_notices_go_nowhere_as_under_psycopg(
+    both: Any, capfd: pytest.CaptureFixture[str]
+) -> None:
+    notice = "DO $$BEGIN RAISE NOTICE 'a notice'; RAISE WARNING 'a warning'; END$$"
+    for conn in both:
+        conn.execute(notice)
+        conn.execute("SELECT %s", ("with parameters",))
+    with both[1].pipeline():
+        both[1].execute(notice, None)
+    out, err = capfd.readouterr()
+    assert "notice" not in out + err and "warning" not in out + err
+
+
 def test_values_refused_rather_than_read_otherwise() -> None:
     with pytest.raises(Unsupported):
         dump((1, 2))  # psycopg sends no tuples either

@@ -77,6 +77,7 @@ def library() -> Any:
             ("PQgetisnull", [res, c_int, c_int], c_int),
             ("PQcmdTuples", [res], text),
             ("PQclear", [res], None),
+            ("PQsetNoticeProcessor", [conn, c_void_p, c_void_p], c_void_p),
         ):
             fn = getattr(pq, name)
             fn.argtypes, fn.restype = args, result
@@ -92,6 +93,13 @@ def library() -> Any:
             setattr(pq, attr, fn)
         return pq
     return None
+
+
+# The server's notices (a NOTICE or WARNING a statement raised): libpq prints them on
+# stderr unless told otherwise; psycopg passes them to handlers a program adds, and with
+# none (Playbook adds none) they go nowhere. So here.
+_NOTICE = ctypes.CFUNCTYPE(None, c_void_p, c_char_p)
+SILENT = _NOTICE(lambda _arg, _message: None)
 
 
 def available() -> bool:

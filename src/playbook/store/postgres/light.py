@@ -21,13 +21,14 @@ psycopg's. `$PLAYBOOK_PG_DRIVER=psycopg` turns it off.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from ctypes import c_char_p, c_uint, c_void_p
 from functools import lru_cache
 from typing import Any
 
-from .libpq import library
+from .libpq import SILENT, library
 from .values import Unsupported, dump_all, loader
 
 _TUPLES_OK, _COMMAND_OK, _EMPTY, _SYNC = 2, 1, 0, 10
@@ -69,6 +70,7 @@ def connect(keywords: dict[str, str]) -> LightConnection:
     handle = pq.PQconnectdbParams(_array(c_char_p, keys), _array(c_char_p, vals), 1)
     if not handle:
         raise LightError("connection failed: out of memory", kind="operational")
+    pq.PQsetNoticeProcessor(handle, ctypes.cast(SILENT, c_void_p), None)
     if pq.PQstatus(handle) != _CONNECTION_OK:
         message = (pq.PQerrorMessage(handle) or b"").decode("utf-8", "replace").strip()
         pq.PQfinish(handle)
