@@ -207,7 +207,7 @@ class LightConnection:
 
     def _sync(self, queued: list[tuple[LightCursor, str]]) -> None:
         pq, handle = self._pq, self._handle
-        failed: LightError | None = None
+        failed: Exception | None = None
         if not pq.PQpipelineSync(handle):
             failed = self._conn_error()
         else:
@@ -215,14 +215,16 @@ class LightConnection:
                 res = pq.PQgetResult(handle)
                 try:
                     self._finish(cur, res, query)
-                except LightError as exc:
+                except Exception as exc:  # the first is raised, once the pipeline is read
                     failed = failed or exc
                 while extra := pq.PQgetResult(handle):  # the NULL that ends each one
                     pq.PQclear(extra)
+            nulls = 0
             while True:  # to the sync's own result
                 res = pq.PQgetResult(handle)
                 if not res:
-                    if pq.PQstatus(handle) != _CONNECTION_OK:
+                    nulls += 1
+                    if pq.PQstatus(handle) != _CONNECTION_OK or nulls > 2:
                         failed = failed or self._conn_error()
                         break
                     continue
