@@ -324,8 +324,12 @@ def test_the_fast_reader_knows_each_hot_command_as_typer_declares_it() -> None:
     assert root == set(GLOBAL_OPTIONS)
     for name, spec in COMMANDS.items():
         command = group.commands[name]  # type: ignore[attr-defined]
-        arguments = [p.name for p in command.params if p.param_type_name == "argument"]
+        declared_arguments = [p for p in command.params if p.param_type_name == "argument"]
+        arguments = [p.name for p in declared_arguments]
         assert tuple(arguments) == spec.arguments, name
+        assert [p.nargs == -1 for p in declared_arguments] == [
+            spec.variadic and i == len(arguments) - 1 for i in range(len(arguments))
+        ], name
         options = {p.name: p for p in command.params if p.param_type_name == "option"}
         assert {o.dest for o in spec.options} == set(options), name
         for option in spec.options:
@@ -369,6 +373,11 @@ def test_the_fast_reader_knows_each_hot_command_as_typer_declares_it() -> None:
         ["recall", "q", "--limit", "2", "--limit", "3"],
         ["recall", "--", "q"],
         ["show", "b-1"],
+        ["outcome", "success"],
+        ["outcome", "success", "b-1", "--receipt"],
+        ["outcome", "success", "b-1", "--bogus"],
+        ["outcome", "success", "b-1", "--receipt", "a", "--receipt", "b"],
+        ["outcome", "success", "-b-1"],
         ["hook"],
         ["hook", "prompt", "--json"],
     ],
@@ -474,6 +483,43 @@ def test_a_mark_runs_the_same_either_way(
         err.replace(str(first), str(second)),
     )
     # the same command line ran once on each copy: they end up the same
+    with open_store(first, mode="read") as a, open_store(second, mode="read") as b:
+        assert dump(a) == dump(b)
+
+
+OUTCOMES = [
+    ["outcome", "success", "{id}"],
+    ["outcome", "partial", "{id}", "{id}", "b-missing", "--receipt", "job-1", "--json"],
+    ["outcome", "--json", "failure", "{id}", "--context=ci broke", "--session", "s-1"],
+    ["outcome", "meh", "{id}"],
+    ["outcome", "success", "b-missing", "--json"],
+    ["outcome", "success", "{id}", "--session", "x" * 5000],
+]
+
+
+@pytest.mark.parametrize("argv", OUTCOMES)
+def test_an_outcome_runs_the_same_either_way(
+    argv: list[str],
+    two_copies: tuple[Path, Path, str],
+    pinned: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import playbook.curation.outcomes as outcomes
+    from playbook.store.testing import dump
+
+    monkeypatch.setattr(outcomes, "new_batch_id", lambda: "batch-2")
+    first, second, bid = two_copies
+    line = [a.replace("{id}", bid) for a in argv]
+    full, fast = _both_ways(
+        ["--db", str(first), *line], capsys, fast_argv=["--db", str(second), *line]
+    )
+    code, out, err = full
+    assert fast == (
+        code,
+        out.replace(str(first), str(second)),
+        err.replace(str(first), str(second)),
+    )
     with open_store(first, mode="read") as a, open_store(second, mode="read") as b:
         assert dump(a) == dump(b)
 

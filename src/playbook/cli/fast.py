@@ -1,12 +1,14 @@
 """Reading a plain command line for the hot commands without the command-line framework.
 
-Agents run `playbook mark` and `playbook recall` on every task, and `playbook hook
-prompt` before every prompt; loading typer and every command module costs them tens of
-milliseconds. `read(args)` recognises exactly the plain forms of those command lines:
+Agents run `playbook mark`, `playbook recall` and `playbook outcome` on every task, and
+`playbook hook prompt` before every prompt; loading typer and every command module costs
+them tens of milliseconds. `read(args)` recognises exactly the plain forms of those
+command lines:
 
     [G] mark ID helpful|harmful [--reason R] [--context C] [--session S] [--json]
     [G] recall QUERY [--limit N | -n N] [--as-of T] [--semantic] [--scope S]...
                      [--explain-hidden] [--json]
+    [G] outcome RESULT ID... [--receipt R] [--context C] [--session S] [--json]
     [G] hook EVENT [JSON] [--reflector NAME]
 
 where G is any of the global options `--db X`, `--policy Y`, `--read-db Z` (each at most
@@ -50,13 +52,19 @@ class Command(FrozenRecord):
     arguments: tuple[str, ...]  # the command function's positional parameters, in order
     options: tuple[Option, ...]
     function: str  # its name in `playbook.cli.hot`
+    variadic: bool  # the last argument takes one or more values (a list)
 
     def __init__(
-        self, arguments: tuple[str, ...], options: tuple[Option, ...], function: str
+        self,
+        arguments: tuple[str, ...],
+        options: tuple[Option, ...],
+        function: str,
+        variadic: bool = False,
     ) -> None:
         object.__setattr__(self, "arguments", arguments)
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "function", function)
+        object.__setattr__(self, "variadic", variadic)
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if name in o.names), None)
@@ -85,6 +93,17 @@ COMMANDS = {
             JSON_FLAG,
         ),
         "recall_command",
+    ),
+    "outcome": Command(
+        ("result", "bullet_ids"),
+        (
+            Option(("--receipt",), "receipt", "text"),
+            Option(("--context",), "context", "text"),
+            Option(("--session",), "session", "text"),
+            JSON_FLAG,
+        ),
+        "outcome_command",
+        variadic=True,
     ),
 }
 
@@ -200,7 +219,12 @@ def _values(command: Command, rest: list[str]) -> dict[str, Any] | None:
             values[option.dest] = number
         else:
             values[option.dest] = value
-    if len(positional) != len(command.arguments):
+    fixed = len(command.arguments) - command.variadic
+    if len(positional) < len(command.arguments) or (
+        not command.variadic and len(positional) != fixed
+    ):
         return None
-    values.update(zip(command.arguments, positional, strict=True))
+    values.update(zip(command.arguments[:fixed], positional[:fixed], strict=True))
+    if command.variadic:
+        values[command.arguments[-1]] = positional[fixed:]
     return values

@@ -1,10 +1,10 @@
-"""The bodies of the commands agents run on every task, `mark` and `recall`, and the
-helpers every command shares, without the command-line framework.
+"""The bodies of the commands agents run on every task, `mark`, `recall` and `outcome`,
+and the helpers every command shares, without the command-line framework.
 
 `cli/core.py` declares these commands for typer (their arguments, options and help: the
 one definition of each) and calls the functions here; `playbook.launcher` calls them
 straight from a plain command line that `cli/fast.py` has read against that definition,
-so a one-shot `playbook mark` or `recall` never loads typer.
+so a one-shot `playbook mark`, `recall` or `outcome` never loads typer.
 """
 
 from __future__ import annotations
@@ -15,11 +15,17 @@ from typing import Any
 
 from ..core.inert import inert
 from ..core.policy import DEFAULT_POLICY
+from ..core.text import plural
 from .common import CliError, emit, load_policy_option, open_store, state
 
 
 def _json(flag: bool) -> None:
     state.json = flag
+
+
+def _short(text: str, width: int = 100) -> str:
+    one = inert(" ".join(text.split()), one_line=True)
+    return one if len(one) <= width else one[: width - 1] + "…"
 
 
 def _outcome_line(o: dict[str, Any]) -> str:
@@ -120,6 +126,50 @@ def mark_command(
         except NotApplied as exc:
             raise _not_applied(exc.status, exc.reason, exc.outcome) from None
     _report_one(result)
+
+
+def outcome_command(
+    result: str,
+    bullet_ids: list[str],
+    *,
+    receipt: str | None = None,
+    context: str | None = None,
+    session: str | None = None,
+    json_out: bool = False,
+) -> None:
+    """Record a task outcome as feedback on the bullets it relied on."""
+    _json(json_out)
+    bounded(("--session", session, "ref"))
+    from ..curation.outcomes import InvalidOutcome, apply_outcome  # lazy: --help, mark, recall
+
+    if result not in ("success", "failure", "partial"):
+        raise CliError(
+            "invalid_input", f"expected success, failure or partial, not {_short(result, 40)!r}"
+        )
+    report = {"outcome": result, "bullet_ids": bullet_ids, "receipt": receipt, "context": context}
+    with open_store(create=False) as store:
+        try:
+            res = apply_outcome(
+                store, report, provenance={"session_ref": session} if session else None
+            )
+        except InvalidOutcome as exc:
+            raise CliError("invalid_input", str(exc)) from None
+    data = res.to_dict()
+    if res.replayed:
+        human = f"receipt {_short(receipt or '', 60)} already recorded: nothing applied"
+    else:
+        human = f"{result}: applied to {plural(len(res.applied), 'bullet')}"
+        if res.applied:
+            human += ": " + ", ".join(res.applied)
+        if res.skipped:
+            human += f"\nskipped {len(res.skipped)} unknown or retired: " + ", ".join(
+                _short(s, 40) for s in res.skipped
+            )
+        if res.duplicate_citations:
+            human += f"\n{plural(res.duplicate_citations, 'repeated citation')} counted once"
+        human += "".join(f"\n{b}: {a} -> {c}" for b, a, c in res.maturity_changes)
+        human += "".join(f"\n{a} inverted into {b}" for a, b in res.inversions)
+    emit(data, human)
 
 
 def recall_command(

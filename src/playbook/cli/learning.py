@@ -10,20 +10,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
-from ..core.inert import inert
 from ..core.text import plural
 from .common import EXIT_USAGE, CliError, emit, open_store
 from .core import JSON, max_size, max_size_option
-from .hot import _json, _outcome_line, bounded
+from .hot import _json, _outcome_line, _short, outcome_command
 from .registry import app
 
 if TYPE_CHECKING:
     from ..store import PlaybookStore
-
-
-def _short(text: str, width: int = 100) -> str:
-    one = inert(" ".join(text.split()), one_line=True)
-    return one if len(one) <= width else one[: width - 1] + "…"
 
 
 # ------------------------------------------------------------------------ reflect
@@ -216,38 +210,9 @@ def outcome(
     success = helpful, failure = harmful, partial = helpful at 1/3 weight. Each id counts
     once; unknown ids are skipped and counted.
     """
-    _json(json_out)
-    bounded(("--session", session, "ref"))
-    from ..curation.outcomes import InvalidOutcome, apply_outcome  # lazy: every typer command
-
-    if result not in ("success", "failure", "partial"):
-        raise CliError(
-            "invalid_input", f"expected success, failure or partial, not {_short(result, 40)!r}"
-        )
-    report = {"outcome": result, "bullet_ids": bullet_ids, "receipt": receipt, "context": context}
-    with open_store(create=False) as store:
-        try:
-            res = apply_outcome(
-                store, report, provenance={"session_ref": session} if session else None
-            )
-        except InvalidOutcome as exc:
-            raise CliError("invalid_input", str(exc)) from None
-    data = res.to_dict()
-    if res.replayed:
-        human = f"receipt {_short(receipt or '', 60)} already recorded: nothing applied"
-    else:
-        human = f"{result}: applied to {plural(len(res.applied), 'bullet')}"
-        if res.applied:
-            human += ": " + ", ".join(res.applied)
-        if res.skipped:
-            human += f"\nskipped {len(res.skipped)} unknown or retired: " + ", ".join(
-                _short(s, 40) for s in res.skipped
-            )
-        if res.duplicate_citations:
-            human += f"\n{plural(res.duplicate_citations, 'repeated citation')} counted once"
-        human += "".join(f"\n{b}: {a} -> {c}" for b, a, c in res.maturity_changes)
-        human += "".join(f"\n{a} inverted into {b}" for a, b in res.inversions)
-    emit(data, human)
+    outcome_command(
+        result, bullet_ids, receipt=receipt, context=context, session=session, json_out=json_out
+    )
 
 
 # ------------------------------------------------------------------------ consolidation
