@@ -97,6 +97,13 @@ def test_mark_loads_nothing_heavy(playbook_file: tuple[Path, str]) -> None:
     assert _loaded(["--db", str(path), "mark", bid, "helpful", *session]) == []
 
 
+def test_outcome_loads_nothing_heavy(playbook_file: tuple[Path, str]) -> None:
+    path, bid = playbook_file
+    line = ["--db", str(path), "outcome", "success", bid, "b-missing", "--receipt", "r-1"]
+    assert _loaded([*line, "--context", "ci", "--session", "s-1", "--json"]) == []
+    assert _loaded(["--db", str(path), "outcome", "failure", bid]) == []
+
+
 def test_recall_and_help_load_nothing_heavy(playbook_file: tuple[Path, str]) -> None:
     path, _ = playbook_file
     assert _loaded(["--db", str(path), "recall", "npm release", "--json"]) == []
@@ -220,6 +227,40 @@ def test_votes_take_the_light_path_only_for_plain_dicts() -> None:
     assert vote_of({"type": "helpful", "bullet_id": "b-1", "reason": "outdated"}) is None
     assert vote_of({"type": "helpful", "bullet_id": "\ud800"}) is None
     assert vote_of({"type": "add", "content": "x"}) is None
+
+
+# ------------------------------------------------------------------ outcomes without pydantic
+
+_report = st.dictionaries(
+    st.sampled_from(["outcome", "bullet_ids", "receipt", "context", "at", "extra"]),
+    st.one_of(
+        _value,
+        st.sampled_from(["success", "failure", "partial", " ", "2026-01-01T00:00:00Z"]),
+        st.lists(_text, max_size=3),
+        st.tuples(_text),
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_report, _report.map(lambda d: {**d, "outcome": "success"})))
+def test_a_report_read_without_pydantic_is_what_the_model_reads(item: dict[str, object]) -> None:
+    from pydantic import ValidationError
+
+    from playbook.curation.outcome_report import OutcomeReport
+    from playbook.curation.outcomes import plain_report
+
+    plain = plain_report(item)
+    try:
+        model = OutcomeReport.model_validate(item)
+    except ValidationError:
+        assert plain is None  # never accepts what the model refuses
+        return
+    if plain is None:
+        return  # left to the model: always allowed
+    fields = ("outcome", "bullet_ids", "receipt", "context", "at")
+    assert [getattr(plain, f) for f in fields] == [getattr(model, f) for f in fields]
 
 
 # ------------------------------------------------------------------ bullets without pydantic

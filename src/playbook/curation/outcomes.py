@@ -7,56 +7,95 @@ events in one transaction, unknown ids counted as skips.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.errors import InvalidInput
 from ..core.limits import TooLong, check, problem
-from ..core.model import Actor, FutureTimestamp, Provenance, StorableText, invalid, refuse_future
+from ..core.origin import Origin, PlainOrigin, plain_text
 from ..core.policy import DEFAULT_POLICY, Policy
+from ..core.record import NEW, FrozenRecord, Record
+from ..core.terms import Actor, FutureTimestamp, refuse_future
 from ..store import PlaybookStore, new_batch_id
 from . import invert_harmed, run_maturity_pass
+from .pipeline import provenance_of
+
+if TYPE_CHECKING:
+    from ..core.model import Provenance
+    from .outcome_report import OutcomeReport
 
 Outcome = Literal["success", "failure", "partial"]
+OUTCOMES = ("success", "failure", "partial")
+_FIELDS = frozenset(("outcome", "bullet_ids", "receipt", "context", "at"))
 
 
-class OutcomeReport(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+class PlainReport(FrozenRecord):
+    """A report read without pydantic: the fields `OutcomeReport` has, as it has them."""
 
-    outcome: Outcome
-    bullet_ids: list[StorableText] = Field(default_factory=list)
-    receipt: StorableText | None = None
-    context: StorableText | None = None
-    at: datetime | None = None  # when it happened (observation time); default now
-
-    @field_validator("receipt")
-    @classmethod
-    def _receipt(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise invalid("a receipt is not empty (leave it out for none)")
-        return value
-
-    @field_validator("at")
-    @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.tzinfo is None:
-            raise invalid("must include a timezone (e.g. 2026-03-01T12:00:00Z)")
-        return value
-
-
-@dataclass
-class OutcomeResult:
     outcome: str
-    applied: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # unknown or retired ids
-    duplicate_citations: int = 0
-    replayed: bool = False  # the receipt was seen before: nothing applied
-    batch_id: str | None = None
-    inversions: list[tuple[str, str]] = field(default_factory=list)
-    maturity_changes: list[tuple[str, str, str]] = field(default_factory=list)
+    bullet_ids: list[str]
+    receipt: str | None
+    context: str | None
+    at: datetime | None
+
+    def __init__(
+        self, outcome: str, bullet_ids: list[str], receipt: str | None, context: str | None
+    ) -> None:
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "bullet_ids", bullet_ids)
+        object.__setattr__(self, "receipt", receipt)
+        object.__setattr__(self, "context", context)
+        object.__setattr__(self, "at", None)
+
+
+def plain_report(value: object) -> PlainReport | None:
+    """The report `value` is when `OutcomeReport.model_validate` would take it unchanged
+    (a dict of plain strings: a one-shot `playbook outcome`'s), else None (validate it with
+    the model, which says what is wrong). A time of its own (`at`) goes to the model."""
+    if type(value) is not dict or not value.keys() <= _FIELDS or value.get("at") is not None:
+        return None
+    outcome, ids = value.get("outcome"), value.get("bullet_ids", [])
+    receipt, context = value.get("receipt"), value.get("context")
+    if type(outcome) is not str or outcome not in OUTCOMES or type(ids) is not list:
+        return None
+    if not all(plain_text(i) for i in ids):
+        return None
+    if receipt is not None and not (plain_text(receipt) and receipt.strip()):
+        return None
+    if context is not None and not plain_text(context):
+        return None
+    return PlainReport(outcome, list(ids), receipt, context)
+
+
+class OutcomeResult(Record):
+    outcome: str
+    applied: list[str]
+    skipped: list[str]  # unknown or retired ids
+    duplicate_citations: int
+    replayed: bool  # the receipt was seen before: nothing applied
+    batch_id: str | None
+    inversions: list[tuple[str, str]]
+    maturity_changes: list[tuple[str, str, str]]
+
+    def __init__(
+        self,
+        outcome: str,
+        applied: list[str] = NEW,
+        skipped: list[str] = NEW,
+        duplicate_citations: int = 0,
+        replayed: bool = False,
+        batch_id: str | None = None,
+        inversions: list[tuple[str, str]] = NEW,
+        maturity_changes: list[tuple[str, str, str]] = NEW,
+    ) -> None:
+        self.outcome = outcome
+        self.applied = [] if applied is NEW else applied
+        self.skipped = [] if skipped is NEW else skipped
+        self.duplicate_citations = duplicate_citations
+        self.replayed = replayed
+        self.batch_id = batch_id
+        self.inversions = [] if inversions is NEW else inversions
+        self.maturity_changes = [] if maturity_changes is NEW else maturity_changes
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +115,24 @@ class InvalidOutcome(InvalidInput):
     pass
 
 
+def _report(report: OutcomeReport | dict[str, Any]) -> OutcomeReport | PlainReport:
+    plain = plain_report(report)
+    if plain is not None:
+        return plain
+    from pydantic import ValidationError  # lazy: a report that is not plain (outcome's fast path)
+
+    from .outcome_report import OutcomeReport  # lazy: pydantic, as above
+
+    if isinstance(report, OutcomeReport):
+        return report
+    try:
+        return OutcomeReport.model_validate(report)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+
+
 def apply_outcome(
     store: PlaybookStore,
     report: OutcomeReport | dict[str, Any],
@@ -91,40 +148,30 @@ def apply_outcome(
     The receipt, the events, any inversion and the maturity pass are one transaction.
     """
     actor = str(Actor(actor))
-    if not isinstance(report, OutcomeReport):
-        try:
-            report = OutcomeReport.model_validate(report)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise InvalidOutcome(f"invalid outcome report: {loc}: {first['msg']}") from None
+    read = _report(report)
     policy = store.policy
     try:
         check(
             policy,
             [
-                ("bullet_ids", report.bullet_ids, "id"),
-                ("receipt", report.receipt, "id"),
-                ("context", report.context, "text"),
+                ("bullet_ids", read.bullet_ids, "id"),
+                ("receipt", read.receipt, "id"),
+                ("context", read.context, "text"),
             ],
         )
     except TooLong as exc:
         raise InvalidOutcome(f"invalid outcome report: {exc}") from None
-    if len(report.bullet_ids) > policy.max_batch:
+    if len(read.bullet_ids) > policy.max_batch:
         raise InvalidOutcome(
-            f"invalid outcome report: bullet_ids has {len(report.bullet_ids):,} ids; the "
+            f"invalid outcome report: bullet_ids has {len(read.bullet_ids):,} ids; the "
             f"maximum is {policy.max_batch:,} (Policy.max_batch)"
         )
-    if report.at is not None:
+    if read.at is not None:
         try:
-            refuse_future(report.at, store.now(), "an outcome")
+            refuse_future(read.at, store.now(), "an outcome")
         except FutureTimestamp as exc:
             raise InvalidOutcome(str(exc)) from None
-    prov = (
-        provenance
-        if isinstance(provenance, Provenance)
-        else Provenance.model_validate(provenance or {})
-    )
+    prov: Origin = provenance_of(provenance) or PlainOrigin()  # none: an empty one, as before
     too_long = problem(policy, "session_ref", prov.session_ref, "ref")
     if too_long:
         raise InvalidOutcome(f"invalid outcome report: {too_long}")
@@ -132,18 +179,18 @@ def apply_outcome(
         "success": ("helpful", policy.outcome_success_weight),
         "failure": ("harmful", policy.outcome_failure_weight),
         "partial": ("helpful", policy.outcome_partial_weight),
-    }[report.outcome]
-    cited = list(dict.fromkeys(report.bullet_ids))
-    result = OutcomeResult(report.outcome, duplicate_citations=len(report.bullet_ids) - len(cited))
+    }[read.outcome]
+    cited = list(dict.fromkeys(read.bullet_ids))
+    result = OutcomeResult(read.outcome, duplicate_citations=len(read.bullet_ids) - len(cited))
     with store.transaction():
-        if report.receipt is not None and store.has_receipt(report.receipt):
+        if read.receipt is not None and store.has_receipt(read.receipt):
             result.replayed = True
             return result
         batch = new_batch_id()
         result.batch_id = batch
-        bullets = store.get_bullets(cited)
+        states = store.bullet_states(cited)
         for bid in cited:
-            b = bullets.get(bid)
+            b = states.get(bid)
             if b is None or b.state == "retired":
                 result.skipped.append(bid)
                 continue
@@ -152,24 +199,24 @@ def apply_outcome(
                 kind,
                 weight=weight,
                 reason="other" if kind == "harmful" else None,
-                context=report.context or f"task {report.outcome}",
+                context=read.context or f"task {read.outcome}",
                 provenance=prov,
                 actor=actor,
-                receipt=report.receipt,
-                at=report.at,
+                receipt=read.receipt,
+                at=read.at,
                 batch_id=batch,
             )
             result.applied.append(bid)
-        if report.receipt is not None and result.applied:  # spent only by one that applied
-            store.add_receipt(report.receipt, report.outcome, batch)
+        if read.receipt is not None and result.applied:  # spent only by one that applied
+            store.add_receipt(read.receipt, read.outcome, batch)
         store.log_decision(
             batch,
             actor,
             "outcome",
             None,
             "applied",
-            report.outcome,
-            {"applied": result.applied, "skipped": result.skipped, "receipt": report.receipt},
+            read.outcome,
+            {"applied": result.applied, "skipped": result.skipped, "receipt": read.receipt},
         )
         touched = dict.fromkeys(result.applied)
         if kind == "harmful":

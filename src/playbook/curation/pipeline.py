@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..core.policy import Policy
 
 
-def _provenance(value: Origin | dict[str, Any] | None) -> Origin | None:
+def provenance_of(value: Origin | dict[str, Any] | None) -> Origin | None:
     """The batch's provenance, validated; None for none (nothing to validate). A plain
     one (`core.origin`) is read without the model."""
     if value is None or isinstance(value, PlainOrigin):
@@ -66,7 +66,7 @@ def curate(
     original it supersedes was pinned (a reviewer merging a conflict decides that).
     """
     actor = str(Actor(actor))
-    prov = _provenance(provenance)
+    prov = provenance_of(provenance)
     result = CurateResult(batch_id=new_batch_id())
     refusal = batch_problem(store.policy, deltas, prov)
     if refusal is not None:  # the whole batch: one outcome says why, nothing is written

@@ -20,7 +20,7 @@ from ..core.authority import may_apply
 from ..core.limits import PREVIEW, preview, problem
 from ..core.terms import DELTA_TYPES, Actor
 from ..core.text import plural
-from ..curation.pipeline import _provenance, batch_problem, curate
+from ..curation.pipeline import batch_problem, curate, provenance_of
 from ..curation.results import APPLIED, CurateResult, DeltaOutcome
 from .queue import stage
 
@@ -127,7 +127,7 @@ def curate_as_agent(
     applied or staged something, so a retried call after a lost answer counts once.
     """
 
-    prov = _provenance(provenance)
+    prov = provenance_of(provenance)
     result = AgentCurateResult()
     refusal = batch_problem(store.policy, deltas, prov)
     if refusal is None and receipt is not None:
