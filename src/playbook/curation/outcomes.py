@@ -39,13 +39,18 @@ class PlainReport(FrozenRecord):
     at: datetime | None
 
     def __init__(
-        self, outcome: str, bullet_ids: list[str], receipt: str | None, context: str | None
+        self,
+        outcome: str,
+        bullet_ids: list[str],
+        receipt: str | None,
+        context: str | None,
+        at: datetime | None = None,
     ) -> None:
         object.__setattr__(self, "outcome", outcome)
         object.__setattr__(self, "bullet_ids", bullet_ids)
         object.__setattr__(self, "receipt", receipt)
         object.__setattr__(self, "context", context)
-        object.__setattr__(self, "at", None)
+        object.__setattr__(self, "at", at)
 
 
 def plain_report(value: object) -> PlainReport | None:
