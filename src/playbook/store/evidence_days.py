@@ -27,6 +27,7 @@ from ..core import scoring
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
+    from ..core.policy import Policy
     from .base import Meta
     from .executor import Executor
 
@@ -65,12 +66,15 @@ CREATE INDEX maturity_log_at ON maturity_log(at);
 """
 
 
-def build_days(ex: Executor) -> None:
-    """Step 4's data: the days folded from the whole log, in the step's transaction."""
+def build_days(ex: Executor, policy: Policy | None) -> None:
+    """Step 4's data: the days folded from the whole log, in the step's transaction, each
+    rule's at its own half-life or the default of `policy`, the one the migrating process
+    reads the playbook with (None: the defaults). A reader with another default reads the
+    raw events until they are folded again at its own (`store.refold`, `doctor --fix`)."""
     from ..core.policy import DEFAULT_POLICY  # lazy: only an upgrade to step 4 pays
     from .base import Meta  # lazy: only an upgrade to step 4 pays
 
-    default = DEFAULT_POLICY.half_life_days
+    default = (policy or DEFAULT_POLICY).half_life_days
     EvidenceDays(ex, Meta(ex), lambda hl: float(hl) if hl else default).rebuild()
 
 
