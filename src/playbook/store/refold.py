@@ -77,41 +77,68 @@ class Refold:
             evidence.sync()  # every event folded first: the rules are folded again up to it
             has_days = evidence.days_answer()  # (False: a schema before the days)
             days = _rules_kept_at_another(sql, "evidence_days", default) if has_days else []
-            if days:
-                evidence.days.rebuild(days)
             rows = _rules_kept_at_another(sql, "evidence", default)
-            if rows:
-                self._rebuild_rows(rows)
+            states = self._states(rows)
+            if days:  # the log read once: each of `rows`' events folded as the days read it
+                evidence.days.rebuild(days, lambda bid, events: self._fold(states, bid, events))
+            d = sql.dialect
+            rest = [bid for bid in rows if not states[bid][0].count]  # not read above
+            for eid, bid, kind, at, weight, recorded in (
+                sql.execute(
+                    "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
+                    f"WHERE {d.in_list('bullet_id')} ORDER BY bullet_id, id",
+                    (d.list_param(rest),),
+                )
+                if rest
+                else ()
+            ):
+                point = event_point(eid, at, weight, recorded)
+                if point is not None:
+                    self._fold(states, bid, [(0, eid, kind, *point)])
+            self._write(states)
         return len(set(days) | set(rows))
 
-    def _rebuild_rows(self, ids: list[str]) -> None:
-        """The evidence cache's rows of `ids`, folded again from the log (each rule's events
-        in id order, as `EvidenceRepo.sync` folds them) up to the cache's watermark."""
-        sql, evidence = self.sql, self.evidence
-        d = sql.dialect
-        ids_param = d.list_param(ids)
+    def _states(self, ids: list[str]) -> dict[str, tuple[scoring.DecayAccumulator, float, int]]:
+        """A new accumulator for each of `ids` at the half-life it is read with, with its
+        latest `at` and last event id."""
+        if not ids:
+            return {}
+        d = self.sql.dialect
         hl_of = dict(
-            sql.all(f"SELECT id, half_life_days FROM bullets WHERE {d.in_list('id')}", (ids_param,))
+            self.sql.all(
+                f"SELECT id, half_life_days FROM bullets WHERE {d.in_list('id')}",
+                (d.list_param(ids),),
+            )
         )
-        mark = evidence.evidence_watermark()
-        states = {
-            bid: (scoring.DecayAccumulator(evidence.half_life(value=hl_of.get(bid))), -math.inf, 0)
+        half_life = self.evidence.half_life
+        return {
+            bid: (scoring.DecayAccumulator(half_life(value=hl_of.get(bid))), -math.inf, 0)
             for bid in ids
         }
-        out: list[tuple[Any, ...]] = []
-        for eid, bid, kind, at, weight, recorded in sql.execute(
-            "SELECT id, bullet_id, kind, at, weight, recorded_at FROM feedback "
-            f"WHERE {d.in_list('bullet_id')} AND id <= ? ORDER BY bullet_id, id",
-            (ids_param, mark),
-        ):
-            point = event_point(eid, at, weight, recorded)
-            if point is None:
-                continue
-            acc, last_at, _ = states[bid]
-            t, w = point
+
+    @staticmethod
+    def _fold(
+        states: dict[str, tuple[scoring.DecayAccumulator, float, int]],
+        bid: str,
+        events: list[tuple[int, int, str, float, float]],
+    ) -> None:
+        """Fold `events` (day, id, kind, at, weight; in id order, as `EvidenceRepo.sync`
+        folds them) into the accumulator of `bid`, if it is one of the rules refolded."""
+        state = states.get(bid)
+        if state is None:
+            return
+        acc, last_at, last_id = state
+        for _, eid, kind, t, w in events:
             acc.fold(kind, t, w)
-            states[bid] = (acc, max(last_at, t), eid)
-        empty = []  # every event of the rule malformed (noted by its readers): no row
+            last_at, last_id = max(last_at, t), eid
+        states[bid] = (acc, last_at, last_id)
+
+    def _write(self, states: dict[str, tuple[scoring.DecayAccumulator, float, int]]) -> None:
+        """The evidence cache's rows of the rules refolded (a rule none of whose events is
+        well formed, noted by its readers, keeps no row)."""
+        sql, d = self.sql, self.sql.dialect
+        out: list[tuple[Any, ...]] = []
+        empty = []
         for bid, (acc, last_at, last_id) in states.items():
             if not acc.count:
                 empty.append(bid)
