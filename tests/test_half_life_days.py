@@ -210,3 +210,27 @@ def test_the_cli_migrates_notes_and_fixes_at_the_policys_half_life(
     assert "folded again: the evidence of 11 rules" in text and "notes:" not in text
     assert main([*db, "doctor", "--json"]) == 0  # at the default it is now kept at 30
     assert "30 days" in json.loads(capsys.readouterr().out)["data"]["notes"][0]
+
+
+@pytest.mark.postgres
+def test_pg_roles_run_again_with_a_new_default_folds_the_evidence_again(
+    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pg roles` writes the policy's constants into the database's own fold; run with a
+    new default half-life, it folds the evidence kept at the old one again in the same
+    transaction, so the agents' folds and the cache agree from then on."""
+    clock = Clock()
+    with open_store(pg_url, clock=clock) as owner:
+        small_year(owner, clock, seed=4)
+    schema = pg_url.rsplit("search_path%3D", 1)[1]
+    thirty = tmp_path / "playbook.toml"
+    thirty.write_text("[policy]\nhalf_life_days = 30\n")
+    roles = ["pg", "roles", "--agent", f"{schema}_agent", "--human", f"{schema}_human"]
+    assert main(["--db", pg_url, *roles, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["data"]["folded_again"] == 0  # at the default
+    assert main(["--db", pg_url, "--policy", str(thirty), *roles]) == 0
+    assert "folded again at this policy's half-life" in capsys.readouterr().out
+    with open_store(pg_url, THIRTY, mode="read") as store:
+        assert kept_at_another(store, "evidence", 30) == 0
+        assert kept_at_another(store, "evidence_days", 30) == 0
+    assert half_life_notes(pg_url, THIRTY) == []
