@@ -331,9 +331,9 @@ def test_a_long_step_says_it_is_still_running(
     old_playbook(path, 2)
     real = schema.run_migrations
 
-    def slow(ex: Any, migrations: Any) -> Any:
+    def slow(ex: Any, migrations: Any, **kw: Any) -> Any:
         time.sleep(0.5)
-        return real(ex, migrations)
+        return real(ex, migrations, **kw)
 
     monkeypatch.setattr(schema, "run_migrations", slow)
     monkeypatch.setattr(command, "HEARTBEAT", 0.1)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import ConnectionLost, NotAPlaybook, PlaybookError
-from .common import CliError, emit, json_option, set_json, target
+from .common import CliError, emit, json_option, load_policy_option, set_json, target
 from .registry import app
 
 HEARTBEAT = 10.0  # seconds between the "still at step N" lines of a long step
@@ -35,7 +35,8 @@ def migrate(json_out: bool = json_option()) -> int:
     progress on stderr, no time limit (a large playbook takes minutes). Hooks never
     upgrade a playbook; they name this command. At the latest schema already it says so
     and changes nothing (exit 0). A failed upgrade changes nothing: exit 3 with the
-    database's error code (1 for no_database, not_a_playbook, permission_denied)."""
+    database's error code (1 for no_database, not_a_playbook, permission_denied). Step 4
+    folds the days at the default half-life of --policy / $PLAYBOOK_POLICY."""
     set_json(json_out)
     from ..store import open_executor  # lazy: every typer command
     from ..store.schema import (  # lazy: every typer command
@@ -47,6 +48,7 @@ def migrate(json_out: bool = json_option()) -> int:
     )
 
     where = target()
+    policy = load_policy_option()  # the days are folded at its default half-life
     ex = open_executor(where, "write")
     try:
         before = schema_version(ex)
@@ -67,7 +69,7 @@ def migrate(json_out: bool = json_option()) -> int:
             with ex.transaction():  # the steps' own transactions join this one
                 for step in range(before + 1, MEMORY_LATEST + 1):
                     with _progress(step, MEMORY_LATEST):
-                        run_migrations(ex, [memory_migration(step)])
+                        run_migrations(ex, [memory_migration(step)], policy=policy)
         except PlaybookError as exc:
             raise _failed(exc, before, step, lambda: schema_version(ex)) from None
         seconds = round(time.monotonic() - started, 3)

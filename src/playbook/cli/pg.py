@@ -27,17 +27,27 @@ def roles(
     """Create the agent and reviewer roles on the --db playbook (run it as the schema's
     owner, with the right to create roles). Agents may record rules, feedback, outcomes
     and proposals; approving, pinning, blocking, restoring and resolving conflicts are
-    refused inside PostgreSQL unless the role is a reviewer's. Safe to run again."""
+    refused inside PostgreSQL unless the role is a reviewer's. Safe to run again; run it
+    again after changing the policy (--policy): the database's own fold takes its constants,
+    and the evidence kept at another half-life is folded again at its own, in the same
+    transaction (as doctor --fix does)."""
     set_json(json_out)
     from ..store.postgres.roles import roles_sql  # lazy: every typer command
 
     where = target()
     if where.is_file:
         raise CliError("usage", f"roles are for a PostgreSQL playbook, not a file ({where})")
+    folded = 0
     with open_store(create=False) as store:
         schema = store.roles.schema()
-        statements = roles_sql(schema, agent, human) if sql else store.roles.install(agent, human)
+        if sql:
+            statements = roles_sql(schema, agent, human)
+        else:  # the database's own fold and the evidence cache at one half-life, at once
+            with store.transaction():
+                statements = store.roles.install(agent, human)
+                folded = store.refold()
     data = {"agent": agent, "human": human, "schema": schema, "ran": not sql, "sql": statements}
+    data["folded_again"] = folded
     if sql:
         emit(data, ";\n\n".join(statements) + ";")
         return
@@ -45,5 +55,11 @@ def roles(
         data,
         f"roles ready on schema {schema}: {agent} (records; cannot approve, pin, block or "
         f"restore) and {human} (reviews)\n"
-        f"give each login one of them: CREATE ROLE alice LOGIN PASSWORD '...' IN ROLE {human};",
+        f"give each login one of them: CREATE ROLE alice LOGIN PASSWORD '...' IN ROLE {human};"
+        + (
+            f"\nfolded again at this policy's half-life: the evidence of {folded} "
+            f"rule{'' if folded == 1 else 's'}"
+            if folded
+            else ""
+        ),
     )

@@ -49,6 +49,7 @@ from .target import (
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from ..core.policy import Policy
     from .copying import CopyReport, copy_playbook
     from .doctor import Diagnosis, diagnose
 
@@ -73,11 +74,14 @@ def driver_error(exc: BaseException) -> PlaybookError | None:
     return _sqlite_error(exc) or postgres_error(exc)
 
 
-def run_migrations(db: Any, migrations: Sequence[Migration]) -> list[tuple[str, int]]:
+def run_migrations(
+    db: Any, migrations: Sequence[Migration], *, policy: Policy | None = None
+) -> list[tuple[str, int]]:
     """Apply what is missing of each migration to `db` (a `sqlite_utils.Database`, a
     `sqlite3.Connection` or an executor); return the (namespace, version) applied
-    (`store/schema.py`)."""
-    return _schema.run_migrations(executor_of(db), migrations)
+    (`store/schema.py`). `policy`: the one the playbook is read with (what is derived from
+    the log is built at its half-life; None: the defaults)."""
+    return _schema.run_migrations(executor_of(db), migrations, policy=policy)
 
 
 def schema_version(db: Any, namespace: str = "memory") -> int:

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import errors
 from .checks import RULES
-from .doctor_days import days_problems
+from .doctor_days import days_problems, half_life_notes, latest_checkpoints
 from .interchange import ORDER
 from .schema import MEMORY_LATEST, schema_version
 from .target import open_executor, resolve_target
 from .vouch import postgres_vouched, sqlite_guarded_in
 
 if TYPE_CHECKING:
+    from ..core.policy import Policy
     from .executor import Executor
 
 MAX_PROBLEMS = 50
@@ -52,15 +53,20 @@ class Diagnosis:
     problems: list[str] = field(default_factory=list)
     readable: dict[str, int | str] = field(default_factory=dict)  # table -> rows, or why not
     recovery: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # sound, but worth doing something about
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis:
+def diagnose(
+    target: str | os.PathLike[str], *, full: bool = False, policy: Policy | None = None
+) -> Diagnosis:
     """Check the playbook at `target` (a path). Raises `NoDatabase` when there is no file;
     every other finding is in the returned `Diagnosis`. `full`: SQLite's whole integrity
-    check (every index entry looked up) instead of its quick one."""
+    check (every index entry looked up) instead of its quick one. `policy`: the one the
+    playbook is read with (None: the defaults); the rules whose evidence is kept at another
+    half-life than it gives them are noted (`doctor --fix` folds them again)."""
     where = resolve_target(target)
     report = Diagnosis(path=str(where))
     malformed: list[str] = []
@@ -101,7 +107,11 @@ def diagnose(target: str | os.PathLike[str], *, full: bool = False) -> Diagnosis
                 report.readable[table] = _counted(ex, table) if sound else _read(ex, table)
             malformed = _malformed_rows(ex, report.schema_version, full=full)
             if sound and not malformed:
-                days = days_problems(ex, report.schema_version, MAX_PROBLEMS, full=full)
+                latest = latest_checkpoints(ex, report.schema_version)
+                days = days_problems(
+                    ex, report.schema_version, MAX_PROBLEMS, full=full, latest=latest
+                )
+                report.notes += half_life_notes(ex, policy, latest)
     finally:
         ex.close()
     if report.problems:

@@ -19,10 +19,12 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
+from ..core.policy import DEFAULT_POLICY
 from .evidence_days import COLUMNS, WATERMARK, day_of
 from .records import event_point
 
 if TYPE_CHECKING:
+    from ..core.policy import Policy
     from .executor import Executor
 
 DAYS_STEP = 4  # the schema step that added the days
@@ -35,8 +37,24 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=_TOLERANCE, abs_tol=1e-12)
 
 
-def days_problems(ex: Executor, version: int, most: int, *, full: bool = False) -> list[str]:
-    """At most `most` lines, one per disagreement between the days and the log."""
+def latest_checkpoints(ex: Executor, version: int) -> dict[str, Any]:
+    """Each bullet's latest checkpoint (`COLUMNS`), by bullet id (none before step 4)."""
+    if version < DAYS_STEP:
+        return {}
+    return {
+        r[0]: r
+        for r in ex.all(
+            f"SELECT {', '.join(COLUMNS)} FROM evidence_days d WHERE d.day = "
+            "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = d.bullet_id)"
+        )
+    }
+
+
+def days_problems(
+    ex: Executor, version: int, most: int, *, full: bool = False, latest: dict[str, Any]
+) -> list[str]:
+    """At most `most` lines, one per disagreement between the days and the log (`latest`:
+    `latest_checkpoints`)."""
     if version < DAYS_STEP:
         return []
     mark = ex.scalar("SELECT value FROM meta WHERE key = ?", (WATERMARK,))
@@ -44,13 +62,6 @@ def days_problems(ex: Executor, version: int, most: int, *, full: bool = False) 
         return ["the evidence cache's days were never built (meta has no days_watermark)"]
     mark = int(mark)
     out: list[str] = []
-    latest = {
-        r[0]: r
-        for r in ex.all(
-            f"SELECT {', '.join(COLUMNS)} FROM evidence_days d WHERE d.day = "
-            "(SELECT MAX(x.day) FROM evidence_days x WHERE x.bullet_id = d.bullet_id)"
-        )
-    }
     if full:  # every bullet's count against the log's (a grouped pass over the log)
         counts = dict(
             ex.all(
@@ -122,3 +133,33 @@ def _replayed(ex: Executor, latest: dict[str, Any], mark: int) -> list[str]:
         ):
             out.append(f"evidence_days of {bid}: its checkpoints are not its log folded again")
     return out
+
+
+def half_life_notes(ex: Executor, policy: Policy | None, latest: dict[str, Any]) -> list[str]:
+    """One line when rules are kept, in the evidence cache or its days (`latest`: the
+    days' latest checkpoints; every checkpoint of a rule is folded at one half-life), at
+    another half-life than `policy` gives them: sound, but read from the raw events."""
+    default = (policy or DEFAULT_POLICY).half_life_days
+    own = dict(ex.all("SELECT id, half_life_days FROM bullets WHERE half_life_days IS NOT NULL"))
+    days = {b: r[2] for b, r in latest.items() if r[2] != own.get(b, default)}
+    rows = dict(
+        ex.all(
+            "SELECT e.bullet_id, e.half_life FROM evidence e JOIN bullets b ON b.id = e.bullet_id "
+            "WHERE e.half_life != COALESCE(b.half_life_days, ?)",
+            (default,),
+        )
+    )
+    if not days and not rows:
+        return []
+    kept = sorted({float(h) for h in (*days.values(), *rows.values())})
+    at = " or ".join(f"{h:g}" for h in kept)
+    n = len(days.keys() | rows.keys())
+    return [
+        f"the evidence of {n} rule{'' if n == 1 else 's'} is kept at a half-life of "
+        f"{at} days ({len(rows)} in the evidence cache, {len(days)} in its days), not the "
+        f"one this policy gives {'it' if n == 1 else 'them'} (its default: {default:g} days, "
+        f"--policy / $PLAYBOOK_POLICY): {'its' if n == 1 else 'their'} scores and reads of "
+        "the past come from the raw events, the same answers more slowly; 'playbook doctor "
+        f"--fix' folds {'it' if n == 1 else 'them'} again at "
+        f"{default:g} days (one transaction)"
+    ]

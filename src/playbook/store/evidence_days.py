@@ -27,12 +27,15 @@ from ..core import scoring
 from .records import event_point, iso, parse_iso
 
 if TYPE_CHECKING:
+    from ..core.policy import Policy
     from .base import Meta
     from .executor import Executor
 
 WATERMARK = "days_watermark"  # meta key: the last event folded into the days
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _FLUSH = 20_000  # checkpoint rows written at a time by a long fold
+# A bullet's events (recorded day, id, kind, at, weight), in id order (`EvidenceDays.rebuild`).
+Each = Callable[[str, list[tuple[int, int, str, float, float]]], None]
 COLUMNS = (
     "bullet_id", "day", "half_life", "ref", "helpful", "harmful", "count", "last_at",
     "last_event_id",
@@ -65,12 +68,15 @@ CREATE INDEX maturity_log_at ON maturity_log(at);
 """
 
 
-def build_days(ex: Executor) -> None:
-    """Step 4's data: the days folded from the whole log, in the step's transaction."""
+def build_days(ex: Executor, policy: Policy | None) -> None:
+    """Step 4's data: the days folded from the whole log, in the step's transaction, each
+    rule's at its own half-life or the default of `policy`, the one the migrating process
+    reads the playbook with (None: the defaults). A reader with another default reads the
+    raw events until they are folded again at its own (`store.refold`, `doctor --fix`)."""
     from ..core.policy import DEFAULT_POLICY  # lazy: only an upgrade to step 4 pays
     from .base import Meta  # lazy: only an upgrade to step 4 pays
 
-    default = DEFAULT_POLICY.half_life_days
+    default = (policy or DEFAULT_POLICY).half_life_days
     EvidenceDays(ex, Meta(ex), lambda hl: float(hl) if hl else default).rebuild()
 
 
@@ -193,10 +199,12 @@ class EvidenceDays:
             out[bid] = _State(scoring.DecayAccumulator(hl, ref, h, x, n), day, last_at, last_id)
         return out
 
-    def rebuild(self, ids: list[str] | None = None) -> int:
+    def rebuild(self, ids: list[str] | None = None, each: Each | None = None) -> int:
         """Every checkpoint (of `ids`' bullets, or all) made again from the log: each
-        bullet's events in the order of their recorded day, then id. Returns how many
-        checkpoint rows were written."""
+        bullet's events in the order of their recorded day, then id. `each`, given, is
+        handed each bullet's events first, in id order (day, id, kind, at, weight), so a
+        caller that folds them too reads the log once. Returns how many checkpoint rows
+        were written."""
         d = self.sql.dialect
         where, args = "", []
         if ids is not None:
@@ -214,6 +222,8 @@ class EvidenceDays:
         def finish() -> None:
             if current is None or not events:
                 return
+            if each is not None:
+                each(current, events)
             events.sort()
             st = _State(scoring.DecayAccumulator(self.half_life(hl_of.get(current))),
                         events[0][0], float("-inf"), 0)  # fmt: skip

@@ -17,8 +17,9 @@ append-only table would stay there for good; 4 — the evidence cache's days
 after that day) and an index of the log by `recorded_at`, so a read as of a moment sums days
 instead of reading the whole log, and indexes of the decision log's pins and of the maturity
 log by time (time travel reads them at every moment); the step builds the days from the
-log (`STEP_BUILDS`); 5 — each table read once for the rows that break a rule of step 3,
-so that `doctor` reads again only what the database cannot vouch for (`store/vouch.py`).
+log (`STEP_BUILDS`), at the default half-life of the migrating process's policy; 5 — each
+table read once for the rows that break a rule of step 3, so that `doctor` reads again only
+what the database cannot vouch for (`store/vouch.py`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .evidence_days import SQLITE_DAYS, build_days
 from .postgres.schema import MEMORY_STEPS as POSTGRES_STEPS
 
 if TYPE_CHECKING:
+    from ..core.policy import Policy
     from .executor import Executor
 
 MIGRATIONS_TABLE = "_migrations"
@@ -354,15 +356,22 @@ def check_version(ex: Executor, migration: Migration, current: int | None = None
 
 
 # What a step computes after its statements, in its transaction: (namespace, version) ->
-# a function of the executor (the statements stay plain SQL, frozen by digest).
-STEP_BUILDS: dict[tuple[str, int], Callable[[Executor], None]] = {("memory", 4): build_days}
+# a function of the executor and the migrating process's policy (None: the defaults; the
+# statements stay plain SQL, frozen by digest).
+STEP_BUILDS: dict[tuple[str, int], Callable[[Executor, Policy | None], None]] = {
+    ("memory", 4): build_days
+}
 
 
-def run_migrations(ex: Executor, migrations: Sequence[Migration]) -> list[tuple[str, int]]:
+def run_migrations(
+    ex: Executor, migrations: Sequence[Migration], *, policy: Policy | None = None
+) -> list[tuple[str, int]]:
     """Apply what is missing of each migration; return the (namespace, version) applied.
 
     Each version step is one transaction, and records itself in `_migrations`
-    (namespace, version, applied_at) in the same transaction.
+    (namespace, version, applied_at) in the same transaction. `policy`: the one the
+    playbook is read with (step 4 folds its days at its default half-life; None: the
+    defaults).
     """
     for m in migrations:  # refuse before touching anything
         check_version(ex, m)
@@ -380,7 +389,7 @@ def run_migrations(ex: Executor, migrations: Sequence[Migration]) -> list[tuple[
                     ex.execute(statement)
                 build = STEP_BUILDS.get((m.namespace, version))
                 if build is not None:
-                    build(ex)
+                    build(ex, policy)
                 ex.execute(
                     f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
                     (m.namespace, version, datetime.now(UTC).isoformat()),

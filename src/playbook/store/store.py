@@ -131,9 +131,9 @@ class PlaybookStore:
                 # every step in one transaction: a new playbook's first write-ahead log
                 # holds each page once, not once per step (a nearly full disk)
                 with sql.transaction():
-                    run_migrations(sql, [memory_migration(MEMORY_LATEST)])
+                    run_migrations(sql, [memory_migration(MEMORY_LATEST)], policy=policy)
             else:
-                run_migrations(sql, [memory_migration(MEMORY_LATEST)])
+                run_migrations(sql, [memory_migration(MEMORY_LATEST)], policy=policy)
 
     # ---------------------------------------------------------------- lifetime
     def close(self) -> None:
@@ -273,6 +273,14 @@ class PlaybookStore:
     def half_life(self, bullet: Bullet | None = None, value: float | None = None) -> float:
         """A bullet's half-life in days (its own, or the policy's)."""
         return self.evidence.half_life(bullet.half_life_days if bullet is not None else value)
+
+    def refold(self) -> int:
+        """Fold again, at the half-life each rule is read with under this store's policy,
+        the evidence cache and days of every rule kept at another, in one write transaction
+        (`refold.py`; `doctor --fix`). Returns how many rules were folded again."""
+        from .refold import Refold  # lazy: doctor --fix only
+
+        return Refold(self.sql, self.evidence)()
 
     # ---------------------------------------------------------------- SPEC §2
     def get_bullet(self, bullet_id: str) -> Bullet | None:
