@@ -93,8 +93,13 @@ def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.n
                 continue
             extra = _several(parts, size, rows, mark, texts) if several else None
             beat = _beaten(top, view, parts, size, rows, mark, most, extra)
-            rest = _rest(parts, size, rows, mark, most, eng, several)
-            decided = ((beat >= k) | (rest < fb[rows]) | ~ok_b[rows]).all(axis=1)
+            decided = ((beat >= k) | ~ok_b[rows]).all(axis=1)
+            if not decided.all():  # (the rest bounded only for the marks it can decide)
+                ask = np.flatnonzero(~decided)
+                rest = _rest(parts, size, rows[ask], mark, most, eng, several)
+                decided[ask] = ((beat[ask] >= k) | (rest < fb[rows[ask]]) | ~ok_b[rows[ask]]).all(
+                    axis=1
+                )
             out[rows[decided]] = (ok_b[rows] & (beat < k))[decided]
             open_[rows[decided]] = False
     for h in np.flatnonzero(open_).tolist():  # ranked whole
