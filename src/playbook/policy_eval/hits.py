@@ -135,7 +135,14 @@ def _relevance(top: TopK, code: np.ndarray, base: np.ndarray) -> np.ndarray:
     """(len(code), c): counts of exact, substring and tag matches x the points (a row per
     distinct (code, base), looked up: pairs share few; whole points make a row exact)."""
     span = int(base.max(initial=1)) + 1
-    keys, which = np.unique(code * span + base, return_inverse=True)
+    key = code * span + base
+    most = int(key.max(initial=0))
+    if most < max(1 << 16, 8 * len(key)):  # (few distinct keys: found without a sort)
+        seen = np.zeros(most + 1, dtype=bool)
+        seen[key] = True
+        keys, which = np.flatnonzero(seen), (np.cumsum(seen) - 1)[key]
+    else:
+        keys, which = np.unique(key, return_inverse=True)
     code, base = keys // span, keys % span
     counts = np.stack([code // base**j % base for j in range(3)], axis=1).astype(np.float64)
     out: np.ndarray = (counts @ top.eng.points.T)[which.reshape(-1)]
