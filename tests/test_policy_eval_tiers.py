@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,32 @@ def test_a_log_of_only_malformed_rows_has_no_ends(store: PlaybookStore) -> None:
                             for w, t in ((float("inf"), when), (1e6, later))])  # fmt: skip
     with store.log.snapshot():
         assert evaluate_module._ends(store.log) == (None, None)
+
+
+def test_pairs_that_cannot_rank_before_are_left_out_with_the_same_report(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hits._may_reach` / `_can_reach` leave out (mark, bullet) pairs before scoring them,
+    and the bound of the rest is asked only for marks the scored bullets left open: some
+    pairs are left out here, and every decision stays the reference's."""
+    varied_history(store, clock, 5, steps=120)
+    clock.advance(days=1)
+    seen = {"in": 0, "out": 0, "rest": 0, "beaten": 0}
+
+    def counted(f: Any, name: str) -> Any:
+        def wrapped(*a: Any) -> Any:
+            got = f(*a)
+            if name == "filter":
+                seen["in"], seen["out"] = seen["in"] + len(a[-1]), seen["out"] + len(got[1])
+            else:
+                seen[name] += len(a[4] if name == "beaten" else a[2])
+            return got
+
+        return wrapped
+
+    monkeypatch.setattr(hits, "_may_reach", counted(hits._may_reach, "filter"))
+    monkeypatch.setattr(hits, "_beaten", counted(hits._beaten, "beaten"))
+    monkeypatch.setattr(hits, "_rest", counted(hits._rest, "rest"))
+    same_report(store, monkeypatch, page=5, split=0.5, k=3)  # the default grid
+    assert seen["out"] < seen["in"]  # some pairs were left out
+    assert 0 < seen["rest"] < seen["beaten"]  # some marks needed no bound of the rest

@@ -83,6 +83,7 @@ def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.n
     most = _most_relevance(top, pid)
     open_ = ok_b.any(axis=1)
     mark = _Marks(b, order, moment, list_b, fb, rb, pid, weight, base)
+    mark.most_of = most.max(axis=1, initial=0.0)
     texts = [it[1] for it in items]
     for times, several in TIERS:
         size = times * TOP
@@ -91,9 +92,14 @@ def batch_hits(top: TopK, view: View, items: list[tuple[int, str, int]]) -> np.n
             if not len(rows):
                 continue
             extra = _several(parts, size, rows, mark, texts) if several else None
-            beat = _beaten(top, view, parts, size, rows, mark, extra)
-            rest = _rest(parts, size, rows, mark, most, eng, several)
-            decided = ((beat >= k) | (rest < fb[rows]) | ~ok_b[rows]).all(axis=1)
+            beat = _beaten(top, view, parts, size, rows, mark, most, extra)
+            decided = ((beat >= k) | ~ok_b[rows]).all(axis=1)
+            if not decided.all():  # (the rest bounded only for the marks it can decide)
+                ask = np.flatnonzero(~decided)
+                rest = _rest(parts, size, rows[ask], mark, most, eng, several)
+                decided[ask] = ((beat[ask] >= k) | (rest < fb[rows[ask]]) | ~ok_b[rows[ask]]).all(
+                    axis=1
+                )
             out[rows[decided]] = (ok_b[rows] & (beat < k))[decided]
             open_[rows[decided]] = False
     for h in np.flatnonzero(open_).tolist():  # ranked whole
@@ -109,6 +115,8 @@ class _Marks:
                  weight: np.ndarray, base: np.ndarray) -> None:  # fmt: skip
         self.b, self.order, self.moment, self.list_b = b, order, moment, list_b
         self.fb, self.rb, self.pid, self.weight, self.base = fb, rb, pid, weight, base
+        self.least_fb = fb.min(axis=1)  # (a pair's first test in `_can_reach`)
+        self.most_of = np.zeros(len(b))  # the context's most relevance, any candidate
 
 
 def _code(parts: Parts, pid: np.ndarray, weight: np.ndarray, h: np.ndarray,
@@ -127,7 +135,14 @@ def _relevance(top: TopK, code: np.ndarray, base: np.ndarray) -> np.ndarray:
     """(len(code), c): counts of exact, substring and tag matches x the points (a row per
     distinct (code, base), looked up: pairs share few; whole points make a row exact)."""
     span = int(base.max(initial=1)) + 1
-    keys, which = np.unique(code * span + base, return_inverse=True)
+    key = code * span + base
+    most = int(key.max(initial=0))
+    if most < max(1 << 16, 8 * len(key)):  # (few distinct keys: found without a sort)
+        seen = np.zeros(most + 1, dtype=bool)
+        seen[key] = True
+        keys, which = np.flatnonzero(seen), (np.cumsum(seen) - 1)[key]
+    else:
+        keys, which = np.unique(key, return_inverse=True)
     code, base = keys // span, keys % span
     counts = np.stack([code // base**j % base for j in range(3)], axis=1).astype(np.float64)
     out: np.ndarray = (counts @ top.eng.points.T)[which.reshape(-1)]
@@ -155,7 +170,7 @@ def _several(parts: Parts, size: int, rows: np.ndarray, m: _Marks,
 
 
 def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m: _Marks,
-            extra: tuple[np.ndarray, ...] | None) -> np.ndarray:  # fmt: skip
+            most: np.ndarray, extra: tuple[np.ndarray, ...] | None) -> np.ndarray:  # fmt: skip
     """For the marks `rows`, per candidate: how many of their parts' `size` bullets of
     largest bound (and the `extra` pairs that can reach) rank before the marked bullet (in
     its list, valid at the moment)."""
@@ -171,9 +186,10 @@ def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m:
     lengths = sizes[which]
     h = np.repeat(np.repeat(rows, width), lengths)
     at = np.repeat(starts[which] - np.cumsum(lengths) + lengths, lengths) + np.arange(len(h))
-    j = flat[at]
+    h, j = _may_reach(eng, parts, m, h, flat[at])
     if extra is not None:  # (the bullets of several parts: only those that can reach)
         eh, ej = extra
+        eh, ej = _can_reach(eng, parts, most, m, *_may_reach(eng, parts, m, eh, ej))
         ecode = _code(parts, m.pid, m.weight, eh, ej)
         r = _relevance(top, ecode, m.base[eh])
         reach = r * np.maximum(eng.min_conf, parts.bounds[ej] * MARGIN) >= m.fb[eh]
@@ -185,7 +201,7 @@ def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m:
     pair = pair[first]
     h, j = pair // parts.n, pair % parts.n
     keep = j != m.b[h]
-    h, j = h[keep], j[keep]
+    h, j = _can_reach(eng, parts, most, m, h[keep], j[keep])
     r = _relevance(top, _code(parts, m.pid, m.weight, h, j), m.base[h])
     valid, mat = view.flags(j, m.order[h])
     sel = valid & (np.where(mat == DEPRECATED, 2, eng.anti[j]) == m.list_b[h])
@@ -208,6 +224,30 @@ def _beaten(top: TopK, view: View, parts: Parts, size: int, rows: np.ndarray, m:
         starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
         out[at[starts]] = np.add.reduceat(before.view(np.int8), starts, axis=0, dtype=np.int64)
     return out
+
+
+def _may_reach(eng: Engine, parts: Parts, m: _Marks, h: np.ndarray,
+               j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """`_can_reach`'s first test, with one number a pair: every candidate's most relevance
+    and bound against the least final score of the mark."""
+    top = float(eng.min_conf.max(initial=-np.inf))
+    high = m.most_of[h] * np.maximum(top, parts.most[j] * MARGIN)
+    can = high >= m.least_fb[h]
+    return h[can], j[can]
+
+
+def _can_reach(eng: Engine, parts: Parts, most: np.ndarray, m: _Marks, h: np.ndarray,
+               j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The (mark, bullet) pairs whose bullet can rank before the marked one for some
+    candidate: with the context's most relevance for its own, a final score that can reach
+    the mark's. The others rank after it for every candidate (final score below), so they
+    are left out before their relevance and score are looked up; what is counted is the
+    same. (Rounding is monotone: the products bound the exact ones; min_confidence and the
+    bounds are not negative.)"""
+    bound = np.maximum(eng.min_conf, parts.bounds[j] * MARGIN)
+    bound *= most[h]
+    reach = (bound >= m.fb[h]).any(axis=1)
+    return h[reach], j[reach]
 
 
 def _rest(parts: Parts, size: int, rows: np.ndarray, m: _Marks, most: np.ndarray,
