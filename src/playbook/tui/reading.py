@@ -54,6 +54,11 @@ class Snapshot:
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
     as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
+    # Of now only: the moment the rows were scored at (`bullet_rows(at=...)`), and how many
+    # of this workbench's writes had closed before the read began (`Source.writes`): what
+    # then-vs-now needs to use these rows instead of reading the table again.
+    read_at: datetime | None = None
+    writes: int = -1
     # The nearest existing bullets of the first PROPOSALS_WITH_SIMILAR proposals are read
     # once the snapshot is on screen (`read_similar`; not on the first paint's path). Until
     # then `similar_read` is False, and the proposals in `similar_unknown` (those with none
@@ -182,8 +187,10 @@ def load_snapshot(
     if as_of is not None:
         return load_snapshot_as_of(source, as_of)
     started = time.perf_counter()
+    writes = source.writes
     with source.open(reads=True) as store:
-        rows = store.views.bullet_rows()
+        read_at = store.now()
+        rows = store.views.bullet_rows(at=read_at)
         proposals = pending_proposals(store, limit=0)
         diffs = diffs_of(store, proposals)
         conflicts = review.conflicts(store)
@@ -205,6 +212,8 @@ def load_snapshot(
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
         texts=list(map(_TEXTS, rows)),
+        read_at=read_at,
+        writes=writes,
     )
 
 

@@ -29,7 +29,7 @@ from ..store.views import BulletRow
 from . import format as fmt
 from . import reading
 from .actions.spec import Context
-from .data import Source
+from .data import Source, TableNow
 from .detailing import Detail
 from .filtering import INDEX_FROM
 from .messages import IndexReady, LoadFailed, SimilarRead, SnapshotLoaded
@@ -81,6 +81,7 @@ class Snapshots:
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint = False  # the first snapshot is on screen
+        source.keep_table_now(self.table_now)  # then-vs-now reads it (`CompareScreen`)
 
     def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         """In the poll worker: the playbook as of the moment shown, each pane's part."""
@@ -170,6 +171,21 @@ class Snapshots:
         for pane in self.panes():
             if isinstance(pane, ProposalsPane):
                 pane.similar_read(snap.proposals, snap.similar_unknown)
+
+    def table_now(self) -> TableNow | None:
+        """The rows of the last snapshot of now and the moment they were scored at, if
+        nothing has been written since its read began: the watcher's change token is still
+        the one read before it (`Refresh.unchanged_since`) and no write of this workbench
+        has closed since. From any thread (then-vs-now's worker); None when in doubt."""
+        cached = self._now_cache
+        if cached is None:
+            return None
+        version, snap = cached
+        if snap.read_at is None or snap.writes != self.source.writes:
+            return None
+        if not self.live.unchanged_since(version):
+            return None
+        return snap.rows, snap.read_at
 
     def read_now(self) -> None:
         """Read the playbook at once (time travel moved), whatever the change token says.

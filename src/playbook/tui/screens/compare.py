@@ -109,7 +109,12 @@ class CompareScreen(Screen[None]):
     def _read(self) -> None:
         try:
             with self.source.open(migrate=False) as store:
-                diff = review.diff_since(store, self.since, moments=self.source.moments)
+                diff = review.diff_since(
+                    store,
+                    self.since,
+                    moments=self.source.moments,
+                    now=self.source.table_now(),  # the workbench's, if nothing was written since
+                )
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return
