@@ -210,7 +210,7 @@ class BulletsPane(Pane):
         return Prepared(
             view=view,
             order=order,
-            positions={k: i for i, k in enumerate(order)},
+            positions=dict(zip(order, range(len(order)), strict=True)),
             diff=RowTable.diff(old, rows),
             live=sum(1 for r in rows.values() if r.state != "retired"),
         )
