@@ -107,9 +107,9 @@ def _rows_as_of(
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     day = moment_day(when) if store.past.days_answer() else None
-    kept = day_events = None
+    kept = day_events = facts = None
     if day is not None and moments is not None and ids is None:
-        cols, kept, day_events = moments.columns(store, when, day)
+        cols, kept, day_events, facts = moments.columns(store, when, day)
     else:
         rows = store.past.bullets_created_by(when, wanted, day=day)
         cols = list(zip(*rows, strict=True))
@@ -119,15 +119,19 @@ def _rows_as_of(
         return []
     bids = cols[_ID]
     n = len(bids)
-    created = epoch_days(cols[_CREATED])
     when_iso = iso(when)
-    pos = {bid: i for i, bid in enumerate(bids)}
+    default_hl = policy.half_life_days
+    if facts is not None:  # kept from the read before, for the same bullets
+        created, pos = facts.created, facts.pos
+        half_life = np.where(np.isnan(facts.half_life), default_hl, facts.half_life)
+    else:
+        created = epoch_days(cols[_CREATED])
+        pos = {bid: i for i, bid in enumerate(bids)}
+        half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     retired = np.array([v is not None and v <= when_iso for v in cols[_VALID_TO]], dtype=bool)
     end = np.full(n, scoring.days(when))
     for i in np.flatnonzero(retired).tolist():
         end[i] = scoring.days(parse_iso(cols[_VALID_TO][i]))
-    default_hl = policy.half_life_days
-    half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     helpful, harmful, last = _evidence_then(
         store, when, bids, pos, (end, half_life, created), wanted, (kept, day_events)
     )

@@ -33,17 +33,34 @@ from typing import Any
 import numpy as np
 
 from ..store import PlaybookStore
-from .history_fold import moment_day
+from .history_fold import epoch_days, moment_day
 
 KEEP_DAYS = 6  # the days whose checkpoints are kept (each ~5 MB at 100k rules)
 _NONE = np.full((1, 6), np.nan)  # a bullet without a checkpoint then
+
+
+class Facts:
+    """The facts of the bullets of one read, in its order (`store.history.FACT_COLUMNS`, a
+    list each), and what the table derives from them alone: each one's row position by id,
+    its creation in epoch days, its own half-life (NaN: the policy's). Kept for the next
+    read of the same bullets (never changed: the caller reads them only)."""
+
+    __slots__ = ("columns", "created", "half_life", "ids", "pos")
+
+    def __init__(self, ids: list[str], found: list[tuple[Any, ...]]) -> None:
+        self.ids = ids
+        self.columns = [list(map(itemgetter(k), found)) if k else ids for k in range(11)]
+        self.pos = dict(zip(ids, range(len(ids)), strict=True))
+        self.created = epoch_days(self.columns[7])
+        own = self.columns[8]  # a half-life of None or 0: the policy's (`h or default`)
+        self.half_life = np.array([h or np.nan for h in own], dtype=np.float64)
 
 
 class _Day:
     """One day's checkpoints: row positions by bullet id, and the rows (n+1) x 6, the last
     one NaN (a bullet with none)."""
 
-    __slots__ = ("events", "index", "mark", "values")
+    __slots__ = ("_of", "events", "index", "mark", "values")
 
     def __init__(self, mark: int, found: list[tuple[Any, ...]]) -> None:
         self.mark = mark
@@ -51,12 +68,19 @@ class _Day:
         self.index = {r[0]: i for i, r in enumerate(found)}
         values = np.array([r[1:] for r in found], dtype=np.float64).reshape(len(found), 6)
         self.values = np.concatenate([values, _NONE])
+        self._of: tuple[list[str], np.ndarray] | None = None  # the last ids asked, their rows
 
-    def of(self, ids: Iterable[str]) -> np.ndarray:
-        """The checkpoint rows of `ids`, in that order (NaN: none)."""
-        last = len(self.values) - 1
+    def of(self, ids: list[str]) -> np.ndarray:
+        """The checkpoint rows of `ids`, in that order (NaN: none); the positions kept for
+        the same list asked again (a `Facts`' ids)."""
+        last = self._of
+        if last is not None and last[0] is ids:
+            rows: np.ndarray = self.values[last[1]]
+            return rows
+        none = len(self.values) - 1
         get = self.index.get
-        at = np.fromiter((get(i, last) for i in ids), dtype=np.int64)
+        at = np.fromiter((get(i, none) for i in ids), dtype=np.int64, count=len(ids))
+        self._of = (ids, at)
         return self.values[at]
 
 
@@ -68,35 +92,47 @@ class Moments:
         self.keep_days = keep_days
         self._lock = threading.Lock()
         self._facts: dict[str, tuple[Any, ...]] = {}
+        self._last: Facts | None = None  # of the last read's bullets
         self._days: OrderedDict[int, _Day] = OrderedDict()
 
     def columns(
         self, store: PlaybookStore, when: datetime, day: int
-    ) -> tuple[list[Sequence[Any]], np.ndarray, list[tuple[str, str, float, float, str]]]:
+    ) -> tuple[
+        list[Sequence[Any]], np.ndarray, list[tuple[str, str, float, float, str]], Facts | None
+    ]:
         """The columns of `store.past.bullets_created_by(when)` (ROW_COLUMNS, one sequence
-        each), each bullet's checkpoint before `day` (an n x 6 array, NaN: none), and the
+        each), each bullet's checkpoint before `day` (an n x 6 array, NaN: none), the
         events recorded on `day` (`store.past.events_of_day`; a day before today's is
-        settled as the checkpoints are), from what is kept."""
+        settled as the checkpoints are), and the bullets' `Facts`, from what is kept."""
         states = store.past.bullet_states(when)
         if not states:
-            return [], np.zeros((0, 6)), []
+            return [], np.zeros((0, 6)), [], None
         ids, maturity, state, pinned, valid_to = (
             list(map(itemgetter(k), states)) for k in range(5)
         )
         with self._lock:
-            facts = self._facts
-            missing = [bid for bid in ids if bid not in facts]
-            if missing:
-                for row in store.past.bullet_facts(None if len(missing) > 1000 else missing):
-                    facts[row[0]] = row
-            found = list(map(facts.__getitem__, ids))
+            facts = self._facts_of(store, ids)
             kept_day = self._day(store, day)
-            kept = kept_day.of(ids)
+            kept = kept_day.of(facts.ids)
             events = self._events(store, kept_day, day)
-        f = [list(map(itemgetter(k), found)) if k else ids for k in range(11)]
+        f = facts.columns
         # ROW_COLUMNS' order, from FACT_COLUMNS (f) and the states
-        return [ids, f[1], f[2], maturity, state, pinned, f[3], f[4], f[5], f[6], f[7], f[8],
-                valid_to, f[9], f[10]], kept, events  # fmt: skip
+        return [f[0], f[1], f[2], maturity, state, pinned, f[3], f[4], f[5], f[6], f[7], f[8],
+                valid_to, f[9], f[10]], kept, events, facts  # fmt: skip
+
+    def _facts_of(self, store: PlaybookStore, ids: list[str]) -> Facts:
+        """The `Facts` of `ids` (in that order): the last read's, when it read the same
+        bullets (a step in time, most of the time: no rule created between the moments)."""
+        last = self._last
+        if last is not None and last.ids == ids:
+            return last
+        facts = self._facts
+        missing = [bid for bid in ids if bid not in facts]
+        if missing:
+            for row in store.past.bullet_facts(None if len(missing) > 1000 else missing):
+                facts[row[0]] = row
+        self._last = Facts(ids, list(map(facts.__getitem__, ids)))
+        return self._last
 
     def warm(self, store: PlaybookStore, moments: Iterable[datetime]) -> None:
         """Read ahead what a read of each of `moments` keeps: the facts of every bullet and
