@@ -107,9 +107,9 @@ def _rows_as_of(
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     day = moment_day(when) if store.past.days_answer() else None
-    kept = day_events = facts = None
+    kept = day_events = derived = None
     if day is not None and moments is not None and ids is None:
-        cols, kept, day_events, facts = moments.columns(store, when, day)
+        cols, kept, day_events, derived = moments.columns(store, when, day)
     else:
         rows = store.past.bullets_created_by(when, wanted, day=day)
         cols = list(zip(*rows, strict=True))
@@ -121,12 +121,12 @@ def _rows_as_of(
     n = len(bids)
     when_iso = iso(when)
     default_hl = policy.half_life_days
-    if facts is not None:  # kept from the read before, for the same bullets
-        created, pos = facts.created, facts.pos
-        half_life = np.where(np.isnan(facts.half_life), default_hl, facts.half_life)
+    pos = dict(zip(bids, range(n), strict=True))
+    if derived is not None:  # from the facts kept (`Moments`)
+        created, own = derived
+        half_life = np.where(np.isnan(own), default_hl, own)
     else:
         created = epoch_days(cols[_CREATED])
-        pos = {bid: i for i, bid in enumerate(bids)}
         half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     retired = np.array([v is not None and v <= when_iso for v in cols[_VALID_TO]], dtype=bool)
     end = np.full(n, scoring.days(when))
