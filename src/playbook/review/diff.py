@@ -117,13 +117,13 @@ def diff_since(
     end = until or (now[1] if now is not None else store.now())
     if since > end:
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
-    with paused():  # two whole tables (`core.collector`)
+    with paused():  # two whole tables, and their diff (`core.collector`)
         before = rows_as_of(store, since, moments)
         if until is not None:
             after = rows_as_of(store, end, moments)
         else:
             after = list(now[0]) if now is not None else store.views.bullet_rows(at=end)
-    return _diff(store, since, end, before, after, movers)
+        return _diff(store, since, end, before, after, movers)
 
 
 def _diff(
