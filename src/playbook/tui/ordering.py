@@ -139,14 +139,13 @@ class _IdRanks:
     def __call__(self, ids: Any) -> Any:
         import numpy as np  # lazy: numpy: the workbench's first frame
 
-        ranks = self._ranks
-        found = np.fromiter(map(ranks.get, ids, repeat(-1)), np.int64, len(ids))
-        if len(ids) and found.min() < 0:  # an id not ranked yet: rank them all again
+        try:  # stops at the first id not ranked yet
+            return np.fromiter(map(self._ranks.__getitem__, ids), np.int64, len(ids))
+        except KeyError:  # rank them all again, with the new ones
             with self._lock:
-                ranks = {k: i for i, k in enumerate(sorted({*self._ranks, *ids}))}
-                self._ranks = ranks
-            found = np.fromiter(map(ranks.__getitem__, ids), np.int64, len(ids))
-        return found
+                everyone = sorted({*self._ranks, *ids})
+                ranks = self._ranks = dict(zip(everyone, range(len(everyone)), strict=True))
+            return np.fromiter(map(ranks.__getitem__, ids), np.int64, len(ids))
 
 
 _id_ranks = _IdRanks()
