@@ -77,8 +77,8 @@ class Snapshot:
         default=None, repr=False, compare=False
     )
 
-    @property
-    def live_count(self) -> int:
+    @cached_property
+    def live_count(self) -> int:  # the rows never change once read
         return sum(1 for r in self.rows if r.state != "retired")
 
     @cached_property

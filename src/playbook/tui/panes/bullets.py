@@ -212,7 +212,7 @@ class BulletsPane(Pane):
             order=order,
             positions=dict(zip(order, range(len(order)), strict=True)),
             diff=RowTable.diff(old, rows),
-            live=sum(1 for r in rows.values() if r.state != "retired"),
+            live=snap.live_count,
         )
 
     def set_relevance(
