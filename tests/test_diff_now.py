@@ -83,6 +83,11 @@ def test_a_table_of_now_already_read_gives_the_diff_that_reads_it(
     for since in moments_of(store, clock)[::3]:
         kept = review.diff_since(store, since, now=(table, read_at))
         assert kept == review.diff_since(store, since), since
+    for since in moments_of(store, clock)[1::5]:  # the table of then kept too
+        then = review.rows_as_of(store, since)
+        assert review.diff_since(store, since, then=then) == review.diff_since(store, since)
+        both = review.diff_since(store, since, then=then, now=(table, read_at))
+        assert both == review.diff_since(store, since), since
     # read a while ago: the diff is until then, not a moment later
     clock.advance(hours=5)
     kept = review.diff_since(store, read_at - timedelta(days=30), now=(table, read_at))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from playbook import curate
+from playbook.review import diff as review_diff
 from playbook.store.views import Views
 from playbook.tui.screens.compare import CompareScreen
 
@@ -33,8 +34,8 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return reads
 
 
-async def _compare(pilot: Any, app: Any) -> Any:
-    screen = CompareScreen(app.source, datetime.now(UTC) - timedelta(days=30))
+async def _compare(pilot: Any, app: Any, since: datetime | None = None) -> Any:
+    screen = CompareScreen(app.source, since or datetime.now(UTC) - timedelta(days=30))
     await app.push_screen(screen)
     await wait_for(pilot, lambda: screen.diff is not None)
     diff = screen.diff
@@ -112,3 +113,34 @@ async def test_a_new_watcher_never_vouches_for_a_snapshot_read_under_the_old_one
         assert app.live.version[1] == version[1] and app.live.version[0] == version[0] + 1
         assert not app.live.unchanged_since(version)
         await wait_for(pilot, lambda: app.source.table_now() is not None)
+
+
+@async_test
+async def test_while_travelling_then_and_now_uses_the_moment_on_screen_until_a_write(
+    tmp_path: Path, counted: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.sqlite3"
+    build_playbook(path)
+    read_then: list[Any] = []
+    original = review_diff.rows_as_of
+
+    def rows_as_of(store: Any, when: Any, moments: Any = None) -> Any:
+        read_then.append(when)
+        return original(store, when, moments)
+
+    monkeypatch.setattr(review_diff, "rows_as_of", rows_as_of)
+    app = make_app(path, poll_seconds=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        when = datetime.now(UTC) - timedelta(minutes=30)  # before every rule: none then
+        app.travel_to(when)
+        await wait_for(pilot, lambda: app.snapshot.as_of == when)
+        counted.clear()
+        first = await _compare(pilot, app, when)
+        assert read_then == [] and counted == []  # both tables from the snapshots kept
+        assert first.counts["rules_then"] == 0 and first.since == when
+        with store_at(path) as other:  # another process writes: both tables may differ
+            curate(other, [{"type": "add", "content": "Keep CI under ten minutes"}])
+        diff = await _compare(pilot, app, when)
+        assert read_then == [when] and len(counted) == 1  # both read again
+        assert _new(first, diff) == ["Keep CI under ten minutes"]

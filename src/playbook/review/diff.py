@@ -95,6 +95,7 @@ def diff_since(
     until: datetime | None = None,
     movers: int = MOVERS,
     moments: Moments | None = None,
+    then: Sequence[BulletRow] | None = None,
     now: TableNow | None = None,
 ) -> PlaybookDiff:
     """The playbook at `until` (default now) against the playbook at `since`.
@@ -109,6 +110,8 @@ def diff_since(
     written since (a workbench's snapshot of now, its change token unchanged): the diff is
     then until T, the table not read again (the same answer as a read at T). Not with
     `until`; a `since` after T reads the table afresh.
+    `then`: likewise, the table as of `since` as `rows_as_of` read it, when the caller
+    knows that nothing was written since.
     """
     if now is not None and until is not None:
         raise ValueError("diff_since: `now` is the table at its own moment; not with `until`")
@@ -118,7 +121,7 @@ def diff_since(
     if since > end:
         raise InvalidInput(f"--since {iso(since)} is after --until {iso(end)}")
     with paused():  # two whole tables, and their diff (`core.collector`)
-        before = rows_as_of(store, since, moments)
+        before = list(then) if then is not None else rows_as_of(store, since, moments)
         if until is not None:
             after = rows_as_of(store, end, moments)
         else:

@@ -48,8 +48,9 @@ class Source:
     # One entry per write context closed (`open()` for writing): a snapshot read before the
     # last one may not hold it (`writes`).
     _writes: list[None] = field(default_factory=list, compare=False, repr=False)
-    # What answers `table_now` (the workbench's snapshots; none: nothing is kept).
-    _table_now: list[Callable[[], TableNow | None]] = field(
+    # What answers `table_now` and `table_as_of` (the workbench's snapshots; none: nothing
+    # is kept).
+    _kept: list[Callable[[datetime | None], TableNow | None]] = field(
         default_factory=list, compare=False, repr=False
     )
 
@@ -71,11 +72,18 @@ class Source:
     def table_now(self) -> TableNow | None:
         """The bullets table of now this workbench holds, and the moment it was read at,
         when nothing has been written since (None: none kept, or read it again)."""
-        return self._table_now[0]() if self._table_now else None
+        return self._kept[0](None) if self._kept else None
 
-    def keep_table_now(self, kept: Callable[[], TableNow | None]) -> None:
-        """What `table_now` asks from now on (the workbench's snapshots)."""
-        self._table_now[:] = [kept]
+    def table_as_of(self, when: datetime) -> Sequence[BulletRow] | None:
+        """The bullets table as of `when` (`review.rows_as_of`) this workbench holds, when
+        nothing has been written since it was read (None: none kept, or read it again)."""
+        kept = self._kept[0](when) if self._kept else None
+        return kept[0] if kept is not None else None
+
+    def keep_tables(self, kept: Callable[[datetime | None], TableNow | None]) -> None:
+        """What `table_now` (asking None) and `table_as_of` ask from now on (the
+        workbench's snapshots)."""
+        self._kept[:] = [kept]
 
     @contextmanager
     def open(self, *, migrate: bool = True, reads: bool = False) -> Iterator[PlaybookStore]:

@@ -54,9 +54,9 @@ class Snapshot:
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
     as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
-    # Of now only: the moment the rows were scored at (`bullet_rows(at=...)`), and how many
-    # of this workbench's writes had closed before the read began (`Source.writes`): what
-    # then-vs-now needs to use these rows instead of reading the table again.
+    # The moment the rows of now were scored at (`bullet_rows(at=...)`; None for a moment
+    # back), and how many of this workbench's writes had closed before the read began
+    # (`Source.writes`): what then-vs-now needs to use these rows instead of reading again.
     read_at: datetime | None = None
     writes: int = -1
     # The nearest existing bullets of the first PROPOSALS_WITH_SIMILAR proposals are read
@@ -271,6 +271,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
     )
 
     started = time.perf_counter()
+    writes = source.writes
     with source.open(migrate=False) as store:
         rows = rows_as_of(store, when, source.moments)
         proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
@@ -290,6 +291,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
         as_of=when,
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
+        writes=writes,
     )
 
 

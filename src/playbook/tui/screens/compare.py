@@ -113,7 +113,9 @@ class CompareScreen(Screen[None]):
                     store,
                     self.since,
                     moments=self.source.moments,
-                    now=self.source.table_now(),  # the workbench's, if nothing was written since
+                    # the workbench's tables, if nothing was written since they were read
+                    then=self.source.table_as_of(self.since),
+                    now=self.source.table_now(),
                 )
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
