@@ -229,3 +229,58 @@ def test_ranking_through_the_index_equals_the_python_path(
         fast_view, fast = ordering.rank_view(source, text, rows, base, DEFAULT_POLICY, index)
         assert fast == slow, text
         assert fast_view.relevance == slow_view.relevance, text
+
+
+def _python_by_score(rows: dict, descending: bool) -> list[str]:
+    """`view_order`'s Python sort for the default view: live rows by score, ties by id."""
+    chosen = sorted((r for r in rows.values() if r.state != "retired"), key=lambda r: r.id)
+    chosen.sort(key=lambda r: r.effective, reverse=descending)
+    return [r.id for r in chosen]
+
+
+def test_the_numpy_order_by_score_is_the_python_sort_across_snapshots() -> None:
+    """`by_score` (what a step in time orders its 100k rows with) against the Python sort,
+    with ties (0.0 and -0.0 too) and odd ids, over rows of several moments in a row: the
+    ids ranked for one are kept for the next, which has fewer, more or other bullets."""
+    import random
+
+    from playbook.store.views import BulletRow
+
+    rng = random.Random(11)
+    odd = ["B-Z", "b-é", "b-", "b-0", "Ω", "b-\u00e9x", "a b", ""]
+    scores = [0.0, -0.0, 0.5, 1.0, -1.0, 2.25]
+    everyone = []
+    for i in range(6000):
+        bid = f"b-{rng.getrandbits(32):08x}" if i % 50 else f"{odd[i // 50 % len(odd)]}{i}"
+        everyone.append((bid, i + 1))
+
+    def table(bullets: list[tuple[str, int]]) -> dict[str, BulletRow]:
+        return {
+            bid: BulletRow(
+                bid, "c", "rule", "candidate", rng.choice(["active", "active", "retired"]),
+                False, 0.0, 0.0, rng.choice([*scores, rng.random() * 3 - 1]), False,
+                "ci", "[]", "global", "learned", "2026-01-01T00:00:00.000000Z", seq,
+            )
+            for bid, seq in bullets
+        }  # fmt: skip
+
+    for bullets in (everyone[:4000], everyone[:2500], everyone, everyone[1000:5000]):
+        rows = table(bullets)
+        assert len(rows) >= ordering.NUMPY_FROM
+        for reverse in (False, True):
+            view = ordering.View(filterspec.FilterSpec("", "", frozenset()), None, None, reverse)
+            assert ordering.view_order(rows, view) == _python_by_score(rows, view.descending)
+    assert ordering.by_score({}) == []
+
+
+def test_a_table_diff_says_what_was_added_removed_and_whether_any_row_changed() -> None:
+    from playbook.tui.widgets.table import RowTable
+
+    old = {"a": (1, 2), "b": (3, 4), "c": (5, 6)}
+    assert not RowTable.diff(old, dict(old)).any
+    assert not RowTable.diff(old, {k: tuple(v) for k, v in old.items()}).any  # equal rows
+    d = RowTable.diff(old, {"a": (1, 2), "b": (3, 5), "d": (0, 0)})
+    assert (d.added, d.removed, d.changed) == (1, 1, 1)
+    d = RowTable.diff(old, {**old, "c": (5, 7), "a": (0, 0)})  # the count stops at the first
+    assert (d.added, d.removed, d.changed) == (0, 0, 1)
+    assert RowTable.diff({}, old).added == 3 and not RowTable.diff({}, old).changed

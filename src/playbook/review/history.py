@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -107,9 +107,9 @@ def _rows_as_of(
         lineage = store.edges.ancestors_many(ids)
         wanted = list(dict.fromkeys([*ids, *(a for i in ids for a in lineage.get(i, ()))]))
     day = moment_day(when) if store.past.days_answer() else None
-    kept = day_events = None
+    kept = day_events = derived = None
     if day is not None and moments is not None and ids is None:
-        cols, kept, day_events = moments.columns(store, when, day)
+        cols, kept, day_events, derived = moments.columns(store, when, day)
     else:
         rows = store.past.bullets_created_by(when, wanted, day=day)
         cols = list(zip(*rows, strict=True))
@@ -119,15 +119,19 @@ def _rows_as_of(
         return []
     bids = cols[_ID]
     n = len(bids)
-    created = epoch_days(cols[_CREATED])
     when_iso = iso(when)
-    pos = {bid: i for i, bid in enumerate(bids)}
+    default_hl = policy.half_life_days
+    pos = dict(zip(bids, range(n), strict=True))
+    if derived is not None:  # from the facts kept (`Moments`)
+        created, own = derived
+        half_life = np.where(np.isnan(own), default_hl, own)
+    else:
+        created = epoch_days(cols[_CREATED])
+        half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     retired = np.array([v is not None and v <= when_iso for v in cols[_VALID_TO]], dtype=bool)
     end = np.full(n, scoring.days(when))
     for i in np.flatnonzero(retired).tolist():
         end[i] = scoring.days(parse_iso(cols[_VALID_TO][i]))
-    default_hl = policy.half_life_days
-    half_life = np.array([h or default_hl for h in cols[_HALF_LIFE]], dtype=np.float64)
     helpful, harmful, last = _evidence_then(
         store, when, bids, pos, (end, half_life, created), wanted, (kept, day_events)
     )
@@ -138,7 +142,9 @@ def _rows_as_of(
         if bid in pos:
             maturities[pos[bid]] = rung
     effective = scoring.effective_scores(helpful, harmful, maturities, policy)
-    pins_then = _pins_as_of(store, when, dict(zip(bids, map(bool, cols[_PINNED]), strict=True)))
+    pins_then = list(map(bool, cols[_PINNED]))
+    for bid, pinned in _pins_as_of(store, when, pos).items():
+        pins_then[pos[bid]] = pinned
     states = [
         "retired" if gone else ("active" if state == "retired" else state)
         for gone, state in zip(retired.tolist(), cols[_STATE], strict=True)
@@ -148,7 +154,7 @@ def _rows_as_of(
             BulletRow._make,
             zip(
                 bids, cols[_CONTENT], cols[_TYPE], maturities, states,
-                map(pins_then.__getitem__, bids), helpful.tolist(), harmful.tolist(),
+                pins_then, helpful.tolist(), harmful.tolist(),
                 effective.tolist(), stale.tolist(), cols[_CATEGORY], cols[_TAGS],
                 cols[_SCOPE], cols[_SOURCE], cols[_CREATED], cols[_SEQ], strict=True,
             ),
@@ -247,15 +253,16 @@ def _evidence(
     return h.astype(np.float64), x.astype(np.float64), last
 
 
-def _pins_as_of(store: PlaybookStore, when: datetime, now: dict[str, bool]) -> dict[str, bool]:
-    """Each bullet's pin at `when`: its latest pin/unpin decision by then; before its first
-    one, the opposite of that one; with none, its pin now."""
+def _pins_as_of(store: PlaybookStore, when: datetime, rows: Container[str]) -> dict[str, bool]:
+    """The pin at `when` of each bullet of `rows` with pin/unpin decisions: its latest one
+    by then; before its first one, the opposite of that one. (A bullet with none keeps its
+    pin now.)"""
     changes: dict[str, list[tuple[str, str]]] = {}
     for bid, action, at in store.past.pin_changes():
-        if bid in now:
+        if bid in rows:
             changes.setdefault(bid, []).append((action, at))
     when_iso = iso(when)
-    out = dict(now)
+    out = {}
     for bid, seq in changes.items():
         done = [a for a, at in seq if at <= when_iso]
         out[bid] = done[-1] == "pin" if done else seq[0][0] == "unpin"

@@ -33,31 +33,75 @@ from typing import Any
 import numpy as np
 
 from ..store import PlaybookStore
-from .history_fold import moment_day
+from .history_fold import epoch_days, moment_day
 
 KEEP_DAYS = 6  # the days whose checkpoints are kept (each ~5 MB at 100k rules)
-_NONE = np.full((1, 6), np.nan)  # a bullet without a checkpoint then
+
+
+_FACT_COLUMNS = 11  # store.history.FACT_COLUMNS: id, ..., created_at (7), half_life_days
+_SEQ = 9  # (8), seq (9), valid_from
+
+
+class _Facts:
+    """The facts of every bullet read so far (`store.history.FACT_COLUMNS`), each column an
+    array indexed by the bullet's seq (its key: never reused, never changed), with what a
+    table derives from them alone: the creation in epoch days and the bullet's own
+    half-life (NaN: the policy's). A moment's rows are picked out by their seqs."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.columns = [np.empty(0, dtype=object) for _ in range(_FACT_COLUMNS)]
+        self.created = np.empty(0)
+        self.half_life = np.empty(0)
+        self.seq_of: dict[str, int] = {}
+
+    def add(self, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        seqs = np.fromiter(map(itemgetter(_SEQ), rows), np.int64, len(rows))
+        size = max(self.size, int(seqs.max()) + 1)
+        if size > self.size:  # room for the new seqs: a gap holds None / NaN
+            grow = size - self.size
+            self.columns = [np.concatenate([c, np.full(grow, None, dtype=object)])
+                            for c in self.columns]  # fmt: skip
+            self.created = np.concatenate([self.created, np.full(grow, np.nan)])
+            self.half_life = np.concatenate([self.half_life, np.full(grow, np.nan)])
+            self.size = size
+        for k in range(_FACT_COLUMNS):
+            self.columns[k][seqs] = [r[k] for r in rows]
+        self.created[seqs] = epoch_days([r[7] for r in rows])
+        # a half-life of None or 0: the policy's, as `h or default` reads it
+        self.half_life[seqs] = [r[8] or np.nan for r in rows]
+        self.seq_of.update(zip(map(itemgetter(0), rows), seqs.tolist(), strict=True))
+
+    def unknown(self, ids: list[str], seqs: np.ndarray) -> list[str]:
+        """Those of `ids` (with their `seqs`) whose facts are not kept under that seq."""
+        inside = seqs < self.size
+        known = np.zeros(len(ids), dtype=bool)
+        known[inside] = self.columns[0][seqs[inside]] == np.array(ids, dtype=object)[inside]
+        return [ids[i] for i in np.flatnonzero(~known).tolist()]
 
 
 class _Day:
-    """One day's checkpoints: row positions by bullet id, and the rows (n+1) x 6, the last
-    one NaN (a bullet with none)."""
+    """One day's checkpoints: a row for each seq (NaN: none), the last row NaN (a seq past
+    the bullets known when they were read: none)."""
 
-    __slots__ = ("events", "index", "mark", "values")
+    __slots__ = ("events", "mark", "values")
 
-    def __init__(self, mark: int, found: list[tuple[Any, ...]]) -> None:
+    def __init__(self, mark: int, found: list[tuple[Any, ...]], facts: _Facts) -> None:
         self.mark = mark
         self.events: list[tuple[str, str, float, float, str]] | None = None  # read on use
-        self.index = {r[0]: i for i, r in enumerate(found)}
-        values = np.array([r[1:] for r in found], dtype=np.float64).reshape(len(found), 6)
-        self.values = np.concatenate([values, _NONE])
+        self.values = np.full((facts.size + 1, 6), np.nan)
+        if found:
+            seqs = np.fromiter(map(facts.seq_of.__getitem__, map(itemgetter(0), found)),
+                               np.int64, len(found))  # fmt: skip
+            self.values[seqs] = np.array([r[1:] for r in found], dtype=np.float64)
 
-    def of(self, ids: Iterable[str]) -> np.ndarray:
-        """The checkpoint rows of `ids`, in that order (NaN: none)."""
-        last = len(self.values) - 1
-        get = self.index.get
-        at = np.fromiter((get(i, last) for i in ids), dtype=np.int64)
-        return self.values[at]
+    def of(self, seqs: np.ndarray) -> np.ndarray:
+        """The checkpoint rows of `seqs`, in that order (NaN: none)."""
+        past = len(self.values) - 1
+        rows: np.ndarray = self.values[np.where(seqs < past, seqs, past)]
+        return rows
 
 
 class Moments:
@@ -67,36 +111,37 @@ class Moments:
     def __init__(self, keep_days: int = KEEP_DAYS) -> None:
         self.keep_days = keep_days
         self._lock = threading.Lock()
-        self._facts: dict[str, tuple[Any, ...]] = {}
+        self._facts = _Facts()
         self._days: OrderedDict[int, _Day] = OrderedDict()
 
-    def columns(
-        self, store: PlaybookStore, when: datetime, day: int
-    ) -> tuple[list[Sequence[Any]], np.ndarray, list[tuple[str, str, float, float, str]]]:
+    def columns(self, store: PlaybookStore, when: datetime, day: int) -> tuple[
+        list[Sequence[Any]], np.ndarray, list[tuple[str, str, float, float, str]], np.ndarray
+    ]:  # fmt: skip
         """The columns of `store.past.bullets_created_by(when)` (ROW_COLUMNS, one sequence
-        each), each bullet's checkpoint before `day` (an n x 6 array, NaN: none), and the
+        each), each bullet's checkpoint before `day` (an n x 6 array, NaN: none), the
         events recorded on `day` (`store.past.events_of_day`; a day before today's is
-        settled as the checkpoints are), from what is kept."""
+        settled as the checkpoints are), and each bullet's creation (epoch days) and own
+        half-life (NaN: the policy's) as arrays, from what is kept."""
         states = store.past.bullet_states(when)
         if not states:
-            return [], np.zeros((0, 6)), []
+            return [], np.zeros((0, 6)), [], np.zeros((2, 0))
         ids, maturity, state, pinned, valid_to = (
             list(map(itemgetter(k), states)) for k in range(5)
         )
+        seqs = np.fromiter(map(itemgetter(5), states), np.int64, len(states))
         with self._lock:
             facts = self._facts
-            missing = [bid for bid in ids if bid not in facts]
+            missing = facts.unknown(ids, seqs)
             if missing:
-                for row in store.past.bullet_facts(None if len(missing) > 1000 else missing):
-                    facts[row[0]] = row
-            found = list(map(facts.__getitem__, ids))
+                facts.add(store.past.bullet_facts(None if len(missing) > 1000 else missing))
+            f = [ids, *(facts.columns[k][seqs].tolist() for k in range(1, _FACT_COLUMNS))]
+            derived = np.stack([facts.created[seqs], facts.half_life[seqs]])
             kept_day = self._day(store, day)
-            kept = kept_day.of(ids)
+            kept = kept_day.of(seqs)
             events = self._events(store, kept_day, day)
-        f = [list(map(itemgetter(k), found)) if k else ids for k in range(11)]
         # ROW_COLUMNS' order, from FACT_COLUMNS (f) and the states
         return [ids, f[1], f[2], maturity, state, pinned, f[3], f[4], f[5], f[6], f[7], f[8],
-                valid_to, f[9], f[10]], kept, events  # fmt: skip
+                valid_to, f[9], f[10]], kept, events, derived  # fmt: skip
 
     def warm(self, store: PlaybookStore, moments: Iterable[datetime]) -> None:
         """Read ahead what a read of each of `moments` keeps: the facts of every bullet and
@@ -106,8 +151,8 @@ class Moments:
         if not store.past.days_answer():
             return
         with self._lock:
-            if not self._facts:
-                self._facts = {f[0]: f for f in store.past.bullet_facts()}
+            if not self._facts.size:
+                self._facts.add(store.past.bullet_facts())
         for day in dict.fromkeys(map(moment_day, moments)):
             with self._lock:
                 self._events(store, self._day(store, day), day)
@@ -138,7 +183,12 @@ class Moments:
             self._days.move_to_end(day)
             return kept
         mark = past.days_mark() or 0  # read before the checkpoints: a later event is checked
-        kept = self._days[day] = _Day(mark, past.checkpoints_before(day))
+        found = past.checkpoints_before(day)
+        facts = self._facts
+        missing = [r[0] for r in found if r[0] not in facts.seq_of]
+        if missing:  # a bullet stored since the facts were read
+            facts.add(past.bullet_facts(None if len(missing) > 1000 else missing))
+        kept = self._days[day] = _Day(mark, found, facts)
         while len(self._days) > self.keep_days:
             self._days.popitem(last=False)
         return kept

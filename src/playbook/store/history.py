@@ -69,11 +69,12 @@ class Past:
         return self.sql.all(f"{sql} AND {d.in_list('id')} ORDER BY seq", [*args, d.list_param(ids)])
 
     def bullet_states(self, when: datetime) -> list[tuple[Any, ...]]:
-        """(id, maturity, state, pinned, valid_to) of every bullet that existed at `when`
-        (created by then), in seq order: the columns of a bullet that writes change."""
+        """(id, maturity, state, pinned, valid_to, seq) of every bullet that existed at
+        `when` (created by then), in seq order: the columns of a bullet that writes change,
+        and its key."""
         return self.sql.all(
-            "SELECT id, maturity, state, pinned, valid_to FROM bullets WHERE valid_from <= ? "
-            "ORDER BY seq",
+            "SELECT id, maturity, state, pinned, valid_to, seq FROM bullets "
+            "WHERE valid_from <= ? ORDER BY seq",
             (iso(when),),
         )
 

@@ -7,9 +7,10 @@ bullets table's filter and order in `filterspec.py` and `ordering.py`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,10 @@ from ..store.replica import Unreachable, open_replica
 
 if TYPE_CHECKING:
     from ..review.moments import Moments
+    from ..store.views import BulletRow
+
+# The bullets table of now as read at a moment, and that moment (`review.diff_since`'s `now`).
+TableNow = tuple[Sequence["BulletRow"], datetime]
 
 
 def target(path: str | Path) -> str | Path:
@@ -40,6 +45,14 @@ class Source:
     # The primary's WAL position after this workbench's last write, until the replica has it.
     wrote_at: list[str] = field(default_factory=list, compare=False, repr=False)
     _moments: list[Moments] = field(default_factory=list, compare=False, repr=False)
+    # One entry per write context closed (`open()` for writing): a snapshot read before the
+    # last one may not hold it (`writes`).
+    _writes: list[None] = field(default_factory=list, compare=False, repr=False)
+    # What answers `table_now` and `table_as_of` (the workbench's snapshots; none: nothing
+    # is kept).
+    _kept: list[Callable[[datetime | None], TableNow | None]] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @property
     def moments(self) -> Moments:
@@ -49,6 +62,28 @@ class Source:
 
             self._moments.append(Moments())
         return self._moments[0]
+
+    @property
+    def writes(self) -> int:
+        """How many times this workbench has opened the playbook for writing and closed it
+        since it started (a snapshot read before a write has closed may not hold it)."""
+        return len(self._writes)
+
+    def table_now(self) -> TableNow | None:
+        """The bullets table of now this workbench holds, and the moment it was read at,
+        when nothing has been written since (None: none kept, or read it again)."""
+        return self._kept[0](None) if self._kept else None
+
+    def table_as_of(self, when: datetime) -> Sequence[BulletRow] | None:
+        """The bullets table as of `when` (`review.rows_as_of`) this workbench holds, when
+        nothing has been written since it was read (None: none kept, or read it again)."""
+        kept = self._kept[0](when) if self._kept else None
+        return kept[0] if kept is not None else None
+
+    def keep_tables(self, kept: Callable[[datetime | None], TableNow | None]) -> None:
+        """What `table_now` (asking None) and `table_as_of` ask from now on (the
+        workbench's snapshots)."""
+        self._kept[:] = [kept]
 
     @contextmanager
     def open(self, *, migrate: bool = True, reads: bool = False) -> Iterator[PlaybookStore]:
@@ -61,11 +96,15 @@ class Source:
             with replica:
                 yield replica
             return
-        with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
-            yield store
-            if migrate and not reads and self.read_path is not None:  # its reads wait for it
-                position = store.replication.write_position()
-                self.wrote_at[:] = [position] if position else []
+        try:
+            with open_store(self.path, self.policy, mode="write" if migrate else "read") as store:
+                yield store
+                if migrate and not reads and self.read_path is not None:  # its reads wait
+                    position = store.replication.write_position()
+                    self.wrote_at[:] = [position] if position else []
+        finally:
+            if migrate and not reads:  # committed or not: a kept table is read again
+                self._writes.append(None)
 
     def _replica(self) -> PlaybookStore | None:
         """The replica, when it can be reached and has replayed this workbench's writes."""

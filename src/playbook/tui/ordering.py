@@ -9,9 +9,11 @@ through `scoring.final_score`; nothing here re-implements it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .. import review
@@ -36,6 +38,8 @@ SORT_KEYS: dict[str, Callable[[BulletRow], Any]] = {
     "stale": lambda r: (r.stale, r.effective),
     "created": lambda r: r.created_at,
 }
+NUMPY_FROM = 2000  # rows from which `view_order` sorts by score in numpy (`by_score`)
+_ID, _EFFECTIVE = attrgetter("id"), attrgetter("effective")
 DESCENDING = {"effective", "maturity", "helpful", "harmful", "pinned", "stale", "created"}
 
 
@@ -84,6 +88,8 @@ def view_order(
         fast = index.sorted_by(column or "effective", view.descending, flags)
         if fast is not None:
             return fast
+    if column == "effective" and not flags and len(rows) >= NUMPY_FROM:
+        return by_score(rows, descending=view.descending)
     if view.ranked and relevance is not None:
         found = (rows.get(bid) for bid in relevance)
         chosen = [r for r in found if r is not None and row_passes(r, flags)]
@@ -98,6 +104,51 @@ def view_order(
     chosen.sort(key=lambda r: r.id)
     chosen.sort(key=SORT_KEYS[column or "effective"], reverse=view.descending)
     return [r.id for r in chosen]
+
+
+def by_score(rows: dict[str, BulletRow], *, descending: bool = True) -> list[str]:
+    """The live rows' ids by effective score (ties by id, ascending), as the Python sort in
+    `view_order` gives them, in numpy, the ids ranked by `_id_ranks` (a step in time
+    orders 100k rows before its first frame: 0.17 s in Python)."""
+    import numpy as np  # lazy: numpy: the workbench's first frame
+
+    values = list(rows.values())
+    everyone = np.fromiter(map(_ID, values), object, len(values))
+    rank = _id_ranks(everyone)  # every row's id: a moment back the retired are live
+    live = np.fromiter((r.state != "retired" for r in values), bool, len(values))
+    ids, rank = everyone[live], rank[live]
+    n = len(ids)
+    score = np.fromiter(map(_EFFECTIVE, values), np.float64, len(values))[live]
+    at = np.full(int(rank.max()) + 1 if n else 0, -1, np.int64)
+    at[rank] = np.arange(n)
+    by_id = at[at >= 0]  # the rows in id order (each id ranks once)
+    key = (-score if descending else score)[by_id]
+    ordered: list[str] = ids[by_id[np.argsort(key, kind="stable")]].tolist()
+    return ordered
+
+
+class _IdRanks:
+    """Each id's place among every id ranked so far (code point order, as Python sorts
+    text), kept between calls: the rows of another moment are the same bullets, or fewer,
+    so ordering them looks their ranks up instead of sorting 100k ids again. Any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ranks: dict[str, int] = {}
+
+    def __call__(self, ids: Any) -> Any:
+        import numpy as np  # lazy: numpy: the workbench's first frame
+
+        try:  # stops at the first id not ranked yet
+            return np.fromiter(map(self._ranks.__getitem__, ids), np.int64, len(ids))
+        except KeyError:  # rank them all again, with the new ones
+            with self._lock:
+                everyone = sorted({*self._ranks, *ids})
+                ranks = self._ranks = dict(zip(everyone, range(len(everyone)), strict=True))
+            return np.fromiter(map(ranks.__getitem__, ids), np.int64, len(ids))
+
+
+_id_ranks = _IdRanks()
 
 
 class RowIndex:

@@ -54,6 +54,11 @@ class Snapshot:
     new_proposals: int = 0  # pending proposals staged after the reviewer last looked
     hook_proposals: int = 0  # pending proposals from hook-driven sessions
     as_of: datetime | None = None  # time travel: the playbook as it stood then (read-only)
+    # The moment the rows of now were scored at (`bullet_rows(at=...)`; None for a moment
+    # back), and how many of this workbench's writes had closed before the read began
+    # (`Source.writes`): what then-vs-now needs to use these rows instead of reading again.
+    read_at: datetime | None = None
+    writes: int = -1
     # The nearest existing bullets of the first PROPOSALS_WITH_SIMILAR proposals are read
     # once the snapshot is on screen (`read_similar`; not on the first paint's path). Until
     # then `similar_read` is False, and the proposals in `similar_unknown` (those with none
@@ -72,8 +77,8 @@ class Snapshot:
         default=None, repr=False, compare=False
     )
 
-    @property
-    def live_count(self) -> int:
+    @cached_property
+    def live_count(self) -> int:  # the rows never change once read
         return sum(1 for r in self.rows if r.state != "retired")
 
     @cached_property
@@ -182,8 +187,10 @@ def load_snapshot(
     if as_of is not None:
         return load_snapshot_as_of(source, as_of)
     started = time.perf_counter()
+    writes = source.writes
     with source.open(reads=True) as store:
-        rows = store.views.bullet_rows()
+        read_at = store.now()
+        rows = store.views.bullet_rows(at=read_at)
         proposals = pending_proposals(store, limit=0)
         diffs = diffs_of(store, proposals)
         conflicts = review.conflicts(store)
@@ -205,6 +212,8 @@ def load_snapshot(
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
         texts=list(map(_TEXTS, rows)),
+        read_at=read_at,
+        writes=writes,
     )
 
 
@@ -262,6 +271,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
     )
 
     started = time.perf_counter()
+    writes = source.writes
     with source.open(migrate=False) as store:
         rows = rows_as_of(store, when, source.moments)
         proposals = sorted(proposals_as_of(store, when), key=lambda p: p.created_at, reverse=True)
@@ -281,6 +291,7 @@ def load_snapshot_as_of(source: Source, when: datetime) -> Snapshot:
         as_of=when,
         similar_read=not proposals,
         similar_unknown=_unknown(proposals),
+        writes=writes,
     )
 
 

@@ -44,6 +44,9 @@ class Refresh:
         self.read_changes = read_changes
         self.version: Hashable | None = None  # the change token of what is on screen
         self._watcher: Watcher | None = None
+        # Which watcher: a new one's token starts again from its own count, so a version is
+        # (this, its token) and never matches one read from a watcher before.
+        self._generation = 0
         self._watch_lock = threading.Lock()
         self._closing = False
         self._polling = False
@@ -92,7 +95,8 @@ class Refresh:
                     return
                 if self._watcher is None:
                     self._watcher = self.source.watcher()
-                version = self._watcher.version()
+                    self._generation += 1
+                version: Hashable = (self._generation, self._watcher.version())
         except Exception as exc:  # the server went away, say: a new watcher next tick
             self._drop_watcher()
             post(ServerLost(f"{exc}"))
@@ -107,6 +111,21 @@ class Refresh:
         except Exception as exc:  # reported, and the next tick tries again
             post(LoadFailed(f"could not read {self.source.path}: {exc}"))
             post(PollFinished())
+
+    def unchanged_since(self, version: Hashable | None) -> bool:
+        """Whether nobody has committed since change token `version` was read, asked of
+        the watcher now (from any thread). False when in doubt: no version, no watcher, the
+        playbook unreachable, the app closing. (A commit is seen once the watcher has it:
+        on PostgreSQL its NOTIFY, which the server sends as the commit returns.)"""
+        if version is None or self.lost:
+            return False
+        with self._watch_lock:
+            if self._closing or self._watcher is None:
+                return False
+            try:
+                return (self._generation, self._watcher.version()) == version
+            except Exception:  # the next poll says what went wrong
+                return False
 
     def _drop_watcher(self) -> None:
         with self._watch_lock:

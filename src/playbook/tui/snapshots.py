@@ -29,7 +29,7 @@ from ..store.views import BulletRow
 from . import format as fmt
 from . import reading
 from .actions.spec import Context
-from .data import Source
+from .data import Source, TableNow
 from .detailing import Detail
 from .filtering import INDEX_FROM
 from .messages import IndexReady, LoadFailed, SimilarRead, SnapshotLoaded
@@ -79,8 +79,10 @@ class Snapshots:
         self.rows_by_id: dict[str, BulletRow] = {}
         self.context = Context({}, policy)
         self._now_cache: tuple[Hashable, reading.Snapshot] | None = None  # back from travel
+        self._then_cache: tuple[Hashable, reading.Snapshot] | None = None  # last moment back
         self.loads = 0  # snapshots applied (tests and the bench wait on this)
         self.first_paint = False  # the first snapshot is on screen
+        source.keep_tables(self.kept_table)  # then-vs-now reads them (`CompareScreen`)
 
     def read_changes(self, version: Hashable, worker: Worker[None]) -> bool:
         """In the poll worker: the playbook as of the moment shown, each pane's part."""
@@ -106,6 +108,8 @@ class Snapshots:
         self.snapshot = snap
         if snap.as_of is None:
             self._now_cache = (message.version, snap)
+        else:
+            self._then_cache = (message.version, snap)
         self.rows_by_id = snap.rows_by_id
         self.context = ctx = Context(snap.rows_by_id, self.policy, snap.as_of)
         tabs = app.query_one(TabbedContent)
@@ -170,6 +174,23 @@ class Snapshots:
         for pane in self.panes():
             if isinstance(pane, ProposalsPane):
                 pane.similar_read(snap.proposals, snap.similar_unknown)
+
+    def kept_table(self, as_of: datetime | None) -> TableNow | None:
+        """The rows of the last snapshot of now (`as_of` None) or of the moment `as_of`,
+        with the moment they were scored at, if nothing has been written since its read
+        began: the watcher's change token is still the one read before it
+        (`Refresh.unchanged_since`) and no write of this workbench has closed since. From
+        any thread (then-vs-now's worker); None when in doubt."""
+        cached = self._now_cache if as_of is None else self._then_cache
+        if cached is None:
+            return None
+        version, snap = cached
+        at = snap.read_at if as_of is None else snap.as_of
+        if at is None or snap.as_of != as_of or snap.writes != self.source.writes:
+            return None
+        if not self.live.unchanged_since(version):
+            return None
+        return snap.rows, at
 
     def read_now(self) -> None:
         """Read the playbook at once (time travel moved), whatever the change token says.

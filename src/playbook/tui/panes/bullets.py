@@ -210,9 +210,9 @@ class BulletsPane(Pane):
         return Prepared(
             view=view,
             order=order,
-            positions={k: i for i, k in enumerate(order)},
+            positions=dict(zip(order, range(len(order)), strict=True)),
             diff=RowTable.diff(old, rows),
-            live=sum(1 for r in rows.values() if r.state != "retired"),
+            live=snap.live_count,
         )
 
     def set_relevance(

@@ -109,7 +109,14 @@ class CompareScreen(Screen[None]):
     def _read(self) -> None:
         try:
             with self.source.open(migrate=False) as store:
-                diff = review.diff_since(store, self.since, moments=self.source.moments)
+                diff = review.diff_since(
+                    store,
+                    self.since,
+                    moments=self.source.moments,
+                    # the workbench's tables, if nothing was written since they were read
+                    then=self.source.table_as_of(self.since),
+                    now=self.source.table_now(),
+                )
         except Exception as exc:  # shown on the screen, never a crash
             self.post_message(self.Loaded(None, f"{type(exc).__name__}: {exc}"))
             return

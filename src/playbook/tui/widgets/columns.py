@@ -61,6 +61,9 @@ def fit_widths(columns: Sequence[Column], width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Diff:
+    """Rows added and removed between two snapshots, and whether any row changed (1 or 0:
+    `RowTable.diff` stops at the first)."""
+
     added: int
     removed: int
     changed: int
