@@ -365,7 +365,7 @@ def build(
             store.sql.execute("PRAGMA synchronous = OFF")
             store.sql.execute("PRAGMA foreign_keys = OFF")
         remake: list[str] = []
-        if postgres:  # foreign keys and checks made once, at the end (their rows then checked)
+        if postgres:  # foreign keys made once, at the end (their rows then checked)
             with store.transaction():
                 remake = loading.set_aside(store.sql, list(TABLES), indexes=False)
         with store.sql.bulk():
