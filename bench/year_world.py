@@ -25,9 +25,10 @@ a rule with a negative score drops a rung per pass, so per day here). Ids come f
 seeded generator (the store's `ids.random_hex` is replaced while building), so the same
 spec gives the same playbook, id for id, on SQLite and on PostgreSQL.
 
-On PostgreSQL the tables' foreign keys and checks are set aside while the year is written
-and made again at its end, each checked over every row then (`store/postgres/loading.py`):
-per row, they cost the server a key lookup and a regular expression per timestamp.
+On PostgreSQL the tables' foreign keys are set aside while the year is written and made
+again at its end, each checked over every row then (`store/postgres/loading.py`): per
+row, a key costs the server a lookup. The checks stay: the server checks each day's rows
+as they arrive, while this process works out the next day.
 
 The engine's curation steps are `year_ops.py`'s; `year_verify.verify(store)` checks what
 `playbook doctor` does not: the evidence cache against the log, folded there
@@ -365,7 +366,7 @@ def build(
             store.sql.execute("PRAGMA synchronous = OFF")
             store.sql.execute("PRAGMA foreign_keys = OFF")
         remake: list[str] = []
-        if postgres:  # foreign keys and checks made once, at the end (their rows then checked)
+        if postgres:  # foreign keys made once, at the end (their rows then checked)
             with store.transaction():
                 remake = loading.set_aside(store.sql, list(TABLES), indexes=False)
         with store.sql.bulk():

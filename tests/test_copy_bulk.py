@@ -1,10 +1,10 @@
-"""`playbook copy` into PostgreSQL loads the rows first and makes the tables' indexes,
-foreign keys and checks after (`store/postgres/loading.py`): the copy has the catalog of a
-playbook made anew (the same indexes, constraints and triggers, the rules validated), a
-copy that fails (even when the keys are checked, after the rows are in) leaves the
-destination as it was, catalog included, and a role that does not own the tables copies
-with them in place. Rows the source's own rules vouch for are not checked again
-(`vouch.vouched_tables`); any other row still is, and a malformed one is left out.
+"""`playbook copy` into PostgreSQL loads the rows first and makes the tables' indexes and
+foreign keys after, the checks kept in place (`store/postgres/loading.py`): the copy has
+the catalog of a playbook made anew (the same indexes, constraints and triggers, the rules
+validated), a copy that fails (even when the keys are checked, after the rows are in)
+leaves the destination as it was, catalog included, and a role that does not own the
+tables copies with them in place. Rows the source's own rules vouch for are not checked
+again (`vouch.vouched_tables`); any other row still is, and a malformed one is left out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pytest
 from playbook.core.errors import ConstraintError
 from playbook.store import PlaybookStore, copy_playbook, open_store
 from playbook.store import testing as raw
-from playbook.store.checks import RULES, sqlite_triggers
+from playbook.store.checks import RULES, all_rules, sqlite_triggers
+from playbook.store.postgres import loading
 from playbook.store.tables import TABLES
 from playbook.store.vouch import vouched_tables
 
@@ -58,6 +59,33 @@ def test_a_copy_has_the_catalog_of_a_new_playbook(
     assert not any(definition.endswith("(not valid)") for *_, definition in made)
     with open_store(source, mode="read") as a, open_store(pg_url, mode="read") as b:
         assert tables(b) == tables(a)
+
+
+@pytest.mark.postgres
+def test_set_aside_keeps_the_checks_and_drops_the_foreign_keys_and_plain_indexes(
+    pg_url: str,
+) -> None:
+    """The checks stay while the rows go in: the server checks each row during the COPY
+    (while the client reads the next ones) instead of reading every table again at the
+    end. What is dropped is made again as it was."""
+    constraints = (
+        "SELECT contype, conname FROM pg_constraint "
+        "WHERE connamespace = to_regnamespace(current_schema())"
+    )
+    indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+    with open_store(pg_url) as store:
+        before = set(raw.rows(store, constraints)), set(raw.rows(store, indexes))
+        with store.transaction():
+            remake = loading.set_aside(store.sql, list(TABLES))
+            during = {tuple(r) for r in store.sql.all(constraints)}
+            kept = {tuple(r) for r in store.sql.all(indexes)}
+            loading.make_again(store.sql, remake)
+        after = set(raw.rows(store, constraints)), set(raw.rows(store, indexes))
+    checks = {c for c in before[0] if c[0] == "c"}
+    assert {("c", rule.name) for rule in all_rules()} <= checks <= during
+    assert {c for c in before[0] if c[0] == "f"} and not {c for c in during if c[0] == "f"}
+    assert ("feedback_bullet",) in before[1] - kept
+    assert after == before
 
 
 @pytest.mark.postgres

@@ -123,8 +123,8 @@ def test_the_same_year_on_both_backends(sqlite_year: Year, pg_year: Year) -> Non
 def test_the_postgresql_year_has_the_catalog_of_a_new_playbook(
     pg_year: Year, pg_server: str, worker_id: str
 ) -> None:
-    """Its foreign keys and checks, set aside while it was written (`store/postgres/
-    loading.py`), were made again at its end, each validated over every row."""
+    """Its foreign keys, set aside while it was written (`store/postgres/loading.py`),
+    were made again at its end, each validated over every row; its checks stayed."""
     assert catalog(str(pg_year[0])) == catalog(fresh(pg_server, worker_id))
 
 

@@ -81,8 +81,8 @@ class TableRows:
                 )
             self.sql.execute("DELETE FROM meta")  # what opening it wrote: the source's own
             copying = str(self.sql.dialect) == "postgresql"
-            # PostgreSQL: indexes, foreign keys and checks made once the rows are in
-            # (`postgres/loading.py`), by a role that may; in this transaction either way.
+            # PostgreSQL: indexes and foreign keys made once the rows are in, the checks
+            # kept (`postgres/loading.py`), by a role that may; in this transaction either way.
             remake = (
                 loading.set_aside(self.sql, list(TABLES))
                 if copying and loading.may_set_aside(self.sql, list(TABLES))
