@@ -276,7 +276,7 @@ def test_the_harm_reasons_are_listed_once() -> None:
         "playbook.reflection.reflectors.heuristic",
         "playbook.reflection.reflectors.prompt",
         "playbook.interop.cass",
-        "playbook.demo.content",
+        "playbook.demo.vocabulary",  # the demo content's closed lists
         "playbook.demo.history",  # its weights of the reasons (moved out of content)
         "playbook.tui.screens.modals",
     }

@@ -37,7 +37,7 @@ def test_mypy_checks_the_package_and_the_strict_layers():
 
 def ignores_in(path: Path) -> list[tuple[int, str]]:
     """The `# type: ignore` comments of one file: (line, what follows it). Read with the
-    tokenizer, so text that names one (a rule in `demo/content.py`) is not one."""
+    tokenizer, so text that names one (a rule in `demo/rules_code.py`) is not one."""
     with path.open("rb") as f:
         return [
             (tok.start[0], tok.string.partition("type: ignore")[2])

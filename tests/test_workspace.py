@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -132,9 +133,7 @@ _pieces = st.sampled_from(
 _lines = st.lists(st.one_of(_pieces, st.text(max_size=3)), max_size=12).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
-@given(line=_lines)
-def test_a_config_line_is_read_as_its_pattern_read_it(line: str) -> None:
+def check_config_line(line: str) -> None:
     section = SECTION.match(line)
     assert workspace._remote_section(line) == (section.group(1) if section else None)
     assert workspace._is_section(line) == bool(OTHER_SECTION.match(line))
@@ -142,11 +141,41 @@ def test_a_config_line_is_read_as_its_pattern_read_it(line: str) -> None:
     assert workspace._url_value(line) == (url.group(1) if url else None)
 
 
-def test_url_is_the_name_in_any_case_and_nothing_else() -> None:
-    """What the pattern's IGNORECASE lets through, over every code point: each letter of
-    `url` in either case, no other character."""
+@settings(max_examples=300, deadline=None)
+@given(line=_lines)
+def test_a_config_line_is_read_as_its_pattern_read_it(line: str) -> None:
+    check_config_line(line)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(line=_lines)
+def test_a_config_line_is_read_as_its_pattern_read_it_long(line: str) -> None:
+    check_config_line(line)
+
+
+def check_url_name(code_points: Iterable[int]) -> None:
+    """What the pattern's IGNORECASE lets through: each letter of `url` in either case, no
+    other character."""
     for i, letter in enumerate("url"):
-        for c in map(chr, range(0x110000)):
+        for c in map(chr, code_points):
             name = "url"[:i] + c + "url"[i + 1 :]
             ok = workspace._url_value(f"{name}=x") == "x"
             assert ok == bool(URL.match(f"{name}=x")), (letter, hex(ord(c)))
+
+
+def test_url_is_the_name_in_any_case_and_nothing_else() -> None:
+    """Over Latin-1 and every code point with a case mapping (any character IGNORECASE could
+    take for a letter of `url` has one: the sweep of every code point is `-m slow`)."""
+    cased = [
+        n
+        for n in range(0x110000)
+        if n < 0x100 or (c := chr(n)).lower() != c or c.upper() != c or c.casefold() != c
+    ]
+    assert len(cased) > 2500
+    check_url_name(cased)
+
+
+@pytest.mark.slow
+def test_url_is_the_name_in_any_case_and_nothing_else_over_every_code_point() -> None:
+    check_url_name(range(0x110000))

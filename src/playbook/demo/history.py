@@ -9,7 +9,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from .content import CATEGORIES, RULES, Category, DemoEvent, HarmReason, Profile
+from .content import CATEGORIES, RULES
+from .vocabulary import Category, DemoEvent, HarmReason, Profile
 
 __all__ = ["creation_time", "generate_history"]
 

@@ -47,7 +47,16 @@ def demo_key() -> str:
     version and with the demo's code or content."""
     digest = hashlib.sha256(__version__.encode())
     here = Path(__file__).parent
-    for name in ("build.py", "content.py", "diary.py", "history.py"):
+    for name in (
+        "build.py",
+        "content.py",
+        "vocabulary.py",
+        "rules_code.py",
+        "rules_systems.py",
+        "curation_cases.py",
+        "diary.py",
+        "history.py",
+    ):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:16]
 
