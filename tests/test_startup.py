@@ -503,13 +503,11 @@ MARKS = [
 ]
 
 
-@pytest.mark.parametrize("argv", MARKS)
-def test_a_mark_runs_the_same_either_way(
-    argv: list[str],
-    two_copies: tuple[Path, Path, str],
-    pinned: None,
-    capsys: pytest.CaptureFixture[str],
+def _writes_the_same_either_way(
+    argv: list[str], two_copies: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """`argv` (`{id}` for the rule) through the full command line on one copy, through the
+    fast path on the other: the same exit code and output, and the copies end up the same."""
     from playbook.store.testing import dump
 
     first, second, bid = two_copies
@@ -523,9 +521,18 @@ def test_a_mark_runs_the_same_either_way(
         out.replace(str(first), str(second)),
         err.replace(str(first), str(second)),
     )
-    # the same command line ran once on each copy: they end up the same
     with open_store(first, mode="read") as a, open_store(second, mode="read") as b:
         assert dump(a) == dump(b)
+
+
+@pytest.mark.parametrize("argv", MARKS)
+def test_a_mark_runs_the_same_either_way(
+    argv: list[str],
+    two_copies: tuple[Path, Path, str],
+    pinned: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _writes_the_same_either_way(argv, two_copies, capsys)
 
 
 OUTCOMES = [
@@ -547,22 +554,9 @@ def test_an_outcome_runs_the_same_either_way(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import playbook.curation.outcomes as outcomes
-    from playbook.store.testing import dump
 
     monkeypatch.setattr(outcomes, "new_batch_id", lambda: "batch-2")
-    first, second, bid = two_copies
-    line = [a.replace("{id}", bid) for a in argv]
-    full, fast = _both_ways(
-        ["--db", str(first), *line], capsys, fast_argv=["--db", str(second), *line]
-    )
-    code, out, err = full
-    assert fast == (
-        code,
-        out.replace(str(first), str(second)),
-        err.replace(str(first), str(second)),
-    )
-    with open_store(first, mode="read") as a, open_store(second, mode="read") as b:
-        assert dump(a) == dump(b)
+    _writes_the_same_either_way(argv, two_copies, capsys)
 
 
 RECALLS = [
