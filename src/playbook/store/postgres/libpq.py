@@ -78,6 +78,9 @@ def library() -> Any:
             ("PQcmdTuples", [res], text),
             ("PQclear", [res], None),
             ("PQsetNoticeProcessor", [conn, c_void_p, c_void_p], c_void_p),
+            ("PQconninfoParse", [text, POINTER(c_char_p)], POINTER(_Option)),
+            ("PQconninfoFree", [POINTER(_Option)], None),
+            ("PQfreemem", [c_void_p], None),
         ):
             fn = getattr(pq, name)
             fn.argtypes, fn.restype = args, result
@@ -109,20 +112,23 @@ def available() -> bool:
 
 def parse_conninfo(url: str) -> dict[str, str]:
     """The keywords a connection string or URL sets (libpq's `PQconninfoParse`), as
-    psycopg's `conninfo_to_dict`; ValueError with libpq's reason when it is not one."""
+    psycopg's `conninfo_to_dict`; ValueError with libpq's reason when it is not one.
+    (An opening asks twice of one URL: the second is the first's answer.)"""
+    return dict(_parsed(url))
+
+
+class _Option(ctypes.Structure):
+    """libpq's `PQconninfoOption`."""
+
+    _fields_ = [
+        ("keyword", c_char_p), ("envvar", c_char_p), ("compiled", c_char_p),
+        ("val", c_char_p), ("label", c_char_p), ("dispchar", c_char_p), ("dispsize", c_int),
+    ]  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _parsed(url: str) -> tuple[tuple[str, str], ...]:
     pq = library()
-
-    class Option(ctypes.Structure):
-        _fields_ = [
-            ("keyword", c_char_p), ("envvar", c_char_p), ("compiled", c_char_p),
-            ("val", c_char_p), ("label", c_char_p), ("dispchar", c_char_p), ("dispsize", c_int),
-        ]  # fmt: skip
-
-    pq.PQconninfoParse.argtypes = [c_char_p, POINTER(c_char_p)]
-    pq.PQconninfoParse.restype = POINTER(Option)
-    pq.PQconninfoFree.argtypes = [POINTER(Option)]
-    pq.PQconninfoFree.restype = None
-    pq.PQfreemem.argtypes = [c_void_p]
     error = c_char_p()
     options = pq.PQconninfoParse(url.encode(), ctypes.byref(error))
     if not options:
@@ -130,11 +136,11 @@ def parse_conninfo(url: str) -> dict[str, str]:
         if error:
             pq.PQfreemem(ctypes.cast(error, c_void_p))
         raise ValueError(reason or "not a connection string")
-    found: dict[str, str] = {}
+    found = []
     i = 0
     while options[i].keyword:
         if options[i].val is not None:
-            found[options[i].keyword.decode()] = options[i].val.decode()
+            found.append((options[i].keyword.decode(), options[i].val.decode()))
         i += 1
     pq.PQconninfoFree(options)
-    return found
+    return tuple(found)

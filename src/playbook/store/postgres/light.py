@@ -124,7 +124,7 @@ class LightConnection:
     def __init__(self, pq: Any, handle: int) -> None:
         self._pq = pq
         self._handle: int | None = handle
-        self._queued: list[tuple[LightCursor, str]] | None = None  # in a pipeline
+        self._queued: list[LightCursor] | None = None  # in a pipeline
 
     # ---------------------------------------------------------------- state
     @property
@@ -159,7 +159,7 @@ class LightConnection:
             raise LightError("the connection is closed", kind="interface")
         cur = LightCursor()
         if params is None and self._queued is None:
-            self._finish(cur, self._pq.PQexec(self._handle, query.encode()), query)
+            self._finish(cur, self._pq.PQexec(self._handle, query.encode()))
             return cur
         raw = params is None or getattr(query, "numbered", False)  # as psycopg: no parsing
         text = query if raw else _numbered(query)
@@ -181,11 +181,11 @@ class LightConnection:
             0,
         )
         if self._queued is None:
-            self._finish(cur, self._pq.PQexecParams(*args), query)
+            self._finish(cur, self._pq.PQexecParams(*args))
             return cur
         if not self._pq.PQsendQueryParams(*args):
             raise self._conn_error()
-        self._queued.append((cur, query))
+        self._queued.append(cur)
         return cur
 
     @contextmanager
@@ -205,16 +205,16 @@ class LightConnection:
             queued, self._queued = self._queued, None
             self._sync(queued)
 
-    def _sync(self, queued: list[tuple[LightCursor, str]]) -> None:
+    def _sync(self, queued: list[LightCursor]) -> None:
         pq, handle = self._pq, self._handle
         failed: Exception | None = None
         if not pq.PQpipelineSync(handle):
             failed = self._conn_error()
         else:
-            for cur, query in queued:
+            for cur in queued:
                 res = pq.PQgetResult(handle)
                 try:
-                    self._finish(cur, res, query)
+                    self._finish(cur, res)
                 except Exception as exc:  # the first is raised, once the pipeline is read
                     failed = failed or exc
                 while extra := pq.PQgetResult(handle):  # the NULL that ends each one
@@ -236,7 +236,7 @@ class LightConnection:
         if failed is not None:
             raise failed
 
-    def _finish(self, cur: LightCursor, res: int | None, query: str) -> None:
+    def _finish(self, cur: LightCursor, res: int | None) -> None:
         """Read `res` into `cur` and free it; raise its error."""
         pq = self._pq
         if not res:
