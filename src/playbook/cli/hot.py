@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.inert import inert
 from ..core.policy import DEFAULT_POLICY
+from ..core.terms import OUTCOMES
 from ..core.text import plural
 from .common import CliError, emit, load_policy_option, open_store, state
 
@@ -142,7 +143,7 @@ def outcome_command(
     bounded(("--session", session, "ref"))
     from ..curation.outcomes import InvalidOutcome, apply_outcome  # lazy: --help, mark, recall
 
-    if result not in ("success", "failure", "partial"):
+    if result not in OUTCOMES:
         raise CliError(
             "invalid_input", f"expected success, failure or partial, not {_short(result, 40)!r}"
         )

@@ -32,12 +32,15 @@ ActorName = Literal["agent", "human"]
 # The delta types of SPEC §5, the one list: `core.deltas` keys its models by it, the
 # reflector's parser, the queue's filters and the MCP schema read it from here.
 DeltaTypeName = Literal["add", "helpful", "harmful", "replace", "deprecate", "merge"]
+# What a task outcome reports (SPEC §8): `playbook outcome`, the MCP tool, the API.
+OutcomeName = Literal["success", "failure", "partial"]
 
 HUMAN = "human"  # the actor of every human decision (the workbench, `playbook approve`)
 HOOK_ORIGIN = "hook"  # a proposal staged by an agent session's end (playbook.hooks)
 CASS_DIARY_ORIGIN = "cass-diary"  # a lesson of a cass-memory diary (interop.diary_import)
 
 MATURITIES: tuple[str, ...] = get_args(MaturityName)
+OUTCOMES: tuple[str, ...] = get_args(OutcomeName)
 HARM_REASONS: tuple[str, ...] = get_args(HarmReasonName)
 DELTA_TYPES: tuple[str, ...] = get_args(DeltaTypeName)
 # Evidence: a vote on one rule (the feedback kinds). What an agent applies itself: evidence

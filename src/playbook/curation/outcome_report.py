@@ -4,17 +4,17 @@ report to (`curation/outcomes.py` reads a plain one without it, as this model wo
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.model import StorableText, invalid
+from ..core.terms import OutcomeName
 
 
 class OutcomeReport(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    outcome: Literal["success", "failure", "partial"]  # `outcomes.OUTCOMES`
+    outcome: OutcomeName
     bullet_ids: list[StorableText] = Field(default_factory=list)
     receipt: StorableText | None = None
     context: StorableText | None = None

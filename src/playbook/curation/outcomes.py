@@ -8,14 +8,14 @@ events in one transaction, unknown ids counted as skips.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InvalidInput
 from ..core.limits import TooLong, check, problem
 from ..core.origin import Origin, PlainOrigin, plain_text
 from ..core.policy import DEFAULT_POLICY, Policy
 from ..core.record import NEW, FrozenRecord, Record
-from ..core.terms import Actor, FutureTimestamp, refuse_future
+from ..core.terms import OUTCOMES, Actor, FutureTimestamp, OutcomeName, refuse_future
 from ..store import PlaybookStore, new_batch_id
 from . import invert_harmed, run_maturity_pass
 from .pipeline import provenance_of
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from ..core.model import Provenance
     from .outcome_report import OutcomeReport
 
-Outcome = Literal["success", "failure", "partial"]
-OUTCOMES = ("success", "failure", "partial")
+Outcome = OutcomeName
 _FIELDS = frozenset(("outcome", "bullet_ids", "receipt", "context", "at"))
 
 
