@@ -30,6 +30,16 @@ if TYPE_CHECKING:
     from .executor import Executor
 
 
+# A rule's row of the evidence cache, written whole (`sync`, and `refold.py`).
+UPSERT = (
+    "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, last_at, "
+    "last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO UPDATE SET "
+    "half_life = excluded.half_life, ref = excluded.ref, helpful = excluded.helpful, "
+    "harmful = excluded.harmful, count = excluded.count, last_at = excluded.last_at, "
+    "last_event_id = excluded.last_event_id"
+)
+
+
 class _Agg(Record):
     bullet_id: str
     acc: scoring.DecayAccumulator
@@ -175,11 +185,7 @@ class EvidenceRepo:
                 agg.last_at = max(agg.last_at, t)
                 agg.last_event_id = eid
             self.sql.later(
-                "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, "
-                "last_at, last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO "
-                "UPDATE SET half_life = excluded.half_life, ref = excluded.ref, helpful = "
-                "excluded.helpful, harmful = excluded.harmful, count = excluded.count, "
-                "last_at = excluded.last_at, last_event_id = excluded.last_event_id",
+                UPSERT,
                 [
                     (
                         a.bullet_id,

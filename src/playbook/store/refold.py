@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import PermissionDenied, ReadOnlyPlaybook
+from .evidence import UPSERT
 from .records import event_point
 
 if TYPE_CHECKING:
@@ -32,13 +33,6 @@ if TYPE_CHECKING:
 # The rules whose rows of a cache table (alias `e`, joined to `bullets b`) are kept at
 # another half-life than they are read with (one parameter: the default half-life).
 _ANOTHER = "e.half_life != COALESCE(b.half_life_days, ?)"
-_UPSERT = (
-    "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, last_at, "
-    "last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO UPDATE SET "
-    "half_life = excluded.half_life, ref = excluded.ref, helpful = excluded.helpful, "
-    "harmful = excluded.harmful, count = excluded.count, last_at = excluded.last_at, "
-    "last_event_id = excluded.last_event_id"
-)
 _FLUSH = 20_000  # cache rows written at a time
 
 
@@ -146,10 +140,10 @@ class Refold:
             out.append((bid, acc.half_life, acc.ref, acc.helpful, acc.harmful, acc.count, last_at,
                         last_id))  # fmt: skip
             if len(out) >= _FLUSH:
-                sql.later(_UPSERT, out)
+                sql.later(UPSERT, out)
                 out = []
         if out:
-            sql.later(_UPSERT, out)
+            sql.later(UPSERT, out)
         if empty:
             gone = d.list_param(empty)
             sql.execute(f"DELETE FROM evidence WHERE {d.in_list('bullet_id')}", (gone,))
