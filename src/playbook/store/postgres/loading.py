@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .statements import quoted
+
 MAINTENANCE_MEMORY = "512MB"  # for the sorts that build the indexes (the default is 64 MB)
 
 _OWNED = """
@@ -62,10 +64,6 @@ ORDER BY c.relname, k.conname
 """
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def may_set_aside(ex: Any, tables: Sequence[str]) -> bool:
     """Whether the connection's role owns every one of `tables` (and so may drop and make
     their indexes and constraints)."""
@@ -83,14 +81,14 @@ def set_aside(ex: Any, tables: Sequence[str], *, indexes: bool = True) -> list[s
     remake = [definition for _, _, definition in dropped]
     added: dict[str, list[str]] = {}
     for table, name, definition in keys:
-        added.setdefault(table, []).append(f"ADD CONSTRAINT {_quoted(name)} {definition}")
-    schema = _quoted(ex.schema)
-    remake += [f"ALTER TABLE {schema}.{_quoted(t)} {', '.join(a)}" for t, a in added.items()]
+        added.setdefault(table, []).append(f"ADD CONSTRAINT {quoted(name)} {definition}")
+    schema = quoted(ex.schema)
+    remake += [f"ALTER TABLE {schema}.{quoted(t)} {', '.join(a)}" for t, a in added.items()]
     # Foreign keys first (one may rest on an index that is not a constraint), then indexes.
     for table, name, _ in keys:
-        ex.execute(f"ALTER TABLE {schema}.{_quoted(table)} DROP CONSTRAINT {_quoted(name)}")
+        ex.execute(f"ALTER TABLE {schema}.{quoted(table)} DROP CONSTRAINT {quoted(name)}")
     for _, name, _ in dropped:
-        ex.execute(f"DROP INDEX {schema}.{_quoted(name)}")
+        ex.execute(f"DROP INDEX {schema}.{quoted(name)}")
     return remake
 
 
