@@ -304,3 +304,36 @@ def test_rerate_moves_exactly_the_ids_given_and_logs_each_move(store) -> None:
     assert logged[a.id].detail == {"from": "proven", "to": "deprecated"}
     assert logged[a.id].reason.startswith("rerate: evidence H=0.00 X=3.00")
     assert logged[b.id].actor == "human" and logged[b.id].action == "maturity"
+
+
+def _composed_fold(acc: list[float], kind: str, at: float, weight: float, hl: float) -> None:
+    """The accumulator's fold as the composition of the public forms (`sums_at`, then
+    `decayed`): [ref, helpful, harmful, count]."""
+    ref, h, x, n = acc
+    if at > ref:
+        if n:
+            h, x = scoring.sums_at(ref, h, x, hl, at)
+        ref = at
+    v = scoring.decayed(weight, ref - at, hl)
+    h, x = (h + v, x) if kind == "helpful" else (h, x + v)
+    acc[:] = [ref, h, x, n + 1]
+
+
+def test_accumulator_fold_is_the_composed_form_to_the_bit() -> None:
+    """The fold is written out for speed; it must give the very numbers `sums_at` and
+    `decayed` give, for events in and out of order, across gaps past MAX_HALVINGS, with
+    weights of zero and near TINY, and with sums flushed to zero."""
+    rng = random.Random(4321)
+    weights = [1.0, 1 / 3, 0.0, 0.5, scoring.TINY * 3, scoring.TINY * 1.5, 2.0]
+    for _ in range(400):
+        hl = rng.choice([0.001, 1.0, 7.0, 30.0, 90.0, 365.0])
+        acc = scoring.DecayAccumulator(hl)
+        ref: list[float] = [float("-inf"), 0.0, 0.0, 0]
+        t = rng.uniform(0, 100)
+        for _ in range(rng.randint(1, 40)):
+            t += rng.choice([rng.uniform(-30, 30), rng.uniform(0, 2000 * hl), 0.0])
+            kind = rng.choice(["helpful", "harmful"])
+            w = rng.choice(weights)
+            acc.fold(kind, t, w)
+            _composed_fold(ref, kind, t, w, hl)
+            assert (acc.ref, acc.helpful, acc.harmful, acc.count) == tuple(ref)
