@@ -35,15 +35,20 @@ _FINITE = "1.0e308"  # every finite double of interest is within +- this
 def is_time(value: object) -> TypeGuard[str]:
     """Whether `value` is a timestamp as the store writes it (`records.ISO`), of a real
     date from FIRST_YEAR to LAST_YEAR."""
+    return parsed_time(value) is not None
+
+
+def parsed_time(value: object) -> datetime | None:
+    """`value` read as a time when it is one as the store writes it (`is_time`), else None:
+    the check and the reading at once (the evidence fold reads ten million of them in a
+    team's year)."""
     if type(value) is not str or not _TIME.fullmatch(value):
-        return False
-    if not FIRST_YEAR <= int(value[:4]) <= LAST_YEAR:
-        return False
+        return None
     try:
-        datetime.fromisoformat(value)  # a real date and time (no February 30)
+        t = datetime.fromisoformat(value)  # a real date and time (no February 30)
     except ValueError:
-        return False
-    return True
+        return None
+    return t if FIRST_YEAR <= t.year <= LAST_YEAR else None
 
 
 def is_number(value: object, low: float = -math.inf, high: float = math.inf) -> TypeGuard[float]:

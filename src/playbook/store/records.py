@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.record import NEW, FrozenRecord
 from ..core.scoring import days
-from .checks import is_time, is_weight, note_malformed
+from .checks import is_time, is_weight, note_malformed, parsed_time
 
 if TYPE_CHECKING:
     from ..core.model import Bullet, FeedbackEvent
@@ -65,11 +65,12 @@ def event_point(
     """(observation time in epoch days, weight) of a stored feedback event, or None for a
     malformed one (noted, and counted as no event by every reader alike, the database's
     own fold included: `store/postgres/scoring_sql.py`)."""
-    if not (is_weight(weight) and is_time(recorded_at)):
-        note_malformed("feedback", key)
-        return None
-    t = stored_time(at, "feedback", key)
-    return None if t is None else (days(t), float(weight))
+    if is_weight(weight):
+        t = parsed_time(at)  # (`recorded_at` is most often the same text: checked once)
+        if t is not None and (recorded_at == at or is_time(recorded_at)):
+            return days(t), float(weight)
+    note_malformed("feedback", key)
+    return None
 
 
 def stored_json(text: object, table: str, key: object, default: Any) -> Any:
