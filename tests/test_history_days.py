@@ -126,3 +126,27 @@ def diagnose_ok(target: str | Path) -> bool:
     """Whether doctor finds the days and the log agree."""
     report = diagnose(target)
     return not [p for p in report.problems if "evidence_days" in p]
+
+
+def test_a_fold_writes_the_days_it_changed_and_no_other(
+    store: PlaybookStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule marked again days later gets that day's checkpoint; its last one, read to
+    fold on from, is not written back as it was (half the days' writes of a team's year)."""
+    bid = add(store, "Run the migrations before the tests")
+    other = add(store, "Pin the toolchain version in CI")
+    mark(store, bid, "helpful")
+    mark(store, other, "helpful")
+    first = raw.rows(store, "SELECT bullet_id, day FROM evidence_days ORDER BY 1, 2")
+    clock.advance(days=2)
+    written: list[tuple[Any, ...]] = []
+    days = store.evidence.days
+    keep = days._write
+    monkeypatch.setattr(days, "_write", lambda rows: (written.extend(rows), keep(rows)))
+    mark(store, bid, "harmful")
+    today = day_of(iso(clock()))
+    assert [(r[0], r[1]) for r in written] == [(bid, today)]
+    assert raw.rows(store, "SELECT bullet_id, day FROM evidence_days ORDER BY 1, 2") == sorted(
+        [*first, (bid, today)]
+    )
+    assert store.past.days_answer()

@@ -20,7 +20,7 @@ from ..core.errors import NotFound
 from ..core.record import Record
 from .base import Meta, Now
 from .evidence_days import WATERMARK as DAYS_WATERMARK
-from .evidence_days import EvidenceDays
+from .evidence_days import EvidenceDays, Point, points_of
 from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
 from .rulings import EdgeRepo
@@ -163,15 +163,17 @@ class EvidenceRepo:
             self._unfolded = False
             if not rows:
                 return 0
+            points = points_of(rows)
             days = marks.get(DAYS_WATERMARK)
             if days is not None:  # the days (schema 4 on): the same events, or their own
-                self.days.fold(rows if int(days) == mark else self._events_after(int(days)))
-            aggs = self._load_aggs({r[1] for r in rows})
-            for eid, bid, kind, at, weight, hl, recorded in rows:
-                point = event_point(eid, at, weight, recorded)
-                if point is None:  # a malformed row (noted): no event, for every reader
-                    continue
-                h = self.half_life(value=hl)
+                if int(days) == mark:
+                    self.days.fold(points, rows[-1][0])
+                else:
+                    self.days.fold(*self._points_after(int(days)))
+            aggs = self._load_aggs({p[1] for p in points})
+            default = self.policy.half_life_days
+            for eid, bid, kind, t, w, hl, _ in points:
+                h = float(hl) if hl else default  # (`half_life`)
                 agg = aggs.get(bid)
                 if agg is None and mark == 0:
                     # Nothing was folded before (a new playbook, or right after an import):
@@ -180,9 +182,9 @@ class EvidenceRepo:
                 elif agg is None or agg.acc.half_life != h:
                     agg = self._rebuild_agg(bid, h, upto=eid - 1)
                     aggs[bid] = agg
-                t, w = point
                 agg.acc.fold(kind, t, w)
-                agg.last_at = max(agg.last_at, t)
+                if t > agg.last_at:
+                    agg.last_at = t
                 agg.last_event_id = eid
             self.sql.later(
                 UPSERT,
@@ -211,6 +213,12 @@ class EvidenceRepo:
             (mark,),
         )
 
+    def _points_after(self, mark: int) -> tuple[list[Point], int | None]:
+        """The events past `mark` as the folds take them, and the last one's id (None when
+        there is none)."""
+        rows = self._events_after(mark)
+        return points_of(rows), rows[-1][0] if rows else None
+
     def days_answer(self) -> bool:
         """Whether the days (`evidence_days`) hold every event of the log; a writer folds
         into them first what another left (the database's own fold of PostgreSQL's agent
@@ -222,7 +230,7 @@ class EvidenceRepo:
         if mark is None or self.read_only or self.sql.derived_by_database:
             return False
         with self.transaction():
-            self.days.fold(self._events_after(mark))
+            self.days.fold(*self._points_after(mark))
         return True
 
     def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
