@@ -36,13 +36,14 @@ def sqlite_step() -> tuple[str, ...]:
     rule, "0", else its last rowid (kept if a mark is there already)."""
     return tuple(
         f"INSERT OR IGNORE INTO meta (key, value) SELECT '{RULES_FROM}{table}', "
-        f"CASE WHEN EXISTS (SELECT 1 FROM {table} WHERE {_sqlite_broken(rules)}) "
+        f"CASE WHEN EXISTS (SELECT 1 FROM {table} WHERE {sqlite_broken(rules)}) "
         f"THEN CAST(COALESCE(MAX(rowid), 0) AS TEXT) ELSE '0' END FROM {table}"
         for table, (rules, _) in RULES.items()
     )
 
 
-def _sqlite_broken(rules: tuple[Rule, ...]) -> str:
+def sqlite_broken(rules: tuple[Rule, ...]) -> str:
+    """SQL: a row breaks one of `rules` (a condition on the row's own columns)."""
     return " OR ".join(f"({r.sqlite(row='')}) IS NOT 1" for r in rules)
 
 
