@@ -2,7 +2,8 @@
 
     build(target, spec) -> dict of counts        # a SQLite path or a postgresql:// URL
 
-Day by day (`year_plan.Plan` says what happens), in one write transaction a day:
+Day by day (`year_plan.Plan` says what happens; one write transaction a day on PostgreSQL,
+a week on SQLite):
 
 1. the day's new rules and its marks go in through the store's bulk path
    (`store.tables.append_rows`: `COPY` on PostgreSQL), as the rows a curate batch
@@ -28,7 +29,9 @@ spec gives the same playbook, id for id, on SQLite and on PostgreSQL.
 On PostgreSQL the tables' foreign keys are set aside while the year is written and made
 again at its end, each checked over every row then (`store/postgres/loading.py`): per
 row, a key costs the server a lookup. The checks stay: the server checks each day's rows
-as they arrive, while this process works out the next day.
+as they arrive, while this process works out the next day. On SQLite, where this process
+does the database's work too, the rules' triggers are set aside instead, and every row
+checked against the rules at the end (`store/sqlite/loading.py`): a fifth of the time.
 
 The engine's curation steps are `year_ops.py`'s; `year_verify.verify(store)` checks what
 `playbook doctor` does not: the evidence cache against the log, folded there
@@ -58,6 +61,7 @@ from playbook.curation import invert_harmed, run_maturity_pass
 from playbook.store import PlaybookStore, new_batch_id, open_store
 from playbook.store import ids as store_ids
 from playbook.store.postgres import loading
+from playbook.store.sqlite import loading as sqlite_loading
 from playbook.store.tables import TABLES
 
 BULLET_COLUMNS = (
@@ -71,6 +75,12 @@ FEEDBACK_COLUMNS = (
     "byte_offset", "actor", "receipt", "batch_id",
 )  # fmt: skip
 DECISION_COLUMNS = ("at", "batch_id", "actor", "action", "bullet_id", "status", "reason", "detail")
+# SQLite's page cache while the year is written: the log's and the decisions' indexes grow
+# at random places (a rule's, a batch's), 1-2 GB of them in a team's year
+SQLITE_CACHE_KIB = 3 * 1024 * 1024
+# SQLite's page cache while the year is written: the log's and the decisions' indexes grow
+# at random places (a rule's, a batch's), 1-2 GB of them in a team's year
+SQLITE_CACHE_KIB = 3 * 1024 * 1024
 BURST = 20.0  # a bursting rule is cited this many times its usual rate
 DEPRECATED = 0.05  # a deprecated rule is still cited, rarely (recall shows it as a warning)
 
@@ -352,6 +362,14 @@ class World(CurationSteps):
                 self.store.set_watermark(self.plan.session_ids[k], int(self.plan.byte_offset[k]))
 
 
+def _progress(progress: Callable[[str], None] | None, world: World, d: int) -> None:
+    if progress is not None and (d % 30 == 29 or d == world.spec.days - 1):
+        progress(
+            f"day {d + 1}/{world.spec.days}: {len(world.ids):,} rules, "
+            f"{world.counts.get('feedback events', 0):,} events"
+        )
+
+
 def build(
     target: str | Path, spec: Spec, *, progress: Callable[[str], None] | None = None
 ) -> dict[str, int]:
@@ -365,24 +383,32 @@ def build(
         if not postgres:  # a file of our own, checked afterwards: no fsync, no key checks
             store.sql.execute("PRAGMA synchronous = OFF")
             store.sql.execute("PRAGMA foreign_keys = OFF")
-        remake: list[str] = []
-        if postgres:  # foreign keys made once, at the end (their rows then checked)
-            with store.transaction():
+        with store.transaction():  # what checks row by row, made again once, at the end
+            if postgres:  # the foreign keys (their rows then checked)
                 remake = loading.set_aside(store.sql, list(TABLES), indexes=False)
-        with store.sql.bulk():
-            for d in range(spec.days):
+            else:  # the rules' triggers (every row then checked against the rules)
+                remake = sqlite_loading.set_aside(store.sql)
+        # one transaction a day on PostgreSQL (the server checks and indexes the day's rows
+        # as they come); a week on SQLite, which writes the pages a week's days all touch
+        # (the indexes' hot pages, the popular rules' evidence) once instead of each day
+        span = 1 if postgres else 7
+        analyzed = 0  # the log's size when PostgreSQL's statistics were last taken
+        with store.sql.bulk() if postgres else store.sql.bulk(kib=SQLITE_CACHE_KIB):  # type: ignore[call-arg]
+            for first in range(0, spec.days, span):
                 with store.transaction():
-                    world.day(d)
-                if postgres and d % 30 == 29:
+                    for d in range(first, min(first + span, spec.days)):
+                        world.day(d)
+                        _progress(progress, world, d)
+                events = world.counts.get("feedback events", 0)
+                if postgres and events >= 2 * analyzed:  # the planner's sizes within 2x
                     store.sql.analyze()  # type: ignore[attr-defined]
-                if progress is not None and (d % 30 == 29 or d == spec.days - 1):
-                    progress(
-                        f"day {d + 1}/{spec.days}: {len(world.ids):,} rules, "
-                        f"{world.counts.get('feedback events', 0):,} events"
-                    )
+                    analyzed = events
             world.finish()
             with store.transaction():
-                loading.make_again(store.sql, remake)
+                if postgres:
+                    loading.make_again(store.sql, remake)
+                else:
+                    sqlite_loading.make_again(store.sql, remake)
         if not postgres:
             store.sql.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             store.sql.execute("ANALYZE")
