@@ -137,6 +137,8 @@ def rerate(
     policy = store.policy
     now_t = store.now()
     now = scoring.days(now_t)
+    moves: list[tuple[str, str]] = []  # written together, after the pass (one statement)
+    dues: list[tuple[str, float | None]] = []
     with store.transaction():
         bullets = store.bullet_states(ids)
         evidence = store.evidence_many(list(bullets), at=now_t)
@@ -146,13 +148,13 @@ def rerate(
                 continue
             if b.state == "retired":
                 if b.maturity_due is not None:
-                    store.set_maturity_due(bid, None)
+                    dues.append((bid, None))
                 continue
             ev = evidence[bid]
             current = Maturity(b.maturity)
             new = scoring.next_maturity(current, ev.helpful, ev.harmful, b.pinned, policy)
             if new is not current:
-                store.set_maturity(bid, str(new), batch_id=batch_id)
+                moves.append((bid, str(new)))
                 why = f"evidence H={ev.helpful:.2f} X={ev.harmful:.2f}"
                 store.log_decision(
                     batch_id,
@@ -170,5 +172,7 @@ def rerate(
                 # an event still in the future ages differently from the rest: look again then
                 due = ev.pending_until if due is None else min(due, ev.pending_until)
             if due != b.maturity_due:  # most passes leave it as it was (None)
-                store.set_maturity_due(bid, due)
+                dues.append((bid, due))
+        store.set_maturities(moves, batch_id=batch_id)
+        store.set_maturity_dues(dues)
     return changes

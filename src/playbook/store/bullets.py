@@ -136,6 +136,50 @@ class BulletRepo(DecidingPart):
     def set_maturity_due(self, bullet_id: str, due: float | None) -> None:
         self.sql.later("UPDATE bullets SET maturity_due = ? WHERE id = ?", [(due, bullet_id)])
 
+    def set_maturities(
+        self, moves: Sequence[tuple[str, str]], *, batch_id: str | None = None
+    ) -> None:
+        """`set_maturity` of each (bullet id, maturity) of `moves` (distinct bullets), in
+        one statement on PostgreSQL: there an UPDATE of a bullet costs the server 0.2 ms
+        to start whatever it changes (the table's indexes opened, its triggers readied),
+        as much as a hundred rows of one statement; a maturity pass of a team's year
+        moves hundreds of rules at once."""
+        if not moves:
+            return
+        at = iso(self.now())
+        with self.transaction():
+            if self.sql.dialect.name == "postgresql":
+                self.sql.later(
+                    "UPDATE bullets AS b SET maturity = m.maturity, rev = b.rev + 1 "
+                    "FROM unnest(?::text[], ?::text[]) AS m(id, maturity) WHERE b.id = m.id",
+                    [([bid for bid, _ in moves], [to for _, to in moves])],
+                )
+            else:
+                self.sql.later(
+                    "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
+                    [(to, bid) for bid, to in moves],
+                )
+            self.sql.later(
+                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
+                [(bid, at, to, batch_id) for bid, to in moves],
+            )
+
+    def set_maturity_dues(self, dues: Sequence[tuple[str, float | None]]) -> None:
+        """`set_maturity_due` of each (bullet id, due) of `dues` (distinct bullets), in one
+        statement on PostgreSQL (`set_maturities`)."""
+        if not dues:
+            return
+        if self.sql.dialect.name == "postgresql":
+            self.sql.later(
+                "UPDATE bullets AS b SET maturity_due = d.due "
+                "FROM unnest(?::text[], ?::float8[]) AS d(id, due) WHERE b.id = d.id",
+                [([bid for bid, _ in dues], [due for _, due in dues])],
+            )
+        else:
+            self.sql.later(
+                "UPDATE bullets SET maturity_due = ? WHERE id = ?", [(d, b) for b, d in dues]
+            )
+
     def due_for_maturity(self, now_days: float) -> list[str]:
         return self.sql.column(
             "SELECT id FROM bullets WHERE maturity_due IS NOT NULL AND maturity_due <= ?",

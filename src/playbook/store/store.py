@@ -301,6 +301,8 @@ class PlaybookStore:
     insert_bullet = delegate("bullets", BulletRepo.insert)
     set_maturity = delegate("bullets", BulletRepo.set_maturity)
     set_maturity_due = delegate("bullets", BulletRepo.set_maturity_due)
+    set_maturities = delegate("bullets", BulletRepo.set_maturities)
+    set_maturity_dues = delegate("bullets", BulletRepo.set_maturity_dues)
     due_for_maturity = delegate("bullets", BulletRepo.due_for_maturity)
     retire = delegate("bullets", BulletRepo.retire)
     activate = delegate("bullets", BulletRepo.activate)
