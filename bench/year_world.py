@@ -44,7 +44,8 @@ import json
 import random
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -109,12 +110,75 @@ def vote_detail(
     return f'{{"index": {index}, "delta": {{"type": "{kind}", "bullet_id": "{bullet_id}"{tail}}}}}'
 
 
+class DecisionLog:
+    """Where the turns' decisions go (eight million in a team's year), with their ids.
+
+    SQLite: into the store, at once. PostgreSQL: the `COPY` the store's bulk path sends,
+    on a connection of its own, in a thread, each day's rows in a transaction of their own
+    while the day goes on on the store's: the server then checks and indexes them on the
+    core the generator leaves free (in the day's transaction, a sixth of the year's time
+    went on waiting for it). That connection does not take the store's write lock (it
+    would hold the next day back): nothing the engine does reads or writes those rows
+    while the year is written, and their ids were taken by the store (`World._with_ids`),
+    so the same year comes out, id for id (tests/test_team_year.py). `wait` is called
+    before the year's end makes its keys again."""
+
+    def __init__(self, store: PlaybookStore, target: str | Path) -> None:
+        self.store = store
+        self.target = str(target)
+        self.thread: ThreadPoolExecutor | None = None
+        self.pending: Future[None] | None = None
+        self.conn: Any = None
+
+    def write(self, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        if str(self.store.sql.dialect) != "postgresql":
+            self.store.tables.append_rows("decisions", ("id", *DECISION_COLUMNS), rows)
+            return
+        self.wait()  # (a day at a time: the rows of one day are held, no more)
+        if self.thread is None:
+            self.thread = ThreadPoolExecutor(1, thread_name_prefix="decisions")
+        self.pending = self.thread.submit(self._copy, rows)
+
+    def _copy(self, rows: list[tuple[Any, ...]]) -> None:
+        import psycopg  # lazy: PostgreSQL's years only
+        from psycopg import sql
+
+        if self.conn is None:
+            self.conn = psycopg.connect(self.target)
+        statement = sql.SQL("COPY decisions ({}) FROM STDIN").format(
+            sql.SQL(", ").join(map(sql.Identifier, ("id", *DECISION_COLUMNS)))
+        )
+        with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def wait(self) -> None:
+        """Every row handed over is written (an error of the thread is raised here)."""
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.result()
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            if self.thread is not None:
+                if self.conn is not None:
+                    self.thread.submit(self.conn.close).result()
+                self.thread.shutdown()
+
+
 class World(CurationSteps):
     """The year being written: the plan, the store, and what the generator knows of each
     rule (indexes into arrays; the engine's own state stays in the store)."""
 
-    def __init__(self, store: PlaybookStore, spec: Spec, clock: list[datetime]) -> None:
+    def __init__(
+        self, store: PlaybookStore, spec: Spec, clock: list[datetime], log: DecisionLog
+    ) -> None:
         self.store = store
+        self.log = log
         self.spec = spec
         self.plan = Plan(spec)
         self.clock = clock
@@ -349,10 +413,29 @@ class World(CurationSteps):
         s.tables.append_rows(
             "receipts", ("receipt", "recorded_at", "outcome", "batch_id", "seq"), receipts
         )
-        s.tables.append_rows("decisions", DECISION_COLUMNS, decisions)
+        self.log.write(self._with_ids(decisions))
         self._count("feedback events", len(events))
         self._count("turns", len(turns))
         return cited, harmed
+
+    def _with_ids(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """`rows` (DECISION_COLUMNS) with the decision log's next ids, taken now: the
+        engine's own decisions after them get the ids that follow, wherever the rows are
+        written (`DecisionLog`), as had they been written here."""
+        if not rows:
+            return []
+        sql = self.store.sql
+        if str(sql.dialect) == "postgresql":
+            seq = "pg_get_serial_sequence('decisions', 'id')"
+            first = int(sql.scalar(f"SELECT nextval({seq})"))
+            if len(rows) > 1:
+                sql.execute(f"SELECT setval({seq}, ?)", (first + len(rows) - 1,))
+        else:  # (AUTOINCREMENT: the next id follows the largest ever given)
+            first = 1 + int(
+                sql.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'decisions'", default=0)
+                or 0
+            )
+        return [(first + k, *row) for k, row in enumerate(rows)]
 
     # ----------------------------------------------------------------- the year's end
     def finish(self) -> None:
@@ -375,10 +458,16 @@ def build(
 ) -> dict[str, int]:
     """Write `spec`'s year into the empty playbook at `target`; returns what it wrote."""
     clock = [spec.start]
-    with seeded_ids(spec.seed + 1), open_store(target, clock=lambda: clock[0]) as store:
+    with (
+        seeded_ids(spec.seed + 1),
+        open_store(target, clock=lambda: clock[0]) as store,
+        ExitStack() as stack,
+    ):
         if store.event_count() or store.count_bullets():
             raise SystemExit(f"{target} already holds a playbook: the year goes into an empty one")
-        world = World(store, spec, clock)
+        log = DecisionLog(store, target)
+        stack.callback(log.close)
+        world = World(store, spec, clock, log)
         postgres = str(store.sql.dialect) == "postgresql"
         if not postgres:  # a file of our own, checked afterwards: no fsync, no key checks
             store.sql.execute("PRAGMA synchronous = OFF")
@@ -404,6 +493,7 @@ def build(
                     store.sql.analyze()  # type: ignore[attr-defined]
                     analyzed = events
             world.finish()
+            log.wait()
             with store.transaction():
                 if postgres:
                     loading.make_again(store.sql, remake)
