@@ -145,8 +145,8 @@ class DecisionLog:
         import psycopg  # lazy: PostgreSQL's years only
         from psycopg import sql
 
-        if self.conn is None:
-            self.conn = psycopg.connect(self.target)
+        if self.conn is None:  # (autocommit: each day's rows in the transaction below)
+            self.conn = psycopg.connect(self.target, autocommit=True)
         statement = sql.SQL("COPY decisions ({}) FROM STDIN").format(
             sql.SQL(", ").join(map(sql.Identifier, ("id", *DECISION_COLUMNS)))
         )
@@ -159,6 +159,13 @@ class DecisionLog:
         if self.pending is not None:
             pending, self.pending = self.pending, None
             pending.result()
+
+    def check(self) -> None:
+        """Every decision the year gave an id is in the log, the thread's included (the
+        ids are the log's from 1 on, none skipped)."""
+        count, top = self.store.sql.one("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM decisions")
+        if count != top:
+            raise SystemExit(f"the decision log holds {count:,} rows for ids 1 to {top:,}")
 
     def close(self) -> None:
         try:
@@ -494,6 +501,7 @@ def build(
                     analyzed = events
             world.finish()
             log.wait()
+            log.check()
             with store.transaction():
                 if postgres:
                     loading.make_again(store.sql, remake)
