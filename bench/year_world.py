@@ -10,7 +10,8 @@ a week on SQLite):
    writes for them: a bullet with its postings, tags, vocabulary counts, its maturity-log
    entry and its `add` decision; per turn, one batch id, the feedback events with the
    session's provenance, and a `helpful`/`harmful` decision per vote; an outcome report
-   writes its receipt, its events (the policy's weights) and its `outcome` decision;
+   writes its receipt, its events (the policy's weights) and its `outcome` decision (on
+   PostgreSQL the turns' decisions go on a connection of their own: `year_decisions.py`);
 2. then the engine itself runs, its clock at 23:00 that day: the evidence fold
    (`sync_evidence`), the inversion of harmed rules (`invert_harmed`), the maturity pass
    over every rule cited that day (`run_maturity_pass`), and the day's curation through
@@ -44,7 +45,6 @@ import json
 import random
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from year_decisions import DECISION_COLUMNS, DecisionLog
 from year_ops import BLOCKS, CurationSteps
 from year_plan import Plan, Spec, Turn
 
@@ -75,7 +76,6 @@ FEEDBACK_COLUMNS = (
     "bullet_id", "kind", "at", "recorded_at", "weight", "reason", "context", "session_ref",
     "byte_offset", "actor", "receipt", "batch_id",
 )  # fmt: skip
-DECISION_COLUMNS = ("at", "batch_id", "actor", "action", "bullet_id", "status", "reason", "detail")
 # SQLite's page cache while the year is written: the log's and the decisions' indexes grow
 # at random places (a rule's, a batch's), 1-2 GB of them in a team's year
 SQLITE_CACHE_KIB = 3 * 1024 * 1024
@@ -108,73 +108,6 @@ def vote_detail(
         f', "context": "{context}"' if context is not None else ""
     )
     return f'{{"index": {index}, "delta": {{"type": "{kind}", "bullet_id": "{bullet_id}"{tail}}}}}'
-
-
-class DecisionLog:
-    """Where the turns' decisions go (eight million in a team's year), with their ids.
-
-    SQLite: into the store, at once. PostgreSQL: the `COPY` the store's bulk path sends,
-    on a connection of its own, in a thread, each day's rows in a transaction of their own
-    while the day goes on on the store's: the server then checks and indexes them on the
-    core the generator leaves free (in the day's transaction, a sixth of the year's time
-    went on waiting for it). That connection does not take the store's write lock (it
-    would hold the next day back): nothing the engine does reads or writes those rows
-    while the year is written, and their ids were taken by the store (`World._with_ids`),
-    so the same year comes out, id for id (tests/test_team_year.py). `wait` is called
-    before the year's end makes its keys again."""
-
-    def __init__(self, store: PlaybookStore, target: str | Path) -> None:
-        self.store = store
-        self.target = str(target)
-        self.thread: ThreadPoolExecutor | None = None
-        self.pending: Future[None] | None = None
-        self.conn: Any = None
-
-    def write(self, rows: list[tuple[Any, ...]]) -> None:
-        if not rows:
-            return
-        if str(self.store.sql.dialect) != "postgresql":
-            self.store.tables.append_rows("decisions", ("id", *DECISION_COLUMNS), rows)
-            return
-        self.wait()  # (a day at a time: the rows of one day are held, no more)
-        if self.thread is None:
-            self.thread = ThreadPoolExecutor(1, thread_name_prefix="decisions")
-        self.pending = self.thread.submit(self._copy, rows)
-
-    def _copy(self, rows: list[tuple[Any, ...]]) -> None:
-        import psycopg  # lazy: PostgreSQL's years only
-        from psycopg import sql
-
-        if self.conn is None:  # (autocommit: each day's rows in the transaction below)
-            self.conn = psycopg.connect(self.target, autocommit=True)
-        statement = sql.SQL("COPY decisions ({}) FROM STDIN").format(
-            sql.SQL(", ").join(map(sql.Identifier, ("id", *DECISION_COLUMNS)))
-        )
-        with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(statement) as copy:
-            for row in rows:
-                copy.write_row(row)
-
-    def wait(self) -> None:
-        """Every row handed over is written (an error of the thread is raised here)."""
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            pending.result()
-
-    def check(self) -> None:
-        """Every decision the year gave an id is in the log, the thread's included (the
-        ids are the log's from 1 on, none skipped)."""
-        count, top = self.store.sql.one("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM decisions")
-        if count != top:
-            raise SystemExit(f"the decision log holds {count:,} rows for ids 1 to {top:,}")
-
-    def close(self) -> None:
-        try:
-            self.wait()
-        finally:
-            if self.thread is not None:
-                if self.conn is not None:
-                    self.thread.submit(self.conn.close).result()
-                self.thread.shutdown()
 
 
 class World(CurationSteps):
@@ -420,29 +353,10 @@ class World(CurationSteps):
         s.tables.append_rows(
             "receipts", ("receipt", "recorded_at", "outcome", "batch_id", "seq"), receipts
         )
-        self.log.write(self._with_ids(decisions))
+        self.log.write(decisions)
         self._count("feedback events", len(events))
         self._count("turns", len(turns))
         return cited, harmed
-
-    def _with_ids(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """`rows` (DECISION_COLUMNS) with the decision log's next ids, taken now: the
-        engine's own decisions after them get the ids that follow, wherever the rows are
-        written (`DecisionLog`), as had they been written here."""
-        if not rows:
-            return []
-        sql = self.store.sql
-        if str(sql.dialect) == "postgresql":
-            seq = "pg_get_serial_sequence('decisions', 'id')"
-            first = int(sql.scalar(f"SELECT nextval({seq})"))
-            if len(rows) > 1:
-                sql.execute(f"SELECT setval({seq}, ?)", (first + len(rows) - 1,))
-        else:  # (AUTOINCREMENT: the next id follows the largest ever given)
-            first = 1 + int(
-                sql.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'decisions'", default=0)
-                or 0
-            )
-        return [(first + k, *row) for k, row in enumerate(rows)]
 
     # ----------------------------------------------------------------- the year's end
     def finish(self) -> None:
