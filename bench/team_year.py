@@ -25,7 +25,9 @@ fastest after it, and the load average when the figure was taken). `--only` pick
 - `policy`: `policy eval --json` on the SQLite team-year (10M events, the 15-candidate
   grid; <= 5 min, <= 4 GB peak), and on the heavy user (1M) for an extrapolation;
 - `copy`: `playbook copy` of the SQLite team-year into a new PostgreSQL database (<= 5 min);
-- `doctor`: `playbook doctor` on the team-year, both backends (<= 30 s).
+- `doctor`: `playbook doctor` on the team-year, both backends (<= 30 s);
+- `world`: how long each world took to generate (<= 10 min for the team-year), from the
+  cache's `builds.log`: the last generation at this version, not an upgrade by `migrate`.
 
 A figure that takes longer than its limit (`LIMITS`) is stopped and reported as
 "> limit" (a miss), so one slow figure does not hold the rest. The PostgreSQL server is
@@ -58,7 +60,7 @@ from report import environment, fmt
 QUERY = "npm lockfile release job"
 LIMITS = {"policy": 900.0, "copy": 900.0, "doctor": 300.0, "tui": 300.0}
 CAP_MB = 8192  # policy eval's address space, on a machine shared with other work
-GROUPS = ("cli", "agents", "tui", "policy", "copy", "doctor")
+GROUPS = ("cli", "agents", "tui", "policy", "copy", "doctor", "world")
 
 
 def load() -> float:
@@ -75,17 +77,20 @@ def figure(
     limit: float | None = None,
     at_least: bool = False,
     failed: str | None = None,
+    at_load: str | None = None,
 ) -> None:
     """One figure line; `value` None means it ran past `limit`, or `failed` says why
-    there is none (a miss either way)."""
+    there is none (a miss when it has a target). `at_load`: the load it was taken at,
+    when not now."""
     goal = "-" if target is None else f"{'≥' if at_least else '≤'} {fmt(target, unit)}"
     if value is None:
-        shown, verdict = failed or f"> {fmt(limit or 0, unit)} (stopped)", "miss"
+        shown = failed or f"> {fmt(limit or 0, unit)} (stopped)"
+        verdict = "-" if target is None else "miss"
     else:
         shown = fmt(value, unit) + (f" (min {fmt(low, unit)})" if low is not None else "")
         ok = target is None or (value >= target if at_least else value <= target)
         verdict = "-" if target is None else ("pass" if ok else "miss")
-    print(f"{name}\t{shown}; load {load():.1f}\t{goal}\t{verdict}", flush=True)
+    print(f"{name}\t{shown}; load {at_load or f'{load():.1f}'}\t{goal}\t{verdict}", flush=True)
 
 
 def note(text: str) -> None:
@@ -179,7 +184,7 @@ class Bench:
     def team_pg(self) -> str:
         if self._pg is None:
             self.server.start()
-            self._pg = year_cache.pg_world(self.team, self.server)
+            self._pg = year_cache.pg_world(self.team, self.server, self.cache)
         return self._pg
 
     def db(self, target: str | Path) -> list[str]:
@@ -322,6 +327,24 @@ class Bench:
                 note(f"doctor on the {label} team-year: not healthy: {got['out'][-400:]}")
             figure(f"doctor, {label} team-year", None if got["stopped"] else got["wall"], "s",
                    30.0, limit=limit)  # fmt: skip
+
+    def world(self) -> None:
+        """How long the worlds took to generate, from the cache's log (`year_cache`): the
+        last generation at this version, with the load average at its end. A world only
+        upgraded from an older schema has no figure here (`--dir` elsewhere, or
+        `$PLAYBOOK_BENCH_FRESH=1`, generates it anew)."""
+        for label, name, target in (
+            ("team-year, SQLite", f"{year_cache.world_name(self.team)}.sqlite3", 600.0),
+            ("team-year, PostgreSQL", year_cache.pg_name(self.team), 600.0),
+            ("heavy user, SQLite", f"{year_cache.world_name(self.heavy)}.sqlite3", None),
+        ):
+            got = year_cache.generated(self.cache, name)
+            what = f"world generated: {label}"
+            if got is None:
+                figure(what, None, "s", target, failed="not generated at this version")
+            else:
+                seconds, at_load, when = got
+                figure(what, seconds, "s", target, at_load=f"{at_load:.1f}, {when}")
 
 
 def pct(values: list[float], p: float) -> float:

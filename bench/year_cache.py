@@ -124,6 +124,28 @@ def migrate(target: str) -> None:
         raise SystemExit(f"playbook migrate failed: {(done.stderr or done.stdout)[-800:]}")
 
 
+def generated(base: Path, name: str) -> tuple[float, float, str] | None:
+    """The last generation of world `name` (a SQLite file's name, a database's) logged in
+    `base/builds.log`: (seconds, load average at its end, when); None when it was only
+    upgraded from an older schema (`migrate`), or never built there."""
+    found = None
+    try:
+        lines = (base / "builds.log").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    for line in lines:
+        parts = line.split("\t")
+        if len(parts) == 5 and parts[1] == name and "migrated from" not in parts[4]:
+            seconds, load = parts[2].removesuffix(" s"), parts[3].removeprefix("load ")
+            found = (float(seconds), float(load), parts[0])
+    return found
+
+
+def pg_name(spec: Spec) -> str:
+    """The database that holds `spec`'s world on the benches' server."""
+    return _db(world_name(spec))
+
+
 def _log_build(base: Path, name: str, seconds: float, counts: dict[str, object]) -> None:
     with (base / "builds.log").open("a") as f:
         load = os.getloadavg()[0]
@@ -251,11 +273,12 @@ def _db(name: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", name.lower())[:63]
 
 
-def pg_world(spec: Spec, server: Server) -> str:
-    """The URL of the world's database on `server`, built first if it is not complete."""
+def pg_world(spec: Spec, server: Server, where: Path | None = None) -> str:
+    """The URL of the world's database on `server`, built first if it is not complete
+    (and logged in the cache folder `where`, `folder`'s choice when None)."""
     import year_world
 
-    name = _db(world_name(spec))
+    name = pg_name(spec)
     done = server.sql(
         "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (name,)
     )
@@ -280,7 +303,7 @@ def pg_world(spec: Spec, server: Server) -> str:
     server.sql(f"COMMENT ON DATABASE \"{name}\" IS 'complete'")
     took = time.perf_counter() - started
     say(f"built {name} in {took:.0f} s: {counts}")
-    _log_build(folder(), name, took, counts)
+    _log_build(folder(where), name, took, counts)
     return server.url(name)
 
 
