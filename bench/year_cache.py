@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synth
 from year_plan import Spec
 
-GENERATOR = 1  # bump when the generator writes a different year for the same spec
+GENERATOR = 2  # bump when the generator writes a different year for the same spec
 SERVER_SETTINGS = (
     "-c shared_buffers=512MB -c max_connections=200 -c max_wal_size=4GB -c checkpoint_timeout=15min"
 )

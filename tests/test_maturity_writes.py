@@ -79,3 +79,17 @@ def writes_alike(store: PlaybookStore) -> None:
     with store.transaction():  # every due cleared at once (an array of NULLs only)
         store.set_maturity_dues([(bid, None) for bid in together])
     assert [r[3] for r in state(store, together)] == [None, None, None]
+
+
+def test_the_due_come_in_the_order_they_were_added(store: PlaybookStore) -> None:
+    """The pass visits the bullets still due in the order they were added, whatever their
+    due times and wherever the database keeps their rows, as the database's own pass does:
+    its moves are then written in the same order on every backend."""
+    topics = ["pytest fixtures", "docker layers", "npm lockfiles", "cargo features"]
+    ids = [add(store, f"Check the {topic} before changing anything") for topic in topics]
+    with store.transaction():  # the latest added is due first; the first, last
+        store.set_maturity_dues([(bid, 100.0 - n) for n, bid in enumerate(ids)])
+    with store.transaction():  # and its row is written again (PostgreSQL moves it)
+        store.set_maturity_due(ids[0], 101.0)
+    assert store.due_for_maturity(200.0) == ids
+    assert store.due_for_maturity(98.5) == ids[2:]

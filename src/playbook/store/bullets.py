@@ -181,8 +181,12 @@ class BulletRepo(DecidingPart):
             )
 
     def due_for_maturity(self, now_days: float) -> list[str]:
+        """The bullets due for the maturity pass by `now_days`, in the order they were
+        added (as the database's own pass takes them: `postgres/scoring_sql.py`), so a
+        pass writes its moves in the same order on every backend."""
         return self.sql.column(
-            "SELECT id FROM bullets WHERE maturity_due IS NOT NULL AND maturity_due <= ?",
+            "SELECT id FROM bullets WHERE maturity_due IS NOT NULL AND maturity_due <= ? "
+            "ORDER BY seq",
             (now_days,),
         )
 
