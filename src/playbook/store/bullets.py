@@ -12,7 +12,7 @@ from ..core.authority import require_human
 from ..core.errors import NotFound, StoreError
 from ..core.text import content_hash, tokens
 from . import ids
-from .base import DecidingPart
+from .bullet_maturity import BulletMaturity
 from .records import BULLET_COLUMNS, BulletRecord, BulletState, bullet_of, iso
 
 if TYPE_CHECKING:
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 MAX_ID_ATTEMPTS = 20  # 20 collisions of 32 random bits do not happen
 
 
-class BulletRepo(DecidingPart):
+class BulletRepo(BulletMaturity):
     """The bullets: `store.bullets(state=..., ...)` lists them (SPEC §2), `get`, `insert`,
-    and their lifecycle."""
+    and their lifecycle (their maturity: `BulletMaturity`)."""
 
     # ---------------------------------------------------------------- writing
     def insert(
@@ -113,81 +113,6 @@ class BulletRepo(DecidingPart):
         self.sql.later(
             "INSERT INTO bullet_tags (tag, seq) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [(t.lower(), seq) for t in tags],
-        )
-
-    def set_maturity(
-        self,
-        bullet_id: str,
-        maturity: str,
-        *,
-        batch_id: str | None = None,
-        at: datetime | None = None,
-    ) -> None:
-        with self.transaction():
-            self.sql.later(
-                "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
-                [(maturity, bullet_id)],
-            )
-            self.sql.later(
-                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                [(bullet_id, iso(at or self.now()), maturity, batch_id)],
-            )
-
-    def set_maturity_due(self, bullet_id: str, due: float | None) -> None:
-        self.sql.later("UPDATE bullets SET maturity_due = ? WHERE id = ?", [(due, bullet_id)])
-
-    def set_maturities(
-        self, moves: Sequence[tuple[str, str]], *, batch_id: str | None = None
-    ) -> None:
-        """`set_maturity` of each (bullet id, maturity) of `moves` (distinct bullets), in
-        one statement on PostgreSQL: there an UPDATE of a bullet costs the server 0.2 ms
-        to start whatever it changes (the table's indexes opened, its triggers readied),
-        as much as a hundred rows of one statement; a maturity pass of a team's year
-        moves hundreds of rules at once."""
-        if not moves:
-            return
-        at = iso(self.now())
-        with self.transaction():
-            if self.sql.dialect.name == "postgresql":
-                self.sql.later(
-                    "UPDATE bullets AS b SET maturity = m.maturity, rev = b.rev + 1 "
-                    "FROM unnest(?::text[], ?::text[]) AS m(id, maturity) WHERE b.id = m.id",
-                    [([bid for bid, _ in moves], [to for _, to in moves])],
-                )
-            else:
-                self.sql.later(
-                    "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
-                    [(to, bid) for bid, to in moves],
-                )
-            self.sql.later(
-                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                [(bid, at, to, batch_id) for bid, to in moves],
-            )
-
-    def set_maturity_dues(self, dues: Sequence[tuple[str, float | None]]) -> None:
-        """`set_maturity_due` of each (bullet id, due) of `dues` (distinct bullets), in one
-        statement on PostgreSQL (`set_maturities`)."""
-        if not dues:
-            return
-        if self.sql.dialect.name == "postgresql":
-            self.sql.later(
-                "UPDATE bullets AS b SET maturity_due = d.due "
-                "FROM unnest(?::text[], ?::float8[]) AS d(id, due) WHERE b.id = d.id",
-                [([bid for bid, _ in dues], [due for _, due in dues])],
-            )
-        else:
-            self.sql.later(
-                "UPDATE bullets SET maturity_due = ? WHERE id = ?", [(d, b) for b, d in dues]
-            )
-
-    def due_for_maturity(self, now_days: float) -> list[str]:
-        """The bullets due for the maturity pass by `now_days`, in the order they were
-        added (as the database's own pass takes them: `postgres/scoring_sql.py`), so a
-        pass writes its moves in the same order on every backend."""
-        return self.sql.column(
-            "SELECT id FROM bullets WHERE maturity_due IS NOT NULL AND maturity_due <= ? "
-            "ORDER BY seq",
-            (now_days,),
         )
 
     def retire(self, bullet_id: str, *, at: datetime | None = None) -> None:
@@ -335,18 +260,6 @@ class BulletRepo(DecidingPart):
 
     def active_ids(self) -> list[str]:
         return self.sql.column("SELECT id FROM bullets WHERE state != 'retired'")
-
-    def maturity_as_of(self, ids: Iterable[str], as_of: datetime) -> dict[str, str]:
-        """Each bullet's maturity as it stood at `as_of` (absent if it did not exist yet)."""
-        out: dict[str, str] = {}
-        d = self.sql.dialect
-        for bid, maturity in self.sql.execute(
-            f"SELECT bullet_id, maturity FROM maturity_log WHERE {d.in_list('bullet_id')} "
-            "AND at <= ? ORDER BY at, id",
-            (d.list_param(ids), iso(as_of)),
-        ):
-            out[bid] = maturity
-        return out
 
     # ---------------------------------------------------------------- token index
     def doc_freqs(self, toks: Iterable[str]) -> dict[str, int]:

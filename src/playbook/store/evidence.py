@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import NotFound
-from ..core.record import Record
 from .base import Meta, Now
 from .evidence_days import WATERMARK as DAYS_WATERMARK
 from .evidence_days import EvidenceDays, Point, points_of
+from .evidence_rows import UPSERT, Agg, load_aggs, rebuild_agg
 from .evidence_rule import lags, member_answers
 from .records import Evidence, event_point, iso, stored_time
 from .rulings import EdgeRepo
@@ -28,31 +28,6 @@ from .rulings import EdgeRepo
 if TYPE_CHECKING:
     from ..core.policy import Policy
     from .executor import Executor
-
-
-# A rule's row of the evidence cache, written whole (`sync`, and `refold.py`).
-UPSERT = (
-    "INSERT INTO evidence (bullet_id, half_life, ref, helpful, harmful, count, last_at, "
-    "last_event_id) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(bullet_id) DO UPDATE SET "
-    "half_life = excluded.half_life, ref = excluded.ref, helpful = excluded.helpful, "
-    "harmful = excluded.harmful, count = excluded.count, last_at = excluded.last_at, "
-    "last_event_id = excluded.last_event_id"
-)
-
-
-class _Agg(Record):
-    bullet_id: str
-    acc: scoring.DecayAccumulator
-    last_at: float
-    last_event_id: int
-
-    def __init__(
-        self, bullet_id: str, acc: scoring.DecayAccumulator, last_at: float, last_event_id: int
-    ) -> None:
-        self.bullet_id = bullet_id
-        self.acc = acc
-        self.last_at = last_at
-        self.last_event_id = last_event_id
 
 
 # The cache's watermark, as SQL (`meta` holds text).
@@ -170,7 +145,7 @@ class EvidenceRepo:
                     self.days.fold(points, rows[-1][0])
                 else:
                     self.days.fold(*self._points_after(int(days)))
-            aggs = self._load_aggs({p[1] for p in points})
+            aggs = load_aggs(self.sql, {p[1] for p in points})
             default = self.policy.half_life_days
             for eid, bid, kind, t, w, hl, _ in points:
                 h = float(hl) if hl else default  # (`half_life`)
@@ -178,9 +153,9 @@ class EvidenceRepo:
                 if agg is None and mark == 0:
                     # Nothing was folded before (a new playbook, or right after an import):
                     # this is the bullet's first event, so there is nothing to re-read.
-                    agg = aggs[bid] = _Agg(bid, scoring.DecayAccumulator(h), float("-inf"), 0)
+                    agg = aggs[bid] = Agg(bid, scoring.DecayAccumulator(h), float("-inf"), 0)
                 elif agg is None or agg.acc.half_life != h:
-                    agg = self._rebuild_agg(bid, h, upto=eid - 1)
+                    agg = rebuild_agg(self.sql, bid, h, upto=eid - 1)
                     aggs[bid] = agg
                 agg.acc.fold(kind, t, w)
                 if t > agg.last_at:
@@ -232,36 +207,6 @@ class EvidenceRepo:
         with self.transaction():
             self.days.fold(*self._points_after(mark))
         return True
-
-    def _load_aggs(self, ids: Iterable[str]) -> dict[str, _Agg]:
-        out: dict[str, _Agg] = {}
-        d = self.sql.dialect
-        for bid, hl, ref, h, x, n, last_at, last_id in self.sql.execute(
-            "SELECT bullet_id, half_life, ref, helpful, harmful, count, last_at, "
-            f"last_event_id FROM evidence WHERE {d.in_list('bullet_id')}",
-            (d.list_param(ids),),
-        ):
-            acc = scoring.DecayAccumulator(hl, ref, h, x, n)
-            out[bid] = _Agg(bid, acc, last_at, last_id)
-        return out
-
-    def _rebuild_agg(self, bullet_id: str, half_life: float, upto: int) -> _Agg:
-        acc = scoring.DecayAccumulator(half_life)
-        last_at = float("-inf")
-        last_id = 0
-        for eid, kind, at, weight, recorded in self.sql.execute(
-            "SELECT id, kind, at, weight, recorded_at FROM feedback "
-            "WHERE bullet_id = ? AND id <= ? ORDER BY id",
-            (bullet_id, upto),
-        ):
-            point = event_point(eid, at, weight, recorded)
-            if point is None:
-                continue
-            t, w = point
-            acc.fold(kind, t, w)
-            last_at = max(last_at, t)
-            last_id = eid
-        return _Agg(bullet_id, acc, last_at, last_id)
 
     def raw_events(
         self, ids: Iterable[str], *, recorded_by: datetime | None = None
@@ -322,7 +267,7 @@ class EvidenceRepo:
             created_at = stored_time(created, "bullets", bid)
             info[bid] = (hl, scoring.days(created_at) if created_at else 0.0)
         raw: dict[str, list[scoring.RawEvent]] | None = None
-        aggs: dict[str, _Agg] = {}
+        aggs: dict[str, Agg] = {}
         # The cache answers "now" reads; as-of reads (the playbook as it stood then) and a
         # read-only store whose cache lags the log read the raw events.
         all_raw = as_of is not None or lags(self.read_only, self.behind)
@@ -330,7 +275,7 @@ class EvidenceRepo:
             raw = self.raw_events(members, recorded_by=as_of)
         else:
             self.sync()
-            aggs = self._load_aggs(members)
+            aggs = load_aggs(self.sql, members)
         out: dict[str, Evidence] = {}
         # (bullet, member) pairs the cache cannot answer for that bullet's half-life and
         # moment: only those read the raw events (a bullet's sums never depend on which

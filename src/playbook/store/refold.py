@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import scoring
 from ..core.errors import PermissionDenied, ReadOnlyPlaybook
-from .evidence import UPSERT
+from .evidence_rows import UPSERT
 from .records import event_point
 
 if TYPE_CHECKING:
