@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 from .base import DecidingPart
 from .records import iso
@@ -47,17 +48,7 @@ class BulletMaturity(DecidingPart):
             return
         at = iso(self.now())
         with self.transaction():
-            if self.sql.dialect.name == "postgresql":
-                self.sql.later(
-                    "UPDATE bullets AS b SET maturity = m.maturity, rev = b.rev + 1 "
-                    "FROM unnest(?::text[], ?::text[]) AS m(id, maturity) WHERE b.id = m.id",
-                    [([bid for bid, _ in moves], [to for _, to in moves])],
-                )
-            else:
-                self.sql.later(
-                    "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
-                    [(to, bid) for bid, to in moves],
-                )
+            self._update_each("maturity", "text", moves, bump_rev=True)
             self.sql.later(
                 "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
                 [(bid, at, to, batch_id) for bid, to in moves],
@@ -66,17 +57,27 @@ class BulletMaturity(DecidingPart):
     def set_maturity_dues(self, dues: Sequence[tuple[str, float | None]]) -> None:
         """`set_maturity_due` of each (bullet id, due) of `dues` (distinct bullets), in one
         statement on PostgreSQL (`set_maturities`)."""
-        if not dues:
-            return
+        if dues:
+            self._update_each("maturity_due", "float8", dues)
+
+    def _update_each(
+        self, column: str, pg_type: str, pairs: Sequence[tuple[str, Any]], *, bump_rev: bool = False
+    ) -> None:
+        """Set `column` of each bullet (id, value) of `pairs` (distinct ids), and its `rev`
+        one up with `bump_rev`: one statement on PostgreSQL, a row at a time on SQLite
+        (in-process: no statement to start again)."""
         if self.sql.dialect.name == "postgresql":
+            rev = ", rev = b.rev + 1" if bump_rev else ""
             self.sql.later(
-                "UPDATE bullets AS b SET maturity_due = d.due "
-                "FROM unnest(?::text[], ?::float8[]) AS d(id, due) WHERE b.id = d.id",
-                [([bid for bid, _ in dues], [due for _, due in dues])],
+                f"UPDATE bullets AS b SET {column} = v.value{rev} "
+                f"FROM unnest(?::text[], ?::{pg_type}[]) AS v(id, value) WHERE b.id = v.id",
+                [([bid for bid, _ in pairs], [value for _, value in pairs])],
             )
         else:
+            rev = ", rev = rev + 1" if bump_rev else ""
             self.sql.later(
-                "UPDATE bullets SET maturity_due = ? WHERE id = ?", [(d, b) for b, d in dues]
+                f"UPDATE bullets SET {column} = ?{rev} WHERE id = ?",
+                [(value, bid) for bid, value in pairs],
             )
 
     def due_for_maturity(self, now_days: float) -> list[str]:
