@@ -27,7 +27,9 @@ fastest after it, and the load average when the figure was taken). `--only` pick
 - `copy`: `playbook copy` of the SQLite team-year into a new PostgreSQL database (<= 5 min);
 - `doctor`: `playbook doctor` on the team-year, both backends (<= 30 s);
 - `world`: how long each world took to generate (<= 10 min for the team-year), from the
-  cache's `builds.log`: the last generation at this version, not an upgrade by `migrate`.
+  cache's `builds.log`: the last generation at this version, not an upgrade by `migrate`;
+- `same`: the team-year on both backends, row for row in every table, and recall's
+  answers to 40 queries (0 differing).
 
 A figure that takes longer than its limit (`LIMITS`) is stopped and reported as
 "> limit" (a miss), so one slow figure does not hold the rest. The PostgreSQL server is
@@ -54,13 +56,15 @@ import synth
 import year_agents
 import year_cache
 import year_plan
+import year_replica
+import year_verify
 from cli import command, hook_input
 from report import environment, fmt
 
 QUERY = "npm lockfile release job"
 LIMITS = {"policy": 900.0, "copy": 900.0, "doctor": 300.0, "tui": 300.0}
 CAP_MB = 8192  # policy eval's address space, on a machine shared with other work
-GROUPS = ("cli", "agents", "tui", "policy", "copy", "doctor", "world")
+GROUPS = ("cli", "agents", "tui", "policy", "copy", "doctor", "world", "same")
 
 
 def load() -> float:
@@ -345,6 +349,20 @@ class Bench:
             else:
                 seconds, at_load, when = got
                 figure(what, seconds, "s", target, at_load=f"{at_load:.1f}, {when}")
+
+    def same(self) -> None:
+        """The team-year on both backends: the same rows in every table, and the same
+        answers from recall (40 queries in-process, one clock for both: rules and scores,
+        bit for bit). tests/test_team_year.py checks a small year so; this, the big one."""
+        lite, pg = self.team_sqlite(), self.team_pg()
+        differ = year_verify.tables_differ(lite, pg)
+        if differ:
+            note(f"tables that differ: {', '.join(differ)}")
+        figure("team-year, SQLite against PostgreSQL: tables whose rows differ", len(differ),
+               "", 0)  # fmt: skip
+        wrong, asked = year_replica.same_recall(str(lite), pg)
+        figure(f"team-year, SQLite against PostgreSQL: recall answers that differ (of {asked})",
+               wrong, "", 0)  # fmt: skip
 
 
 def pct(values: list[float], p: float) -> float:

@@ -1,14 +1,37 @@
 """Is a generated year what the engine would hold? What `playbook doctor` does not check.
 
 verify(store) -> list of problems (empty: none)
+tables_differ(a, b) -> the tables whose rows differ between two playbooks
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import zip_longest
+from pathlib import Path
 
 from playbook.core import scoring
-from playbook.store import PlaybookStore, parse_iso
+from playbook.store import PlaybookStore, open_store, parse_iso
+from playbook.store.tables import TABLES
+
+
+def tables_differ(a: str | Path, b: str | Path) -> list[str]:
+    """The tables whose rows differ between the playbooks at `a` and `b` (SQLite or
+    PostgreSQL, either way), every row compared in key order a page at a time, as
+    tests/test_team_year.py compares a small year's; all but `meta`, which each backend
+    notes of itself."""
+    differ = []
+    with open_store(a, mode="read") as x, open_store(b, mode="read") as y:
+        for table, (columns, key) in TABLES.items():
+            if table == "meta":
+                continue
+            pages = zip_longest(
+                x.tables.pages(table, columns, key, checked=False),
+                y.tables.pages(table, columns, key, checked=False),
+            )
+            if any(p != q for p, q in pages):
+                differ.append(table)
+    return differ
 
 
 def verify(store: PlaybookStore, *, at: datetime | None = None) -> list[str]:
