@@ -23,21 +23,19 @@ class BulletMaturity(DecidingPart):
         batch_id: str | None = None,
         at: datetime | None = None,
     ) -> None:
-        with self.transaction():
-            self.sql.later(
-                "UPDATE bullets SET maturity = ?, rev = rev + 1 WHERE id = ?",
-                [(maturity, bullet_id)],
-            )
-            self.sql.later(
-                "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                [(bullet_id, iso(at or self.now()), maturity, batch_id)],
-            )
+        """Set a bullet's rung, one `rev` up, and log it (at `at`, default now)."""
+        self.set_maturities([(bullet_id, maturity)], batch_id=batch_id, at=at)
 
     def set_maturity_due(self, bullet_id: str, due: float | None) -> None:
-        self.sql.later("UPDATE bullets SET maturity_due = ? WHERE id = ?", [(due, bullet_id)])
+        """When the maturity pass must look at the bullet again (None: only when touched)."""
+        self.set_maturity_dues([(bullet_id, due)])
 
     def set_maturities(
-        self, moves: Sequence[tuple[str, str]], *, batch_id: str | None = None
+        self,
+        moves: Sequence[tuple[str, str]],
+        *,
+        batch_id: str | None = None,
+        at: datetime | None = None,
     ) -> None:
         """`set_maturity` of each (bullet id, maturity) of `moves` (distinct bullets), in
         one statement on PostgreSQL: there an UPDATE of a bullet costs the server 0.2 ms
@@ -46,17 +44,17 @@ class BulletMaturity(DecidingPart):
         moves hundreds of rules at once."""
         if not moves:
             return
-        at = iso(self.now())
+        when = iso(at or self.now())
         with self.transaction():
             self._update_each("maturity", "text", moves, bump_rev=True)
             self.sql.later(
                 "INSERT INTO maturity_log (bullet_id, at, maturity, batch_id) VALUES (?,?,?,?)",
-                [(bid, at, to, batch_id) for bid, to in moves],
+                [(bid, when, to, batch_id) for bid, to in moves],
             )
 
     def set_maturity_dues(self, dues: Sequence[tuple[str, float | None]]) -> None:
         """`set_maturity_due` of each (bullet id, due) of `dues` (distinct bullets), in one
-        statement on PostgreSQL (`set_maturities`)."""
+        statement on PostgreSQL (as `set_maturities`)."""
         if dues:
             self._update_each("maturity_due", "float8", dues)
 
