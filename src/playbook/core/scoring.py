@@ -82,9 +82,7 @@ def half_factor(halvings: Any) -> Any:
 def scaled(value: Any, factor: Any) -> Any:
     """value * factor, or 0.0 where that would be below TINY (floats or arrays)."""
     if isinstance(value, _NUMBER) and isinstance(factor, _NUMBER):
-        if value == 0.0 or factor == 0.0 or abs(value) < TINY / abs(factor):
-            return 0.0
-        return value * factor
+        return _scaled(value, factor)
     import numpy as np  # lazy: numpy: mark, recall, hook prompt, every typer command
 
     product = value * factor

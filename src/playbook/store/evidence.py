@@ -146,9 +146,9 @@ class EvidenceRepo:
                 else:
                     self.days.fold(*self._points_after(int(days)))
             aggs = load_aggs(self.sql, {p[1] for p in points})
-            default = self.policy.half_life_days
+            half_life = self.half_life
             for eid, bid, kind, t, w, hl, _ in points:
-                h = float(hl) if hl else default  # (`half_life`)
+                h = half_life(value=hl)
                 agg = aggs.get(bid)
                 if agg is None and mark == 0:
                     # Nothing was folded before (a new playbook, or right after an import):
