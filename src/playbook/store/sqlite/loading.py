@@ -32,11 +32,11 @@ if TYPE_CHECKING:
 
 def set_aside(ex: Executor) -> list[str]:
     """Drop the rules' triggers the file has; the statements that make them again."""
-    ours = {statement.split()[2]: statement for statement in sqlite_triggers()}
-    present = dict(ex.all("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
-    remake = [sql for name, sql in present.items() if name in ours]
-    for name in present:
+    ours = {statement.split()[2] for statement in sqlite_triggers()}
+    remake = []
+    for name, sql in ex.all("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"):
         if name in ours:
+            remake.append(sql)
             ex.execute(f'DROP TRIGGER "{name}"')
     return remake
 
